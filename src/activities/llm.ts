@@ -1,0 +1,115 @@
+import type OpenAI from 'openai';
+import type {
+  ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
+import { FINAL_ANSWER_TOOL, type CallModelInput, type ChatMessage, type ModelReply } from '../shared/model-protocol';
+import { toolParametersSchema, renderToolCatalog } from '../tools/catalog';
+import type { AnyToolDefinition } from '../tools/define-tool';
+import type { ToolRegistry } from '../tools/registry';
+import { withHeartbeats } from './heartbeat';
+import { classifyModelError } from './model-errors';
+import { readNativeReply, readTextReply, readUsage } from './model-reply';
+import { textProtocolInstructions } from './text-protocol';
+
+/** What the model activity needs from the worker process. */
+export interface ModelDependencies {
+  openai: OpenAI;
+  /** Used when a run's config names no model. */
+  defaultModel: string;
+  registry: ToolRegistry;
+}
+
+const finalAnswerTool: ChatCompletionTool = {
+  type: 'function',
+  function: {
+    name: FINAL_ANSWER_TOOL,
+    description: 'Give the final answer to the task and stop.',
+    parameters: {
+      type: 'object',
+      properties: { answer: { type: 'string', description: 'The final answer' } },
+      required: ['answer'],
+    },
+  },
+};
+
+function toProviderTool(tool: AnyToolDefinition): ChatCompletionTool {
+  return {
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: toolParametersSchema(tool) },
+  };
+}
+
+function toProviderMessage(message: ChatMessage): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'tool':
+      return { role: 'tool', content: message.content, tool_call_id: message.toolCallId };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: message.content,
+        ...(message.toolCalls?.length
+          ? {
+              tool_calls: message.toolCalls.map((call) => ({
+                id: call.id,
+                type: 'function' as const,
+                function: { name: call.name, arguments: call.argumentsText },
+              })),
+            }
+          : {}),
+      };
+    default:
+      return { role: message.role, content: message.content };
+  }
+}
+
+/** Builds the chat-completions request: native mode offers tools, text mode teaches the protocol in the prompt. */
+export function buildModelRequest(
+  input: CallModelInput,
+  model: string,
+  tools: readonly AnyToolDefinition[],
+): ChatCompletionCreateParamsNonStreaming {
+  const messages = input.messages.map(toProviderMessage);
+  if (input.mode === 'native') {
+    const offered = input.tools.length > 0 ? [...tools.map(toProviderTool), finalAnswerTool] : undefined;
+    return { model, messages, ...(offered ? { tools: offered } : {}) };
+  }
+  const protocol =
+    input.tools.length > 0
+      ? `${renderToolCatalog(tools)}\n\n${textProtocolInstructions(input.tags)}`
+      : 'Answer now without tools.';
+  const [first, ...rest] = messages;
+  const system: ChatCompletionMessageParam =
+    first?.role === 'system'
+      ? { role: 'system', content: `${String(first.content)}\n\n${protocol}` }
+      : { role: 'system', content: protocol };
+  const body = first?.role === 'system' ? rest : messages;
+  return { model, messages: [system, ...body], stop: [`\n${input.tags.observation}`] };
+}
+
+/** Creates the `callModel` activity: one chat completion, parsed and classified; Temporal owns retries. */
+export function createCallModel(deps: ModelDependencies): (input: CallModelInput) => Promise<ModelReply> {
+  return async function callModel(input: CallModelInput): Promise<ModelReply> {
+    const model = input.model ?? deps.defaultModel;
+    const { tools } = deps.registry.resolve(input.tools);
+    const request = buildModelRequest(input, model, tools);
+    const completion = await withHeartbeats(async (signal) => {
+      try {
+        return await deps.openai.chat.completions.create(request, { signal });
+      } catch (error) {
+        throw classifyModelError(error, { baseURL: deps.openai.baseURL, model });
+      }
+    });
+    const message = completion.choices[0]?.message;
+    const content = message?.content ?? '';
+    const toolCalls = (message?.tool_calls ?? []).flatMap((call) =>
+      call.type === 'function' ? [{ id: call.id, name: call.function.name, argumentsText: call.function.arguments }] : [],
+    );
+    const promptChars = JSON.stringify(request.messages).length;
+    const usage = readUsage(completion, promptChars, content.length);
+    return input.mode === 'native'
+      ? readNativeReply(content, toolCalls, usage)
+      : readTextReply(content, input.tags, completion.id, usage);
+  };
+}

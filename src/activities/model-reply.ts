@@ -1,0 +1,85 @@
+import type { ChatCompletion } from 'openai/resources/chat/completions';
+import { CHARS_PER_TOKEN } from '../shared/observation';
+import {
+  FINAL_ANSWER_TOOL,
+  type ModelReply,
+  type ModelToolCall,
+  type ParsedToolCall,
+  type TextTags,
+} from '../shared/model-protocol';
+import type { TokenUsage } from '../shared/types';
+import { parseTextReply } from './text-protocol';
+
+function parseToolCall(call: ModelToolCall): ParsedToolCall {
+  const base = { callId: call.id, tool: call.name, argumentsText: call.argumentsText };
+  if (call.argumentsText.trim() === '') return { ...base, args: {} };
+  try {
+    return { ...base, args: JSON.parse(call.argumentsText) as unknown };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ...base, parseError: `the arguments are not valid JSON (${reason})` };
+  }
+}
+
+function answerText(args: unknown): string | null {
+  if (typeof args !== 'object' || args === null || !('answer' in args)) return null;
+  const answer = (args as { answer: unknown }).answer;
+  if (answer === undefined || answer === null) return null;
+  return typeof answer === 'string' ? answer : JSON.stringify(answer);
+}
+
+/** Reads usage from the response; when an endpoint omits it, falls back to the character estimate. */
+export function readUsage(completion: ChatCompletion, promptChars: number, replyChars: number): TokenUsage {
+  const usage = completion.usage;
+  if (usage) {
+    return {
+      promptTokens: usage.prompt_tokens,
+      completionTokens: usage.completion_tokens,
+      totalTokens: usage.total_tokens,
+    };
+  }
+  const promptTokens = Math.ceil(promptChars / CHARS_PER_TOKEN);
+  const completionTokens = Math.ceil(replyChars / CHARS_PER_TOKEN);
+  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+}
+
+/** Understands a native tool-calling reply: text is the thought, tool calls are actions, no call is the answer. */
+export function readNativeReply(content: string, toolCalls: ModelToolCall[], usage: TokenUsage): ModelReply {
+  const thought = content.trim();
+  const assistantMessage = { role: 'assistant' as const, content, ...(toolCalls.length ? { toolCalls } : {}) };
+  const reply = { thought, usage, assistantMessage, toolCalls: [] as ParsedToolCall[], finalAnswer: null, malformed: null };
+  if (toolCalls.length === 0) {
+    if (thought === '') return { ...reply, malformed: 'Your reply was empty. Call a tool or give the final answer.' };
+    return { ...reply, finalAnswer: thought };
+  }
+  const parsed = toolCalls.map(parseToolCall);
+  const final = parsed.find((call) => call.tool === FINAL_ANSWER_TOOL);
+  if (final) {
+    const answer = answerText(final.args);
+    if (answer === null) {
+      return {
+        ...reply,
+        malformed: `${FINAL_ANSWER_TOOL} needs {"answer": "..."}; got ${final.argumentsText || 'nothing'}`,
+      };
+    }
+    return { ...reply, finalAnswer: answer };
+  }
+  return { ...reply, toolCalls: parsed };
+}
+
+/** Understands a text-mode reply; the single action gets a call ID derived from the response ID. */
+export function readTextReply(content: string, tags: TextTags, responseId: string, usage: TokenUsage): ModelReply {
+  const parsed = parseTextReply(content, tags);
+  const assistantMessage = { role: 'assistant' as const, content };
+  const base = { thought: parsed.thought, usage, assistantMessage, toolCalls: [] as ParsedToolCall[] };
+  if (parsed.malformed !== undefined) return { ...base, finalAnswer: null, malformed: parsed.malformed };
+  if (parsed.finalAnswer !== undefined) return { ...base, finalAnswer: parsed.finalAnswer, malformed: null };
+  const action = parsed.action;
+  if (!action) return { ...base, finalAnswer: null, malformed: 'No action found.' };
+  const call: ParsedToolCall = { callId: `${responseId}-0`, ...action };
+  if (action.tool === FINAL_ANSWER_TOOL) {
+    const answer = answerText(action.args);
+    if (answer !== null) return { ...base, finalAnswer: answer, malformed: null };
+  }
+  return { ...base, toolCalls: [call], finalAnswer: null, malformed: null };
+}

@@ -1,0 +1,138 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { readEnv } from './env';
+import { validateAgentConfig, type AgentConfig, type AgentConfigInput } from './shared/config';
+import { AGENT_WORKFLOW_TYPE, getScratchpadQuery, getStatusQuery, getTraceQuery } from './shared/messages';
+import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from './shared/types';
+
+/** Refused before a run starts: the message lists every bad field on one line. */
+export class InvalidConfigError extends Error {
+  override readonly name = 'InvalidConfigError';
+}
+
+/** A run that failed instead of finishing (e.g. the model endpoint rejected the key). `type` is an ErrorType name. */
+export class AgentRunError extends Error {
+  override readonly name = 'AgentRunError';
+  constructor(
+    message: string,
+    readonly workflowId: string,
+    readonly type: string | undefined,
+    /** The trace up to the failure, when the workflow attached one. */
+    readonly trace: ReActTrace | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** A started (or looked-up) run. */
+export interface AgentRunHandle {
+  readonly workflowId: string;
+  /** Waits for the run to finish; throws AgentRunError when it failed. */
+  result(): Promise<ReActResult>;
+  getTrace(): Promise<ReActTrace>;
+  getScratchpad(): Promise<string>;
+  getStatus(): Promise<AgentStatus>;
+  /** Requests cancellation; the run stops with reason `cancelled` and returns its partial trace. */
+  cancel(): Promise<void>;
+}
+
+/** Options of {@link AgentClient.start}. */
+export interface StartOptions {
+  /** Defaults to `agent-<uuid>`. */
+  workflowId?: string;
+}
+
+function toRunError(error: unknown, workflowId: string): unknown {
+  if (!(error instanceof WorkflowFailedError)) return error;
+  const cause = error.cause;
+  if (cause instanceof ApplicationFailure) {
+    const trace = cause.details?.[0] as ReActTrace | undefined;
+    return new AgentRunError(cause.message, workflowId, cause.type ?? undefined, trace);
+  }
+  return new AgentRunError(cause?.message ?? error.message, workflowId, undefined, undefined);
+}
+
+/** The typed API services and the CLI use to start runs and read their traces. */
+export class AgentClient {
+  /** The underlying Temporal client, for anything this API does not cover. */
+  readonly client: Client;
+  readonly taskQueue: string;
+
+  constructor(options: { client: Client; taskQueue?: string }) {
+    this.client = options.client;
+    this.taskQueue = options.taskQueue ?? readEnv().taskQueue;
+  }
+
+  /** Connects to TEMPORAL_ADDRESS (or the given address) and namespace. */
+  static async connect(options: { address?: string; namespace?: string; taskQueue?: string } = {}): Promise<AgentClient> {
+    const env = readEnv();
+    const connection = await Connection.connect({ address: options.address ?? env.temporalAddress ?? 'localhost:7233' });
+    const client = new Client({ connection, namespace: options.namespace ?? env.temporalNamespace });
+    return new AgentClient({ client, taskQueue: options.taskQueue ?? env.taskQueue });
+  }
+
+  /** Validates a config without starting anything; throws InvalidConfigError listing every bad field. */
+  static validateConfig(config: AgentConfigInput | undefined): AgentConfig {
+    const validation = validateAgentConfig(config);
+    if (!validation.ok) throw new InvalidConfigError(validation.message);
+    return validation.config;
+  }
+
+  /** Starts a run. The config is validated first, so a bad field never reaches the server. */
+  async start(query: string, config: AgentConfigInput = {}, options: StartOptions = {}): Promise<AgentRunHandle> {
+    if (typeof query !== 'string' || query.trim() === '') throw new InvalidConfigError('The query must be a non-empty string');
+    AgentClient.validateConfig(config);
+    const workflowId = options.workflowId ?? `agent-${randomUUID()}`;
+    const input: AgentWorkflowInput = { query, config };
+    await this.client.workflow.start(AGENT_WORKFLOW_TYPE, { taskQueue: this.taskQueue, workflowId, args: [input] });
+    return this.handle(workflowId);
+  }
+
+  /** A handle to an existing run. */
+  handle(workflowId: string): AgentRunHandle {
+    const workflow: WorkflowHandle = this.client.workflow.getHandle(workflowId);
+    const result = async (): Promise<ReActResult> => {
+      try {
+        return (await workflow.result()) as ReActResult;
+      } catch (error) {
+        throw toRunError(error, workflowId);
+      }
+    };
+    return {
+      workflowId,
+      result,
+      // A finished run's trace comes from its result, so it is readable without a worker running.
+      getTrace: async () => {
+        const { status } = await workflow.describe();
+        if (status.name === 'COMPLETED') return (await result()).trace;
+        return workflow.query(getTraceQuery);
+      },
+      getScratchpad: () => workflow.query(getScratchpadQuery),
+      getStatus: () => workflow.query(getStatusQuery),
+      cancel: async () => {
+        await workflow.cancel();
+      },
+    };
+  }
+
+  /** Waits for a run's result. */
+  result(workflowId: string): Promise<ReActResult> {
+    return this.handle(workflowId).result();
+  }
+
+  /** The trace of a run, running or finished. */
+  getTrace(workflowId: string): Promise<ReActTrace> {
+    return this.handle(workflowId).getTrace();
+  }
+
+  /** The scratchpad text of a run. */
+  getScratchpad(workflowId: string): Promise<string> {
+    return this.handle(workflowId).getScratchpad();
+  }
+
+  /** Requests cancellation of a run. */
+  cancel(workflowId: string): Promise<void> {
+    return this.handle(workflowId).cancel();
+  }
+}

@@ -1,0 +1,87 @@
+import { z } from 'zod';
+import { formatZodIssues } from './validation';
+
+/** Default cap on model calls per run. */
+export const DEFAULT_MAX_ITERATIONS = 10;
+/** Same tool + same normalised arguments this many times in a row ends the run as `stalled`. */
+export const DEFAULT_STALL_THRESHOLD = 3;
+/** Observations longer than this (estimated tokens) are truncated before the model sees them. */
+export const DEFAULT_MAX_OBSERVATION_TOKENS = 2000;
+/** Thoughts shorter than this many characters are sent back when `requireThought` is on. */
+export const DEFAULT_MIN_THOUGHT_LENGTH = 15;
+/** Text-protocol tags. */
+export const DEFAULT_THOUGHT_TAG = 'Thought:';
+export const DEFAULT_ACTION_TAG = 'Action:';
+export const DEFAULT_OBSERVATION_TAG = 'Observation:';
+
+/** The seed's thought template: what is known, what is missing, the next step, and which tool. */
+export const DEFAULT_THOUGHT_PROMPT = [
+  'Before every action, think step by step and write your reasoning:',
+  '1. What do I know so far?',
+  '2. What information is still missing?',
+  '3. What is the next logical step?',
+  '4. Which tool (if any) gives me that, and with which arguments?',
+  'When you have enough information, give the final answer instead of calling a tool.',
+].join('\n');
+
+/** The default system prompt; the tool catalog and protocol instructions are appended to it. */
+export const DEFAULT_SYSTEM_PROMPT =
+  'You are a careful assistant that solves tasks by reasoning and acting. ' +
+  'Use the available tools to gather facts instead of guessing, and answer concisely.';
+
+const stopCondition = z.discriminatedUnion('type', [
+  z.strictObject({
+    type: z.literal('observation_contains'),
+    text: z.string().min(1),
+    /** Only observations of this tool count. */
+    tool: z.string().min(1).optional(),
+  }),
+  z.strictObject({ type: z.literal('tool_called'), tool: z.string().min(1) }),
+  z.strictObject({ type: z.literal('thought_contains'), text: z.string().min(1) }),
+]);
+
+/** A declarative custom stop condition; when one matches, the run ends with reason `custom`. */
+export type StopCondition = z.infer<typeof stopCondition>;
+
+const positiveInt = (max: number) => z.number().int().min(1).max(max);
+const phrases = z.array(z.string().min(1)).max(100);
+
+/** The one schema for a run's configuration. Unknown fields are refused so typos surface before a run starts. */
+export const agentConfigSchema = z.strictObject({
+  maxIterations: positiveInt(100_000).default(DEFAULT_MAX_ITERATIONS),
+  thoughtPrompt: z.string().default(DEFAULT_THOUGHT_PROMPT),
+  requireThought: z.boolean().default(true),
+  minThoughtLength: z.number().int().min(0).max(10_000).default(DEFAULT_MIN_THOUGHT_LENGTH),
+  thoughtTag: z.string().min(1).default(DEFAULT_THOUGHT_TAG),
+  actionTag: z.string().min(1).default(DEFAULT_ACTION_TAG),
+  observationTag: z.string().min(1).default(DEFAULT_OBSERVATION_TAG),
+  enableScratchpad: z.boolean().default(true),
+  successPhrases: phrases.default([]),
+  failurePhrases: phrases.default([]),
+  stallThreshold: z.number().int().min(2).max(1000).default(DEFAULT_STALL_THRESHOLD),
+  maxObservationTokens: z.number().int().min(16).max(1_000_000).default(DEFAULT_MAX_OBSERVATION_TOKENS),
+  tokenBudget: positiveInt(1_000_000_000).optional(),
+  timeoutSeconds: z.number().positive().max(365 * 24 * 3600).optional(),
+  maxCallsPerTool: z.record(z.string().min(1), z.number().int().min(0)).default({}),
+  stopWhen: z.array(stopCondition).max(100).default([]),
+  forceFinalAnswer: z.boolean().default(true),
+  tools: z.array(z.string().min(1)).max(500).optional(),
+  systemPrompt: z.string().default(DEFAULT_SYSTEM_PROMPT),
+  model: z.string().min(1).optional(),
+  toolCalling: z.enum(['native', 'text']).default('native'),
+});
+
+/** Configuration as callers write it: every field optional. */
+export type AgentConfigInput = z.input<typeof agentConfigSchema>;
+/** Configuration with defaults applied. */
+export type AgentConfig = z.output<typeof agentConfigSchema>;
+
+/** Outcome of validating a config: either the parsed config or one line listing every bad field. */
+export type ConfigValidation = { ok: true; config: AgentConfig } | { ok: false; message: string };
+
+/** Validates a config and renders all problems on one line, e.g. `maxIterations: expected number, received string`. */
+export function validateAgentConfig(input: unknown): ConfigValidation {
+  const parsed = agentConfigSchema.safeParse(input ?? {});
+  if (parsed.success) return { ok: true, config: parsed.data };
+  return { ok: false, message: `Invalid agent config: ${formatZodIssues(parsed.error.issues)}` };
+}

@@ -1,0 +1,29 @@
+/**
+ * Stable `type` names of the ApplicationFailures the runtime raises; callers branch on these, never on message text.
+ */
+export const ErrorType = {
+  /** The model endpoint rejected the API key (401/403). */
+  ModelAuthentication: 'ModelAuthenticationError',
+  /** The endpoint or model name does not exist (404). */
+  ModelNotFound: 'ModelNotFoundError',
+  /** The endpoint refused the request as malformed (400, 422). */
+  ModelBadRequest: 'ModelBadRequestError',
+  /** Retryable: 429, honouring retry-after. */
+  ModelRateLimited: 'ModelRateLimitedError',
+  /** Retryable: 408/409/5xx, connection errors and timeouts. */
+  ModelUnavailable: 'ModelUnavailableError',
+  /** Config refused inside the workflow (e.g. started from the Temporal UI with bad input). */
+  InvalidConfig: 'InvalidConfigError',
+  /** A tool threw; retried by Temporal when the tool's policy allows, else shown to the model. */
+  ToolFailed: 'ToolFailedError',
+} as const;
+
+/** One of the names in {@link ErrorType}. */
+export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
+
+/** Model failures that retrying cannot fix: the run fails at once with the message. */
+export const NON_RETRYABLE_MODEL_ERRORS: readonly string[] = [
+  ErrorType.ModelAuthentication,
+  ErrorType.ModelNotFound,
+  ErrorType.ModelBadRequest,
+];

@@ -1,0 +1,53 @@
+import type { ToolObservation } from './tool-protocol';
+
+/**
+ * Token estimate used for truncation and budget projection: about four characters per token, the usual figure for
+ * English with OpenAI-style BPE tokenizers. Real usage always comes from the model's own reports.
+ */
+export const CHARS_PER_TOKEN = 4;
+
+/** Estimated tokens of a text. */
+export function estimateTokens(text: string): number {
+  return Math.ceil(text.length / CHARS_PER_TOKEN);
+}
+
+/** Marks error observations so the model (and a reader of the scratchpad) cannot mistake them for results. */
+export const ERROR_PREFIX = '[error]';
+
+/** Cuts text to about `maxTokens` tokens, keeping the head and saying how much was dropped. */
+export function truncateToTokens(text: string, maxTokens: number): { text: string; truncated: boolean } {
+  const maxChars = maxTokens * CHARS_PER_TOKEN;
+  if (text.length <= maxChars) return { text, truncated: false };
+  const dropped = text.length - maxChars;
+  return { text: `${text.slice(0, maxChars)}\n… [truncated: ${dropped} more characters]`, truncated: true };
+}
+
+/** Renders a call as `tool({"a":1})` for messages and summaries, shortened so huge arguments stay readable. */
+export function describeCall(tool: string, args: unknown, maxChars = 200): string {
+  let rendered: string;
+  try {
+    rendered = typeof args === 'string' ? args : (JSON.stringify(args) ?? 'undefined');
+  } catch {
+    rendered = String(args);
+  }
+  if (rendered.length > maxChars) rendered = `${rendered.slice(0, maxChars)}…`;
+  return `${tool}(${rendered})`;
+}
+
+/** An error observation with context (tool, arguments, message) that the model can act on. */
+export function errorObservation(
+  tool: string,
+  args: unknown,
+  message: string,
+  errorKind: NonNullable<ToolObservation['errorKind']> = 'tool_error',
+): ToolObservation {
+  return { text: `${ERROR_PREFIX} ${describeCall(tool, args)}: ${message}`, isError: true, errorKind, truncated: false };
+}
+
+/** Turns a tool's output into an observation: strings as they are, JSON pretty-printed and kept as data. */
+export function successObservation(output: unknown, maxTokens: number): ToolObservation {
+  const isText = typeof output === 'string';
+  const rendered = isText ? output : (JSON.stringify(output, null, 2) ?? 'null');
+  const { text, truncated } = truncateToTokens(rendered, maxTokens);
+  return isText ? { text, isError: false, truncated } : { text, isError: false, data: output, truncated };
+}

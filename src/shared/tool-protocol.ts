@@ -1,0 +1,34 @@
+/** What the workflow needs to know about a tool to schedule it (the handler stays on the worker). */
+export interface ToolInfo {
+  name: string;
+  description: string;
+  category: string;
+  /** Start-to-close timeout for one attempt, e.g. '30s'. */
+  timeout: string;
+  retry: { maximumAttempts: number; initialInterval: string; backoffCoefficient: number };
+}
+
+/** Output of the `listTools` activity. */
+export interface ToolCatalog {
+  tools: ToolInfo[];
+  /** Requested names no registered tool answers to. */
+  unknown: string[];
+}
+
+/** Input of the `runTool` activity. */
+export interface RunToolInput {
+  tool: string;
+  args: unknown;
+  callId: string;
+  maxObservationTokens: number;
+}
+
+/** A tool's result as the model will see it, plus what the trace keeps. */
+export interface ToolObservation {
+  text: string;
+  isError: boolean;
+  /** For errors: what went wrong, so the error history can say it. */
+  errorKind?: 'unknown_tool' | 'invalid_arguments' | 'tool_error' | 'tool_limit';
+  data?: unknown;
+  truncated: boolean;
+}

@@ -1,0 +1,123 @@
+import type { AgentConfigInput } from './config';
+
+/** Tokens reported by the model for one call, or summed over a run. */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+}
+
+/** What the agent decided to do in one step: a tagged union on `type`. */
+export type ReActAction =
+  | { type: 'tool_call'; tool: string; args: unknown; callId: string }
+  | { type: 'final_answer'; answer: string }
+  | { type: 'clarification'; question: string }
+  | { type: 'delegate'; agent: string; task: string };
+
+/** One Thought → Action → Observation step of the trace. */
+export interface ReActStep {
+  iteration: number;
+  thought: string;
+  action: ReActAction;
+  /** The tool's result as the model saw it (truncated); null for a final answer. */
+  observation: string | null;
+  /** True when the observation reports an error (unknown tool, bad arguments, a failing tool...). */
+  isError?: boolean;
+  /** A JSON tool result kept as data beside its text rendering. */
+  observationData?: unknown;
+  /** True when the observation was cut to `maxObservationTokens`. */
+  truncated?: boolean;
+  /** True for the final answer the runtime asked for after a non-success stop. */
+  forced?: boolean;
+  /** ISO time the step was recorded (workflow time, so replay-safe). */
+  timestamp: string;
+  /** Usage of the model call that produced this step (zero on the 2nd+ parallel call of one reply). */
+  tokenUsage: TokenUsage;
+}
+
+/** Why a run stopped; exactly these values. */
+export type TerminationReason =
+  | 'success'
+  | 'max_iterations'
+  | 'failure'
+  | 'stalled'
+  | 'token_budget'
+  | 'timeout'
+  | 'cancelled'
+  | 'custom';
+
+/** Kinds of problems recorded in a run's error history; each was fed back to the model or ended the run. */
+export type AgentErrorKind =
+  | 'invalid_thought'
+  | 'malformed_output'
+  | 'unknown_tool'
+  | 'invalid_arguments'
+  | 'tool_error'
+  | 'tool_limit'
+  | 'model_error';
+
+/** One entry of the error history. */
+export interface AgentErrorRecord {
+  iteration: number;
+  kind: AgentErrorKind;
+  message: string;
+  timestamp: string;
+}
+
+/** The full record of a run, also served by the `getTrace` query while it runs. */
+export interface ReActTrace {
+  steps: ReActStep[];
+  finalResult: string | null;
+  terminationReason: TerminationReason | null;
+  /** Model calls made by the loop (forced final answer excluded). */
+  totalIterations: number;
+  totalTokens: number;
+  /** Calls per tool name, including refused ones. */
+  toolUsage: Record<string, number>;
+  errorHistory: AgentErrorRecord[];
+  /** Replies refused by thought validation (missing, short or degenerate thought). */
+  rejectedThoughts: number;
+  /** A human-readable reason for the stop, e.g. "tool search called 3 times in a row with the same arguments". */
+  terminationDetail: string | null;
+}
+
+/** What a run returns. */
+export interface ReActResult {
+  success: boolean;
+  finalAnswer: string | null;
+  terminationReason: TerminationReason;
+  trace: ReActTrace;
+  tokenUsage: TokenUsage;
+  executionTimeMs: number;
+  workflowId: string;
+}
+
+/** Live status served by the `getStatus` query. */
+export interface AgentStatus {
+  state: 'thinking' | 'acting' | 'finishing' | 'completed';
+  iteration: number;
+  maxIterations: number;
+  tokensUsed: number;
+  terminationReason: TerminationReason | null;
+  /** Tool calls currently executing. */
+  runningTools: string[];
+}
+
+/** Sums two usage records. */
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+  };
+}
+
+/** Usage of nothing. */
+export const ZERO_USAGE: TokenUsage = Object.freeze({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
+
+/** Input of the agent workflow. */
+export interface AgentWorkflowInput {
+  query: string;
+  /** Validated again inside the workflow, so runs started from the Temporal UI get the same checks. */
+  config?: AgentConfigInput;
+}

@@ -1,0 +1,128 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { CHARS_PER_TOKEN } from '../shared/observation';
+import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from './scripted-turn';
+
+export type { RecordedRequest, ScriptedResponder, ScriptedToolCall, ScriptedTurn } from './scripted-turn';
+
+/**
+ * A scripted OpenAI-compatible chat-completions server on loopback. Scripts are keyed by the request's `model`, so
+ * concurrent runs each follow their own script; every request is recorded. Used by every test and by the demo.
+ */
+export interface ScriptedModelServer {
+  /** Base URL to give the `openai` client, e.g. http://127.0.0.1:40123/v1. */
+  readonly baseURL: string;
+  /** Registers the script for `model`: a list of turns played in order, or a responder function. */
+  script(model: string, turns: readonly ScriptedTurn[] | ScriptedResponder): void;
+  /** The requests received for `model`, in order. */
+  requests(model: string): RecordedRequest[];
+  close(): Promise<void>;
+}
+
+const tokens = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
+
+function completion(model: string, index: number, turn: ScriptedTurn, request: RecordedRequest): object {
+  const toolCalls = (turn.toolCalls ?? []).map((call, position) => ({
+    id: call.id ?? `call_${index}_${position}`,
+    type: 'function',
+    function: { name: call.name, arguments: call.rawArguments ?? JSON.stringify(call.args ?? {}) },
+  }));
+  const content = turn.content ?? turn.answer ?? turn.thought ?? '';
+  const promptTokens = turn.usage?.promptTokens ?? tokens(JSON.stringify(request.messages).length);
+  const completionTokens =
+    turn.usage?.completionTokens ?? tokens(content.length + JSON.stringify(toolCalls).length * Number(toolCalls.length > 0));
+  return {
+    id: `chatcmpl-${model}-${index}`,
+    object: 'chat.completion',
+    created: 1_700_000_000 + index,
+    model,
+    choices: [
+      {
+        index: 0,
+        finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+        message: { role: 'assistant', content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+      },
+    ],
+    ...(turn.omitUsage
+      ? {}
+      : {
+          usage: {
+            prompt_tokens: promptTokens,
+            completion_tokens: completionTokens,
+            total_tokens: turn.usage?.totalTokens ?? promptTokens + completionTokens,
+          },
+        }),
+  };
+}
+
+function send(response: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+  if (response.destroyed) return;
+  response.writeHead(status, { 'content-type': 'application/json', ...headers });
+  response.end(JSON.stringify(body));
+}
+
+function sendError(response: ServerResponse, status: number, message: string, headers?: Record<string, string>): void {
+  send(response, status, { error: { message, type: 'scripted_error', code: String(status) } }, headers);
+}
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/** Starts the server on 127.0.0.1 with a free port. */
+export async function startScriptedModel(): Promise<ScriptedModelServer> {
+  const scripts = new Map<string, readonly ScriptedTurn[] | ScriptedResponder>();
+  const recorded = new Map<string, RecordedRequest[]>();
+
+  async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
+      return sendError(response, 404, `The scripted model serves POST /v1/chat/completions, not ${request.method} ${request.url}`);
+    }
+    let body: RecordedRequest;
+    try {
+      body = { ...(JSON.parse(await readBody(request)) as RecordedRequest), authorization: request.headers.authorization, receivedAt: Date.now() };
+    } catch {
+      return sendError(response, 400, 'Request body is not JSON');
+    }
+    const script = scripts.get(body.model);
+    if (!script) return sendError(response, 404, `The scripted model has no script for model "${body.model}"`);
+    const seen = recorded.get(body.model) ?? [];
+    recorded.set(body.model, [...seen, body]);
+    const index = seen.length;
+    const turn = typeof script === 'function' ? script(body, index) : script[index];
+    if (!turn) {
+      return sendError(response, 400, `The script for model "${body.model}" has no response ${index + 1} (it has ${script.length})`);
+    }
+    if (turn.delayMs) {
+      const closed = new Promise<void>((resolve) => response.on('close', resolve));
+      await Promise.race([new Promise((resolve) => setTimeout(resolve, turn.delayMs)), closed]);
+    }
+    if (turn.status !== undefined) {
+      const headers = turn.retryAfter === undefined ? undefined : { 'retry-after': turn.retryAfter };
+      return sendError(response, turn.status, turn.errorMessage ?? `scripted fault ${turn.status}`, headers);
+    }
+    send(response, 200, completion(body.model, index, turn, body));
+  }
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => sendError(response, 500, String(error)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    baseURL: `http://127.0.0.1:${port}/v1`,
+    script: (model, turns) => {
+      scripts.set(model, turns);
+      recorded.delete(model);
+    },
+    requests: (model) => recorded.get(model) ?? [],
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

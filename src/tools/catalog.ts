@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import type { AnyToolDefinition } from './define-tool';
+
+/** JSON Schema of a tool's arguments, generated from its zod schema by zod itself (input side: defaults optional). */
+export function toolParametersSchema(tool: AnyToolDefinition): Record<string, unknown> {
+  const schema = z.toJSONSchema(tool.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
+  delete schema.$schema;
+  return schema;
+}
+
+/** The tool catalog as text, for models that learn their tools from the prompt (text mode). */
+export function renderToolCatalog(tools: readonly AnyToolDefinition[]): string {
+  if (tools.length === 0) return 'You have no tools: answer from what you know.';
+  const entries = tools.map((tool) => {
+    const lines = [`- ${tool.name}: ${tool.description}`, `  arguments (JSON Schema): ${JSON.stringify(toolParametersSchema(tool))}`];
+    for (const example of tool.examples ?? []) lines.push(`  example arguments: ${JSON.stringify(example)}`);
+    return lines.join('\n');
+  });
+  return `You can use these tools:\n${entries.join('\n')}`;
+}

@@ -1,0 +1,78 @@
+import path from 'node:path';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import OpenAI from 'openai';
+import { createActivities } from './activities';
+import { DEFAULT_OPENAI_BASE_URL, readEnv, type RuntimeEnv } from './env';
+import { createBuiltinTools } from './tools/builtin';
+import { ToolRegistry } from './tools/registry';
+
+/**
+ * The openai client's own timeout: below the model activity's 90 s start-to-close timeout so a hung request fails
+ * as a retryable timeout inside the attempt. `maxRetries: 0` because Temporal owns retries.
+ */
+export const OPENAI_REQUEST_TIMEOUT_MS = 60_000;
+
+/** Creates the openai client the model activity uses. */
+export function createOpenAIClient(options: { apiKey?: string; baseURL?: string }): OpenAI {
+  return new OpenAI({
+    // Local OpenAI-compatible servers often need no key, but the client insists on one.
+    apiKey: options.apiKey ?? 'not-needed',
+    baseURL: options.baseURL ?? DEFAULT_OPENAI_BASE_URL,
+    maxRetries: 0,
+    timeout: OPENAI_REQUEST_TIMEOUT_MS,
+  });
+}
+
+/** What a worker needs; everything but the connection has a default. */
+export interface AgentWorkerOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  taskQueue?: string;
+  registry?: ToolRegistry;
+  openai?: OpenAI;
+  /** Model used when a run's config names none. */
+  defaultModel?: string;
+  /** Folder the file and search tools are confined to (default: the current directory). */
+  toolsRoot?: string;
+  /** A prebuilt workflow bundle (tests build one once); otherwise the workflows are bundled at start. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Extra Temporal worker options (tuning, interceptors). */
+  workerOptions?: Partial<WorkerOptions>;
+  env?: RuntimeEnv;
+}
+
+/** The default registry: every built-in tool, file tools confined to `root`. */
+export function createDefaultRegistry(root: string = process.cwd()): ToolRegistry {
+  return new ToolRegistry(createBuiltinTools({ root }));
+}
+
+/** Builds a Worker running the agent workflow and its activities. */
+export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  const env = options.env ?? readEnv();
+  const openai = options.openai ?? createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL });
+  const registry = options.registry ?? createDefaultRegistry(options.toolsRoot);
+  const workflows = options.workflowBundle
+    ? { workflowBundle: options.workflowBundle }
+    : { workflowsPath: path.join(__dirname, 'workflows') };
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace ?? env.temporalNamespace,
+    taskQueue: options.taskQueue ?? env.taskQueue,
+    activities: createActivities({ openai, registry, defaultModel: options.defaultModel ?? env.openaiModel }),
+    ...workflows,
+    ...options.workerOptions,
+  });
+}
+
+/** `durable-react-agent worker`: runs a worker against TEMPORAL_ADDRESS until SIGINT/SIGTERM. */
+export async function runWorkerProcess(env: RuntimeEnv = readEnv()): Promise<void> {
+  const address = env.temporalAddress ?? 'localhost:7233';
+  const connection = await NativeConnection.connect({ address });
+  try {
+    const worker = await createAgentWorker({ connection, env });
+    console.error(`worker polling task queue "${env.taskQueue}" on ${address} (namespace ${env.temporalNamespace})`);
+    await worker.run(); // the SDK shuts down gracefully on SIGINT/SIGTERM
+  } finally {
+    await connection.close();
+  }
+}

@@ -1,0 +1,127 @@
+import type { AgentConfig } from '../shared/config';
+import {
+  actionInputTag,
+  FINAL_ANSWER_TAG,
+  type ChatMessage,
+  type ModelToolCall,
+  type TextTags,
+} from '../shared/model-protocol';
+import type { ReActStep } from '../shared/types';
+
+/** The text-protocol tags of a config. */
+export function tagsOf(config: AgentConfig): TextTags {
+  return { thought: config.thoughtTag, action: config.actionTag, observation: config.observationTag };
+}
+
+function argumentsText(args: unknown): string {
+  return typeof args === 'string' ? args : (JSON.stringify(args) ?? '{}');
+}
+
+/** Groups steps by the model reply (iteration) that produced them, keeping order. */
+function byIteration(steps: readonly ReActStep[]): ReActStep[][] {
+  const groups: ReActStep[][] = [];
+  for (const step of steps) {
+    const last = groups[groups.length - 1];
+    if (last && last[0]?.iteration === step.iteration) last.push(step);
+    else groups.push([step]);
+  }
+  return groups;
+}
+
+function nativeTurn(group: readonly ReActStep[]): ChatMessage[] {
+  const calls = group.flatMap((step) => (step.action.type === 'tool_call' ? [{ step, action: step.action }] : []));
+  const toolCalls: ModelToolCall[] = calls.map(({ action }) => ({
+    id: action.callId,
+    name: action.tool,
+    argumentsText: argumentsText(action.args),
+  }));
+  const assistant: ChatMessage = { role: 'assistant', content: group[0]?.thought ?? '', toolCalls };
+  const results: ChatMessage[] = calls.map(({ step, action }) => ({
+    role: 'tool',
+    toolCallId: action.callId,
+    content: step.observation ?? '',
+  }));
+  return [assistant, ...results];
+}
+
+/** One step in the text protocol, as the model would have written it plus the observation it was given. */
+function textStep(step: ReActStep, tags: TextTags): { reply: string; observation: string | null } {
+  const thought = `${tags.thought} ${step.thought}`;
+  switch (step.action.type) {
+    case 'tool_call':
+      return {
+        reply: `${thought}\n${tags.action} ${step.action.tool}\n${actionInputTag(tags)} ${argumentsText(step.action.args)}`,
+        observation: `${tags.observation} ${step.observation ?? ''}`,
+      };
+    case 'final_answer':
+      return { reply: `${thought}\n${FINAL_ANSWER_TAG} ${step.action.answer}`, observation: null };
+    case 'clarification':
+      return { reply: `${thought}\nQuestion: ${step.action.question}`, observation: step.observation };
+    case 'delegate':
+      return { reply: `${thought}\nDelegate to ${step.action.agent}: ${step.action.task}`, observation: step.observation };
+  }
+}
+
+function textTurn(group: readonly ReActStep[], tags: TextTags): ChatMessage[] {
+  return group.flatMap((step) => {
+    const { reply, observation } = textStep(step, tags);
+    const messages: ChatMessage[] = [{ role: 'assistant', content: reply }];
+    if (observation !== null) messages.push({ role: 'user', content: observation });
+    return messages;
+  });
+}
+
+/** Inputs of one prompt. */
+export interface PromptInput {
+  query: string;
+  config: AgentConfig;
+  steps: readonly ReActStep[];
+  /** Corrections for the model about its previous reply (invalid thought, malformed output). */
+  feedback: readonly string[];
+}
+
+/**
+ * The messages of the next model call: system prompt and thought template, the task, the scratchpad (every step
+ * when `enableScratchpad` is on, else only the latest reply's steps) and any pending feedback.
+ */
+export function buildMessages(input: PromptInput): ChatMessage[] {
+  const { config } = input;
+  const groups = byIteration(input.steps);
+  const visible = config.enableScratchpad ? groups : groups.slice(-1);
+  const tags = tagsOf(config);
+  const history = visible.flatMap((group) =>
+    config.toolCalling === 'native' ? nativeTurn(group) : textTurn(group, tags),
+  );
+  const messages: ChatMessage[] = [
+    { role: 'system', content: `${config.systemPrompt}\n\n${config.thoughtPrompt}` },
+    { role: 'user', content: input.query },
+    ...history,
+  ];
+  if (input.feedback.length > 0) {
+    messages.push({
+      role: 'user',
+      content: `Your previous reply could not be used:\n- ${input.feedback.join('\n- ')}\nPlease try again.`,
+    });
+  }
+  return messages;
+}
+
+/** The final-answer request made after a non-success stop: summarise progress and say why the run stopped. */
+export function forcedAnswerInstruction(reasonDetail: string): string {
+  return (
+    `The run must stop now because ${reasonDetail}. No more tools can be used. ` +
+    'Give your best final answer from what you found so far: summarise the progress, state what is still ' +
+    'missing, and say plainly why you stopped.'
+  );
+}
+
+/** The scratchpad as text (Thought / Action / Action Input / Observation), served by the getScratchpad query. */
+export function renderScratchpad(steps: readonly ReActStep[], config: AgentConfig): string {
+  const tags = tagsOf(config);
+  return steps
+    .map((step) => {
+      const { reply, observation } = textStep(step, tags);
+      return observation === null ? reply : `${reply}\n${observation}`;
+    })
+    .join('\n\n');
+}

@@ -1,0 +1,178 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  CancellationScope,
+  isCancellation,
+  setHandler,
+  sleep,
+  workflowInfo,
+} from '@temporalio/workflow';
+import { validateAgentConfig, type AgentConfig } from '../shared/config';
+import { ErrorType } from '../shared/errors';
+import { getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
+import type { ChatMessage, ModelReply } from '../shared/model-protocol';
+import { estimateTokens } from '../shared/observation';
+import type { ToolInfo } from '../shared/tool-protocol';
+import type { AgentWorkflowInput, ReActResult } from '../shared/types';
+import { callModel, listTools } from './activity-proxies';
+import { buildMessages, forcedAnswerInstruction, renderScratchpad, tagsOf } from './prompt';
+import { createRunState, nowIso, recordError, recordUsage, stopRun, toResult, toStatus, toTrace, type RunState } from './run-state';
+import { checkBeforeThinking, findPhrase } from './termination';
+import { validateThought } from './thought';
+import { actOnToolCalls } from './tool-step';
+
+function invalidInput(message: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(message, ErrorType.InvalidConfig);
+}
+
+async function think(state: RunState, messages: ChatMessage[], tools: string[], summary: string): Promise<ModelReply> {
+  const { config } = state;
+  const reply = await callModel.executeWithOptions({ summary }, [
+    { messages, model: config.model, mode: config.toolCalling, tools, tags: tagsOf(config), label: summary },
+  ]);
+  recordUsage(state, reply.usage);
+  return reply;
+}
+
+function finish(state: RunState, thought: string, answer: string, forced = false): void {
+  state.finalAnswer = answer;
+  state.steps.push({
+    iteration: state.iterations,
+    thought,
+    action: { type: 'final_answer', answer },
+    observation: null,
+    ...(forced ? { forced: true } : {}),
+    timestamp: nowIso(),
+    tokenUsage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+  });
+}
+
+/** One iteration: check limits, think, validate, act. */
+async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
+  const { config } = state;
+  const messages = buildMessages({ query: state.query, config, steps: state.steps, feedback: state.feedback });
+  const limit = checkBeforeThinking(
+    { iterations: state.iterations, tokensUsed: state.usage.totalTokens },
+    config,
+    estimateTokens(JSON.stringify(messages)),
+  );
+  if (limit) return stopRun(state, limit.reason, limit.detail);
+
+  state.iterations += 1;
+  state.phase = 'thinking';
+  const reply = await think(state, messages, [...tools.keys()], `think · step ${state.iterations}`);
+  state.feedback = [];
+  if (reply.malformed !== null) {
+    recordError(state, 'malformed_output', reply.malformed);
+    state.feedback.push(reply.malformed);
+    return;
+  }
+  if (reply.finalAnswer !== null) {
+    finish(state, reply.thought, reply.finalAnswer);
+    const failure = findPhrase(`${reply.thought}\n${reply.finalAnswer}`, config.failurePhrases);
+    if (failure) return stopRun(state, 'failure', `the answer contains the failure phrase "${failure}"`);
+    return stopRun(state, 'success', 'the model gave a final answer');
+  }
+  const problem = validateThought(reply.thought, config);
+  if (problem !== null) {
+    state.rejectedThoughts += 1;
+    recordError(state, 'invalid_thought', problem);
+    state.feedback.push(problem);
+    return;
+  }
+  const success = findPhrase(reply.thought, config.successPhrases);
+  if (success) {
+    finish(state, reply.thought, reply.thought);
+    return stopRun(state, 'success', `the thought contains the success phrase "${success}"`);
+  }
+  const failure = findPhrase(reply.thought, config.failurePhrases);
+  if (failure) return stopRun(state, 'failure', `the thought contains the failure phrase "${failure}"`);
+  const usage = reply.usage;
+  await actOnToolCalls(state, reply.thought, reply.toolCalls, tools, usage);
+}
+
+/** After a stop other than success or cancellation: one call, without tools, for the best answer so far. */
+async function forceFinalAnswer(state: RunState): Promise<void> {
+  if (!state.stop || !state.config.forceFinalAnswer || state.finalAnswer !== null) return;
+  if (state.stop.reason === 'success' || state.stop.reason === 'cancelled') return;
+  state.phase = 'finishing';
+  const messages = buildMessages({ query: state.query, config: state.config, steps: state.steps, feedback: [] });
+  messages.push({ role: 'user', content: forcedAnswerInstruction(state.stop.detail) });
+  try {
+    const reply = await think(state, messages, [], 'final answer · forced');
+    const answer = reply.finalAnswer ?? (reply.assistantMessage.content.trim() || reply.thought);
+    finish(state, reply.thought, answer, true);
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    recordError(state, 'model_error', `forced final answer failed: ${modelFailureMessage(error)}`);
+  }
+}
+
+function modelFailureMessage(error: unknown): string {
+  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** The run, inside a scope that the time budget (a durable timer) cancels. */
+async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
+  const loop = new CancellationScope();
+  const timeoutSeconds = state.config.timeoutSeconds;
+  const timer = new CancellationScope();
+  if (timeoutSeconds !== undefined) {
+    void timer
+      .run(() => sleep(timeoutSeconds * 1000))
+      .then(
+        () => {
+          stopRun(state, 'timeout', `the time budget of ${timeoutSeconds}s ran out`);
+          loop.cancel();
+        },
+        () => undefined, // the loop finished first and cancelled the timer
+      );
+  }
+  try {
+    await loop.run(async () => {
+      while (!state.stop) await iterate(state, tools);
+    });
+  } catch (error) {
+    if (!isCancellation(error)) throw error;
+    // The time budget cancels only the loop; anything else cancelling it is the workflow's own cancellation.
+    stopRun(state, 'cancelled', 'the run was cancelled');
+  } finally {
+    timer.cancel();
+  }
+}
+
+/** A ReAct agent as a durable workflow: think (activity), act (activities), repeat until a termination reason. */
+export async function reactAgentWorkflow(input: AgentWorkflowInput): Promise<ReActResult> {
+  const validation = validateAgentConfig(input.config);
+  if (!validation.ok) throw invalidInput(validation.message);
+  if (typeof input.query !== 'string' || input.query.trim() === '') throw invalidInput('The query must be a non-empty string');
+  const config: AgentConfig = validation.config;
+  const state = createRunState(input.query, config, workflowInfo().workflowId, Date.now());
+  setHandler(getTraceQuery, () => toTrace(state));
+  setHandler(getScratchpadQuery, () => renderScratchpad(state.steps, config));
+  setHandler(getStatusQuery, () => toStatus(state));
+
+  try {
+    const catalog = await listTools(config.tools);
+    if (catalog.unknown.length > 0) {
+      throw invalidInput(`Unknown tools in config.tools: ${catalog.unknown.join(', ')}`);
+    }
+    const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));
+    await runLoop(state, tools);
+    await forceFinalAnswer(state);
+  } catch (error) {
+    if (isCancellation(error)) {
+      stopRun(state, 'cancelled', 'the run was cancelled');
+    } else if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
+      // A model error retrying cannot fix (bad key, unknown model) or retries used up: fail with its own words.
+      const cause = error.cause;
+      recordError(state, 'model_error', cause.message);
+      throw ApplicationFailure.create({ type: cause.type ?? ErrorType.ModelUnavailable, message: cause.message, nonRetryable: true, details: [toTrace(state)] });
+    } else {
+      throw error;
+    }
+  }
+  state.phase = 'completed';
+  return toResult(state, Date.now());
+}

@@ -1,0 +1,28 @@
+/** Canonical form of tool arguments: keys sorted, strings trimmed, whitespace collapsed and lower-cased. */
+export function normalizeArgs(value: unknown): string {
+  return JSON.stringify(canonical(value));
+}
+
+function canonical(value: unknown): unknown {
+  if (typeof value === 'string') return value.trim().replace(/\s+/g, ' ').toLowerCase();
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value !== null && typeof value === 'object') {
+    const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return Object.fromEntries(entries.map(([key, item]) => [key, canonical(item)]));
+  }
+  return value ?? null;
+}
+
+/** Identity of a call for stall detection. */
+export function callSignature(tool: string, args: unknown): string {
+  return `${tool} ${normalizeArgs(args)}`;
+}
+
+/** How many calls at the end of `signatures` are identical to the last one. */
+export function trailingRepeats(signatures: readonly string[]): number {
+  const last = signatures[signatures.length - 1];
+  if (last === undefined) return 0;
+  let count = 0;
+  for (let index = signatures.length - 1; index >= 0 && signatures[index] === last; index--) count++;
+  return count;
+}

@@ -1,0 +1,41 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
+import type { TestProject } from 'vitest/node';
+import { resolveTemporalCli } from '../../src/dev-server';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    temporalAddress: string;
+    temporalNamespace: string;
+    workflowBundlePath: string;
+  }
+}
+
+/** Starts one real Temporal dev server (the Temporal CLI) and bundles the workflows once for every test file. */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const executable = await resolveTemporalCli({ log: (line) => console.log(`[temporal-cli] ${line}`) });
+  const env = await TestWorkflowEnvironment.createLocal({
+    server: {
+      executable: executable.type === 'existing-path' ? { type: 'existing-path', path: executable.path } : executable,
+      ip: '127.0.0.1',
+      ui: false,
+      extraArgs: ['--log-level', 'error'],
+    },
+  });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: path.resolve(__dirname, '../../src/workflows/index.ts'),
+    logger: new DefaultLogger('WARN'),
+  });
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dra-bundle-'));
+  const bundlePath = path.join(dir, 'workflow-bundle.js');
+  await writeFile(bundlePath, code);
+  project.provide('temporalAddress', env.address);
+  project.provide('temporalNamespace', env.namespace ?? 'default');
+  project.provide('workflowBundlePath', bundlePath);
+  return async () => {
+    await env.teardown();
+  };
+}

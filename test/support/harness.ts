@@ -1,0 +1,70 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { inject } from 'vitest';
+import { AgentClient, type AgentRunHandle } from '../../src/client';
+import type { AgentConfigInput } from '../../src/shared/config';
+import { startScriptedModel, type ScriptedModelServer, type ScriptedResponder, type ScriptedTurn } from '../../src/testing/scripted-model';
+import { createBuiltinTools } from '../../src/tools/builtin';
+import { ToolRegistry } from '../../src/tools/registry';
+import { createAgentWorker, createOpenAIClient } from '../../src/worker';
+import { createTestTools } from './test-tools';
+
+// Worker lifecycle logs at INFO drown test output; warnings and errors still show.
+Runtime.install({ logger: new DefaultLogger('WARN') });
+
+/** A real worker on its own task queue, the scripted model, and an AgentClient, against the suite's dev server. */
+export interface Harness {
+  model: ScriptedModelServer;
+  agents: AgentClient;
+  client: Client;
+  /** Scripts a fresh model name and starts a run that uses it. */
+  start(turns: readonly ScriptedTurn[] | ScriptedResponder, query?: string, config?: AgentConfigInput): Promise<Run>;
+  close(): Promise<void>;
+}
+
+/** A started run and the name of the scripted model it talks to. */
+export interface Run extends AgentRunHandle {
+  modelName: string;
+}
+
+/** Builds a harness; call `close()` in afterAll. `toolsRoot` confines the file tools. */
+export async function createHarness(options: { toolsRoot?: string } = {}): Promise<Harness> {
+  const address = inject('temporalAddress');
+  const namespace = inject('temporalNamespace');
+  const model = await startScriptedModel();
+  const nativeConnection = await NativeConnection.connect({ address });
+  const connection = await Connection.connect({ address });
+  const client = new Client({ connection, namespace });
+  const taskQueue = `test-${randomUUID()}`;
+  const registry = new ToolRegistry([...createBuiltinTools({ root: options.toolsRoot ?? process.cwd() }), ...createTestTools()]);
+  const worker: Worker = await createAgentWorker({
+    connection: nativeConnection,
+    namespace,
+    taskQueue,
+    registry,
+    openai: createOpenAIClient({ apiKey: 'test-key', baseURL: model.baseURL }),
+    defaultModel: 'unscripted',
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+  });
+  const running = worker.run();
+  const agents = new AgentClient({ client, taskQueue });
+  return {
+    model,
+    agents,
+    client,
+    async start(turns, query = 'test query', config = {}) {
+      const modelName = `scenario-${randomUUID()}`;
+      model.script(modelName, turns);
+      const handle = await agents.start(query, { ...config, model: modelName });
+      return { ...handle, modelName };
+    },
+    async close() {
+      worker.shutdown();
+      await running;
+      await nativeConnection.close();
+      await connection.close();
+      await model.close();
+    },
+  };
+}

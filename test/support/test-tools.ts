@@ -1,0 +1,48 @@
+import { z } from 'zod';
+import { defineTool, type AnyToolDefinition } from '../../src/tools/define-tool';
+
+/** Effects recorded by `record_effect`, keyed by idempotency key, to check exactly-once behaviour. */
+export const recordedEffects = new Map<string, number>();
+
+/** Idempotency keys of `wait_forever` calls whose abort signal fired (cancellation reached the activity). */
+export const abortedCalls = new Set<string>();
+
+/** Tools that only tests need: one that always throws, one that waits until cancelled, one with a side effect. */
+export function createTestTools(): AnyToolDefinition[] {
+  return [
+    defineTool({
+      name: 'explode',
+      description: 'Always fails (for testing error observations).',
+      category: 'test',
+      schema: z.object({ reason: z.string() }),
+      handler: ({ reason }) => {
+        throw new Error(`exploded: ${reason}`);
+      },
+    }),
+    defineTool({
+      name: 'wait_forever',
+      description: 'Waits until the run is cancelled or times out.',
+      category: 'test',
+      schema: z.object({}),
+      timeout: '5m',
+      handler: (_args, { signal, idempotencyKey }) =>
+        new Promise<string>((_resolve, reject) => {
+          const abort = () => {
+            abortedCalls.add(idempotencyKey);
+            reject(new Error('aborted'));
+          };
+          signal.addEventListener('abort', abort, { once: true });
+        }),
+    }),
+    defineTool({
+      name: 'record_effect',
+      description: 'Records a side effect once per idempotency key.',
+      category: 'test',
+      schema: z.object({ label: z.string() }),
+      handler: ({ label }, { idempotencyKey }) => {
+        recordedEffects.set(idempotencyKey, (recordedEffects.get(idempotencyKey) ?? 0) + 1);
+        return { recorded: label, idempotencyKey };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,172 @@
+import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { createFileTools, DEFAULT_READ_MAX_BYTES } from '../../../src/tools/builtin/files';
+import { PathNotFoundError, PathOutsideRootError } from '../../../src/tools/builtin/file-access';
+import { makeFixture, runTool } from './helpers';
+
+const MAIN_TS = 'export function main() {\n  // TODO: wire the worker\n  return 42;\n}\n';
+const UTIL_TS = 'export const todo = "lowercase todo";\n';
+
+let root: string;
+let outside: string;
+let tools: ReturnType<typeof createFileTools>;
+
+beforeAll(async () => {
+  root = await makeFixture({
+    'README.md': '# Project\n\nHello from the root.\n',
+    'src/main.ts': MAIN_TS,
+    'src/util.ts': UTIL_TS,
+    'docs/big.txt': 'x'.repeat(DEFAULT_READ_MAX_BYTES + 1),
+    'logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
+    '.git/config': 'TODO in git metadata\n',
+  });
+  outside = await mkdtemp(path.join(os.tmpdir(), 'dra-outside-'));
+  await writeFile(path.join(outside, 'secret.txt'), 'TODO top secret\n');
+  await symlink(path.join(outside, 'secret.txt'), path.join(root, 'escape.txt'));
+  await symlink(outside, path.join(root, 'escape-dir'));
+  await symlink(path.join(root, 'README.md'), path.join(root, 'readme-link.md'));
+  tools = createFileTools({ root });
+});
+
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+  await rm(outside, { recursive: true, force: true });
+});
+
+describe('read_file', () => {
+  it('reads a text file inside the root, by relative or absolute path', async () => {
+    await expect(runTool(tools.readFile, { path: 'README.md' })).resolves.toBe('# Project\n\nHello from the root.\n');
+    await expect(runTool(tools.readFile, { path: path.join(root, 'src', 'main.ts') })).resolves.toContain('return 42');
+    await expect(runTool(tools.readFile, { path: 'src/../README.md' })).resolves.toContain('Hello');
+  });
+
+  it('follows a symlink that stays inside the root', async () => {
+    await expect(runTool(tools.readFile, { path: 'readme-link.md' })).resolves.toContain('Hello');
+  });
+
+  it.each([['../etc/passwd'], ['/etc/passwd'], ['src/../../outside.txt'], ['escape.txt'], ['escape-dir/secret.txt']])(
+    'refuses %s as outside the root',
+    async (requested) => {
+      const call = runTool(tools.readFile, { path: requested });
+      await expect(call).rejects.toBeInstanceOf(PathOutsideRootError);
+      await expect(call).rejects.toThrow(
+        `path "${requested}" is outside the allowed root; use a path relative to the root`,
+      );
+    },
+  );
+
+  it('refuses the outside folder by absolute path', async () => {
+    await expect(runTool(tools.readFile, { path: path.join(outside, 'secret.txt') })).rejects.toThrow(
+      PathOutsideRootError,
+    );
+  });
+
+  it('reports a missing file without a raw ENOENT', async () => {
+    const call = runTool(tools.readFile, { path: 'nope.md' });
+    await expect(call).rejects.toBeInstanceOf(PathNotFoundError);
+    await expect(call).rejects.toThrow(/^no such file or directory: "nope.md"$/);
+  });
+
+  it('refuses binary files, directories and files over maxBytes with actionable messages', async () => {
+    await expect(runTool(tools.readFile, { path: 'logo.png' })).rejects.toThrow(
+      'file "logo.png" is binary, not UTF-8 text; it cannot be read',
+    );
+    await expect(runTool(tools.readFile, { path: 'src' })).rejects.toThrow(
+      '"src" is a directory; use list_directory to see its contents',
+    );
+    await expect(runTool(tools.readFile, { path: 'docs/big.txt' })).rejects.toThrow(
+      /^file "docs\/big.txt" is 97\.7 KiB, more than maxBytes \(100000\); pass a larger maxBytes/,
+    );
+    await expect(runTool(tools.readFile, { path: 'docs/big.txt', maxBytes: 200_000 })).resolves.toHaveLength(
+      DEFAULT_READ_MAX_BYTES + 1,
+    );
+  });
+});
+
+describe('list_directory', () => {
+  it('lists the root by default, sorted, with types and file sizes', async () => {
+    const output = (await runTool(tools.listDirectory, {})) as { path: string; entries: unknown[]; truncated: boolean };
+    expect(output.path).toBe('.');
+    expect(output.truncated).toBe(false);
+    expect(output.entries).toEqual([
+      { name: '.git', type: 'dir' },
+      { name: 'README.md', type: 'file', size: 32 },
+      { name: 'docs', type: 'dir' },
+      { name: 'escape-dir', type: 'symlink' },
+      { name: 'escape.txt', type: 'symlink' },
+      { name: 'logo.png', type: 'file', size: 12 },
+      { name: 'readme-link.md', type: 'symlink' },
+      { name: 'src', type: 'dir' },
+    ]);
+  });
+
+  it('lists a subdirectory', async () => {
+    await expect(runTool(tools.listDirectory, { path: 'src' })).resolves.toEqual({
+      path: 'src',
+      entries: [
+        { name: 'main.ts', type: 'file', size: Buffer.byteLength(MAIN_TS) },
+        { name: 'util.ts', type: 'file', size: Buffer.byteLength(UTIL_TS) },
+      ],
+      truncated: false,
+    });
+  });
+
+  it('refuses escapes and explains files and missing paths', async () => {
+    await expect(runTool(tools.listDirectory, { path: '..' })).rejects.toThrow(PathOutsideRootError);
+    await expect(runTool(tools.listDirectory, { path: 'escape-dir' })).rejects.toThrow(PathOutsideRootError);
+    await expect(runTool(tools.listDirectory, { path: '/' })).rejects.toThrow(PathOutsideRootError);
+    await expect(runTool(tools.listDirectory, { path: 'README.md' })).rejects.toThrow(
+      '"README.md" is a file, not a directory; use read_file to read it',
+    );
+    await expect(runTool(tools.listDirectory, { path: 'missing' })).rejects.toThrow(
+      'no such file or directory: "missing"',
+    );
+  });
+});
+
+describe('grep_search', () => {
+  it('finds literal matches with path and 1-based line, skipping .git, binaries and symlinks out', async () => {
+    await expect(runTool(tools.grepSearch, { pattern: 'TODO' })).resolves.toEqual({
+      matches: [{ path: 'src/main.ts', line: 2, text: '// TODO: wire the worker' }],
+      truncated: false,
+      filesSearched: 4,
+    });
+  });
+
+  it('supports ignoreCase, regex and a narrower path', async () => {
+    const caseless = (await runTool(tools.grepSearch, { pattern: 'todo', ignoreCase: true, path: 'src' })) as {
+      matches: Array<{ path: string; line: number }>;
+    };
+    expect(caseless.matches.map((match) => `${match.path}:${match.line}`)).toEqual(['src/main.ts:2', 'src/util.ts:1']);
+    const regex = (await runTool(tools.grepSearch, { pattern: 'return \\d+;', regex: true })) as {
+      matches: Array<{ path: string; text: string }>;
+    };
+    expect(regex.matches).toEqual([{ path: 'src/main.ts', line: 3, text: 'return 42;' }]);
+  });
+
+  it('searches a single file and treats regex characters literally by default', async () => {
+    const output = await runTool(tools.grepSearch, { pattern: 'main()', path: 'src/main.ts' });
+    expect(output).toMatchObject({ matches: [{ path: 'src/main.ts', line: 1 }] });
+  });
+
+  it('stops at maxResults and says so', async () => {
+    const output = await runTool(tools.grepSearch, { pattern: 'o', maxResults: 2 });
+    expect(output).toMatchObject({ truncated: true });
+    expect((output as { matches: unknown[] }).matches).toHaveLength(2);
+  });
+
+  it('explains no matches, bad regexes and escapes', async () => {
+    await expect(runTool(tools.grepSearch, { pattern: 'zzyzx' })).resolves.toBe(
+      'No matches for "zzyzx" in 4 text file(s) under ".".',
+    );
+    await expect(runTool(tools.grepSearch, { pattern: '(unclosed', regex: true })).rejects.toThrow(
+      /^invalid regular expression "\(unclosed": /,
+    );
+    await expect(runTool(tools.grepSearch, { pattern: 'TODO', path: '../' })).rejects.toThrow(PathOutsideRootError);
+    await expect(runTool(tools.grepSearch, { pattern: 'TODO', path: 'escape-dir' })).rejects.toThrow(
+      PathOutsideRootError,
+    );
+  });
+});

@@ -1,0 +1,110 @@
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../support/harness';
+
+let harness: Harness;
+beforeAll(async () => {
+  const root = await mkdtemp(path.join(os.tmpdir(), 'dra-root-'));
+  await writeFile(path.join(root, 'notes.txt'), 'the launch code is 0000\n');
+  harness = await createHarness({ toolsRoot: root });
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+const thought = 'I need this tool to find the facts the question asks about.';
+
+describe('bad tool calls become observations the model can act on', () => {
+  it('unknown tool, bad JSON, schema mismatch and a throwing tool, then recovery', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'weather', args: { city: 'Lisbon' } }] },
+      { thought, toolCalls: [{ name: 'calculator', rawArguments: '{"expression": "1+' }] },
+      { thought, toolCalls: [{ name: 'calculator', args: { expr: '1+1' } }] },
+      { thought, toolCalls: [{ name: 'explode', args: { reason: 'disk full' } }] },
+      { thought, toolCalls: [{ name: 'calculator', args: { expression: '1+1' } }] },
+      { answer: 'Recovered: 1+1 = 2.' },
+    ]);
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    expect(result.finalAnswer).toBe('Recovered: 1+1 = 2.');
+
+    const observations = result.trace.steps.map((step) => step.observation);
+    expect(observations[0]).toMatch(/^\[error\] weather\(\{"city":"Lisbon"\}\): unknown tool\. Available tools: .*calculator/);
+    expect(observations[1]).toMatch(/^\[error\] calculator\(\{"expression": "1\+\): the arguments are not valid JSON/);
+    expect(observations[2]).toMatch(/^\[error\] calculator\(\{"expr":"1\+1"\}\): invalid arguments: .*expression/);
+    expect(observations[3]).toBe('[error] explode({"reason":"disk full"}): exploded: disk full');
+    expect(result.trace.steps.slice(0, 4).every((step) => step.isError)).toBe(true);
+    expect(result.trace.steps[4]).toMatchObject({ isError: false, observationData: { result: 2 } });
+    expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual([
+      'unknown_tool',
+      'invalid_arguments',
+      'invalid_arguments',
+      'tool_error',
+    ]);
+
+    // Each error reached the model as the tool result of its call.
+    const requests = harness.model.requests(run.modelName);
+    const lastToolMessage = (index: number) =>
+      String(requests[index]?.messages.filter((message) => message.role === 'tool').at(-1)?.content);
+    expect(lastToolMessage(1)).toContain('unknown tool');
+    expect(lastToolMessage(4)).toContain('exploded: disk full');
+  });
+
+  it('file tools refuse paths escaping the root; the calculator refuses code', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'read_file', args: { path: '../../etc/passwd' } }] },
+      { thought, toolCalls: [{ name: 'read_file', args: { path: 'notes.txt' } }] },
+      { thought, toolCalls: [{ name: 'calculator', args: { expression: 'process.exit(1)' } }] },
+      { answer: 'done' },
+    ]);
+    const result = await run.result();
+    const [escape, inside, code] = result.trace.steps;
+    expect(escape?.isError).toBe(true);
+    expect(escape?.observation).toContain('outside the allowed root');
+    expect(escape?.observation).not.toContain('root:x:0:0');
+    expect(inside?.isError).toBe(false);
+    expect(inside?.observation).toContain('the launch code is 0000');
+    expect(code?.isError).toBe(true);
+    expect(code?.observation).toMatch(/^\[error\] calculator\(.*\): .*process/);
+    expect(result.terminationReason).toBe('success');
+  });
+
+  it('a missing or degenerate thought is sent back with feedback and counted', async () => {
+    const run = await harness.start([
+      { toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }] },
+      { thought: 'I will use the calculator tool.', toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }] },
+      { thought: 'Multiplying 2 by 3 gives the area; the calculator does it exactly.', toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }] },
+      { answer: '6' },
+    ]);
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('6');
+    expect(result.trace.rejectedThoughts).toBe(2);
+    expect(result.trace.toolUsage).toEqual({ calculator: 1 });
+    expect(result.trace.errorHistory.filter((entry) => entry.kind === 'invalid_thought')).toHaveLength(2);
+    const second = harness.model.requests(run.modelName)[1];
+    expect(JSON.stringify(second?.messages.at(-1))).toContain('Your reply had no thought');
+  });
+
+  it('malformed output (final_answer without an answer) is fed back, not thrown', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'final_answer', args: { text: 'oops' } }] },
+      { thought, toolCalls: [{ name: 'final_answer', args: { answer: 'fixed' } }] },
+    ]);
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('fixed');
+    expect(result.trace.errorHistory[0]).toMatchObject({ kind: 'malformed_output' });
+    expect(result.trace.errorHistory[0]?.message).toContain('final_answer needs {"answer": "..."}');
+  });
+
+  it('maxCallsPerTool refuses calls over the cap with an observation', async () => {
+    const calc = { thought, toolCalls: [{ name: 'calculator', args: { expression: '5-1' } }] };
+    const run = await harness.start([calc, { ...calc, toolCalls: [{ name: 'calculator', args: { expression: '5-2' } }] }, { answer: '4' }], 'q', {
+      maxCallsPerTool: { calculator: 1 },
+    });
+    const result = await run.result();
+    expect(result.trace.steps[1]?.observation).toContain('at most 1 times');
+    expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual(['tool_limit']);
+  });
+});

@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, type Harness } from '../support/harness';
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await createHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+describe('a successful run', () => {
+  it('thinks, calls the calculator through the real openai client, and answers', async () => {
+    const run = await harness.start(
+      [
+        {
+          thought: 'I need the product of 6 and 7; the calculator evaluates it exactly.',
+          toolCalls: [{ name: 'calculator', args: { expression: '6 * 7' } }],
+        },
+        { answer: 'The answer is 42.' },
+      ],
+      'What is 6 times 7?',
+    );
+    const result = await run.result();
+
+    expect(result.success).toBe(true);
+    expect(result.terminationReason).toBe('success');
+    expect(result.finalAnswer).toBe('The answer is 42.');
+    expect(result.workflowId).toBe(run.workflowId);
+    const [step, final] = result.trace.steps;
+    expect(step?.action).toMatchObject({ type: 'tool_call', tool: 'calculator', args: { expression: '6 * 7' } });
+    expect(step?.observationData).toEqual({ expression: '6 * 7', result: 42 });
+    expect(step?.isError).toBe(false);
+    expect(final?.action).toEqual({ type: 'final_answer', answer: 'The answer is 42.' });
+    expect(result.trace.totalIterations).toBe(2);
+    expect(result.trace.toolUsage).toEqual({ calculator: 1 });
+    expect(result.tokenUsage.totalTokens).toBeGreaterThan(0);
+    expect(result.trace.totalTokens).toBe(result.tokenUsage.totalTokens);
+
+    // The model saw the tool's result as a tool message answering its own call ID.
+    const requests = harness.model.requests(run.modelName);
+    expect(requests).toHaveLength(2);
+    const toolMessage = requests[1]?.messages.find((message) => message.role === 'tool');
+    expect(toolMessage?.tool_call_id).toBe(step?.action.type === 'tool_call' ? step.action.callId : undefined);
+    expect(String(toolMessage?.content)).toContain('42');
+    expect(requests[0]?.authorization).toBe('Bearer test-key');
+    expect(requests[0]?.tools?.map((tool) => tool.function.name)).toContain('calculator');
+    expect(requests[0]?.tools?.map((tool) => tool.function.name)).toContain('final_answer');
+  });
+});
