@@ -13,13 +13,13 @@ import { ToolRegistry } from './tools/registry';
 export const OPENAI_REQUEST_TIMEOUT_MS = 60_000;
 
 /** Creates the openai client the model activity uses. */
-export function createOpenAIClient(options: { apiKey?: string; baseURL?: string }): OpenAI {
+export function createOpenAIClient(options: { apiKey?: string; baseURL?: string; timeoutMs?: number }): OpenAI {
   return new OpenAI({
     // Local OpenAI-compatible servers often need no key, but the client insists on one.
     apiKey: options.apiKey ?? 'not-needed',
     baseURL: options.baseURL ?? DEFAULT_OPENAI_BASE_URL,
     maxRetries: 0,
-    timeout: OPENAI_REQUEST_TIMEOUT_MS,
+    timeout: options.timeoutMs ?? OPENAI_REQUEST_TIMEOUT_MS,
   });
 }
 

@@ -82,7 +82,7 @@ export function buildModelRequest(
   const [first, ...rest] = messages;
   const system: ChatCompletionMessageParam =
     first?.role === 'system'
-      ? { role: 'system', content: `${String(first.content)}\n\n${protocol}` }
+      ? { role: 'system', content: `${typeof first.content === 'string' ? first.content : ''}\n\n${protocol}` }
       : { role: 'system', content: protocol };
   const body = first?.role === 'system' ? rest : messages;
   return { model, messages: [system, ...body], stop: [`\n${input.tags.observation}`] };

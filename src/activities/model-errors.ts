@@ -62,15 +62,16 @@ export function classifyModelError(error: unknown, endpoint: ModelEndpoint): unk
     const message = error instanceof Error ? error.message : String(error);
     return retryable(ErrorType.ModelUnavailable, `Model request failed: ${message}`, error);
   }
-  const status = error.status;
+  // instanceof erases APIError's type parameters; restore the ones a response-carrying error has.
+  const { status, headers } = error as APIError<number, Headers | undefined>;
   const detail = error.message.replace(/^\d{3}\s*/, '');
   const where = `${endpoint.baseURL} (HTTP ${status})`;
   if (status === 429) {
-    const delay = parseRetryAfter(error.headers);
+    const delay = parseRetryAfter(headers);
     return retryable(ErrorType.ModelRateLimited, `Rate limited by ${where}: ${detail}`, error, delay);
   }
   if (status === 408 || status === 409 || status >= 500) {
-    const delay = parseRetryAfter(error.headers);
+    const delay = parseRetryAfter(headers);
     return retryable(ErrorType.ModelUnavailable, `Model endpoint ${where} is unavailable: ${detail}`, error, delay);
   }
   if (status === 401 || status === 403) {

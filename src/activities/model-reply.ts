@@ -23,7 +23,7 @@ function parseToolCall(call: ModelToolCall): ParsedToolCall {
 
 function answerText(args: unknown): string | null {
   if (typeof args !== 'object' || args === null || !('answer' in args)) return null;
-  const answer = (args as { answer: unknown }).answer;
+  const answer = args.answer;
   if (answer === undefined || answer === null) return null;
   return typeof answer === 'string' ? answer : JSON.stringify(answer);
 }

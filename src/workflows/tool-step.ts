@@ -95,10 +95,10 @@ export async function actOnToolCalls(
     return 'refusal' in admission ? admission.refusal : execute(state, call, admission.tool);
   });
   const settled = await Promise.allSettled(pending);
-  let interruption: unknown;
+  let interruption: Error | undefined;
   calls.forEach((call, index) => {
     const outcome = settled[index] as PromiseSettledResult<ToolObservation>;
-    if (outcome.status === 'rejected') interruption ??= outcome.reason;
+    if (outcome.status === 'rejected') interruption ??= outcome.reason as Error;
     // A call cut short by the time budget or a cancellation stays in the trace, marked as interrupted.
     const observation =
       outcome.status === 'fulfilled'

@@ -28,8 +28,8 @@ export interface Run extends AgentRunHandle {
   modelName: string;
 }
 
-/** Builds a harness; call `close()` in afterAll. `toolsRoot` confines the file tools. */
-export async function createHarness(options: { toolsRoot?: string } = {}): Promise<Harness> {
+/** Builds a harness; call `close()` in afterAll. `toolsRoot` confines the file tools; `modelTimeoutMs` the client. */
+export async function createHarness(options: { toolsRoot?: string; modelTimeoutMs?: number } = {}): Promise<Harness> {
   const address = inject('temporalAddress');
   const namespace = inject('temporalNamespace');
   const model = await startScriptedModel();
@@ -43,7 +43,7 @@ export async function createHarness(options: { toolsRoot?: string } = {}): Promi
     namespace,
     taskQueue,
     registry,
-    openai: createOpenAIClient({ apiKey: 'test-key', baseURL: model.baseURL }),
+    openai: createOpenAIClient({ apiKey: 'test-key', baseURL: model.baseURL, timeoutMs: options.modelTimeoutMs }),
     defaultModel: 'unscripted',
     workflowBundle: { codePath: inject('workflowBundlePath') },
   });

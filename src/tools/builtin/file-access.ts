@@ -66,7 +66,7 @@ export async function resolveInsideRoot(root: string, requestedPath: string): Pr
   try {
     realRoot = await fs.realpath(lexicalRoot);
   } catch (error) {
-    if (errorCode(error) === 'ENOENT') throw new Error(`the tool's root folder "${root}" does not exist`);
+    if (errorCode(error) === 'ENOENT') throw new Error(`the tool's root folder "${root}" does not exist`, { cause: error });
     throw error;
   }
   const candidate = path.resolve(lexicalRoot, requestedPath);
@@ -80,8 +80,8 @@ export async function resolveInsideRoot(root: string, requestedPath: string): Pr
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new PathNotFoundError(requestedPath);
-    if (code === 'EACCES' || code === 'EPERM') throw new Error(`permission denied: "${requestedPath}"`);
-    if (code === 'ELOOP') throw new Error(`too many levels of symbolic links: "${requestedPath}"`);
+    if (code === 'EACCES' || code === 'EPERM') throw new Error(`permission denied: "${requestedPath}"`, { cause: error });
+    if (code === 'ELOOP') throw new Error(`too many levels of symbolic links: "${requestedPath}"`, { cause: error });
     throw error;
   }
   if (!isInside(realRoot, real)) throw new PathOutsideRootError(requestedPath);

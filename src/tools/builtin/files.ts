@@ -74,7 +74,7 @@ function buildMatcher(pattern: string, regex: boolean, ignoreCase: boolean): (li
     compiled = new RegExp(pattern, ignoreCase ? 'i' : '');
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`invalid regular expression "${pattern}": ${reason}`);
+    throw new Error(`invalid regular expression "${pattern}": ${reason}`, { cause: error });
   }
   return (line) => compiled.test(line);
 }

@@ -1,0 +1,54 @@
+// @ts-check
+import js from '@eslint/js';
+import { builtinModules } from 'node:module';
+import tseslint from 'typescript-eslint';
+
+// Code under these globs runs inside Temporal's deterministic workflow sandbox.
+const sandboxed = ['src/workflows/**/*.ts', 'src/shared/**/*.ts'];
+const nodeBuiltins = builtinModules.flatMap((name) => [name, `node:${name}`]);
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports' }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_' }],
+      // Activities must return promises even when they do not await; the rule fights that contract.
+      '@typescript-eslint/require-await': 'off',
+    },
+  },
+  {
+    files: sandboxed,
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            ...nodeBuiltins.map((name) => ({ name, message: 'Node modules are not available in the workflow sandbox.' })),
+            { name: 'openai', message: 'Model calls belong in an activity (src/activities).' },
+            { name: '@temporalio/activity', message: 'Activity APIs cannot run in the workflow sandbox.' },
+            { name: '@temporalio/worker', message: 'Worker APIs cannot run in the workflow sandbox.' },
+            { name: '@temporalio/client', message: 'Client APIs cannot run in the workflow sandbox.' },
+          ],
+          patterns: [
+            {
+              group: ['**/activities', '**/activities/**', '**/tools/**', '**/tools', '**/testing/**', '**/worker', '**/client', '**/env', '**/dev-server'],
+              allowTypeImports: true,
+              message: 'The workflow sandbox may import activities and tools as types only (import type).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['**/*.mjs', '**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
+  },
+);

@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+import { InvalidConfigError } from './client';
+import { UsageError } from './cli/args';
+import { DEV_SERVER_DB, runCommand } from './cli/run-command';
+import { startDevServer } from './dev-server';
+import { readEnv } from './env';
+import { runWorkerProcess } from './worker';
+
+const USAGE = `Usage: durable-react-agent <command> [options]
+
+Commands:
+  run [options] "<query>"   Run an agent; live trace on stderr, final answer on stdout
+  server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C
+  worker                    Run a worker against TEMPORAL_ADDRESS until Ctrl-C
+
+run options:
+  --tools a,b               Tools the agent may use (default: all built-ins)
+  --max-iterations N        --stall-threshold N      --timeout SECONDS      --token-budget N
+  --model NAME              --tool-calling native|text
+  --success-phrase TEXT     --failure-phrase TEXT   (repeatable)
+  --config FILE.json        Full agent config (flags override it)
+  --root DIR                Folder the file and search tools may read (default: current directory)
+  --json                    Print exactly one ReActResult JSON object on stdout
+  --no-worker               Do not run a worker in this process
+  --demo                    Ask the demo question; without a model endpoint, use the scripted demo model
+
+Exit codes: 0 run finished (any termination reason), 2 invalid input, 1 other errors.`;
+
+const say = (line: string): void => void process.stderr.write(`${line}\n`);
+const out = (line: string): void => void process.stdout.write(`${line}\n`);
+
+async function serverCommand(): Promise<number> {
+  const env = readEnv();
+  const server = await startDevServer({ dbFile: DEV_SERVER_DB, namespace: env.temporalNamespace, log: say });
+  say(`Temporal dev server: ${server.address} (namespace ${server.namespace}, state in ${DEV_SERVER_DB})`);
+  if (server.uiUrl) say(`Temporal UI: ${server.uiUrl}`);
+  say('Press Ctrl-C to stop.');
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  await server.stop();
+  return 0;
+}
+
+/** Runs a command and maps failures to the designed exit codes, each with a one-line message. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    switch (command) {
+      case 'run':
+        return await runCommand(rest, out, say);
+      case 'server':
+        return await serverCommand();
+      case 'worker':
+        await runWorkerProcess();
+        return 0;
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        say(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command "${command}"; try --help`);
+    }
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    say(`error: ${message}`);
+    return error instanceof UsageError || error instanceof InvalidConfigError ? 2 : 1;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
+}

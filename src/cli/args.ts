@@ -1,0 +1,96 @@
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { AgentConfigInput } from '../shared/config';
+
+/** A command-line mistake: exit code 2 with a one-line message. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** What `run` was asked to do. */
+export interface RunOptions {
+  query: string;
+  config: AgentConfigInput;
+  json: boolean;
+  worker: boolean;
+  demo: boolean;
+  toolsRoot: string;
+}
+
+function integer(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (!Number.isInteger(parsed)) throw new UsageError(`--${name} expects a whole number, got "${value}"`);
+  return parsed;
+}
+
+function readConfigFile(file: string): AgentConfigInput {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`cannot read --config file ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return JSON.parse(text) as AgentConfigInput;
+  } catch (error) {
+    throw new UsageError(`--config file ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** Parses `run` arguments; flags override the --config file. Throws UsageError on mistakes. */
+export function parseRunArgs(argv: string[]): RunOptions {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        tools: { type: 'string' },
+        'max-iterations': { type: 'string' },
+        'stall-threshold': { type: 'string' },
+        timeout: { type: 'string' },
+        'token-budget': { type: 'string' },
+        model: { type: 'string' },
+        'success-phrase': { type: 'string', multiple: true },
+        'failure-phrase': { type: 'string', multiple: true },
+        'tool-calling': { type: 'string' },
+        config: { type: 'string' },
+        root: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        'no-worker': { type: 'boolean', default: false },
+        demo: { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  const query = positionals.join(' ').trim();
+  if (query === '' && !values.demo) throw new UsageError('run needs a query: durable-react-agent run "<query>"');
+  const config: AgentConfigInput = values.config ? readConfigFile(values.config) : {};
+  const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
+  if (timeout !== undefined && !(timeout > 0)) throw new UsageError(`--timeout expects seconds > 0, got "${values.timeout}"`);
+  const overrides: AgentConfigInput = {
+    tools: values.tools?.split(',').map((name) => name.trim()).filter(Boolean),
+    maxIterations: integer('max-iterations', values['max-iterations']),
+    stallThreshold: integer('stall-threshold', values['stall-threshold']),
+    tokenBudget: integer('token-budget', values['token-budget']),
+    timeoutSeconds: timeout,
+    model: values.model,
+    successPhrases: values['success-phrase'],
+    failurePhrases: values['failure-phrase'],
+    toolCalling: values['tool-calling'] as AgentConfigInput['toolCalling'],
+  };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value !== undefined) (config as Record<string, unknown>)[key] = value;
+  }
+  return {
+    query,
+    config,
+    json: values.json,
+    worker: !values['no-worker'],
+    demo: values.demo,
+    toolsRoot: values.root ?? process.cwd(),
+  };
+}

@@ -1,0 +1,89 @@
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { AgentClient } from '../client';
+import { DEMO_MODEL, DEMO_QUERY, demoResponder } from '../demo';
+import { isServerAnswering, startDevServer } from '../dev-server';
+import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../env';
+import { startScriptedModel } from '../testing/scripted-model';
+import { createAgentWorker, createOpenAIClient } from '../worker';
+import { parseRunArgs, UsageError } from './args';
+import { followTrace } from './trace-printer';
+
+/** Where the CLI's embedded dev server keeps its state between runs. */
+export const DEV_SERVER_DB = '.data/temporal.db';
+
+type Say = (line: string) => void;
+type Cleanup = () => Promise<unknown>;
+
+/** Uses TEMPORAL_ADDRESS, else a server on localhost:7233, else starts the embedded dev server. */
+async function connectServer(env: RuntimeEnv, say: Say, cleanups: Cleanup[]): Promise<{ address: string; uiUrl?: string }> {
+  if (env.temporalAddress) return { address: env.temporalAddress };
+  if (await isServerAnswering(LOCAL_TEMPORAL_ADDRESS)) {
+    say(`Using the Temporal server already answering on ${LOCAL_TEMPORAL_ADDRESS}`);
+    return { address: LOCAL_TEMPORAL_ADDRESS };
+  }
+  say('Starting the embedded Temporal dev server…');
+  const server = await startDevServer({ dbFile: DEV_SERVER_DB, namespace: env.temporalNamespace, log: say });
+  cleanups.push(() => server.stop());
+  say(`Temporal dev server on ${server.address}, state in ${DEV_SERVER_DB}`);
+  if (server.uiUrl) say(`Temporal UI: ${server.uiUrl}  (up while this command runs; \`durable-react-agent server\` keeps one running)`);
+  return { address: server.address, uiUrl: server.uiUrl };
+}
+
+/** `durable-react-agent run`: start a run, follow its trace on stderr, print the answer (or --json) on stdout. */
+export async function runCommand(argv: string[], out: Say, say: Say): Promise<number> {
+  const options = parseRunArgs(argv);
+  AgentClient.validateConfig(options.config); // exit 2 before anything starts
+  const env = readEnv();
+  const query = options.query || DEMO_QUERY;
+  const config = { ...options.config };
+  const cleanups: Cleanup[] = [];
+  try {
+    let openai = createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL });
+    if (!hasModelEndpoint(env)) {
+      if (!options.demo) {
+        throw new UsageError('No model endpoint: set OPENAI_API_KEY (and OPENAI_BASE_URL for other OpenAI-compatible servers), or use --demo');
+      }
+      const scripted = await startScriptedModel();
+      cleanups.push(() => scripted.close());
+      scripted.script(DEMO_MODEL, demoResponder);
+      openai = createOpenAIClient({ baseURL: scripted.baseURL });
+      config.model = DEMO_MODEL;
+      say(`DEMO MODE: no OPENAI_API_KEY or OPENAI_BASE_URL is set, so the model is the project's scripted`);
+      say(`OpenAI-compatible server on ${scripted.baseURL} (no real LLM). Everything else is real: Temporal, the worker, the tools.`);
+    }
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    const server = await connectServer(env, say, cleanups);
+    if (options.worker) {
+      const nativeConnection = await NativeConnection.connect({ address: server.address });
+      cleanups.push(() => nativeConnection.close());
+      const worker = await createAgentWorker({ connection: nativeConnection, env, openai, toolsRoot: options.toolsRoot });
+      const running = worker.run();
+      cleanups.push(async () => {
+        worker.shutdown();
+        await running;
+      });
+    }
+    const connection = await Connection.connect({ address: server.address });
+    cleanups.push(() => connection.close());
+    const agents = new AgentClient({ client: new Client({ connection, namespace: env.temporalNamespace }), taskQueue: env.taskQueue });
+    const run = await agents.start(query, config);
+    say(`Run ${run.workflowId} started on task queue "${agents.taskQueue}"`);
+    if (server.uiUrl) say(`  ${server.uiUrl}/namespaces/${env.temporalNamespace}/workflows/${run.workflowId}`);
+    say(`Query: ${query}`);
+    const follower = followTrace(async () => (await run.getTrace()).steps, say);
+    const result = await run.result().catch((error: unknown) => {
+      follower.stop([]);
+      throw error;
+    });
+    follower.stop(result.trace.steps);
+    say(
+      `Finished: ${result.terminationReason} after ${result.trace.totalIterations} iterations, ` +
+        `${result.tokenUsage.totalTokens} tokens, ${result.executionTimeMs} ms`,
+    );
+    out(options.json ? JSON.stringify(result) : (result.finalAnswer ?? `(no final answer: ${result.terminationReason})`));
+    return 0;
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  }
+}

@@ -1,0 +1,109 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { inject } from 'vitest';
+import type { ReActResult } from '../../src/shared/types';
+import { startScriptedModel, type ScriptedModelServer, type ScriptedTurn } from '../../src/testing/scripted-model';
+
+// The CLI is tested as users run it: the built bin in a child process (npm test builds dist/ first).
+const CLI = path.resolve(__dirname, '../../dist/cli.js');
+
+let model: ScriptedModelServer;
+let workdir: string;
+beforeAll(async () => {
+  model = await startScriptedModel();
+  workdir = await mkdtemp(path.join(os.tmpdir(), 'dra-cli-'));
+});
+afterAll(async () => {
+  await model?.close();
+});
+
+interface CliOutcome {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliOutcome> {
+  const base: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined };
+  const child = spawn(process.execPath, [CLI, ...args], {
+    cwd: workdir,
+    env: {
+      ...base,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: `cli-${randomUUID()}`,
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+function scripted(turns: ScriptedTurn[]): string {
+  const name = `cli-${randomUUID()}`;
+  model.script(name, turns);
+  return name;
+}
+
+describe('durable-react-agent run', () => {
+  it('prints the live trace on stderr and exactly one ReActResult JSON on stdout with --json', async () => {
+    const name = scripted([
+      { thought: 'The calculator gives the exact product of these numbers.', toolCalls: [{ name: 'calculator', args: { expression: '12*12' } }] },
+      { answer: '144' },
+    ]);
+    const outcome = await cli(['run', '--json', '--model', name, 'What is 12 squared?'], { OPENAI_BASE_URL: model.baseURL });
+    expect(outcome.stderr).toContain('[step 1] Thought: The calculator gives the exact product');
+    expect(outcome.stderr).toContain('Action: calculator');
+    expect(outcome.code).toBe(0);
+    const result = JSON.parse(outcome.stdout) as ReActResult; // throws unless stdout is exactly one JSON value
+    expect(result).toMatchObject({ success: true, finalAnswer: '144', terminationReason: 'success' });
+    expect(Object.keys(result).sort()).toEqual(
+      ['executionTimeMs', 'finalAnswer', 'success', 'terminationReason', 'tokenUsage', 'trace', 'workflowId'].sort(),
+    );
+  });
+
+  it('prints the final answer on stdout and exits 0 for a non-success termination', async () => {
+    const name = scripted([
+      { thought: 'Computing the first part with the calculator tool.', toolCalls: [{ name: 'calculator', args: { expression: '1+1' } }] },
+      { answer: 'Only got as far as 1+1=2.' },
+    ]);
+    const outcome = await cli(['run', '--max-iterations', '1', '--model', name, 'q'], { OPENAI_BASE_URL: model.baseURL });
+    expect(outcome.code).toBe(0);
+    expect(outcome.stdout).toBe('Only got as far as 1+1=2.\n');
+    expect(outcome.stderr).toContain('Finished: max_iterations');
+  });
+
+  it('exits 2 with one line for invalid input', async () => {
+    const badFlag = await cli(['run', '--max-iterations', 'ten', 'q']);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.stderr).toBe('error: --max-iterations expects a whole number, got "ten"\n');
+
+    const configFile = path.join(workdir, 'bad.json');
+    await writeFile(configFile, JSON.stringify({ maxIterations: -1, stalThreshold: 2 }));
+    const badConfig = await cli(['run', '--config', configFile, 'q'], { OPENAI_BASE_URL: model.baseURL });
+    expect(badConfig.code).toBe(2);
+    expect(badConfig.stderr.trim().split('\n')).toHaveLength(1);
+    expect(badConfig.stderr).toMatch(/^error: Invalid agent config: maxIterations: .*; unknown field: stalThreshold/);
+
+    const noEndpoint = await cli(['run', 'q']);
+    expect(noEndpoint.code).toBe(2);
+    expect(noEndpoint.stderr).toContain('set OPENAI_API_KEY');
+  });
+
+  it('exits 1 with the clear message when the endpoint rejects the key', async () => {
+    const name = scripted([{ status: 401, errorMessage: 'invalid key' }]);
+    const outcome = await cli(['run', '--model', name, 'q'], { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-wrong' });
+    expect(outcome.code).toBe(1);
+    expect(outcome.stdout).toBe('');
+    expect(outcome.stderr.trim().split('\n').at(-1)).toBe(
+      `error: OPENAI_API_KEY rejected by ${model.baseURL} (HTTP 401): invalid key. Set OPENAI_API_KEY to a key valid for this endpoint.`,
+    );
+  });
+});

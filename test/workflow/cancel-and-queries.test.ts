@@ -1,0 +1,88 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentRunError, InvalidConfigError } from '../../src/client';
+import { createHarness, type Harness } from '../support/harness';
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await createHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean): Promise<T> {
+  for (let attempt = 0; attempt < 100; attempt++) {
+    const value = await read();
+    if (accept(value)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error('condition not reached in 10 s');
+}
+
+describe('cancellation', () => {
+  it('returns the partial trace with reason cancelled and no forced answer', async () => {
+    const run = await harness.start([
+      { thought: 'First I compute the base figure with the calculator.', toolCalls: [{ name: 'calculator', args: { expression: '40+2' } }] },
+      { thought: 'Now I wait for the slow data source to answer.', toolCalls: [{ name: 'wait_forever', args: {} }] },
+      { answer: 'must not be asked' },
+    ]);
+    await eventually(() => run.getStatus(), (status) => status.runningTools.includes('wait_forever'));
+    await run.cancel();
+    const result = await run.result();
+    expect(result.terminationReason).toBe('cancelled');
+    expect(result.success).toBe(false);
+    expect(result.finalAnswer).toBeNull();
+    expect(result.trace.steps[0]?.observationData).toEqual({ expression: '40+2', result: 42 });
+    expect(result.trace.steps[1]?.observation).toContain('interrupted');
+    expect(harness.model.requests(run.modelName)).toHaveLength(2);
+  });
+});
+
+describe('queries', () => {
+  it('getTrace, getScratchpad and getStatus describe a run', async () => {
+    const run = await harness.start(
+      [
+        { thought: 'The word length needs the text tool; counting by eye is error-prone.', toolCalls: [{ name: 'text', args: { operation: 'length', text: 'durable' } }] },
+        { answer: 'durable has 7 letters' },
+      ],
+      'How long is "durable"?',
+    );
+    const result = await run.result();
+    const trace = await run.getTrace();
+    expect(trace).toEqual(result.trace);
+    const scratchpad = await run.getScratchpad();
+    expect(scratchpad).toContain('Thought: The word length needs the text tool');
+    expect(scratchpad).toContain('Action: text');
+    expect(scratchpad).toContain('Action Input: {"operation":"length","text":"durable"}');
+    expect(scratchpad).toMatch(/Observation: [\s\S]*7/);
+    expect(scratchpad).toContain('Final Answer: durable has 7 letters');
+    expect(await run.getStatus()).toMatchObject({ state: 'completed', iteration: 2, terminationReason: 'success' });
+  });
+});
+
+describe('configuration', () => {
+  it('is validated before the workflow starts, listing every bad field', async () => {
+    const started = harness.agents.start('q', { maxIterations: 'ten', stallThreshold: 0, colour: 'blue' } as never);
+    await expect(started).rejects.toBeInstanceOf(InvalidConfigError);
+    const message = (await started.catch((error: Error) => error.message)) as string;
+    expect(message).toMatch(/^Invalid agent config: /);
+    expect(message).toContain('maxIterations');
+    expect(message).toContain('stallThreshold');
+    expect(message).toContain('unknown field: colour');
+  });
+
+  it('an unknown tool name in config.tools fails the run with a clear error', async () => {
+    const run = await harness.start([{ answer: 'x' }], 'q', { tools: ['calculator', 'teleport'] });
+    const error = (await run.result().catch((caught: unknown) => caught)) as AgentRunError;
+    expect(error).toBeInstanceOf(AgentRunError);
+    expect(error.type).toBe('InvalidConfigError');
+    expect(error.message).toBe('Unknown tools in config.tools: teleport');
+  });
+
+  it('config.tools limits what the model is offered', async () => {
+    const run = await harness.start([{ answer: 'ok' }], 'q', { tools: ['calculator'] });
+    await run.result();
+    const offered = harness.model.requests(run.modelName)[0]?.tools?.map((tool) => tool.function.name);
+    expect(offered).toEqual(['calculator', 'final_answer']);
+  });
+});

@@ -1,0 +1,63 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { AgentRunError } from '../../src/client';
+import { createHarness, type Harness } from '../support/harness';
+
+let harness: Harness;
+beforeAll(async () => {
+  harness = await createHarness();
+});
+afterAll(async () => {
+  await harness?.close();
+});
+
+describe('model endpoint faults', () => {
+  it('two 500s then success: Temporal retries the model activity and the run succeeds', async () => {
+    const run = await harness.start([{ status: 500 }, { status: 503 }, { answer: 'fine after retries' }]);
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('fine after retries');
+    expect(harness.model.requests(run.modelName)).toHaveLength(3);
+    expect(result.trace.totalIterations).toBe(1); // retries are attempts of one step, not new iterations
+  });
+
+  it('401 fails fast with a message that says what to fix', async () => {
+    const run = await harness.start([{ status: 401, errorMessage: 'Incorrect API key provided' }, { answer: 'never' }]);
+    const failure = await run.result().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(AgentRunError);
+    const error = failure as AgentRunError;
+    expect(error.type).toBe('ModelAuthenticationError');
+    expect(error.message).toContain(`OPENAI_API_KEY rejected by ${harness.model.baseURL} (HTTP 401)`);
+    expect(error.message).toContain('Incorrect API key provided');
+    expect(error.trace?.errorHistory.at(-1)?.kind).toBe('model_error');
+    expect(harness.model.requests(run.modelName)).toHaveLength(1); // no retry
+  });
+
+  it('404 names the model and the variables to check', async () => {
+    const run = await harness.start([{ status: 404, errorMessage: 'The model does not exist' }]);
+    const error = (await run.result().catch((caught: unknown) => caught)) as AgentRunError;
+    expect(error.type).toBe('ModelNotFoundError');
+    expect(error.message).toContain(`Model "${run.modelName}"`);
+    expect(error.message).toContain('Check OPENAI_MODEL and OPENAI_BASE_URL');
+  });
+
+  it('429 honours retry-after as the next retry delay', async () => {
+    const run = await harness.start([{ status: 429, retryAfter: '3' }, { answer: 'after waiting' }]);
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('after waiting');
+    const [first, second] = harness.model.requests(run.modelName);
+    // Temporal's own first backoff is 1 s; the endpoint asked for 3 s.
+    expect((second?.receivedAt ?? 0) - (first?.receivedAt ?? 0)).toBeGreaterThanOrEqual(2900);
+  });
+
+  it('a request hanging past the client timeout is abandoned and retried', async () => {
+    const impatient = await createHarness({ modelTimeoutMs: 500 });
+    try {
+      const run = await impatient.start([{ answer: 'too late', delayMs: 5_000 }, { answer: 'recovered' }]);
+      const result = await run.result();
+      expect(result.finalAnswer).toBe('recovered');
+      const [hung, retry] = impatient.model.requests(run.modelName);
+      expect((retry?.receivedAt ?? 0) - (hung?.receivedAt ?? 0)).toBeLessThan(5_000);
+    } finally {
+      await impatient.close();
+    }
+  });
+});
