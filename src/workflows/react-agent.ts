@@ -154,7 +154,7 @@ export async function reactAgentWorkflow(input: AgentWorkflowInput): Promise<ReA
   setHandler(getStatusQuery, () => toStatus(state));
 
   try {
-    const catalog = await listTools(config.tools);
+    const catalog = await listTools.executeWithOptions({ summary: 'list tools' }, [config.tools]);
     if (catalog.unknown.length > 0) {
       throw invalidInput(`Unknown tools in config.tools: ${catalog.unknown.join(', ')}`);
     }

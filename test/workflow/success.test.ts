@@ -1,3 +1,4 @@
+import { defaultPayloadConverter } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, type Harness } from '../support/harness';
 
@@ -46,5 +47,24 @@ describe('a successful run', () => {
     expect(requests[0]?.authorization).toBe('Bearer test-key');
     expect(requests[0]?.tools?.map((tool) => tool.function.name)).toContain('calculator');
     expect(requests[0]?.tools?.map((tool) => tool.function.name)).toContain('final_answer');
+  });
+
+  it('schedules each activity with a readable summary for the Temporal UI', async () => {
+    const run = await harness.start([
+      {
+        thought: 'I need the square root of 81; the calculator computes it exactly.',
+        toolCalls: [{ name: 'calculator', args: { expression: 'sqrt(81)' } }],
+      },
+      { answer: '9' },
+    ]);
+    await run.result();
+    const history = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
+    const summaries = (history.events ?? [])
+      .filter((event) => event.activityTaskScheduledEventAttributes)
+      .map((event) => {
+        const payload = event.userMetadata?.summary;
+        return payload ? defaultPayloadConverter.fromPayload<string>(payload) : undefined;
+      });
+    expect(summaries).toEqual(['list tools', 'think · step 1', 'tool · calculator({"expression":"sqrt(81)"})', 'think · step 2']);
   });
 });
