@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { InvalidConfigError } from './client';
+import { AgentRunError, InvalidConfigError } from './client';
+import { ErrorType } from './shared/errors';
 import { UsageError } from './cli/args';
 import { DEV_SERVER_DB, runCommand } from './cli/run-command';
 import { startDevServer } from './dev-server';
@@ -67,7 +68,11 @@ export async function main(argv: string[]): Promise<number> {
   } catch (error) {
     const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
     say(`error: ${message}`);
-    return error instanceof UsageError || error instanceof InvalidConfigError ? 2 : 1;
+    const invalidInput =
+      error instanceof UsageError ||
+      error instanceof InvalidConfigError ||
+      (error instanceof AgentRunError && error.type === ErrorType.InvalidConfig);
+    return invalidInput ? 2 : 1;
   }
 }
 

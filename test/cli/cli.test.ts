@@ -92,6 +92,10 @@ describe('durable-react-agent run', () => {
     expect(badConfig.stderr.trim().split('\n')).toHaveLength(1);
     expect(badConfig.stderr).toMatch(/^error: Invalid agent config: maxIterations: .*; unknown field: stalThreshold/);
 
+    const unknownTool = await cli(['run', '--tools', 'calculator,teleport', 'q'], { OPENAI_BASE_URL: model.baseURL });
+    expect(unknownTool.code).toBe(2);
+    expect(unknownTool.stderr.trim().split('\n').at(-1)).toBe('error: Unknown tools in config.tools: teleport');
+
     const noEndpoint = await cli(['run', 'q']);
     expect(noEndpoint.code).toBe(2);
     expect(noEndpoint.stderr).toContain('set OPENAI_API_KEY');

@@ -8,6 +8,7 @@ let harness: Harness;
 beforeAll(async () => {
   const root = await mkdtemp(path.join(os.tmpdir(), 'dra-root-'));
   await writeFile(path.join(root, 'notes.txt'), 'the launch code is 0000\n');
+  await writeFile(path.join(root, 'big.txt'), 'x'.repeat(10_000));
   harness = await createHarness({ toolsRoot: root });
 });
 afterAll(async () => {
@@ -106,5 +107,20 @@ describe('bad tool calls become observations the model can act on', () => {
     const result = await run.result();
     expect(result.trace.steps[1]?.observation).toContain('at most 1 times');
     expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual(['tool_limit']);
+  });
+
+  it('long observations are truncated to maxObservationTokens before the model sees them', async () => {
+    const run = await harness.start(
+      [{ thought, toolCalls: [{ name: 'read_file', args: { path: 'big.txt' } }] }, { answer: 'a lot of x' }],
+      'q',
+      { maxObservationTokens: 100 },
+    );
+    const result = await run.result();
+    const step = result.trace.steps[0];
+    expect(step?.truncated).toBe(true);
+    expect(step?.observation?.length).toBeLessThan(600); // ~100 tokens at 4 characters each, plus the marker
+    expect(step?.observation).toMatch(/\[truncated: \d+ more characters\]$/);
+    const seen = harness.model.requests(run.modelName)[1]?.messages.find((message) => message.role === 'tool');
+    expect(String(seen?.content)).toBe(step?.observation);
   });
 });
