@@ -25,6 +25,8 @@ export function parseRetryAfter(headers: Headers | undefined, now: number = Date
   if (value === null || value.trim() === '') return undefined;
   const seconds = Number(value);
   if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
+  // Date.parse is lenient ("-5" is a date in 2001), so only an IMF-fixdate ("Wed, 21 Oct 2026 07:28:00 GMT") counts.
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} /.test(value.trim())) return undefined;
   const date = Date.parse(value);
   if (Number.isNaN(date)) return undefined;
   return Math.min(Math.max(date - now, 0), MAX_RETRY_AFTER_MS);

@@ -25,7 +25,8 @@ function answerText(args: unknown): string | null {
   if (typeof args !== 'object' || args === null || !('answer' in args)) return null;
   const answer = args.answer;
   if (answer === undefined || answer === null) return null;
-  return typeof answer === 'string' ? answer : JSON.stringify(answer);
+  const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
+  return text.trim() === '' ? null : text;
 }
 
 /** Reads usage from the response; when an endpoint omits it, falls back to the character estimate. */
@@ -80,6 +81,8 @@ export function readTextReply(content: string, tags: TextTags, responseId: strin
   if (action.tool === FINAL_ANSWER_TOOL) {
     const answer = answerText(action.args);
     if (answer !== null) return { ...base, finalAnswer: answer, malformed: null };
+    const malformed = `${FINAL_ANSWER_TOOL} needs {"answer": "..."}; got ${action.argumentsText || 'nothing'}`;
+    return { ...base, finalAnswer: null, malformed };
   }
   return { ...base, toolCalls: [call], finalAnswer: null, malformed: null };
 }

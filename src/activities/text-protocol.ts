@@ -34,6 +34,13 @@ function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
+/** A tag with optional markdown bold around it, the colon inside or outside: `**Thought:**` or `**Thought**:`. */
+function tagPattern(tag: string): string {
+  const bold = '(?:\\*\\*)?';
+  if (!tag.endsWith(':')) return `${bold}${escapeRegExp(tag)}${bold}`;
+  return `${bold}${escapeRegExp(tag.slice(0, -1).trimEnd())}${bold}\\s*:${bold}`;
+}
+
 /** Finds each tag at the start of a line (case-insensitive, markdown emphasis tolerated). */
 function findTags(text: string, tags: TextTags): TagHit[] {
   const patterns: Array<[TagHit['key'], string]> = [
@@ -45,7 +52,7 @@ function findTags(text: string, tags: TextTags): TagHit[] {
   ];
   const hits: TagHit[] = [];
   for (const [key, tag] of patterns) {
-    const regex = new RegExp(`^[ \\t]*(?:\\*\\*)?${escapeRegExp(tag)}(?:\\*\\*)?`, 'gim');
+    const regex = new RegExp(`^[ \\t]*${tagPattern(tag)}`, 'gim');
     for (const match of text.matchAll(regex)) {
       const start = match.index;
       // "Action Input:" also starts with "Action": keep only the longer tag at one position.

@@ -5,7 +5,7 @@ import type { AgentConfig } from '../shared/config';
  * tool calling tempts them to skip reasoning, and they make traces useless to the humans reading them.
  */
 const DEGENERATE_THOUGHTS: readonly RegExp[] = [
-  /^(?:i\s+(?:will|'ll|should|need to|am going to|must)\s+)?(?:now\s+)?(?:use|call|invoke|run|try)\s+(?:the\s+)?[\w-]+(?:\s+tool)?[.!]?$/i,
+  /^(?:i(?:\s+(?:will|should|need to|am going to|must)|['’]ll)\s+)?(?:now\s+)?(?:use|call|invoke|run|try)\s+(?:the\s+)?[\w-]+(?:\s+tool)?[.!]?$/i,
   /^(?:let me|let's|lets)\s+(?:use|call|check|try|run|think|see)\b[^.]{0,24}[.!]?$/i,
   /^(?:thinking|thought|ok(?:ay)?|sure|hmm+|none|n\/a|tbd|\.+|-+)[.!]?$/i,
 ];

@@ -1,0 +1,141 @@
+import { describe, it, expect } from 'vitest';
+import {
+  agentConfigSchema,
+  DEFAULT_SYSTEM_PROMPT,
+  DEFAULT_THOUGHT_PROMPT,
+  validateAgentConfig,
+  type AgentConfig,
+} from '../../src/shared/config';
+
+function invalid(input: unknown): string {
+  const result = validateAgentConfig(input);
+  if (result.ok) throw new Error(`expected ${JSON.stringify(input)} to be refused`);
+  return result.message;
+}
+
+function valid(input: unknown): AgentConfig {
+  const result = validateAgentConfig(input);
+  if (!result.ok) throw new Error(result.message);
+  return result.config;
+}
+
+describe('agent config defaults', () => {
+  it('fills every documented default for an empty config', () => {
+    expect(valid({})).toEqual({
+      maxIterations: 10,
+      thoughtPrompt: DEFAULT_THOUGHT_PROMPT,
+      requireThought: true,
+      minThoughtLength: 15,
+      thoughtTag: 'Thought:',
+      actionTag: 'Action:',
+      observationTag: 'Observation:',
+      enableScratchpad: true,
+      successPhrases: [],
+      failurePhrases: [],
+      stallThreshold: 3,
+      maxObservationTokens: 2000,
+      maxCallsPerTool: {},
+      stopWhen: [],
+      forceFinalAnswer: true,
+      systemPrompt: DEFAULT_SYSTEM_PROMPT,
+      toolCalling: 'native',
+    });
+  });
+
+  it('leaves optional limits unset so they do not apply', () => {
+    const config = valid({});
+    expect(config.tokenBudget).toBeUndefined();
+    expect(config.timeoutSeconds).toBeUndefined();
+    expect(config.tools).toBeUndefined();
+    expect(config.model).toBeUndefined();
+  });
+
+  it('treats a missing config as the defaults', () => {
+    expect(valid(undefined)).toEqual(valid({}));
+    expect(valid(null)).toEqual(valid({}));
+  });
+
+  it('keeps the values a caller sets', () => {
+    const config = valid({
+      maxIterations: 3,
+      toolCalling: 'text',
+      thoughtTag: 'Reasoning:',
+      stopWhen: [{ type: 'tool_called', tool: 'publish' }],
+      maxCallsPerTool: { search: 2 },
+      tokenBudget: 5000,
+    });
+    expect(config).toMatchObject({
+      maxIterations: 3,
+      toolCalling: 'text',
+      thoughtTag: 'Reasoning:',
+      actionTag: 'Action:',
+      stopWhen: [{ type: 'tool_called', tool: 'publish' }],
+      maxCallsPerTool: { search: 2 },
+      tokenBudget: 5000,
+      stallThreshold: 3,
+    });
+  });
+
+  it('is the same parse the schema gives', () => {
+    expect(agentConfigSchema.parse({ maxIterations: 4 })).toEqual(valid({ maxIterations: 4 }));
+  });
+});
+
+describe('validateAgentConfig refusals', () => {
+  it.each([
+    [{ maxIterations: 'ten' }, 'maxIterations: Invalid input: expected number, received string'],
+    [{ requireThought: 'yes' }, 'requireThought: Invalid input: expected boolean, received string'],
+    [{ maxIterations: 0 }, 'maxIterations: Too small'],
+    [{ maxIterations: 2.5 }, 'maxIterations: Invalid input: expected int'],
+    [{ stallThreshold: 1 }, 'stallThreshold: Too small: expected number to be >=2'],
+    [{ maxObservationTokens: 8 }, 'maxObservationTokens: Too small'],
+    [{ tokenBudget: 0 }, 'tokenBudget: Too small'],
+    [{ timeoutSeconds: -1 }, 'timeoutSeconds: Too small'],
+    [{ minThoughtLength: -1 }, 'minThoughtLength: Too small'],
+    [{ toolCalling: 'xml' }, 'toolCalling: Invalid option'],
+    [{ thoughtTag: '' }, 'thoughtTag: Too small'],
+    [{ maxCallsPerTool: { search: -1 } }, 'maxCallsPerTool.search: Too small'],
+    [{ successPhrases: [''] }, 'successPhrases.0: Too small'],
+  ])('refuses %j', (input, expected) => {
+    expect(invalid(input)).toContain(expected);
+  });
+
+  it('names unknown fields so typos surface', () => {
+    expect(invalid({ maxIteration: 5 })).toBe('Invalid agent config: unknown field: maxIteration');
+    expect(invalid({ maxIteration: 5, temprature: 1 })).toBe(
+      'Invalid agent config: unknown fields: maxIteration, temprature',
+    );
+  });
+
+  it.each([
+    [[{ type: 'bogus' }], 'stopWhen.0.type: Invalid discriminator value'],
+    [[{ type: 'tool_called' }], 'stopWhen.0.tool: Invalid input: expected string'],
+    [[{ type: 'thought_contains', text: '' }], 'stopWhen.0.text: Too small'],
+    [[{ type: 'observation_contains', text: 'done', tool: '' }], 'stopWhen.0.tool: Too small'],
+    [[{ type: 'tool_called', tool: 'x', when: 'always' }], 'unknown field in stopWhen.0: when'],
+    [[{ type: 'tool_called', tool: 'x' }, 'done'], 'stopWhen.1: Invalid input: expected object'],
+  ])('refuses the stop conditions %j', (stopWhen, expected) => {
+    expect(invalid({ stopWhen })).toContain(expected);
+  });
+
+  it('lists every bad field on one line', () => {
+    const message = invalid({
+      maxIterations: 'ten',
+      stallThreshold: 1,
+      requireThought: 'yes',
+      stopWhen: [{ type: 'bogus' }],
+      colour: 'blue',
+    });
+    expect(message).not.toContain('\n');
+    expect(message.startsWith('Invalid agent config: ')).toBe(true);
+    for (const field of ['maxIterations:', 'stallThreshold:', 'requireThought:', 'stopWhen.0.type:', 'colour']) {
+      expect(message).toContain(field);
+    }
+    expect(message.split('; ')).toHaveLength(5);
+  });
+
+  it('refuses a config that is not an object', () => {
+    expect(invalid('maxIterations=3')).toBe('Invalid agent config: Invalid input: expected object, received string');
+    expect(invalid([])).toContain('expected object');
+  });
+});

@@ -1,0 +1,172 @@
+import { afterEach, beforeEach, describe, it, expect, vi } from 'vitest';
+import { ApplicationFailure } from '@temporalio/common';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { classifyModelError, MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../src/activities/model-errors';
+
+const endpoint = { baseURL: 'https://llm.example.test/v1', model: 'gpt-test' };
+const NOW = Date.parse('2025-06-01T12:00:00Z');
+
+function apiError(status: number, headers: Record<string, string> = {}): APIError {
+  return APIError.generate(status, { error: { message: 'm' } }, undefined, new Headers(headers));
+}
+
+function classify(error: unknown): ApplicationFailure {
+  const result = classifyModelError(error, endpoint);
+  if (!(result instanceof ApplicationFailure)) throw new Error(`expected an ApplicationFailure, got ${String(result)}`);
+  return result;
+}
+
+describe('classifyModelError', () => {
+  beforeEach(() => {
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(NOW);
+  });
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  it.each([401, 403])('fails at once on %i, saying the key was rejected and by whom', (status) => {
+    const failure = classify(apiError(status));
+    expect(failure.type).toBe('ModelAuthenticationError');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toBe(
+      `OPENAI_API_KEY rejected by https://llm.example.test/v1 (HTTP ${status}): m. ` +
+        'Set OPENAI_API_KEY to a key valid for this endpoint.',
+    );
+  });
+
+  it('fails at once on 404, naming the model', () => {
+    const failure = classify(apiError(404));
+    expect(failure.type).toBe('ModelNotFoundError');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toContain('Model "gpt-test"');
+    expect(failure.message).toContain('https://llm.example.test/v1 (HTTP 404)');
+    expect(failure.message).toContain('OPENAI_MODEL');
+  });
+
+  it.each([400, 422, 413])('fails at once on %i as a bad request', (status) => {
+    const failure = classify(apiError(status));
+    expect(failure.type).toBe('ModelBadRequestError');
+    expect(failure.nonRetryable).toBe(true);
+    expect(failure.message).toBe(`Request refused by https://llm.example.test/v1 (HTTP ${status}): m`);
+  });
+
+  it.each([408, 409, 500, 502, 503])('retries %i as unavailable', (status) => {
+    const failure = classify(apiError(status));
+    expect(failure.type).toBe('ModelUnavailableError');
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.message).toBe(`Model endpoint https://llm.example.test/v1 (HTTP ${status}) is unavailable: m`);
+    expect(failure.nextRetryDelay).toBeUndefined();
+  });
+
+  it('honours retry-after on a 503', () => {
+    expect(classify(apiError(503, { 'retry-after': '7' })).nextRetryDelay).toBe(7000);
+  });
+
+  it('retries 429 as rate limited, leaving the delay to Temporal without retry-after', () => {
+    const failure = classify(apiError(429));
+    expect(failure.type).toBe('ModelRateLimitedError');
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.message).toBe('Rate limited by https://llm.example.test/v1 (HTTP 429): m');
+    expect(failure.nextRetryDelay).toBeUndefined();
+  });
+
+  it.each([
+    [{ 'retry-after': '20' }, 20_000],
+    [{ 'retry-after': '1.5' }, 1500],
+    [{ 'retry-after-ms': '250' }, 250],
+    [{ 'retry-after-ms': '250', 'retry-after': '20' }, 250],
+    [{ 'retry-after': new Date(NOW + 45_000).toUTCString() }, 45_000],
+    [{ 'retry-after': '86400' }, MAX_RETRY_AFTER_MS],
+    [{ 'retry-after-ms': '99999999' }, MAX_RETRY_AFTER_MS],
+  ])('takes the next retry delay of a 429 from %j', (headers, delay) => {
+    expect(classify(apiError(429, headers)).nextRetryDelay).toBe(delay);
+  });
+
+  it('keeps the provider error as the cause of a retryable failure', () => {
+    const error = apiError(500);
+    expect(classify(error).cause).toBe(error);
+  });
+
+  it('retries a connection error, naming the endpoint and the cause', () => {
+    const failure = classify(new APIConnectionError({ message: 'x', cause: new Error('ECONNREFUSED 127.0.0.1:1') }));
+    expect(failure.type).toBe('ModelUnavailableError');
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.message).toBe('Could not connect to https://llm.example.test/v1: ECONNREFUSED 127.0.0.1:1');
+  });
+
+  it('retries a connection error without a cause', () => {
+    const failure = classify(new APIConnectionError({ message: 'x' }));
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.message).toBe('Could not connect to https://llm.example.test/v1');
+  });
+
+  it('retries a timeout', () => {
+    const failure = classify(new APIConnectionTimeoutError());
+    expect(failure.type).toBe('ModelUnavailableError');
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.message).toBe('Model request to https://llm.example.test/v1 timed out');
+  });
+
+  it('returns a cancellation unchanged so the activity reports it as cancelled', () => {
+    const abort = new APIUserAbortError();
+    expect(classifyModelError(abort, endpoint)).toBe(abort);
+  });
+
+  it('retries errors that are not from the provider', () => {
+    const failure = classify(new TypeError('fetch failed'));
+    expect(failure.type).toBe('ModelUnavailableError');
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.message).toBe('Model request failed: fetch failed');
+    expect(classify('boom').message).toBe('Model request failed: boom');
+  });
+});
+
+describe('parseRetryAfter', () => {
+  const parse = (headers: Record<string, string>) => parseRetryAfter(new Headers(headers), NOW);
+
+  it('is undefined without headers', () => {
+    expect(parseRetryAfter(undefined, NOW)).toBeUndefined();
+    expect(parse({})).toBeUndefined();
+  });
+
+  it.each([
+    [{ 'retry-after': 'soon' }],
+    [{ 'retry-after': '' }],
+    [{ 'retry-after': '   ' }],
+    [{ 'retry-after-ms': '-1' }],
+    [{ 'retry-after-ms': 'abc' }],
+  ])('is undefined for the unreadable %j', (headers) => {
+    expect(parse(headers)).toBeUndefined();
+  });
+
+  // Neither is delay-seconds nor an HTTP date (RFC 9110 §10.2.3); V8's lenient Date.parse once read them as 2001.
+  it.each([[{ 'retry-after': '-5' }], [{ 'retry-after': 'soon 5' }]])(
+    'is undefined for the non-date %j',
+    (headers) => {
+      expect(parse(headers)).toBeUndefined();
+    },
+  );
+
+  it('falls back to retry-after when retry-after-ms is unreadable', () => {
+    expect(parse({ 'retry-after-ms': 'abc', 'retry-after': '3' })).toBe(3000);
+  });
+
+  it('reads zero as retry now', () => {
+    expect(parse({ 'retry-after': '0' })).toBe(0);
+    expect(parse({ 'retry-after-ms': '0' })).toBe(0);
+  });
+
+  it('measures an HTTP date from now', () => {
+    expect(parse({ 'retry-after': 'Sun, 01 Jun 2025 12:00:30 GMT' })).toBe(30_000);
+  });
+
+  it('reads a date in the past as retry now', () => {
+    expect(parse({ 'retry-after': 'Sun, 01 Jun 2025 11:00:00 GMT' })).toBe(0);
+  });
+
+  it('caps long waits', () => {
+    expect(parse({ 'retry-after': String(24 * 3600) })).toBe(MAX_RETRY_AFTER_MS);
+    expect(parse({ 'retry-after': 'Mon, 02 Jun 2025 12:00:00 GMT' })).toBe(MAX_RETRY_AFTER_MS);
+  });
+});

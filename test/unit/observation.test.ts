@@ -1,0 +1,143 @@
+import { describe, it, expect } from 'vitest';
+import {
+  describeCall,
+  errorObservation,
+  estimateTokens,
+  successObservation,
+  truncateToTokens,
+} from '../../src/shared/observation';
+
+describe('estimateTokens', () => {
+  it.each([
+    ['', 0],
+    ['a', 1],
+    ['abcd', 1],
+    ['abcde', 2],
+    ['x'.repeat(400), 100],
+  ])('estimates %j as %i tokens (about four characters each)', (text, tokens) => {
+    expect(estimateTokens(text)).toBe(tokens);
+  });
+});
+
+describe('truncateToTokens', () => {
+  it('keeps text under the limit unchanged', () => {
+    expect(truncateToTokens('short', 10)).toEqual({ text: 'short', truncated: false });
+  });
+
+  it('keeps text exactly at the limit unchanged', () => {
+    const text = 'a'.repeat(40);
+    expect(truncateToTokens(text, 10)).toEqual({ text, truncated: false });
+  });
+
+  it('cuts text over the limit, keeping the head and saying how many characters were dropped', () => {
+    const text = `${'h'.repeat(40)}${'t'.repeat(25)}`;
+    const result = truncateToTokens(text, 10);
+    expect(result.truncated).toBe(true);
+    expect(result.text).toBe(`${'h'.repeat(40)}\n… [truncated: 25 more characters]`);
+  });
+
+  it('counts a single extra character', () => {
+    expect(truncateToTokens('abcde', 1)).toEqual({ text: 'abcd\n… [truncated: 1 more characters]', truncated: true });
+  });
+});
+
+describe('describeCall', () => {
+  it('renders arguments as compact JSON', () => {
+    expect(describeCall('calculator', { expression: '2 + 2' })).toBe('calculator({"expression":"2 + 2"})');
+  });
+
+  it('renders string arguments as they are', () => {
+    expect(describeCall('search', '{not json')).toBe('search({not json)');
+  });
+
+  it('renders missing arguments readably', () => {
+    expect(describeCall('ping', undefined)).toBe('ping(undefined)');
+    expect(describeCall('ping', null)).toBe('ping(null)');
+  });
+
+  it('shortens huge arguments to 200 characters plus an ellipsis', () => {
+    const rendered = describeCall('write', { text: 'x'.repeat(1000) });
+    expect(rendered).toBe(`write(${'{"text":"'}${'x'.repeat(191)}…)`);
+    expect(rendered.length).toBe('write()'.length + 201);
+  });
+
+  it('honours a custom length', () => {
+    expect(describeCall('echo', 'abcdefghij', 4)).toBe('echo(abcd…)');
+    expect(describeCall('echo', 'abcd', 4)).toBe('echo(abcd)');
+  });
+
+  it('still describes arguments JSON cannot render', () => {
+    expect(describeCall('count', 10n)).toBe('count(10)');
+    const circular: Record<string, unknown> = {};
+    circular.self = circular;
+    expect(describeCall('loop', circular)).toBe('loop([object Object])');
+  });
+});
+
+describe('errorObservation', () => {
+  it('prefixes the message with [error] and the call so the model sees what failed', () => {
+    expect(errorObservation('calculator', { expression: '1/0' }, 'division by zero')).toEqual({
+      text: '[error] calculator({"expression":"1/0"}): division by zero',
+      isError: true,
+      errorKind: 'tool_error',
+      truncated: false,
+    });
+  });
+
+  it('keeps the given error kind', () => {
+    const observation = errorObservation('nope', {}, 'no tool named "nope"', 'unknown_tool');
+    expect(observation.errorKind).toBe('unknown_tool');
+    expect(observation.text).toBe('[error] nope({}): no tool named "nope"');
+  });
+
+  it('shortens huge arguments in the message', () => {
+    const observation = errorObservation('write', 'y'.repeat(5000), 'too big', 'invalid_arguments');
+    expect(observation.text).toBe(`[error] write(${'y'.repeat(200)}…): too big`);
+  });
+});
+
+describe('successObservation', () => {
+  it('keeps a string as text without data', () => {
+    const observation = successObservation('Paris', 100);
+    expect(observation).toEqual({ text: 'Paris', isError: false, truncated: false });
+    expect(observation).not.toHaveProperty('data');
+  });
+
+  it('does not pretty-print a string that happens to be JSON', () => {
+    expect(successObservation('{"a":1}', 100).text).toBe('{"a":1}');
+  });
+
+  it('pretty-prints JSON output and keeps it as data', () => {
+    const output = { city: 'Paris', population: 2_100_000, tags: ['capital'] };
+    expect(successObservation(output, 100)).toEqual({
+      text: '{\n  "city": "Paris",\n  "population": 2100000,\n  "tags": [\n    "capital"\n  ]\n}',
+      isError: false,
+      data: output,
+      truncated: false,
+    });
+  });
+
+  it.each([
+    [42, '42'],
+    [true, 'true'],
+    [null, 'null'],
+    [[], '[]'],
+  ])('renders the JSON value %j as %j with data', (output, text) => {
+    expect(successObservation(output, 100)).toEqual({ text, isError: false, data: output, truncated: false });
+  });
+
+  it('truncates long text output', () => {
+    const observation = successObservation('z'.repeat(100), 16);
+    expect(observation.truncated).toBe(true);
+    expect(observation.text).toBe(`${'z'.repeat(64)}\n… [truncated: 36 more characters]`);
+  });
+
+  it('keeps the full data when the JSON text is truncated', () => {
+    const output = Array.from({ length: 50 }, (_, index) => ({ id: index, name: `item ${index}` }));
+    const observation = successObservation(output, 16);
+    expect(observation.truncated).toBe(true);
+    expect(observation.text).toMatch(/^\[\n {2}\{\n {4}"id": 0,/);
+    expect(observation.text).toMatch(/\n… \[truncated: \d+ more characters\]$/);
+    expect(observation.data).toEqual(output);
+  });
+});

@@ -1,0 +1,124 @@
+import { describe, it, expect } from 'vitest';
+import { z } from 'zod';
+import { defineTool, type AnyToolDefinition } from '../../src/tools/define-tool';
+import { DuplicateToolError, ToolRegistry } from '../../src/tools/registry';
+
+function tool(name: string, category: string): AnyToolDefinition {
+  return defineTool({
+    name,
+    description: `The ${name} tool.`,
+    category,
+    schema: z.object({}),
+    handler: () => name,
+  });
+}
+
+const add = tool('add', 'math');
+const upper = tool('upper', 'text');
+const multiply = tool('multiply', 'math');
+
+describe('ToolRegistry', () => {
+  it('finds registered tools by name', () => {
+    const registry = new ToolRegistry([add, upper]);
+    expect(registry.get('add')).toBe(add);
+    expect(registry.has('upper')).toBe(true);
+    expect(registry.get('divide')).toBeUndefined();
+    expect(registry.has('divide')).toBe(false);
+  });
+
+  it('matches names exactly', () => {
+    const registry = new ToolRegistry([add]);
+    expect(registry.has('Add')).toBe(false);
+    expect(registry.has(' add')).toBe(false);
+  });
+
+  it('registers tools one by one, chaining', () => {
+    const registry = new ToolRegistry().register(add).register(upper);
+    expect(registry.list()).toEqual([add, upper]);
+  });
+
+  it('lists tools in registration order, or those of one category', () => {
+    const registry = new ToolRegistry([add, upper, multiply]);
+    expect(registry.list().map((entry) => entry.name)).toEqual(['add', 'upper', 'multiply']);
+    expect(registry.list('math').map((entry) => entry.name)).toEqual(['add', 'multiply']);
+    expect(registry.list('text')).toEqual([upper]);
+    expect(registry.list('files')).toEqual([]);
+  });
+
+  it('is empty by default', () => {
+    expect(new ToolRegistry().list()).toEqual([]);
+  });
+
+  it('resolves every tool when no names are given', () => {
+    expect(new ToolRegistry([add, upper]).resolve()).toEqual({ tools: [add, upper], unknown: [] });
+  });
+
+  it('resolves requested names in the order asked and reports the unknown ones', () => {
+    const registry = new ToolRegistry([add, upper, multiply]);
+    expect(registry.resolve(['multiply', 'web_search', 'add', 'Upper'])).toEqual({
+      tools: [multiply, add],
+      unknown: ['web_search', 'Upper'],
+    });
+  });
+
+  it('resolves an empty request to no tools', () => {
+    expect(new ToolRegistry([add]).resolve([])).toEqual({ tools: [], unknown: [] });
+  });
+
+  it('refuses a second tool with a taken name and keeps the first', () => {
+    const registry = new ToolRegistry([add]);
+    const impostor = tool('add', 'other');
+    expect(() => registry.register(impostor)).toThrow(DuplicateToolError);
+    expect(() => registry.register(impostor)).toThrow('A tool named "add" is already registered');
+    expect(registry.get('add')).toBe(add);
+    expect(registry.list()).toHaveLength(1);
+  });
+
+  it('refuses duplicates passed to the constructor', () => {
+    expect(() => new ToolRegistry([add, upper, tool('upper', 'text')])).toThrow(DuplicateToolError);
+  });
+
+  it('gives the duplicate error a stable name callers can branch on', () => {
+    let caught: unknown;
+    try {
+      new ToolRegistry([add, add]);
+    } catch (error) {
+      caught = error;
+    }
+    expect(caught).toBeInstanceOf(Error);
+    expect((caught as Error).name).toBe('DuplicateToolError');
+  });
+});
+
+describe('defineTool', () => {
+  const definition = (name: string, description = 'Does a thing.') => ({
+    name,
+    description,
+    category: 'misc',
+    schema: z.object({ value: z.number() }),
+    handler: ({ value }: { value: number }) => value * 2,
+  });
+
+  it('returns the definition it was given', () => {
+    const input = definition('double');
+    expect(defineTool(input)).toBe(input);
+  });
+
+  it.each(['a', 'read_file', 'web-search', 'Tool2', `t${'x'.repeat(63)}`])('accepts the name %j', (name) => {
+    expect(defineTool(definition(name)).name).toBe(name);
+  });
+
+  it.each(['', '2fast', '_private', 'has space', 'dotted.name', 'émoji', `t${'x'.repeat(64)}`])(
+    'refuses the name %j',
+    (name) => {
+      expect(() => defineTool(definition(name))).toThrow(TypeError);
+      expect(() => defineTool(definition(name))).toThrow(`Tool name "${name}" is invalid`);
+    },
+  );
+
+  it.each(['', '   ', '\n'])('refuses the empty description %j', (description) => {
+    expect(() => defineTool(definition('double', description))).toThrow(
+      'Tool "double" needs a description: models choose tools by it',
+    );
+  });
+});
