@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import { inject } from 'vitest';
+import { afterAll, beforeAll, inject } from 'vitest';
 import { AgentClient, type AgentRunHandle } from '../../src/client';
 import type { AgentConfigInput } from '../../src/shared/config';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedResponder, type ScriptedTurn } from '../../src/testing/scripted-model';
@@ -66,5 +66,35 @@ export async function createHarness(options: { toolsRoot?: string; modelTimeoutM
       await connection.close();
       await model.close();
     },
+  };
+}
+
+/**
+ * Registers beforeAll/afterAll hooks that create and close a harness for the calling test file, and returns a view
+ * of it that is usable inside the tests.
+ */
+export function useHarness(options: Parameters<typeof createHarness>[0] = {}): Omit<Harness, 'close'> {
+  let harness: Harness | undefined;
+  beforeAll(async () => {
+    harness = await createHarness(options);
+  });
+  afterAll(async () => {
+    await harness?.close();
+  });
+  const ready = (): Harness => {
+    if (!harness) throw new Error('the harness is only available inside tests');
+    return harness;
+  };
+  return {
+    get model() {
+      return ready().model;
+    },
+    get agents() {
+      return ready().agents;
+    },
+    get client() {
+      return ready().client;
+    },
+    start: (...args) => ready().start(...args),
   };
 }

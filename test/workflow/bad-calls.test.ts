@@ -1,19 +1,13 @@
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../support/harness';
 
-let harness: Harness;
-beforeAll(async () => {
-  const root = await mkdtemp(path.join(os.tmpdir(), 'dra-root-'));
-  await writeFile(path.join(root, 'notes.txt'), 'the launch code is 0000\n');
-  await writeFile(path.join(root, 'big.txt'), 'x'.repeat(10_000));
-  harness = await createHarness({ toolsRoot: root });
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const root = mkdtempSync(path.join(os.tmpdir(), 'dra-root-'));
+writeFileSync(path.join(root, 'notes.txt'), 'the launch code is 0000\n');
+writeFileSync(path.join(root, 'big.txt'), 'x'.repeat(10_000));
+const harness = useHarness({ toolsRoot: root });
 
 const thought = 'I need this tool to find the facts the question asks about.';
 

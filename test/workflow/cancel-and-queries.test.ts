@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AgentRunError, InvalidConfigError } from '../../src/client';
-import { createHarness, type Harness } from '../support/harness';
+import { useHarness } from '../support/harness';
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await createHarness();
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const harness = useHarness();
 
 async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boolean): Promise<T> {
   for (let attempt = 0; attempt < 100; attempt++) {

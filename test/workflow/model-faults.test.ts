@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { AgentRunError } from '../../src/client';
-import { createHarness, type Harness } from '../support/harness';
+import { createHarness, useHarness } from '../support/harness';
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await createHarness();
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const harness = useHarness();
 
 describe('model endpoint faults', () => {
   it('two 500s then success: Temporal retries the model activity and the run succeeds', async () => {

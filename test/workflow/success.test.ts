@@ -1,14 +1,8 @@
 import { defaultPayloadConverter } from '@temporalio/common';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../support/harness';
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await createHarness();
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const harness = useHarness();
 
 describe('a successful run', () => {
   it('thinks, calls the calculator through the real openai client, and answers', async () => {

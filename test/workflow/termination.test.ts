@@ -1,14 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../support/harness';
 import { abortedCalls } from '../support/test-tools';
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await createHarness();
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const harness = useHarness();
 
 const calc = (expression: string) => ({
   thought: `I still need to evaluate ${expression} with the calculator to make progress.`,

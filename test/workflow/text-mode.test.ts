@@ -1,13 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createHarness, type Harness } from '../support/harness';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../support/harness';
 
-let harness: Harness;
-beforeAll(async () => {
-  harness = await createHarness();
-});
-afterAll(async () => {
-  await harness?.close();
-});
+const harness = useHarness();
 
 describe('text mode (models without tool calling)', () => {
   it('parses Thought/Action/Action Input, feeds back unparseable replies, and reads the Final Answer', async () => {
