@@ -36,10 +36,14 @@ async function serverCommand(): Promise<number> {
   say(`Temporal dev server: ${server.address} (namespace ${server.namespace}, state in ${DEV_SERVER_DB})`);
   if (server.uiUrl) say(`Temporal UI: ${server.uiUrl}`);
   say('Press Ctrl-C to stop.');
+  // The server process belongs to the SDK's native runtime, which holds no Node handle: without this timer Node would
+  // see an empty event loop and exit at once, taking the server with it.
+  const keepAlive = setInterval(() => undefined, 60_000);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);
   });
+  clearInterval(keepAlive);
   await server.stop();
   return 0;
 }

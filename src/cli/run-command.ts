@@ -38,6 +38,16 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
   const query = options.query || DEMO_QUERY;
   const config = { ...options.config };
   const cleanups: Cleanup[] = [];
+  // Each cleanup runs once, newest first, whether the run ends or the user presses Ctrl-C.
+  const cleanUp = async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
+  };
+  const interrupted = () => {
+    say('Interrupted: stopping this process; the run itself stays durable on the Temporal server.');
+    void cleanUp().finally(() => process.exit(130));
+  };
+  process.once('SIGINT', interrupted);
+  process.once('SIGTERM', interrupted);
   try {
     let openai = createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL });
     if (!hasModelEndpoint(env)) {
@@ -84,6 +94,8 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
     out(options.json ? JSON.stringify(result) : (result.finalAnswer ?? `(no final answer: ${result.terminationReason})`));
     return 0;
   } finally {
-    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+    process.off('SIGINT', interrupted);
+    process.off('SIGTERM', interrupted);
+    await cleanUp();
   }
 }

@@ -22,7 +22,9 @@ export default async function setup(project: TestProject): Promise<() => Promise
       executable: executable.type === 'existing-path' ? { type: 'existing-path', path: executable.path } : executable,
       ip: '127.0.0.1',
       ui: false,
-      extraArgs: ['--log-level', 'error'],
+      log: { format: 'pretty', level: 'error' },
+      // The CLI's start-up banner would otherwise land in the test output.
+      extraArgs: ['--output', 'none'],
     },
   });
   const { code } = await bundleWorkflowCode({

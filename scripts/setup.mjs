@@ -1,0 +1,64 @@
+// Brings a fresh or stale checkout to runnable: dependencies, build, Temporal CLI. `npm test` and `npm start` run it
+// first, so it uses only Node built-ins (dependencies may not be installed yet) and is silent when nothing is to do.
+import { spawnSync } from 'node:child_process';
+import console from 'node:console';
+import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const at = (...parts) => path.join(root, ...parts);
+const mtime = (file) => (existsSync(file) ? statSync(file).mtimeMs : undefined);
+
+/** Runs a command in the project root with inherited stdio and returns its exit code. */
+function run(command, args) {
+  // npm is `npm.cmd` on Windows, which only a shell can start.
+  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
+  if (result.error) console.error(`setup: could not run ${command}: ${result.error.message}`);
+  return result.status ?? 1;
+}
+
+/** Like run(), but a failure ends setup with the child's exit code. */
+function mustRun(command, args) {
+  const code = run(command, args);
+  if (code !== 0) process.exit(code);
+}
+
+/** Newest mtime of a folder's files and folders (folders too, so deleting or renaming a file also counts). */
+function newest(dir) {
+  let latest = statSync(dir).mtimeMs;
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    latest = Math.max(latest, entry.isDirectory() ? newest(full) : statSync(full).mtimeMs);
+  }
+  return latest;
+}
+
+// (a) Dependencies: npm keeps a copy of the lock it installed from in node_modules/.package-lock.json.
+const lock = mtime(at('package-lock.json'));
+const installed = mtime(at('node_modules', '.package-lock.json'));
+if (!existsSync(at('node_modules')) || installed === undefined || (lock !== undefined && lock > installed)) {
+  // `npm install` rather than `npm ci`: the registry these machines reach has no other platforms' @swc/core builds, so
+  // the lock cannot list them and `npm ci` refuses it. `npm install` still follows the lock for everything it lists.
+  console.log('setup: installing dependencies (npm install)');
+  mustRun('npm', ['install', '--no-audit', '--no-fund']);
+  // Mark what was installed as current, so a lock that npm left untouched cannot trigger a reinstall every run.
+  const hiddenLock = at('node_modules', '.package-lock.json');
+  if (existsSync(hiddenLock)) utimesSync(hiddenLock, new Date(), new Date());
+}
+
+// (b) Build when a source or compiler setting changed since the last successful build.
+const stamp = at('dist', '.build-stamp');
+const sources = Math.max(newest(at('src')), mtime(at('tsconfig.json')) ?? 0, mtime(at('tsconfig.build.json')) ?? 0);
+if (!existsSync(at('dist')) || (mtime(stamp) ?? 0) < sources) {
+  console.log('setup: building (npm run build)');
+  // The stamp takes the build's start time: a file saved while tsc runs is then still newer and rebuilds next time.
+  const started = new Date();
+  mustRun('npm', ['run', 'build']);
+  writeFileSync(stamp, '');
+  utimesSync(stamp, started, started);
+}
+
+// (c) The Temporal CLI: found, built with Go (once, minutes) or downloaded; --quiet prints only when it does work.
+mustRun(process.execPath, [at('dist', 'dev-server.js'), '--provision', '--quiet']);
