@@ -34,16 +34,16 @@ async function think(state: RunState, messages: ChatMessage[], tools: string[], 
   return reply;
 }
 
-function finish(state: RunState, thought: string, answer: string, forced = false): void {
+function finish(state: RunState, reply: ModelReply, answer: string, forced = false): void {
   state.finalAnswer = answer;
   state.steps.push({
     iteration: state.iterations,
-    thought,
+    thought: reply.thought,
     action: { type: 'final_answer', answer },
     observation: null,
     ...(forced ? { forced: true } : {}),
     timestamp: nowIso(),
-    tokenUsage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    tokenUsage: reply.usage,
   });
 }
 
@@ -68,7 +68,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
     return;
   }
   if (reply.finalAnswer !== null) {
-    finish(state, reply.thought, reply.finalAnswer);
+    finish(state, reply, reply.finalAnswer);
     const failure = findPhrase(`${reply.thought}\n${reply.finalAnswer}`, config.failurePhrases);
     if (failure) return stopRun(state, 'failure', `the answer contains the failure phrase "${failure}"`);
     return stopRun(state, 'success', 'the model gave a final answer');
@@ -82,13 +82,12 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   }
   const success = findPhrase(reply.thought, config.successPhrases);
   if (success) {
-    finish(state, reply.thought, reply.thought);
+    finish(state, reply, reply.thought);
     return stopRun(state, 'success', `the thought contains the success phrase "${success}"`);
   }
   const failure = findPhrase(reply.thought, config.failurePhrases);
   if (failure) return stopRun(state, 'failure', `the thought contains the failure phrase "${failure}"`);
-  const usage = reply.usage;
-  await actOnToolCalls(state, reply.thought, reply.toolCalls, tools, usage);
+  await actOnToolCalls(state, reply.thought, reply.toolCalls, tools, reply.usage);
 }
 
 /** After a stop other than success or cancellation: one call, without tools, for the best answer so far. */
@@ -101,7 +100,7 @@ async function forceFinalAnswer(state: RunState): Promise<void> {
   try {
     const reply = await think(state, messages, [], 'final answer · forced');
     const answer = reply.finalAnswer ?? (reply.assistantMessage.content.trim() || reply.thought);
-    finish(state, reply.thought, answer, true);
+    finish(state, reply, answer, true);
   } catch (error) {
     if (isCancellation(error)) throw error;
     recordError(state, 'model_error', `forced final answer failed: ${modelFailureMessage(error)}`);

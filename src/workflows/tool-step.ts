@@ -108,6 +108,8 @@ export async function actOnToolCalls(
     state.steps.push(step);
     if (observation.isError) recordError(state, observation.errorKind ?? 'tool_error', observation.text);
     state.callSignatures.push(callSignature(call.tool, step.action.type === 'tool_call' ? step.action.args : null));
+    // Stall detection only looks at the latest run of identical calls: keep the state bounded.
+    state.callSignatures.splice(0, state.callSignatures.length - state.config.stallThreshold);
     const custom = matchStopCondition(step, state.config.stopWhen);
     if (custom) stopRun(state, 'custom', custom);
   });

@@ -31,6 +31,9 @@ describe('a successful run', () => {
     expect(result.trace.toolUsage).toEqual({ calculator: 1 });
     expect(result.tokenUsage.totalTokens).toBeGreaterThan(0);
     expect(result.trace.totalTokens).toBe(result.tokenUsage.totalTokens);
+    // Each step carries the usage of the model call that produced it; together they make the total.
+    expect(final?.tokenUsage.totalTokens).toBeGreaterThan(0);
+    expect((step?.tokenUsage.totalTokens ?? 0) + (final?.tokenUsage.totalTokens ?? 0)).toBe(result.tokenUsage.totalTokens);
 
     // The model saw the tool's result as a tool message answering its own call ID.
     const requests = harness.model.requests(run.modelName);
