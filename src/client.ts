@@ -58,10 +58,18 @@ export class AgentClient {
   /** The underlying Temporal client, for anything this API does not cover. */
   readonly client: Client;
   readonly taskQueue: string;
+  private readonly ownsConnection: boolean;
 
-  constructor(options: { client: Client; taskQueue?: string }) {
+  /** Wraps an existing Temporal client; `ownsConnection` makes {@link close} close its connection. */
+  constructor(options: { client: Client; taskQueue?: string; ownsConnection?: boolean }) {
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? readEnv().taskQueue;
+    this.ownsConnection = options.ownsConnection ?? false;
+  }
+
+  /** Closes the connection this client opened in {@link connect}; a no-op for a wrapped client. */
+  async close(): Promise<void> {
+    if (this.ownsConnection) await this.client.connection.close();
   }
 
   /** Connects to TEMPORAL_ADDRESS (or the given address) and namespace. */
@@ -69,7 +77,7 @@ export class AgentClient {
     const env = readEnv();
     const connection = await Connection.connect({ address: options.address ?? env.temporalAddress ?? 'localhost:7233' });
     const client = new Client({ connection, namespace: options.namespace ?? env.temporalNamespace });
-    return new AgentClient({ client, taskQueue: options.taskQueue ?? env.taskQueue });
+    return new AgentClient({ client, taskQueue: options.taskQueue ?? env.taskQueue, ownsConnection: true });
   }
 
   /** Validates a config without starting anything; throws InvalidConfigError listing every bad field. */

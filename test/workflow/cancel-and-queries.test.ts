@@ -1,5 +1,5 @@
-import { describe, expect, it } from 'vitest';
-import { AgentRunError, InvalidConfigError } from '../../src/client';
+import { describe, expect, inject, it } from 'vitest';
+import { AgentClient, AgentRunError, InvalidConfigError } from '../../src/client';
 import { useHarness } from '../support/harness';
 
 const harness = useHarness();
@@ -78,5 +78,17 @@ describe('configuration', () => {
     await run.result();
     const offered = harness.model.requests(run.modelName)[0]?.tools?.map((tool) => tool.function.name);
     expect(offered).toEqual(['calculator', 'final_answer']);
+  });
+});
+
+describe('AgentClient.connect', () => {
+  it('connects by address, runs an agent, and close() releases the connection', async () => {
+    const agents = await AgentClient.connect({ address: inject('temporalAddress'), taskQueue: harness.agents.taskQueue });
+    const modelName = 'connect-scenario';
+    harness.model.script(modelName, [{ answer: 'connected' }]);
+    const run = await agents.start('q', { model: modelName });
+    expect((await run.result()).finalAnswer).toBe('connected');
+    await agents.close();
+    await expect(agents.start('q', { model: modelName })).rejects.toThrow();
   });
 });
