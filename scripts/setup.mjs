@@ -1,5 +1,6 @@
 // Brings a fresh or stale checkout to runnable: dependencies, build, Temporal CLI. `npm test` and `npm start` run it
 // first, so it uses only Node built-ins (dependencies may not be installed yet) and is silent when nothing is to do.
+// Everything it and its children print goes to stderr: stdout belongs to `run`'s answer.
 import { spawnSync } from 'node:child_process';
 import console from 'node:console';
 import { existsSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
@@ -14,7 +15,7 @@ const mtime = (file) => (existsSync(file) ? statSync(file).mtimeMs : undefined);
 /** Runs a command in the project root with inherited stdio and returns its exit code. */
 function run(command, args) {
   // npm is `npm.cmd` on Windows, which only a shell can start.
-  const result = spawnSync(command, args, { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' });
+  const result = spawnSync(command, args, { cwd: root, stdio: ['inherit', 2, 2], shell: process.platform === 'win32' });
   if (result.error) console.error(`setup: could not run ${command}: ${result.error.message}`);
   return result.status ?? 1;
 }
@@ -41,7 +42,7 @@ const installed = mtime(at('node_modules', '.package-lock.json'));
 if (!existsSync(at('node_modules')) || installed === undefined || (lock !== undefined && lock > installed)) {
   // `npm install` rather than `npm ci`: the registry these machines reach has no other platforms' @swc/core builds, so
   // the lock cannot list them and `npm ci` refuses it. `npm install` still follows the lock for everything it lists.
-  console.log('setup: installing dependencies (npm install)');
+  console.error('setup: installing dependencies (npm install)');
   mustRun('npm', ['install', '--no-audit', '--no-fund']);
   // Mark what was installed as current, so a lock that npm left untouched cannot trigger a reinstall every run.
   const hiddenLock = at('node_modules', '.package-lock.json');
@@ -52,7 +53,7 @@ if (!existsSync(at('node_modules')) || installed === undefined || (lock !== unde
 const stamp = at('dist', '.build-stamp');
 const sources = Math.max(newest(at('src')), mtime(at('tsconfig.json')) ?? 0, mtime(at('tsconfig.build.json')) ?? 0);
 if (!existsSync(at('dist')) || (mtime(stamp) ?? 0) < sources) {
-  console.log('setup: building (npm run build)');
+  console.error('setup: building (npm run build)');
   // The stamp takes the build's start time: a file saved while tsc runs is then still newer and rebuilds next time.
   const started = new Date();
   mustRun('npm', ['run', 'build']);

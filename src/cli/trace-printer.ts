@@ -9,15 +9,19 @@ function clip(text: string): string {
 
 /** Renders one step for the live trace on stderr. */
 export function formatStep(step: ReActStep): string {
-  const sameAsAnswer = step.action.type === 'final_answer' && step.action.answer === step.thought;
-  const lines = [`[step ${step.iteration}] ${sameAsAnswer ? '' : `Thought: ${clip(step.thought || '(none)')}`}`.trimEnd()];
+  const label = `[step ${step.iteration}]`;
+  if (step.action.type === 'final_answer' && step.action.answer === step.thought) {
+    // A native final answer's text is both thought and answer: print it once.
+    return `${label} Final answer${step.forced ? ' (forced)' : ''}: ${clip(step.action.answer)}`;
+  }
+  const lines = [`${label} Thought: ${clip(step.thought || '(none)')}`];
   switch (step.action.type) {
     case 'tool_call':
       lines.push(`           Action: ${step.action.tool} ${clip(JSON.stringify(step.action.args) ?? '')}`);
       lines.push(`           Observation${step.isError ? ' (error)' : ''}: ${clip(step.observation ?? '')}`);
       break;
     case 'final_answer':
-      lines.push(`${sameAsAnswer ? ' ' : '           '}Final answer${step.forced ? ' (forced)' : ''}: ${clip(step.action.answer)}`);
+      lines.push(`           Final answer${step.forced ? ' (forced)' : ''}: ${clip(step.action.answer)}`);
       break;
     case 'clarification':
       lines.push(`           Question: ${clip(step.action.question)}`);
