@@ -5,6 +5,7 @@ import { UsageError } from './cli/args';
 import { DEV_SERVER_DB, runCommand } from './cli/run-command';
 import { startDevServer } from './dev-server';
 import { readEnv } from './env';
+import { AGENT_SEARCH_ATTRIBUTES } from './shared/search-attributes';
 import { runWorkerProcess } from './worker';
 
 const USAGE = `Usage: durable-react-agent <command> [options]
@@ -32,7 +33,12 @@ const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
 async function serverCommand(): Promise<number> {
   const env = readEnv();
-  const server = await startDevServer({ dbFile: DEV_SERVER_DB, namespace: env.temporalNamespace, log: say });
+  const server = await startDevServer({
+    dbFile: DEV_SERVER_DB,
+    namespace: env.temporalNamespace,
+    searchAttributes: [...AGENT_SEARCH_ATTRIBUTES],
+    log: say,
+  });
   say(`Temporal dev server: ${server.address} (namespace ${server.namespace}, state in ${DEV_SERVER_DB})`);
   if (server.uiUrl) say(`Temporal UI: ${server.uiUrl}`);
   say('Press Ctrl-C to stop.');

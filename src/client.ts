@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
+import { listPending, resolveCallId, sendAnswer, sendDecision, type PendingItem } from './decisions';
 import { readEnv } from './env';
+import type { AppliedDecision, Decision, PendingDecisions } from './shared/approvals';
 import { validateAgentConfig, type AgentConfig, type AgentConfigInput } from './shared/config';
-import { AGENT_WORKFLOW_TYPE, getScratchpadQuery, getStatusQuery, getTraceQuery } from './shared/messages';
+import { AGENT_WORKFLOW_TYPE, getPendingQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from './shared/messages';
+import { AGENT_SEARCH_ATTRIBUTES, AgentStatusKey } from './shared/search-attributes';
 import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from './shared/types';
 
 /** Refused before a run starts: the message lists every bad field on one line. */
@@ -23,6 +26,22 @@ export class AgentRunError extends Error {
   ) {
     super(message);
   }
+}
+
+/** Raised when the cluster lacks the agent's search attributes; the message has the commands that add them. */
+export class SearchAttributesMissingError extends Error {
+  override readonly name = 'SearchAttributesMissingError';
+}
+
+function explainMissingSearchAttributes(error: unknown): unknown {
+  const message = error instanceof Error ? error.message : '';
+  if (!/search attribute/i.test(message) || !message.includes(AgentStatusKey.name)) return error;
+  const commands = AGENT_SEARCH_ATTRIBUTES.map(
+    ({ name, type }) => `temporal operator search-attribute create --name ${name} --type ${type === 'keyword' ? 'Keyword' : 'KeywordList'}`,
+  ).join(' && ');
+  return new SearchAttributesMissingError(
+    `The Temporal cluster has no ${AgentStatusKey.name} search attribute. Register them (${commands}) or create the AgentClient with searchAttributes: false`,
+  );
 }
 
 /** A started (or looked-up) run. */
@@ -59,12 +78,18 @@ export class AgentClient {
   readonly client: Client;
   readonly taskQueue: string;
   private readonly ownsConnection: boolean;
+  private readonly searchAttributes: boolean;
 
-  /** Wraps an existing Temporal client; `ownsConnection` makes {@link close} close its connection. */
-  constructor(options: { client: Client; taskQueue?: string; ownsConnection?: boolean }) {
+  /**
+   * Wraps an existing Temporal client; `ownsConnection` makes {@link close} close its connection. Runs are started
+   * with the AgentStatus search attribute unless `searchAttributes` is false (a cluster without them registered;
+   * listPending then finds nothing).
+   */
+  constructor(options: { client: Client; taskQueue?: string; ownsConnection?: boolean; searchAttributes?: boolean }) {
     this.client = options.client;
     this.taskQueue = options.taskQueue ?? readEnv().taskQueue;
     this.ownsConnection = options.ownsConnection ?? false;
+    this.searchAttributes = options.searchAttributes ?? true;
   }
 
   /** Closes the connection this client opened in {@link connect}; a no-op for a wrapped client. */
@@ -93,7 +118,12 @@ export class AgentClient {
     AgentClient.validateConfig(config);
     const workflowId = options.workflowId ?? `agent-${randomUUID()}`;
     const input: AgentWorkflowInput = { query, config };
-    await this.client.workflow.start(AGENT_WORKFLOW_TYPE, { taskQueue: this.taskQueue, workflowId, args: [input] });
+    const typedSearchAttributes = this.searchAttributes ? [{ key: AgentStatusKey, value: 'Running' }] : undefined;
+    try {
+      await this.client.workflow.start(AGENT_WORKFLOW_TYPE, { taskQueue: this.taskQueue, workflowId, args: [input], typedSearchAttributes });
+    } catch (error) {
+      throw explainMissingSearchAttributes(error);
+    }
     return this.handle(workflowId);
   }
 
@@ -143,4 +173,47 @@ export class AgentClient {
   cancel(workflowId: string): Promise<void> {
     return this.handle(workflowId).cancel();
   }
+
+  /** Every pending approval and question across running agents. */
+  listPending(): Promise<PendingItem[]> {
+    return listPending(this.client);
+  }
+
+  /** What one run is waiting for. */
+  getPending(workflowId: string): Promise<PendingDecisions> {
+    return this.client.workflow.getHandle(workflowId).query(getPendingQuery);
+  }
+
+  private async decide(workflowId: string, callId: string | undefined, decision: DecisionBody): Promise<AppliedDecision> {
+    const handle = this.client.workflow.getHandle(workflowId);
+    return sendDecision(handle, { ...decision, callId: await resolveCallId(handle, callId) } as Decision);
+  }
+
+  /** Runs the call as proposed; `always` also approves every later call of the same tool in this run. */
+  approve(workflowId: string, callId?: string, options: { always?: boolean; argsHash?: string } = {}): Promise<AppliedDecision> {
+    return this.decide(workflowId, callId, { decision: 'approve', ...options });
+  }
+
+  /** Does not run the call; the model sees the reason. */
+  reject(workflowId: string, callId: string | undefined, reason: string): Promise<AppliedDecision> {
+    return this.decide(workflowId, callId, { decision: 'reject', reason });
+  }
+
+  /** Runs the call with new arguments, re-validated by the tool's schema (refused, call still pending, if invalid). */
+  edit(workflowId: string, callId: string | undefined, args: Record<string, unknown>): Promise<AppliedDecision> {
+    return this.decide(workflowId, callId, { decision: 'edit', args });
+  }
+
+  /** Does not run the call; `observation` is what the model sees as its result. */
+  respond(workflowId: string, callId: string | undefined, observation: string): Promise<AppliedDecision> {
+    return this.decide(workflowId, callId, { decision: 'respond', observation });
+  }
+
+  /** Answers the run's clarification question. */
+  answer(workflowId: string, text: string, callId?: string): Promise<string> {
+    return sendAnswer(this.client.workflow.getHandle(workflowId), text, callId);
+  }
 }
+
+/** A decision without its call ID (filled in by resolveCallId). */
+type DecisionBody = Decision extends infer D ? (D extends Decision ? Omit<D, 'callId'> : never) : never;

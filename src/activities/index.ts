@@ -1,7 +1,7 @@
 import type OpenAI from 'openai';
 import type { ToolRegistry } from '../tools/registry';
 import { createCallModel } from './llm';
-import { createListTools, createRunTool } from './tools';
+import { createListTools, createRunTool, createValidateToolArgs } from './tools';
 
 /** What the activities need from the worker process; tests pass the same shape with a scripted endpoint. */
 export interface ActivityDependencies {
@@ -16,6 +16,7 @@ export function createActivities(deps: ActivityDependencies) {
     callModel: createCallModel(deps),
     runTool: createRunTool(deps.registry),
     listTools: createListTools(deps.registry),
+    validateToolArgs: createValidateToolArgs(deps.registry),
   };
 }
 

@@ -4,7 +4,13 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
-import { FINAL_ANSWER_TOOL, type CallModelInput, type ChatMessage, type ModelReply } from '../shared/model-protocol';
+import {
+  CLARIFICATION_TOOL,
+  FINAL_ANSWER_TOOL,
+  type CallModelInput,
+  type ChatMessage,
+  type ModelReply,
+} from '../shared/model-protocol';
 import { toolParametersSchema, renderToolCatalog } from '../tools/catalog';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
@@ -33,6 +39,23 @@ const finalAnswerTool: ChatCompletionTool = {
     },
   },
 };
+
+const clarificationTool: ChatCompletionTool = {
+  type: 'function',
+  function: {
+    name: CLARIFICATION_TOOL,
+    description: 'Ask the user a question when the task is ambiguous or needs information only they have. The run waits for the answer.',
+    parameters: {
+      type: 'object',
+      properties: { question: { type: 'string', description: 'One clear question for the user' } },
+      required: ['question'],
+    },
+  },
+};
+
+/** The text-mode catalog entry of the clarification action. */
+const CLARIFICATION_ENTRY = `- ${CLARIFICATION_TOOL}: ask the user a question when the task is ambiguous; the answer comes back as the observation.
+  arguments (JSON Schema): {"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`;
 
 function toProviderTool(tool: AnyToolDefinition): ChatCompletionTool {
   return {
@@ -71,14 +94,14 @@ export function buildModelRequest(
   tools: readonly AnyToolDefinition[],
 ): ChatCompletionCreateParamsNonStreaming {
   const messages = input.messages.map(toProviderMessage);
+  const actionsOffered = input.tools.length > 0 || input.allowClarification === true;
   if (input.mode === 'native') {
-    const offered = input.tools.length > 0 ? [...tools.map(toProviderTool), finalAnswerTool] : undefined;
+    const builtins = input.allowClarification ? [finalAnswerTool, clarificationTool] : [finalAnswerTool];
+    const offered = actionsOffered ? [...tools.map(toProviderTool), ...builtins] : undefined;
     return { model, messages, ...(offered ? { tools: offered } : {}) };
   }
-  const protocol =
-    input.tools.length > 0
-      ? `${renderToolCatalog(tools)}\n\n${textProtocolInstructions(input.tags)}`
-      : 'Answer now without tools.';
+  const catalog = `${renderToolCatalog(tools)}${input.allowClarification ? `\n${CLARIFICATION_ENTRY}` : ''}`;
+  const protocol = actionsOffered ? `${catalog}\n\n${textProtocolInstructions(input.tags)}` : 'Answer now without tools.';
   const [first, ...rest] = messages;
   const system: ChatCompletionMessageParam =
     first?.role === 'system'

@@ -1,6 +1,7 @@
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { CHARS_PER_TOKEN } from '../shared/observation';
 import {
+  CLARIFICATION_TOOL,
   FINAL_ANSWER_TOOL,
   type ModelReply,
   type ModelToolCall,
@@ -21,12 +22,31 @@ function parseToolCall(call: ModelToolCall): ParsedToolCall {
   }
 }
 
-function answerText(args: unknown): string | null {
-  if (typeof args !== 'object' || args === null || !('answer' in args)) return null;
-  const answer = args.answer;
-  if (answer === undefined || answer === null) return null;
-  const text = typeof answer === 'string' ? answer : JSON.stringify(answer);
+/** The non-blank text of `args[field]` (JSON values rendered as JSON), or null. */
+function fieldText(args: unknown, field: 'answer' | 'question'): string | null {
+  if (typeof args !== 'object' || args === null || !(field in args)) return null;
+  const value = (args as Record<string, unknown>)[field];
+  if (value === undefined || value === null) return null;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
   return text.trim() === '' ? null : text;
+}
+
+type Settled = Pick<ModelReply, 'finalAnswer' | 'malformed' | 'clarification'>;
+
+/** The built-in actions (final_answer, request_clarification) settle a reply; other calls leave it open (null). */
+function builtinAction(call: ParsedToolCall): Settled | null {
+  const none = { finalAnswer: null, malformed: null, clarification: null };
+  if (call.tool === FINAL_ANSWER_TOOL) {
+    const answer = fieldText(call.args, 'answer');
+    if (answer !== null) return { ...none, finalAnswer: answer };
+    return { ...none, malformed: `${FINAL_ANSWER_TOOL} needs {"answer": "..."}; got ${call.argumentsText || 'nothing'}` };
+  }
+  if (call.tool === CLARIFICATION_TOOL) {
+    const question = fieldText(call.args, 'question');
+    if (question !== null) return { ...none, clarification: { callId: call.callId, question } };
+    return { ...none, malformed: `${CLARIFICATION_TOOL} needs {"question": "..."}; got ${call.argumentsText || 'nothing'}` };
+  }
+  return null;
 }
 
 /** Reads usage from the response; when an endpoint omits it, falls back to the character estimate. */
@@ -48,22 +68,16 @@ export function readUsage(completion: ChatCompletion, promptChars: number, reply
 export function readNativeReply(content: string, toolCalls: ModelToolCall[], usage: TokenUsage): ModelReply {
   const thought = content.trim();
   const assistantMessage = { role: 'assistant' as const, content, ...(toolCalls.length ? { toolCalls } : {}) };
-  const reply = { thought, usage, assistantMessage, toolCalls: [] as ParsedToolCall[], finalAnswer: null, malformed: null };
+  const reply = { thought, usage, assistantMessage, toolCalls: [] as ParsedToolCall[], finalAnswer: null, malformed: null, clarification: null };
   if (toolCalls.length === 0) {
     if (thought === '') return { ...reply, malformed: 'Your reply was empty. Call a tool or give the final answer.' };
     return { ...reply, finalAnswer: thought };
   }
   const parsed = toolCalls.map(parseToolCall);
-  const final = parsed.find((call) => call.tool === FINAL_ANSWER_TOOL);
-  if (final) {
-    const answer = answerText(final.args);
-    if (answer === null) {
-      return {
-        ...reply,
-        malformed: `${FINAL_ANSWER_TOOL} needs {"answer": "..."}; got ${final.argumentsText || 'nothing'}`,
-      };
-    }
-    return { ...reply, finalAnswer: answer };
+  // A built-in action (answer or question) settles the reply; other calls in the same reply are not run.
+  for (const call of parsed) {
+    const settled = builtinAction(call);
+    if (settled) return { ...reply, ...settled };
   }
   return { ...reply, toolCalls: parsed };
 }
@@ -72,17 +86,11 @@ export function readNativeReply(content: string, toolCalls: ModelToolCall[], usa
 export function readTextReply(content: string, tags: TextTags, responseId: string, usage: TokenUsage): ModelReply {
   const parsed = parseTextReply(content, tags);
   const assistantMessage = { role: 'assistant' as const, content };
-  const base = { thought: parsed.thought, usage, assistantMessage, toolCalls: [] as ParsedToolCall[] };
+  const base = { thought: parsed.thought, usage, assistantMessage, toolCalls: [] as ParsedToolCall[], clarification: null };
   if (parsed.malformed !== undefined) return { ...base, finalAnswer: null, malformed: parsed.malformed };
   if (parsed.finalAnswer !== undefined) return { ...base, finalAnswer: parsed.finalAnswer, malformed: null };
   const action = parsed.action;
   if (!action) return { ...base, finalAnswer: null, malformed: 'No action found.' };
   const call: ParsedToolCall = { callId: `${responseId}-0`, ...action };
-  if (action.tool === FINAL_ANSWER_TOOL) {
-    const answer = answerText(action.args);
-    if (answer !== null) return { ...base, finalAnswer: answer, malformed: null };
-    const malformed = `${FINAL_ANSWER_TOOL} needs {"answer": "..."}; got ${action.argumentsText || 'nothing'}`;
-    return { ...base, finalAnswer: null, malformed };
-  }
-  return { ...base, toolCalls: [call], finalAnswer: null, malformed: null };
+  return { ...base, ...(builtinAction(call) ?? { toolCalls: [call], finalAnswer: null, malformed: null }) };
 }

@@ -1,7 +1,7 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { ErrorType } from '../shared/errors';
 import { errorObservation, successObservation } from '../shared/observation';
-import type { RunToolInput, ToolCatalog, ToolObservation } from '../shared/tool-protocol';
+import type { RunToolInput, ToolCatalog, ToolObservation, ValidateArgsInput } from '../shared/tool-protocol';
 import { formatZodIssues } from '../shared/validation';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
@@ -28,6 +28,7 @@ export function createListTools(registry: ToolRegistry): (names?: string[]) => P
         category: tool.category,
         timeout: tool.timeout ?? DEFAULT_TOOL_TIMEOUT,
         retry: retryPolicyOf(tool),
+        confirm: tool.confirm ?? 'never',
       })),
     };
   };
@@ -70,5 +71,15 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
         return errorObservation(input.tool, input.args, message);
       }
     });
+  };
+}
+
+/** Creates the `validateToolArgs` activity: the tool's own schema judges arguments a person edited. */
+export function createValidateToolArgs(registry: ToolRegistry): (input: ValidateArgsInput) => Promise<string | null> {
+  return async function validateToolArgs(input: ValidateArgsInput): Promise<string | null> {
+    const tool = registry.get(input.tool);
+    if (!tool) return `unknown tool "${input.tool}"`;
+    const parsed = tool.schema.safeParse(input.args);
+    return parsed.success ? null : `invalid arguments for ${input.tool}: ${formatZodIssues(parsed.error.issues)}`;
   };
 }

@@ -3,6 +3,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../client';
 import { DEMO_MODEL, DEMO_QUERY, demoResponder } from '../demo';
 import { isServerAnswering, startDevServer } from '../dev-server';
+import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../env';
 import { startScriptedModel } from '../testing/scripted-model';
 import { createAgentWorker, createOpenAIClient } from '../worker';
@@ -23,7 +24,12 @@ async function connectServer(env: RuntimeEnv, say: Say, cleanups: Cleanup[]): Pr
     return { address: LOCAL_TEMPORAL_ADDRESS };
   }
   say('Starting the embedded Temporal dev server…');
-  const server = await startDevServer({ dbFile: DEV_SERVER_DB, namespace: env.temporalNamespace, log: say });
+  const server = await startDevServer({
+    dbFile: DEV_SERVER_DB,
+    namespace: env.temporalNamespace,
+    searchAttributes: [...AGENT_SEARCH_ATTRIBUTES],
+    log: say,
+  });
   cleanups.push(() => server.stop());
   say(`Temporal dev server on ${server.address}, state in ${DEV_SERVER_DB}`);
   if (server.uiUrl) say(`Temporal UI: ${server.uiUrl}  (up while this command runs; \`durable-react-agent server\` keeps one running)`);

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { parseDuration } from './duration';
 import { formatZodIssues } from './validation';
 
 /** Default cap on model calls per run. */
@@ -13,6 +14,9 @@ export const DEFAULT_MIN_THOUGHT_LENGTH = 15;
 export const DEFAULT_THOUGHT_TAG = 'Thought:';
 export const DEFAULT_ACTION_TAG = 'Action:';
 export const DEFAULT_OBSERVATION_TAG = 'Observation:';
+
+/** How long a pending call or question waits for a person before `onApprovalTimeout` applies. */
+export const DEFAULT_APPROVAL_TIMEOUT = '24h';
 
 /** The seed's thought template: what is known, what is missing, the next step, and which tool. */
 export const DEFAULT_THOUGHT_PROMPT = [
@@ -44,6 +48,9 @@ const stopCondition = z.discriminatedUnion('type', [
 export type StopCondition = z.infer<typeof stopCondition>;
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
+const duration = z
+  .union([z.number(), z.string()])
+  .refine((value) => parseDuration(value) !== null, 'expected seconds (a number) or a duration like "30m", "24h", "7d"');
 const phrases = z.array(z.string().min(1)).max(100);
 
 /** The one schema for a run's configuration. Unknown fields are refused so typos surface before a run starts. */
@@ -69,6 +76,11 @@ export const agentConfigSchema = z.strictObject({
   systemPrompt: z.string().default(DEFAULT_SYSTEM_PROMPT),
   model: z.string().min(1).optional(),
   toolCalling: z.enum(['native', 'text']).default('native'),
+  requireConfirmation: z.array(z.string().min(1)).max(500).default([]),
+  skipConfirmation: z.array(z.string().min(1)).max(500).default([]),
+  approvalTimeout: duration.default(DEFAULT_APPROVAL_TIMEOUT),
+  onApprovalTimeout: z.enum(['reject', 'end']).default('reject'),
+  allowClarification: z.boolean().default(true),
 });
 
 /** Configuration as callers write it: every field optional. */

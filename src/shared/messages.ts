@@ -1,4 +1,5 @@
-import { defineQuery } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { Answer, AppliedDecision, Decision, PendingDecisions } from './approvals';
 import type { AgentStatus, ReActTrace } from './types';
 
 /** The task queue workers poll and clients start runs on, unless TEMPORAL_TASK_QUEUE overrides it. */
@@ -13,3 +14,16 @@ export const getTraceQuery = defineQuery<ReActTrace>('getTrace');
 export const getScratchpadQuery = defineQuery<string>('getScratchpad');
 /** Where the run is: thinking, acting, finishing or completed. */
 export const getStatusQuery = defineQuery<AgentStatus>('getStatus');
+
+/** Calls and questions waiting for a person. */
+export const getPendingQuery = defineQuery<PendingDecisions>('getPending');
+
+/** Decide a pending call and learn the outcome; refused (the call stays pending) when the payload is not valid. */
+export const decideUpdate = defineUpdate<AppliedDecision, [Decision]>('decide');
+/** The same decision for senders that cannot wait (e.g. the Temporal UI's signal form); an invalid one is recorded. */
+export const decideSignal = defineSignal<[Decision]>('decide');
+
+/** Answer the model's clarification question; returns the question it answered. */
+export const answerUpdate = defineUpdate<string, [Answer]>('answer');
+/** The same answer as a signal. */
+export const answerSignal = defineSignal<[Answer]>('answer');

@@ -34,6 +34,8 @@ export interface CallModelInput {
   tags: TextTags;
   /** Shown in the Temporal UI and logs, e.g. "step 3". */
   label: string;
+  /** Offer the built-in request_clarification action. */
+  allowClarification?: boolean;
 }
 
 /** A parsed tool call: args are present when the arguments text was valid JSON. */
@@ -54,6 +56,8 @@ export interface ModelReply {
   finalAnswer: string | null;
   /** Set when the reply could not be understood; fed back to the model. */
   malformed: string | null;
+  /** Set when the model asks the user a question (the built-in request_clarification action). */
+  clarification: { callId: string; question: string } | null;
   usage: TokenUsage;
   /** The raw assistant message, replayed to the model in the next prompt. */
   assistantMessage: ChatMessage & { role: 'assistant' };
@@ -61,6 +65,8 @@ export interface ModelReply {
 
 /** Name of the built-in tool native-mode models may call to finish. */
 export const FINAL_ANSWER_TOOL = 'final_answer';
+/** Name of the built-in action with which a model asks the user a question. */
+export const CLARIFICATION_TOOL = 'request_clarification';
 
 /** Tag that introduces the answer in text mode. */
 export const FINAL_ANSWER_TAG = 'Final Answer:';

@@ -1,3 +1,5 @@
+import type { ConfirmationPolicy } from './approvals';
+
 /** What the workflow needs to know about a tool to schedule it (the handler stays on the worker). */
 export interface ToolInfo {
   name: string;
@@ -6,6 +8,13 @@ export interface ToolInfo {
   /** Start-to-close timeout for one attempt, e.g. '30s'. */
   timeout: string;
   retry: { maximumAttempts: number; initialInterval: string; backoffCoefficient: number };
+  confirm: ConfirmationPolicy;
+}
+
+/** Input of the `validateToolArgs` activity, used to re-check arguments a person edited. */
+export interface ValidateArgsInput {
+  tool: string;
+  args: unknown;
 }
 
 /** Output of the `listTools` activity. */

@@ -11,7 +11,7 @@ export interface TokenUsage {
 export type ReActAction =
   | { type: 'tool_call'; tool: string; args: unknown; callId: string }
   | { type: 'final_answer'; answer: string }
-  | { type: 'clarification'; question: string }
+  | { type: 'clarification'; question: string; callId?: string }
   | { type: 'delegate'; agent: string; task: string };
 
 /** One Thought → Action → Observation step of the trace. */
@@ -29,6 +29,8 @@ export interface ReActStep {
   truncated?: boolean;
   /** True for the final answer the runtime asked for after a non-success stop. */
   forced?: boolean;
+  /** How a person (or a policy) decided a call that needed confirmation. */
+  decision?: 'approve' | 'always' | 'edit' | 'reject' | 'respond' | 'timeout';
   /** ISO time the step was recorded (workflow time, so replay-safe). */
   timestamp: string;
   /** Usage of the model call that produced this step (zero on the 2nd+ parallel call of one reply). */
@@ -54,7 +56,8 @@ export type AgentErrorKind =
   | 'invalid_arguments'
   | 'tool_error'
   | 'tool_limit'
-  | 'model_error';
+  | 'model_error'
+  | 'invalid_decision';
 
 /** One entry of the error history. */
 export interface AgentErrorRecord {
@@ -94,7 +97,7 @@ export interface ReActResult {
 
 /** Live status served by the `getStatus` query. */
 export interface AgentStatus {
-  state: 'thinking' | 'acting' | 'finishing' | 'completed';
+  state: 'thinking' | 'acting' | 'awaiting_approval' | 'awaiting_input' | 'finishing' | 'completed';
   iteration: number;
   maxIterations: number;
   tokensUsed: number;

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { ConfirmationPolicy } from '../shared/approvals';
 
 /** Retry policy for one tool's activity; Temporal applies it, the handler never retries itself. */
 export interface ToolRetryPolicy {
@@ -34,6 +35,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   retry?: ToolRetryPolicy;
   /** Start-to-close timeout of one attempt, e.g. '30s'. */
   timeout?: string;
+  /** Whether a person must confirm a call before it runs (default 'never'). */
+  confirm?: ConfirmationPolicy;
 }
 
 /** A tool definition whose argument type has been erased, as the registry stores it. */

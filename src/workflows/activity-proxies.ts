@@ -40,3 +40,9 @@ export const { listTools } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 5 },
 });
+
+/** Re-validation of arguments a person edited: the tool's schema lives on the worker. */
+export const { validateToolArgs } = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5 },
+});

@@ -1,6 +1,7 @@
 import type { AgentConfig } from '../shared/config';
 import {
   actionInputTag,
+  CLARIFICATION_TOOL,
   FINAL_ANSWER_TAG,
   type ChatMessage,
   type ModelToolCall,
@@ -28,17 +29,26 @@ function byIteration(steps: readonly ReActStep[]): ReActStep[][] {
   return groups;
 }
 
+/** A step as the call the model made: tools as themselves, a question as the built-in clarification action. */
+function asCall(step: ReActStep): ModelToolCall | null {
+  const { action } = step;
+  if (action.type === 'tool_call') return { id: action.callId, name: action.tool, argumentsText: argumentsText(action.args) };
+  if (action.type === 'clarification') {
+    const id = action.callId ?? `c${step.iteration}-1`;
+    return { id, name: CLARIFICATION_TOOL, argumentsText: JSON.stringify({ question: action.question }) };
+  }
+  return null;
+}
+
 function nativeTurn(group: readonly ReActStep[]): ChatMessage[] {
-  const calls = group.flatMap((step) => (step.action.type === 'tool_call' ? [{ step, action: step.action }] : []));
-  const toolCalls: ModelToolCall[] = calls.map(({ action }) => ({
-    id: action.callId,
-    name: action.tool,
-    argumentsText: argumentsText(action.args),
-  }));
-  const assistant: ChatMessage = { role: 'assistant', content: group[0]?.thought ?? '', toolCalls };
-  const results: ChatMessage[] = calls.map(({ step, action }) => ({
+  const calls = group.flatMap((step) => {
+    const call = asCall(step);
+    return call ? [{ step, call }] : [];
+  });
+  const assistant: ChatMessage = { role: 'assistant', content: group[0]?.thought ?? '', toolCalls: calls.map(({ call }) => call) };
+  const results: ChatMessage[] = calls.map(({ step, call }) => ({
     role: 'tool',
-    toolCallId: action.callId,
+    toolCallId: call.id,
     content: step.observation ?? '',
   }));
   return [assistant, ...results];
@@ -56,7 +66,10 @@ function textStep(step: ReActStep, tags: TextTags): { reply: string; observation
     case 'final_answer':
       return { reply: `${thought}\n${FINAL_ANSWER_TAG} ${step.action.answer}`, observation: null };
     case 'clarification':
-      return { reply: `${thought}\nQuestion: ${step.action.question}`, observation: step.observation };
+      return {
+        reply: `${thought}\n${tags.action} ${CLARIFICATION_TOOL}\n${actionInputTag(tags)} ${JSON.stringify({ question: step.action.question })}`,
+        observation: `${tags.observation} ${step.observation ?? ''}`,
+      };
     case 'delegate':
       return { reply: `${thought}\nDelegate to ${step.action.agent}: ${step.action.task}`, observation: step.observation };
   }

@@ -13,7 +13,9 @@ import { getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/mes
 import type { ChatMessage, ModelReply } from '../shared/model-protocol';
 import { estimateTokens } from '../shared/observation';
 import type { ToolInfo } from '../shared/tool-protocol';
-import type { AgentWorkflowInput, ReActResult } from '../shared/types';
+import type { AgentWorkflowInput, ReActResult, TokenUsage } from '../shared/types';
+import { publishStatus, searchAttributesEnabled } from './agent-status';
+import { askUser, installHumanHandlers } from './human-loop';
 import { callModel, listTools } from './activity-proxies';
 import { buildMessages, forcedAnswerInstruction, renderScratchpad, tagsOf } from './prompt';
 import { createRunState, nowIso, recordError, recordUsage, stopRun, toResult, toStatus, toTrace, type RunState } from './run-state';
@@ -27,8 +29,10 @@ function invalidInput(message: string): ApplicationFailure {
 
 async function think(state: RunState, messages: ChatMessage[], tools: string[], summary: string): Promise<ModelReply> {
   const { config } = state;
+  // The forced final answer (no tools) offers no clarification either: the run is ending.
+  const allowClarification = config.allowClarification && tools.length > 0;
   const reply = await callModel.executeWithOptions({ summary }, [
-    { messages, model: config.model, mode: config.toolCalling, tools, tags: tagsOf(config), label: summary },
+    { messages, model: config.model, mode: config.toolCalling, tools, tags: tagsOf(config), label: summary, allowClarification },
   ]);
   recordUsage(state, reply.usage);
   return reply;
@@ -73,6 +77,14 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
     if (failure) return stopRun(state, 'failure', `the answer contains the failure phrase "${failure}"`);
     return stopRun(state, 'success', 'the model gave a final answer');
   }
+  if (reply.clarification && !config.allowClarification) {
+    const feedback = 'Asking the user is disabled in this run: decide with the tools and what you know.';
+    recordError(state, 'malformed_output', feedback);
+    state.feedback.push(feedback);
+    return;
+  }
+  // Like a final answer, a question needs no separate thought: the question says what is missing.
+  if (reply.clarification) return clarify(state, reply.thought, `c${state.iterations}-1`, reply.clarification.question, reply.usage);
   const problem = validateThought(reply.thought, config);
   if (problem !== null) {
     state.rejectedThoughts += 1;
@@ -87,7 +99,23 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   }
   const failure = findPhrase(reply.thought, config.failurePhrases);
   if (failure) return stopRun(state, 'failure', `the thought contains the failure phrase "${failure}"`);
-  await actOnToolCalls(state, reply.thought, reply.toolCalls, tools, reply.usage);
+  // Call IDs are the workflow's own (iteration and position): unique in the run whatever the provider sends, short
+  // enough to type in `durable-react-agent approve`, and a stale decision can never match a newer call.
+  const calls = reply.toolCalls.map((call, index) => ({ ...call, callId: `c${state.iterations}-${index + 1}` }));
+  await actOnToolCalls(state, reply.thought, calls, tools, reply.usage);
+}
+
+/** The model asked the user a question: wait for the answer, which becomes the observation. */
+async function clarify(state: RunState, thought: string, callId: string, question: string, usage: TokenUsage): Promise<void> {
+  const { text } = await askUser(state, callId, question);
+  state.steps.push({
+    iteration: state.iterations,
+    thought,
+    action: { type: 'clarification', question, callId },
+    observation: text,
+    timestamp: nowIso(),
+    tokenUsage: usage,
+  });
 }
 
 /** After a stop other than success or cancellation: one call, without tools, for the best answer so far. */
@@ -147,8 +175,9 @@ export async function reactAgentWorkflow(input: AgentWorkflowInput): Promise<ReA
   if (!validation.ok) throw invalidInput(validation.message);
   if (typeof input.query !== 'string' || input.query.trim() === '') throw invalidInput('The query must be a non-empty string');
   const config: AgentConfig = validation.config;
-  const state = createRunState(input.query, config, workflowInfo().workflowId, Date.now());
+  const state = createRunState(input.query, config, workflowInfo().workflowId, Date.now(), searchAttributesEnabled());
   setHandler(getTraceQuery, () => toTrace(state));
+  installHumanHandlers(state);
   setHandler(getScratchpadQuery, () => renderScratchpad(state.steps, config));
   setHandler(getStatusQuery, () => toStatus(state));
 
@@ -167,11 +196,13 @@ export async function reactAgentWorkflow(input: AgentWorkflowInput): Promise<ReA
       // A model error retrying cannot fix (bad key, unknown model) or retries used up: fail with its own words.
       const cause = error.cause;
       recordError(state, 'model_error', cause.message);
+      publishStatus(state, 'Failed');
       throw ApplicationFailure.create({ type: cause.type ?? ErrorType.ModelUnavailable, message: cause.message, nonRetryable: true, details: [toTrace(state)] });
     } else {
       throw error;
     }
   }
   state.phase = 'completed';
+  publishStatus(state);
   return toResult(state, Date.now());
 }

@@ -1,4 +1,5 @@
 import type { AgentConfig } from '../shared/config';
+import { ApprovalBook } from './approval-book';
 import {
   addUsage,
   ZERO_USAGE,
@@ -37,10 +38,22 @@ export interface RunState {
   runningTools: string[];
   stop: StopDecision | null;
   finalAnswer: string | null;
+  /** Calls and questions waiting for a person, and the decisions' rules. */
+  approvals: ApprovalBook;
+  /** Whether AgentStatus/AgentPendingTools may be upserted (they were set at start). */
+  searchAttributes: boolean;
+  /** Last published status, so unchanged values are not upserted again. */
+  publishedStatus: string;
 }
 
 /** A fresh run. */
-export function createRunState(query: string, config: AgentConfig, workflowId: string, nowMs: number): RunState {
+export function createRunState(
+  query: string,
+  config: AgentConfig,
+  workflowId: string,
+  nowMs: number,
+  searchAttributes = false,
+): RunState {
   return {
     query,
     config,
@@ -58,6 +71,9 @@ export function createRunState(query: string, config: AgentConfig, workflowId: s
     runningTools: [],
     stop: null,
     finalAnswer: null,
+    approvals: new ApprovalBook(),
+    searchAttributes,
+    publishedStatus: '',
   };
 }
 
@@ -99,7 +115,12 @@ export function toTrace(state: RunState): ReActTrace {
 /** Live status for the getStatus query. */
 export function toStatus(state: RunState): AgentStatus {
   return {
-    state: state.phase,
+    // Waiting for a person takes precedence: parallel calls may be running and waiting at the same time.
+    state: state.approvals.question
+      ? 'awaiting_input'
+      : state.approvals.snapshot().approvals.length > 0
+        ? 'awaiting_approval'
+        : state.phase,
     iteration: state.iterations,
     maxIterations: state.config.maxIterations,
     tokensUsed: state.usage.totalTokens,

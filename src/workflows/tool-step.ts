@@ -5,6 +5,8 @@ import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import type { ReActStep, TokenUsage } from '../shared/types';
 import { ZERO_USAGE } from '../shared/types';
 import { runTool } from './activity-proxies';
+import { needsConfirmation } from './confirmation';
+import { awaitDecision } from './human-loop';
 import { nowIso, recordError, stopRun, type RunState } from './run-state';
 import { callSignature, trailingRepeats } from './stall';
 import { matchStopCondition } from './termination';
@@ -63,11 +65,40 @@ async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): P
   }
 }
 
-function toStep(state: RunState, thought: string, call: ParsedToolCall, observation: ToolObservation, usage: TokenUsage): ReActStep {
+/** What became of one call: its observation, and how a person decided it when it needed confirmation. */
+interface CallOutcome {
+  observation: ToolObservation;
+  decision?: ReActStep['decision'];
+  /** The arguments it ran with, when a person edited them. */
+  args?: unknown;
+}
+
+/** Admits, confirms (when the policy asks for it) and runs one call. */
+async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<string, ToolInfo>): Promise<CallOutcome> {
+  const admission = admit(state, call, tools);
+  state.toolUsage[call.tool] = (state.toolUsage[call.tool] ?? 0) + 1;
+  if ('refusal' in admission) return { observation: admission.refusal };
+  const { tool } = admission;
+  if (!needsConfirmation(tool, call.args, state.config, state.approvals.alwaysApproved)) {
+    return { observation: await execute(state, call, tool) };
+  }
+  // Each call runs as soon as its own decision arrives: one slow reviewer does not hold up the other calls.
+  const resolution = await awaitDecision(state, call.callId, call.tool, call.args);
+  if (resolution.outcome === 'observe') {
+    return { observation: { text: resolution.text, isError: resolution.isError, truncated: false }, decision: resolution.decision };
+  }
+  const observation = await execute(state, { ...call, args: resolution.args }, tool);
+  return { observation, decision: resolution.decision, ...(resolution.decision === 'edit' ? { args: resolution.args } : {}) };
+}
+
+function toStep(state: RunState, thought: string, call: ParsedToolCall, outcome: CallOutcome, usage: TokenUsage): ReActStep {
+  const { observation } = outcome;
+  const args = 'args' in outcome ? outcome.args : (call.args ?? call.argumentsText);
   return {
     iteration: state.iterations,
     thought,
-    action: { type: 'tool_call', tool: call.tool, args: call.args ?? call.argumentsText, callId: call.callId },
+    action: { type: 'tool_call', tool: call.tool, args, callId: call.callId },
+    ...(outcome.decision ? { decision: outcome.decision } : {}),
     observation: observation.text,
     isError: observation.isError,
     ...(observation.data !== undefined ? { observationData: observation.data } : {}),
@@ -89,24 +120,20 @@ export async function actOnToolCalls(
   usage: TokenUsage,
 ): Promise<void> {
   state.phase = 'acting';
-  const pending = calls.map(async (call) => {
-    const admission = admit(state, call, tools);
-    state.toolUsage[call.tool] = (state.toolUsage[call.tool] ?? 0) + 1;
-    return 'refusal' in admission ? admission.refusal : execute(state, call, admission.tool);
-  });
-  const settled = await Promise.allSettled(pending);
+  const settled = await Promise.allSettled(calls.map((call) => settle(state, call, tools)));
   let interruption: Error | undefined;
   calls.forEach((call, index) => {
-    const outcome = settled[index] as PromiseSettledResult<ToolObservation>;
-    if (outcome.status === 'rejected') interruption ??= outcome.reason as Error;
+    const result = settled[index] as PromiseSettledResult<CallOutcome>;
+    if (result.status === 'rejected') interruption ??= result.reason as Error;
     // A call cut short by the time budget or a cancellation stays in the trace, marked as interrupted.
-    const observation =
-      outcome.status === 'fulfilled'
-        ? outcome.value
-        : errorObservation(call.tool, call.args, 'interrupted: the run stopped before the tool finished');
-    const step = toStep(state, thought, call, observation, index === 0 ? usage : ZERO_USAGE);
+    const outcome: CallOutcome =
+      result.status === 'fulfilled'
+        ? result.value
+        : { observation: errorObservation(call.tool, call.args, 'interrupted: the run stopped before the tool finished') };
+    const step = toStep(state, thought, call, outcome, index === 0 ? usage : ZERO_USAGE);
     state.steps.push(step);
-    if (observation.isError) recordError(state, observation.errorKind ?? 'tool_error', observation.text);
+    // Errors of the run (not a person's rejection) go to the error history.
+    if (outcome.observation.errorKind) recordError(state, outcome.observation.errorKind, outcome.observation.text);
     state.callSignatures.push(callSignature(call.tool, step.action.type === 'tool_call' ? step.action.args : null));
     // Stall detection only looks at the latest run of identical calls: keep the state bounded.
     state.callSignatures.splice(0, state.callSignatures.length - state.config.stallThreshold);

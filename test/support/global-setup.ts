@@ -5,6 +5,7 @@ import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
 import { resolveTemporalCli } from '../../src/dev-server';
+import { AgentPendingToolsKey, AgentStatusKey } from '../../src/shared/search-attributes';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -22,6 +23,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       executable: executable.type === 'existing-path' ? { type: 'existing-path', path: executable.path } : executable,
       ip: '127.0.0.1',
       ui: false,
+      searchAttributes: [AgentStatusKey, AgentPendingToolsKey],
       log: { format: 'pretty', level: 'error' },
       // The CLI's start-up banner would otherwise land in the test output.
       extraArgs: ['--output', 'none'],

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import type { PendingDecisions } from '../../src/shared/approvals';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { AgentClient, type AgentRunHandle } from '../../src/client';
 import type { AgentConfigInput } from '../../src/shared/config';
@@ -18,6 +19,8 @@ export interface Harness {
   model: ScriptedModelServer;
   agents: AgentClient;
   client: Client;
+  /** Shuts the worker down and starts a new one on the same task queue (a crash-free deploy, from the run's view). */
+  restartWorker(): Promise<void>;
   /** Scripts a fresh model name and starts a run that uses it. */
   start(turns: readonly ScriptedTurn[] | ScriptedResponder, query?: string, config?: AgentConfigInput): Promise<Run>;
   close(): Promise<void>;
@@ -38,21 +41,32 @@ export async function createHarness(options: { toolsRoot?: string; modelTimeoutM
   const client = new Client({ connection, namespace });
   const taskQueue = `test-${randomUUID()}`;
   const registry = new ToolRegistry([...createBuiltinTools({ root: options.toolsRoot ?? process.cwd() }), ...createTestTools()]);
-  const worker: Worker = await createAgentWorker({
-    connection: nativeConnection,
-    namespace,
-    taskQueue,
-    registry,
-    openai: createOpenAIClient({ apiKey: 'test-key', baseURL: model.baseURL, timeoutMs: options.modelTimeoutMs }),
-    defaultModel: 'unscripted',
-    workflowBundle: { codePath: inject('workflowBundlePath') },
-  });
-  const running = worker.run();
+  const startWorker = async (): Promise<{ worker: Worker; running: Promise<void> }> => {
+    const worker = await createAgentWorker({
+      connection: nativeConnection,
+      namespace,
+      taskQueue,
+      registry,
+      openai: createOpenAIClient({ apiKey: 'test-key', baseURL: model.baseURL, timeoutMs: options.modelTimeoutMs }),
+      defaultModel: 'unscripted',
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
+    return { worker, running: worker.run() };
+  };
+  let current = await startWorker();
+  const stopWorker = async () => {
+    current.worker.shutdown();
+    await current.running;
+  };
   const agents = new AgentClient({ client, taskQueue });
   return {
     model,
     agents,
     client,
+    async restartWorker() {
+      await stopWorker();
+      current = await startWorker();
+    },
     async start(turns, query = 'test query', config = {}) {
       const modelName = `scenario-${randomUUID()}`;
       model.script(modelName, turns);
@@ -60,8 +74,7 @@ export async function createHarness(options: { toolsRoot?: string; modelTimeoutM
       return { ...handle, modelName };
     },
     async close() {
-      worker.shutdown();
-      await running;
+      await stopWorker();
       await nativeConnection.close();
       await connection.close();
       await model.close();
@@ -96,5 +109,22 @@ export function useHarness(options: Parameters<typeof createHarness>[0] = {}): O
       return ready().client;
     },
     start: (...args) => ready().start(...args),
+    restartWorker: () => ready().restartWorker(),
   };
+}
+
+/** Polls until a run waits for at least `approvals` decisions (a given call, a question, when asked) and returns them. */
+export async function waitForPending(
+  harness: Pick<Harness, 'agents'>,
+  workflowId: string,
+  expect: { approvals?: number; question?: boolean; callId?: string } = { approvals: 1 },
+): Promise<PendingDecisions> {
+  for (let attempt = 0; attempt < 150; attempt++) {
+    const pending = await harness.agents.getPending(workflowId).catch(() => null);
+    const enough = (pending?.approvals.length ?? 0) >= (expect.approvals ?? 0);
+    const hasCall = !expect.callId || pending?.approvals.some((call) => call.callId === expect.callId);
+    if (pending && enough && hasCall && (!expect.question || pending.question)) return pending;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`run ${workflowId} did not reach the expected pending state in 15 s`);
 }

@@ -35,6 +35,25 @@ export function createTestTools(): AnyToolDefinition[] {
         }),
     }),
     defineTool({
+      name: 'delete_record',
+      description: 'Deletes a record (a side effect a person must confirm); counts executions per idempotency key.',
+      category: 'test',
+      schema: z.object({ id: z.string().min(1) }),
+      confirm: 'always',
+      handler: ({ id }, { idempotencyKey }) => {
+        recordedEffects.set(idempotencyKey, (recordedEffects.get(idempotencyKey) ?? 0) + 1);
+        return `deleted ${id}`;
+      },
+    }),
+    defineTool({
+      name: 'transfer',
+      description: 'Transfers money; amounts over 100 need confirmation.',
+      category: 'test',
+      schema: z.object({ amount: z.number().positive(), to: z.string() }),
+      confirm: { when: 'greater_than', arg: 'amount', value: 100 },
+      handler: ({ amount, to }) => `sent ${amount} to ${to}`,
+    }),
+    defineTool({
       name: 'record_effect',
       description: 'Records a side effect once per idempotency key.',
       category: 'test',

@@ -77,7 +77,7 @@ describe('configuration', () => {
     const run = await harness.start([{ answer: 'ok' }], 'q', { tools: ['calculator'] });
     await run.result();
     const offered = harness.model.requests(run.modelName)[0]?.tools?.map((tool) => tool.function.name);
-    expect(offered).toEqual(['calculator', 'final_answer']);
+    expect(offered).toEqual(['calculator', 'final_answer', 'request_clarification']);
   });
 });
 

@@ -1,0 +1,70 @@
+import { z } from 'zod';
+
+/**
+ * A declarative rule over a call's arguments deciding whether a person must confirm it. JSON, so the workflow can
+ * evaluate it deterministically and operators can read it.
+ */
+export type ConfirmationRule =
+  | { when: 'path_outside'; arg: string; folder: string }
+  | { when: 'greater_than'; arg: string; value: number }
+  | { when: 'equals'; arg: string; value: string | number | boolean }
+  | { when: 'matches'; arg: string; pattern: string; flags?: string }
+  | { anyOf: ConfirmationRule[] }
+  | { allOf: ConfirmationRule[] };
+
+/** When a tool's calls wait for a person: always, never, or when a rule over the arguments holds. */
+export type ConfirmationPolicy = 'always' | 'never' | ConfirmationRule;
+
+/** A tool call waiting for a decision. */
+export interface PendingCall {
+  callId: string;
+  tool: string;
+  args: unknown;
+  /** Send it back with a decision to make sure the decision is about these exact arguments. */
+  argsHash: string;
+  question: string;
+  requestedAt: string;
+  deadline: string;
+}
+
+/** A question the model asked the user, waiting for an answer. */
+export interface PendingQuestion {
+  callId: string;
+  question: string;
+  requestedAt: string;
+  deadline: string;
+}
+
+/** Everything a run is waiting for; served by the `getPending` query. */
+export interface PendingDecisions {
+  approvals: PendingCall[];
+  question: PendingQuestion | null;
+}
+
+const base = { callId: z.string().min(1), argsHash: z.string().min(1).optional() };
+
+/** A person's decision about one pending call, as sent by update or signal (and pasted into the Temporal UI). */
+export const decisionSchema = z.discriminatedUnion('decision', [
+  z.strictObject({ ...base, decision: z.literal('approve'), always: z.boolean().optional() }),
+  z.strictObject({ ...base, decision: z.literal('reject'), reason: z.string().trim().min(1) }),
+  z.strictObject({ ...base, decision: z.literal('edit'), args: z.record(z.string(), z.unknown()) }),
+  z.strictObject({ ...base, decision: z.literal('respond'), observation: z.string() }),
+]);
+
+/** A decision about one pending tool call. */
+export type Decision = z.infer<typeof decisionSchema>;
+
+/** An answer to the model's clarification question; `callId` is optional because a run asks one at a time. */
+export const answerSchema = z.strictObject({ answer: z.string().trim().min(1), callId: z.string().min(1).optional() });
+
+/** An answer to a clarification question. */
+export type Answer = z.infer<typeof answerSchema>;
+
+/** What a decision did, returned to the sender of the update. */
+export interface AppliedDecision {
+  callId: string;
+  tool: string;
+  decision: Decision['decision'];
+  /** The arguments the tool will run with (edited ones for `edit`), or null when it will not run. */
+  args: unknown;
+}

@@ -1,0 +1,127 @@
+import {
+  answerSchema,
+  decisionSchema,
+  type Answer,
+  type AppliedDecision,
+  type Decision,
+  type PendingCall,
+  type PendingDecisions,
+  type PendingQuestion,
+} from '../shared/approvals';
+import { formatZodIssues } from '../shared/validation';
+
+/** How a pending call was settled: run it (with these arguments), or give the model this observation instead. */
+export type Resolution =
+  | { outcome: 'run'; args: unknown; decision: 'approve' | 'always' | 'edit' }
+  | { outcome: 'observe'; text: string; isError: boolean; decision: 'reject' | 'respond' | 'timeout' };
+
+/** A pending call and, once decided, its resolution (read by the waiting loop, then closed). */
+export interface PendingEntry {
+  call: PendingCall;
+  resolution?: Resolution;
+}
+
+/** A checked decision or answer, or the one-line reason it was refused. */
+export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
+
+/**
+ * What a run is waiting for and the rules for deciding it. Pure (no Temporal APIs), so the update validator, the
+ * signal handler and unit tests share the same checks.
+ */
+export class ApprovalBook {
+  readonly entries = new Map<string, PendingEntry>();
+  /** Call IDs already decided (or timed out): a second decision for them is refused, never applied elsewhere. */
+  readonly closed = new Set<string>();
+  /** Tools approved with `always: true` for the rest of the run. */
+  readonly alwaysApproved: string[] = [];
+  question: { pending: PendingQuestion; answer?: string } | null = null;
+
+  /** Registers a call waiting for a decision. */
+  open(call: PendingCall): PendingEntry {
+    const entry: PendingEntry = { call };
+    this.entries.set(call.callId, entry);
+    return entry;
+  }
+
+  /** Removes a settled call; its ID stays known so late decisions are refused as already decided. */
+  close(callId: string): void {
+    this.entries.delete(callId);
+    this.closed.add(callId);
+  }
+
+  /** The undecided calls and question, for the getPending query. */
+  snapshot(): PendingDecisions {
+    const approvals = [...this.entries.values()].filter((entry) => !entry.resolution).map((entry) => entry.call);
+    const question = this.question && this.question.answer === undefined ? this.question.pending : null;
+    return { approvals, question };
+  }
+
+  /** Validates a decision payload against what is pending. */
+  checkDecision(payload: unknown): Checked<{ decision: Decision; entry: PendingEntry }> {
+    const parsed = decisionSchema.safeParse(payload);
+    if (!parsed.success) return { ok: false, message: `Invalid decision: ${formatZodIssues(parsed.error.issues)}` };
+    const decision = parsed.data;
+    const entry = this.entries.get(decision.callId);
+    if (this.closed.has(decision.callId) || entry?.resolution) {
+      return { ok: false, message: `Call ${decision.callId} was already decided` };
+    }
+    if (!entry) {
+      const waiting = this.snapshot().approvals.map((call) => call.callId);
+      const hint = waiting.length > 0 ? `pending: ${waiting.join(', ')}` : 'nothing is pending';
+      return { ok: false, message: `No pending call ${decision.callId} (${hint})` };
+    }
+    if (decision.argsHash !== undefined && decision.argsHash !== entry.call.argsHash) {
+      return {
+        ok: false,
+        message: `argsHash ${decision.argsHash} does not match call ${decision.callId} (${entry.call.argsHash}): the decision is about other arguments`,
+      };
+    }
+    return { ok: true, value: { decision, entry } };
+  }
+
+  /** Settles a checked decision. `always` also approves the other pending calls of the same tool. */
+  apply(decision: Decision, entry: PendingEntry): AppliedDecision {
+    const { call } = entry;
+    switch (decision.decision) {
+      case 'approve':
+        entry.resolution = { outcome: 'run', args: call.args, decision: decision.always ? 'always' : 'approve' };
+        if (decision.always) this.approveAlways(call.tool);
+        return { callId: call.callId, tool: call.tool, decision: 'approve', args: call.args };
+      case 'edit':
+        entry.resolution = { outcome: 'run', args: decision.args, decision: 'edit' };
+        return { callId: call.callId, tool: call.tool, decision: 'edit', args: decision.args };
+      case 'reject':
+        entry.resolution = {
+          outcome: 'observe',
+          text: `[rejected] A person declined to run ${call.tool}: ${decision.reason}`,
+          isError: true,
+          decision: 'reject',
+        };
+        return { callId: call.callId, tool: call.tool, decision: 'reject', args: null };
+      case 'respond':
+        entry.resolution = { outcome: 'observe', text: decision.observation, isError: false, decision: 'respond' };
+        return { callId: call.callId, tool: call.tool, decision: 'respond', args: null };
+    }
+  }
+
+  private approveAlways(tool: string): void {
+    if (!this.alwaysApproved.includes(tool)) this.alwaysApproved.push(tool);
+    for (const entry of this.entries.values()) {
+      if (entry.call.tool === tool && !entry.resolution) {
+        entry.resolution = { outcome: 'run', args: entry.call.args, decision: 'always' };
+      }
+    }
+  }
+
+  /** Validates an answer payload against the pending question. */
+  checkAnswer(payload: unknown): Checked<Answer> {
+    const parsed = answerSchema.safeParse(payload);
+    if (!parsed.success) return { ok: false, message: `Invalid answer: ${formatZodIssues(parsed.error.issues)}` };
+    const pending = this.question;
+    if (!pending || pending.answer !== undefined) return { ok: false, message: 'No question is waiting for an answer' };
+    if (parsed.data.callId !== undefined && parsed.data.callId !== pending.pending.callId) {
+      return { ok: false, message: `Question ${parsed.data.callId} is not the pending one (${pending.pending.callId})` };
+    }
+    return { ok: true, value: parsed.data };
+  }
+}

@@ -1,0 +1,64 @@
+import type { ConfirmationPolicy, ConfirmationRule } from '../shared/approvals';
+import type { AgentConfig } from '../shared/config';
+
+function valueAt(args: unknown, dottedPath: string): unknown {
+  let value: unknown = args;
+  for (const key of dottedPath.split('.')) {
+    if (value === null || typeof value !== 'object') return undefined;
+    value = (value as Record<string, unknown>)[key];
+  }
+  return value;
+}
+
+/** POSIX normalisation without Node's `path` (not available in the sandbox): resolves `.`, `..` and `//`. */
+export function normalizePath(input: string): string {
+  const absolute = input.startsWith('/');
+  const parts: string[] = [];
+  for (const part of input.split('/')) {
+    if (part === '' || part === '.') continue;
+    if (part === '..' && parts.length > 0 && parts[parts.length - 1] !== '..') parts.pop();
+    else if (part === '..' && absolute) continue;
+    else parts.push(part);
+  }
+  const joined = parts.join('/');
+  return absolute ? `/${joined}` : joined || '.';
+}
+
+function isOutside(value: unknown, folder: string): boolean {
+  if (typeof value !== 'string') return true; // cannot tell: ask
+  const target = normalizePath(value);
+  const base = normalizePath(folder);
+  if (base === '.') return target.startsWith('/') || target === '..' || target.startsWith('../');
+  return !(target === base || target.startsWith(`${base}/`));
+}
+
+/** Whether a rule holds for these arguments. Missing or mistyped arguments count as holding: when unsure, ask. */
+export function ruleHolds(rule: ConfirmationRule, args: unknown): boolean {
+  if ('anyOf' in rule) return rule.anyOf.some((inner) => ruleHolds(inner, args));
+  if ('allOf' in rule) return rule.allOf.every((inner) => ruleHolds(inner, args));
+  const value = valueAt(args, rule.arg);
+  switch (rule.when) {
+    case 'path_outside':
+      return isOutside(value, rule.folder);
+    case 'greater_than':
+      return typeof value !== 'number' || value > rule.value;
+    case 'equals':
+      return value === rule.value;
+    case 'matches':
+      return typeof value !== 'string' || new RegExp(rule.pattern, rule.flags).test(value);
+  }
+}
+
+/** Whether a call must wait for a person, from the tool's policy, the run's config and earlier `always` approvals. */
+export function needsConfirmation(
+  tool: { name: string; confirm: ConfirmationPolicy },
+  args: unknown,
+  config: Pick<AgentConfig, 'requireConfirmation' | 'skipConfirmation'>,
+  alwaysApproved: readonly string[],
+): boolean {
+  if (alwaysApproved.includes(tool.name) || config.skipConfirmation.includes(tool.name)) return false;
+  if (config.requireConfirmation.includes(tool.name)) return true;
+  if (tool.confirm === 'always') return true;
+  if (tool.confirm === 'never') return false;
+  return ruleHolds(tool.confirm, args);
+}

@@ -1,0 +1,120 @@
+import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import type { PendingCall } from '../shared/approvals';
+import { argsHash } from '../shared/canonical';
+import { formatDuration, parseDuration } from '../shared/duration';
+import { answerSignal, answerUpdate, decideSignal, decideUpdate, getPendingQuery } from '../shared/messages';
+import { describeCall } from '../shared/observation';
+import { validateToolArgs } from './activity-proxies';
+import type { Resolution } from './approval-book';
+import { publishStatus } from './agent-status';
+import { recordError, stopRun, type RunState } from './run-state';
+
+/** Type of the failure an update sender gets for a refused decision or answer. */
+export const INVALID_DECISION = 'InvalidDecisionError';
+
+function refuse(message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type: INVALID_DECISION, message, nonRetryable: true });
+}
+
+/** Applies a decision; an edit is first re-validated by the tool's own schema (an activity on the worker). */
+async function decide(state: RunState, payload: unknown) {
+  const first = state.approvals.checkDecision(payload);
+  if (!first.ok) throw refuse(first.message);
+  if (first.value.decision.decision === 'edit') {
+    const problem = await validateToolArgs({ tool: first.value.entry.call.tool, args: first.value.decision.args });
+    if (problem !== null) throw refuse(`Edit refused, call ${first.value.decision.callId} is still pending: ${problem}`);
+  }
+  // Another decision may have landed while the edit was being validated.
+  const checked = state.approvals.checkDecision(payload);
+  if (!checked.ok) throw refuse(checked.message);
+  return state.approvals.apply(checked.value.decision, checked.value.entry);
+}
+
+function answer(state: RunState, payload: unknown): string {
+  const checked = state.approvals.checkAnswer(payload);
+  if (!checked.ok) throw refuse(checked.message);
+  const question = state.approvals.question;
+  if (question) question.answer = checked.value.answer;
+  return question?.pending.question ?? '';
+}
+
+/** Installs the query, the `decide` and `answer` updates (validated before they enter history) and their signals. */
+export function installHumanHandlers(state: RunState): void {
+  const { approvals } = state;
+  setHandler(getPendingQuery, () => approvals.snapshot());
+  setHandler(decideUpdate, (payload) => decide(state, payload), {
+    validator: (payload) => {
+      const checked = approvals.checkDecision(payload);
+      if (!checked.ok) throw refuse(checked.message);
+    },
+  });
+  setHandler(decideSignal, async (payload) => {
+    // A signal cannot be refused to its sender: a bad one is recorded and changes nothing.
+    await decide(state, payload).catch((error: unknown) => {
+      recordError(state, 'invalid_decision', error instanceof Error ? error.message : String(error));
+    });
+  });
+  setHandler(answerUpdate, (payload) => answer(state, payload), {
+    validator: (payload) => {
+      const checked = approvals.checkAnswer(payload);
+      if (!checked.ok) throw refuse(checked.message);
+    },
+  });
+  setHandler(answerSignal, (payload) => {
+    try {
+      answer(state, payload);
+    } catch (error) {
+      recordError(state, 'invalid_decision', error instanceof Error ? error.message : String(error));
+    }
+  });
+}
+
+function deadlineInfo(state: RunState): { ms: number; requestedAt: string; deadline: string; label: string } {
+  const ms = parseDuration(state.config.approvalTimeout) ?? 24 * 3_600_000;
+  const now = Date.now();
+  return { ms, requestedAt: new Date(now).toISOString(), deadline: new Date(now + ms).toISOString(), label: formatDuration(ms) };
+}
+
+/** Waits (durably, up to `approvalTimeout`) for a decision about one call; on timeout applies `onApprovalTimeout`. */
+export async function awaitDecision(state: RunState, callId: string, tool: string, args: unknown): Promise<Resolution> {
+  const { ms, requestedAt, deadline, label } = deadlineInfo(state);
+  const call: PendingCall = {
+    callId,
+    tool,
+    args,
+    argsHash: argsHash(args),
+    question: `Run ${describeCall(tool, args)}?`,
+    requestedAt,
+    deadline,
+  };
+  const entry = state.approvals.open(call);
+  publishStatus(state);
+  try {
+    if (await condition(() => entry.resolution !== undefined, ms)) return entry.resolution as Resolution;
+    const message = `no decision arrived within ${label}; the call was not run`;
+    if (state.config.onApprovalTimeout === 'end') {
+      stopRun(state, 'timeout', `no decision on call ${callId} (${tool}) arrived within ${label}`);
+    }
+    return { outcome: 'observe', text: `[timeout] ${describeCall(tool, args)}: ${message}`, isError: true, decision: 'timeout' };
+  } finally {
+    state.approvals.close(callId);
+    publishStatus(state);
+  }
+}
+
+/** Asks the user the model's question and waits for the answer, which becomes the observation. */
+export async function askUser(state: RunState, callId: string, question: string): Promise<{ text: string; answered: boolean }> {
+  const { ms, requestedAt, deadline, label } = deadlineInfo(state);
+  const asked: NonNullable<RunState['approvals']['question']> = { pending: { callId, question, requestedAt, deadline } };
+  state.approvals.question = asked;
+  publishStatus(state);
+  try {
+    if (await condition(() => asked.answer !== undefined, ms)) return { text: asked.answer ?? '', answered: true };
+    if (state.config.onApprovalTimeout === 'end') stopRun(state, 'timeout', `no answer to "${question}" within ${label}`);
+    return { text: `[timeout] No answer arrived within ${label}; continue with what you know.`, answered: false };
+  } finally {
+    state.approvals.question = null;
+    state.approvals.closed.add(callId);
+    publishStatus(state);
+  }
+}

@@ -1,0 +1,121 @@
+import { describe, expect, it } from 'vitest';
+import { DecisionRefusedError } from '../../src/decisions';
+import { decideSignal } from '../../src/shared/messages';
+import { AgentPendingToolsKey, AgentStatusKey } from '../../src/shared/search-attributes';
+import type { ScriptedTurn } from '../../src/testing/scripted-model';
+import { useHarness, waitForPending } from '../support/harness';
+import { recordedEffects } from '../support/test-tools';
+
+const harness = useHarness();
+const thought = 'The user asked to remove this record, so the delete tool is the right action.';
+const deleteCall = (id: string): ScriptedTurn => ({ thought, toolCalls: [{ name: 'delete_record', args: { id } }] });
+
+async function startDelete(id = 'r1') {
+  return harness.start([deleteCall(id), { answer: 'done' }]);
+}
+
+describe('confirmation decisions', () => {
+  it('approve: the pending call is described, shows in status and search attributes, then runs exactly once', async () => {
+    const run = await startDelete('r1');
+    const pending = await waitForPending(harness, run.workflowId);
+    const call = pending.approvals[0];
+    expect(call).toMatchObject({ callId: 'c1-1', tool: 'delete_record', args: { id: 'r1' }, question: 'Run delete_record({"id":"r1"})?' });
+    expect(call?.argsHash).toMatch(/^[0-9a-f]{16}$/);
+    expect(Date.parse(call?.deadline ?? '') - Date.parse(call?.requestedAt ?? '')).toBe(24 * 3600 * 1000);
+    expect((await run.getStatus()).state).toBe('awaiting_approval');
+    const attributes = (await harness.client.workflow.getHandle(run.workflowId).describe()).typedSearchAttributes;
+    expect(attributes.get(AgentStatusKey)).toBe('AwaitingApproval');
+    expect(attributes.get(AgentPendingToolsKey)).toEqual(['delete_record']);
+    expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBeUndefined(); // nothing ran before the decision
+
+    const applied = await harness.agents.approve(run.workflowId, undefined, { argsHash: call?.argsHash });
+    expect(applied).toEqual({ callId: 'c1-1', tool: 'delete_record', decision: 'approve', args: { id: 'r1' } });
+    const result = await run.result();
+    expect(result.trace.steps[0]).toMatchObject({ decision: 'approve', observation: 'deleted r1' });
+    expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBe(1);
+    const final = (await harness.client.workflow.getHandle(run.workflowId).describe()).typedSearchAttributes;
+    expect(final.get(AgentStatusKey)).toBe('Completed');
+    expect(final.get(AgentPendingToolsKey)).toBeUndefined();
+  });
+
+  it('reject: the tool does not run and the model sees the reason', async () => {
+    const run = await startDelete('r2');
+    await waitForPending(harness, run.workflowId);
+    await harness.agents.reject(run.workflowId, 'c1-1', 'that record is still referenced by invoices');
+    const result = await run.result();
+    expect(result.trace.steps[0]).toMatchObject({ decision: 'reject', isError: true });
+    expect(result.trace.steps[0]?.observation).toContain('that record is still referenced by invoices');
+    expect(recordedEffects.has(`${run.workflowId}:c1-1`)).toBe(false);
+    const seen = harness.model.requests(run.modelName)[1]?.messages.find((message) => message.role === 'tool');
+    expect(String(seen?.content)).toContain('still referenced by invoices');
+  });
+
+  it('edit: an invalid edit is refused to the sender and the call stays pending; a valid one runs with the new args', async () => {
+    const run = await startDelete('r3');
+    await waitForPending(harness, run.workflowId);
+    const invalid = harness.agents.edit(run.workflowId, 'c1-1', { id: '' });
+    await expect(invalid).rejects.toBeInstanceOf(DecisionRefusedError);
+    await expect(invalid).rejects.toThrow(/Edit refused, call c1-1 is still pending: invalid arguments for delete_record: id: /);
+    expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c1-1']);
+
+    const applied = await harness.agents.edit(run.workflowId, 'c1-1', { id: 'r3-archived' });
+    expect(applied.args).toEqual({ id: 'r3-archived' });
+    const result = await run.result();
+    expect(result.trace.steps[0]).toMatchObject({ decision: 'edit', observation: 'deleted r3-archived' });
+    expect(result.trace.steps[0]?.action).toMatchObject({ args: { id: 'r3-archived' } });
+  });
+
+  it('respond: the tool does not run and the given text is the observation', async () => {
+    const run = await startDelete('r4');
+    await waitForPending(harness, run.workflowId);
+    await harness.agents.respond(run.workflowId, 'c1-1', 'Record r4 was already deleted yesterday.');
+    const result = await run.result();
+    expect(result.trace.steps[0]).toMatchObject({ decision: 'respond', isError: false, observation: 'Record r4 was already deleted yesterday.' });
+    expect(recordedEffects.has(`${run.workflowId}:c1-1`)).toBe(false);
+  });
+
+  it('unknown, stale and mismatched decisions are refused by the update validator, leaving no trace in history', async () => {
+    const run = await startDelete('r5');
+    await waitForPending(harness, run.workflowId);
+    await expect(harness.agents.approve(run.workflowId, 'c9-9')).rejects.toThrow('No pending call c9-9 (pending: c1-1)');
+    await expect(harness.agents.approve(run.workflowId, 'c1-1', { argsHash: '0000000000000000' })).rejects.toThrow(
+      /argsHash 0000000000000000 does not match call c1-1/,
+    );
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    await run.result();
+    await expect(harness.agents.approve(run.workflowId, 'c1-1')).rejects.toThrow();
+    const events = (await harness.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? [];
+    expect(events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)).toHaveLength(1);
+    expect(events.some((event) => event.workflowTaskFailedEventAttributes)).toBe(false);
+  });
+
+  it('a stale decision is refused while a newer call is pending', async () => {
+    const run = await harness.start([deleteCall('r6'), deleteCall('r7'), { answer: 'done' }]);
+    await waitForPending(harness, run.workflowId);
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    const second = await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
+    expect(second.approvals[0]?.args).toEqual({ id: 'r7' });
+    await expect(harness.agents.approve(run.workflowId, 'c1-1')).rejects.toThrow('Call c1-1 was already decided');
+    expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c2-1']);
+    await harness.agents.reject(run.workflowId, 'c2-1', 'one is enough');
+    expect((await run.result()).trace.steps.map((step) => step.decision)).toEqual(['approve', 'reject', undefined]);
+  });
+
+  it('an invalid signal is recorded in the error history and changes nothing', async () => {
+    const run = await startDelete('r8');
+    await waitForPending(harness, run.workflowId);
+    const handle = harness.client.workflow.getHandle(run.workflowId);
+    await handle.signal(decideSignal, { callId: 'c1-1', decision: 'explode' } as never);
+    await handle.signal(decideSignal, { callId: 'c7-7', decision: 'approve' });
+    const trace = await run.getTrace();
+    expect(trace.errorHistory.filter((entry) => entry.kind === 'invalid_decision').map((entry) => entry.message)).toEqual([
+      expect.stringMatching(/^Invalid decision: decision: /),
+      'No pending call c7-7 (pending: c1-1)',
+    ]);
+    expect((await harness.agents.getPending(run.workflowId)).approvals).toHaveLength(1);
+    await handle.signal(decideSignal, { callId: 'c1-1', decision: 'approve' });
+    expect((await run.result()).trace.steps[0]?.observation).toBe('deleted r8');
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events.some((event) => event.workflowTaskFailedEventAttributes)).toBe(false);
+  });
+});

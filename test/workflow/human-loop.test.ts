@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import { AgentStatusKey } from '../../src/shared/search-attributes';
+import { useHarness, waitForPending } from '../support/harness';
+import { recordedEffects } from '../support/test-tools';
+
+const harness = useHarness();
+const thought = 'These records are obsolete duplicates, so deleting them is what was asked.';
+
+describe('parallel calls, clarification, deadlines and policies', () => {
+  it('two parallel pending calls are decided independently, in reverse order; each runs when its decision arrives', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'delete_record', args: { id: 'a' } }, { name: 'delete_record', args: { id: 'b' } }] },
+      { answer: 'done' },
+    ]);
+    await waitForPending(harness, run.workflowId, { approvals: 2 });
+    await harness.agents.approve(run.workflowId, 'c1-2');
+    // The second call ran while the first still waits: no head-of-line blocking.
+    for (let attempt = 0; attempt < 100 && !recordedEffects.has(`${run.workflowId}:c1-2`); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(recordedEffects.get(`${run.workflowId}:c1-2`)).toBe(1);
+    expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c1-1']);
+    await harness.agents.reject(run.workflowId, 'c1-1', 'keep a');
+    const result = await run.result();
+    expect(result.trace.steps.slice(0, 2).map((step) => [step.action.type === 'tool_call' && step.action.callId, step.decision])).toEqual([
+      ['c1-1', 'reject'],
+      ['c1-2', 'approve'],
+    ]);
+  });
+
+  it('clarification: the model asks, the run waits (AwaitingInput), and the answer is the observation', async () => {
+    const run = await harness.start([
+      { toolCalls: [{ name: 'request_clarification', args: { question: 'Which environment: staging or production?' } }] },
+      { answer: 'Deploying to staging.' },
+    ]);
+    const pending = await waitForPending(harness, run.workflowId, { approvals: 0, question: true });
+    expect(pending.question).toMatchObject({ callId: 'c1-1', question: 'Which environment: staging or production?' });
+    expect((await run.getStatus()).state).toBe('awaiting_input');
+    const attributes = (await harness.client.workflow.getHandle(run.workflowId).describe()).typedSearchAttributes;
+    expect(attributes.get(AgentStatusKey)).toBe('AwaitingInput');
+    expect(await harness.agents.answer(run.workflowId, 'staging')).toBe('Which environment: staging or production?');
+    const result = await run.result();
+    expect(result.trace.steps[0]).toMatchObject({ action: { type: 'clarification', question: 'Which environment: staging or production?' }, observation: 'staging' });
+    const toolMessage = harness.model.requests(run.modelName)[1]?.messages.find((message) => message.role === 'tool');
+    expect(toolMessage?.content).toBe('staging');
+    await expect(harness.agents.answer(run.workflowId, 'again')).rejects.toThrow();
+  });
+
+  it('approval timeout with onApprovalTimeout "reject": the model is told no decision arrived and continues', async () => {
+    const run = await harness.start([{ thought, toolCalls: [{ name: 'delete_record', args: { id: 't1' } }] }, { answer: 'left it alone' }], 'q', {
+      approvalTimeout: '2s',
+    });
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    expect(result.trace.steps[0]).toMatchObject({ decision: 'timeout', isError: true });
+    expect(result.trace.steps[0]?.observation).toContain('no decision arrived within 2s; the call was not run');
+    expect(recordedEffects.has(`${run.workflowId}:c1-1`)).toBe(false);
+  });
+
+  it('approval timeout with onApprovalTimeout "end": the run ends with reason timeout', async () => {
+    const run = await harness.start([{ thought, toolCalls: [{ name: 'delete_record', args: { id: 't2' } }] }, { answer: 'Stopped: nobody approved.' }], 'q', {
+      approvalTimeout: 2,
+      onApprovalTimeout: 'end',
+    });
+    const result = await run.result();
+    expect(result.terminationReason).toBe('timeout');
+    expect(result.trace.terminationDetail).toBe('no decision on call c1-1 (delete_record) arrived within 2s');
+    expect(result.finalAnswer).toBe('Stopped: nobody approved.'); // the forced final answer
+  });
+
+  it('always: approves this call and every later call of the same tool in the run', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'delete_record', args: { id: 'x1' } }] },
+      { thought, toolCalls: [{ name: 'delete_record', args: { id: 'x2' } }] },
+      { answer: 'both gone' },
+    ]);
+    await waitForPending(harness, run.workflowId);
+    await harness.agents.approve(run.workflowId, undefined, { always: true });
+    const result = await run.result();
+    expect(result.trace.steps.map((step) => step.observation)).toEqual(['deleted x1', 'deleted x2', null]);
+    expect(result.trace.steps[0]?.decision).toBe('always');
+    expect(result.trace.steps[1]?.decision).toBeUndefined(); // never waited
+  });
+
+  it('a rule over the arguments, and config that requires or waives confirmation', async () => {
+    const small = { thought, toolCalls: [{ name: 'transfer', args: { amount: 50, to: 'bob' } }] };
+    const large = { thought, toolCalls: [{ name: 'transfer', args: { amount: 500, to: 'bob' } }] };
+    const run = await harness.start([small, large, { answer: 'ok' }]);
+    const pending = await waitForPending(harness, run.workflowId);
+    expect(pending.approvals[0]).toMatchObject({ callId: 'c2-1', args: { amount: 500, to: 'bob' } });
+    await harness.agents.approve(run.workflowId);
+    expect((await run.result()).trace.steps.map((step) => step.decision)).toEqual([undefined, 'approve', undefined]);
+
+    const waived = await harness.start([{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'w' } }] }, { answer: 'ok' }], 'q', {
+      skipConfirmation: ['delete_record'],
+    });
+    expect((await waived.result()).trace.steps[0]?.observation).toBe('deleted w');
+
+    const required = await harness.start(
+      [{ thought, toolCalls: [{ name: 'calculator', args: { expression: '1+1' } }] }, { answer: 'ok' }],
+      'q',
+      { requireConfirmation: ['calculator'] },
+    );
+    expect((await waitForPending(harness, required.workflowId)).approvals[0]?.tool).toBe('calculator');
+    await harness.agents.approve(required.workflowId);
+    expect((await required.result()).trace.steps[0]?.observationData).toMatchObject({ result: 2 });
+  });
+
+  it('a pending approval survives a worker shutdown; a fresh worker completes the run and the tool runs once', async () => {
+    const run = await harness.start([{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'd1' } }] }, { answer: 'deleted' }]);
+    await waitForPending(harness, run.workflowId);
+    await harness.restartWorker(); // the new worker has an empty cache: it rebuilds the run from history
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('deleted');
+    expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBe(1);
+  });
+});
