@@ -1,0 +1,80 @@
+import { mkdtempSync } from 'node:fs';
+import { createServer } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { describe, expect, inject, it } from 'vitest';
+import { AgentClient } from '../../src/client';
+import { startDevServer, type DevServer } from '../../src/dev-server';
+import { AGENT_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
+import { startScriptedModel } from '../../src/testing/scripted-model';
+import { createBuiltinTools } from '../../src/tools/builtin';
+import { ToolRegistry } from '../../src/tools/registry';
+import { createAgentWorker, createOpenAIClient } from '../../src/worker';
+import { waitForPending } from '../support/harness';
+import { createTestTools, recordedEffects } from '../support/test-tools';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A worker and client against one server; close() stops both. */
+async function connect(server: DevServer, baseURL: string) {
+  const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  const worker = await createAgentWorker({
+    connection: nativeConnection,
+    taskQueue: 'restart-test',
+    registry: new ToolRegistry([...createBuiltinTools({ root: os.tmpdir() }), ...createTestTools()]),
+    openai: createOpenAIClient({ baseURL }),
+    workflowBundle: { codePath: inject('workflowBundlePath') },
+  });
+  const running = worker.run();
+  const agents = new AgentClient({ client: new Client({ connection }), taskQueue: 'restart-test' });
+  return {
+    agents,
+    async close() {
+      worker.shutdown();
+      await running;
+      await nativeConnection.close();
+      await connection.close();
+    },
+  };
+}
+
+describe('a persisted dev server', () => {
+  it('keeps a pending approval across a server restart; the run completes after it', { timeout: 120_000 }, async () => {
+    const dbFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-db-')), 'temporal.db');
+    const options = { dbFile, port: await freePort(), uiPort: await freePort(), searchAttributes: [...AGENT_SEARCH_ATTRIBUTES] };
+    const model = await startScriptedModel();
+    model.script('restart', [
+      { thought: 'Deleting the stale record is what was asked for.', toolCalls: [{ name: 'delete_record', args: { id: 'persisted' } }] },
+      { answer: 'deleted after the restart' },
+    ]);
+    let server = await startDevServer(options);
+    let side = await connect(server, model.baseURL);
+    try {
+      const run = await side.agents.start('delete the stale record', { model: 'restart' });
+      await waitForPending(side, run.workflowId);
+      await side.close();
+      await server.stop();
+
+      server = await startDevServer(options);
+      side = await connect(server, model.baseURL);
+      expect((await side.agents.getPending(run.workflowId)).approvals[0]?.args).toEqual({ id: 'persisted' });
+      await side.agents.approve(run.workflowId, 'c1-1');
+      const result = await side.agents.result(run.workflowId);
+      expect(result.finalAnswer).toBe('deleted after the restart');
+      expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBe(1);
+    } finally {
+      await side.close();
+      await server.stop();
+      await model.close();
+    }
+  });
+});
