@@ -2,6 +2,8 @@
 import { AgentRunError, InvalidConfigError } from './client';
 import { ErrorType } from './shared/errors';
 import { UsageError } from './cli/args';
+import { DECISION_COMMANDS, decisionCommand } from './cli/decision-commands';
+import { DecisionRefusedError } from './decisions';
 import { DEV_SERVER_DB, runCommand } from './cli/run-command';
 import { startDevServer } from './dev-server';
 import { readEnv } from './env';
@@ -14,6 +16,14 @@ Commands:
   run [options] "<query>"   Run an agent; live trace on stderr, final answer on stdout
   server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C
   worker                    Run a worker against TEMPORAL_ADDRESS until Ctrl-C
+  pending [--json]          Calls and questions waiting for a person, across runs
+  approve <workflowId> [callId] [--always]
+  reject  <workflowId> [callId] --reason TEXT
+  edit    <workflowId> [callId] --args '<json>'
+  respond <workflowId> [callId] --observation TEXT
+  answer  <workflowId> "<text>"
+  trace   <workflowId> [--json]     result <workflowId> [--json]     cancel <workflowId>
+  (callId may be left out when exactly one call is pending; decision commands use TEMPORAL_ADDRESS or localhost:7233)
 
 run options:
   --tools a,b               Tools the agent may use (default: all built-ins)
@@ -25,6 +35,8 @@ run options:
   --json                    Print exactly one ReActResult JSON object on stdout
   --no-worker               Do not run a worker in this process
   --demo                    Ask the demo question; without a model endpoint, use the scripted demo model
+  --confirm TOOL            Require a person to confirm calls of TOOL (repeatable)
+  --no-interactive          Never prompt: print the workflow ID and wait for decisions sent from elsewhere
 
 Exit codes: 0 run finished (any termination reason), 2 invalid input, 1 other errors.`;
 
@@ -58,6 +70,8 @@ async function serverCommand(): Promise<number> {
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
+    const decision = DECISION_COMMANDS.find((name) => name === command);
+    if (decision) return await decisionCommand(decision, rest, out);
     switch (command) {
       case 'run':
         return await runCommand(rest, out, say);
@@ -80,6 +94,7 @@ export async function main(argv: string[]): Promise<number> {
     say(`error: ${message}`);
     const invalidInput =
       error instanceof UsageError ||
+      error instanceof DecisionRefusedError ||
       error instanceof InvalidConfigError ||
       (error instanceof AgentRunError && error.type === ErrorType.InvalidConfig);
     return invalidInput ? 2 : 1;

@@ -184,9 +184,10 @@ export class AgentClient {
     return this.client.workflow.getHandle(workflowId).query(getPendingQuery);
   }
 
-  private async decide(workflowId: string, callId: string | undefined, decision: DecisionBody): Promise<AppliedDecision> {
+  /** Sends any decision; `callId` may be left out when exactly one call is pending. */
+  async decide(workflowId: string, callId: string | undefined, decision: DecisionBody): Promise<AppliedDecision> {
     const handle = this.client.workflow.getHandle(workflowId);
-    return sendDecision(handle, { ...decision, callId: await resolveCallId(handle, callId) } as Decision);
+    return sendDecision(handle, { ...decision, callId: await resolveCallId(handle, callId) });
   }
 
   /** Runs the call as proposed; `always` also approves every later call of the same tool in this run. */
@@ -216,4 +217,4 @@ export class AgentClient {
 }
 
 /** A decision without its call ID (filled in by resolveCallId). */
-type DecisionBody = Decision extends infer D ? (D extends Decision ? Omit<D, 'callId'> : never) : never;
+export type DecisionBody = Decision extends infer D ? (D extends Decision ? Omit<D, 'callId'> : never) : never;

@@ -15,6 +15,8 @@ export interface RunOptions {
   worker: boolean;
   demo: boolean;
   toolsRoot: string;
+  /** Prompt for decisions on this terminal (false with --no-interactive or when stdin is not a terminal). */
+  interactive: boolean;
 }
 
 function integer(name: string, value: string | undefined): number | undefined {
@@ -60,6 +62,8 @@ export function parseRunArgs(argv: string[]): RunOptions {
         json: { type: 'boolean', default: false },
         'no-worker': { type: 'boolean', default: false },
         demo: { type: 'boolean', default: false },
+        'no-interactive': { type: 'boolean', default: false },
+        confirm: { type: 'string', multiple: true },
       },
     });
   } catch (error) {
@@ -81,6 +85,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
     successPhrases: values['success-phrase'],
     failurePhrases: values['failure-phrase'],
     toolCalling: values['tool-calling'] as AgentConfigInput['toolCalling'],
+    requireConfirmation: values.confirm,
   };
   for (const [key, value] of Object.entries(overrides)) {
     if (value !== undefined) (config as Record<string, unknown>)[key] = value;
@@ -92,5 +97,6 @@ export function parseRunArgs(argv: string[]): RunOptions {
     worker: !values['no-worker'],
     demo: values.demo,
     toolsRoot: values.root ?? process.cwd(),
+    interactive: !values['no-interactive'] && process.stdin.isTTY === true,
   };
 }

@@ -8,6 +8,8 @@ import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } fr
 import { startScriptedModel } from '../testing/scripted-model';
 import { createAgentWorker, createOpenAIClient } from '../worker';
 import { parseRunArgs, UsageError } from './args';
+import { watchPending } from './pending-watcher';
+import { createRunDecisions } from './run-decisions';
 import { followTrace } from './trace-printer';
 
 /** Where the CLI's embedded dev server keeps its state between runs. */
@@ -88,11 +90,18 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
     if (server.uiUrl) say(`  ${server.uiUrl}/namespaces/${env.temporalNamespace}/workflows/${run.workflowId}`);
     say(`Query: ${query}`);
     const follower = followTrace(async () => (await run.getTrace()).steps, say);
+    const decisions = createRunDecisions(agents, run.workflowId, options.interactive, say);
+    const watcher = watchPending(() => agents.getPending(run.workflowId), (item) => decisions.handle(item));
+    const stopWatching = (steps: Parameters<typeof follower.stop>[0]) => {
+      watcher.stop();
+      decisions.close();
+      follower.stop(steps);
+    };
     const result = await run.result().catch((error: unknown) => {
-      follower.stop([]);
+      stopWatching([]);
       throw error;
     });
-    follower.stop(result.trace.steps);
+    stopWatching(result.trace.steps);
     say(
       `Finished: ${result.terminationReason} after ${result.trace.totalIterations} iterations, ` +
         `${result.tokenUsage.totalTokens} tokens, ${result.executionTimeMs} ms`,

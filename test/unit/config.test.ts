@@ -39,6 +39,11 @@ describe('agent config defaults', () => {
       forceFinalAnswer: true,
       systemPrompt: DEFAULT_SYSTEM_PROMPT,
       toolCalling: 'native',
+      requireConfirmation: [],
+      skipConfirmation: [],
+      approvalTimeout: '24h',
+      onApprovalTimeout: 'reject',
+      allowClarification: true,
     });
   });
 

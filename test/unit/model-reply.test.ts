@@ -14,6 +14,7 @@ describe('readNativeReply', () => {
       toolCalls: [],
       finalAnswer: 'Paris is the capital.',
       malformed: null,
+      clarification: null,
       usage,
       assistantMessage: { role: 'assistant', content: '  Paris is the capital.  ' },
     });
@@ -119,6 +120,7 @@ describe('readTextReply', () => {
       ],
       finalAnswer: null,
       malformed: null,
+      clarification: null,
       usage,
       assistantMessage: { role: 'assistant', content },
     });

@@ -1,0 +1,113 @@
+import { parseArgs } from 'node:util';
+import { AgentClient } from '../client';
+import { describeCall } from '../shared/observation';
+import { UsageError } from './args';
+import { formatStep } from './trace-printer';
+
+type Say = (line: string) => void;
+
+/** The commands that act on existing runs: the human side of the loop, plus trace/result/cancel. */
+export const DECISION_COMMANDS = ['pending', 'approve', 'reject', 'edit', 'respond', 'answer', 'trace', 'result', 'cancel'] as const;
+
+function parse(argv: string[]) {
+  try {
+    return parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        always: { type: 'boolean', default: false },
+        reason: { type: 'string' },
+        args: { type: 'string' },
+        observation: { type: 'string' },
+        json: { type: 'boolean', default: false },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
+function required<T>(value: T | undefined, message: string): T {
+  if (value === undefined || value === '') throw new UsageError(message);
+  return value;
+}
+
+function parseEditArgs(text: string): Record<string, unknown> {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--args must be a JSON object');
+  return parsed as Record<string, unknown>;
+}
+
+/** Runs one of {@link DECISION_COMMANDS} against TEMPORAL_ADDRESS (default localhost:7233). */
+export async function decisionCommand(command: (typeof DECISION_COMMANDS)[number], argv: string[], out: Say): Promise<number> {
+  const { values, positionals } = parse(argv);
+  const [workflowId, second] = positionals;
+  const agents = await AgentClient.connect();
+  try {
+    if (command === 'pending') {
+      const items = await agents.listPending();
+      if (values.json) return out(JSON.stringify(items)), 0;
+      if (items.length === 0) return out('Nothing is waiting for a decision.'), 0;
+      for (const item of items) {
+        const what = item.kind === 'approval' ? `${describeCall(item.tool, item.args)}  (argsHash ${item.argsHash})` : `question: ${item.question}`;
+        out(`${item.workflowId}  ${item.callId}  ${what}  deadline ${item.deadline}`);
+      }
+      return 0;
+    }
+    const id = required(workflowId, `${command} needs a workflow ID: durable-react-agent ${command} <workflowId>`);
+    switch (command) {
+      case 'approve': {
+        const applied = await agents.approve(id, second, { always: values.always });
+        out(`approved ${applied.callId} (${applied.tool})${values.always ? ' and every later call of it in this run' : ''}`);
+        return 0;
+      }
+      case 'reject': {
+        const reason = required(values.reason, 'reject needs --reason "<why>": the model sees it');
+        const applied = await agents.reject(id, second, reason);
+        out(`rejected ${applied.callId} (${applied.tool})`);
+        return 0;
+      }
+      case 'edit': {
+        const args = parseEditArgs(required(values.args, `edit needs --args '<json object>'`));
+        const applied = await agents.edit(id, second, args);
+        out(`edited ${applied.callId}: ${describeCall(applied.tool, applied.args)}`);
+        return 0;
+      }
+      case 'respond': {
+        const observation = required(values.observation, 'respond needs --observation "<text the model sees>"');
+        const applied = await agents.respond(id, second, observation);
+        out(`responded to ${applied.callId} (${applied.tool}) without running it`);
+        return 0;
+      }
+      case 'answer': {
+        const question = await agents.answer(id, required(second, 'answer needs the text: durable-react-agent answer <workflowId> "<text>"'));
+        out(`answered: ${question}`);
+        return 0;
+      }
+      case 'trace': {
+        const trace = await agents.getTrace(id);
+        if (values.json) return out(JSON.stringify(trace)), 0;
+        for (const step of trace.steps) out(formatStep(step));
+        out(`${trace.terminationReason ?? 'running'}: ${trace.totalIterations} iterations, ${trace.totalTokens} tokens`);
+        return 0;
+      }
+      case 'result': {
+        const result = await agents.result(id);
+        out(values.json ? JSON.stringify(result) : (result.finalAnswer ?? `(no final answer: ${result.terminationReason})`));
+        return 0;
+      }
+      case 'cancel':
+        await agents.cancel(id);
+        out(`cancellation requested for ${id}`);
+        return 0;
+    }
+  } finally {
+    await agents.close();
+  }
+  return 0;
+}

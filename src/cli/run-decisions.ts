@@ -1,0 +1,54 @@
+import { createInterface } from 'node:readline/promises';
+import type { AgentClient } from '../client';
+import { DecisionRefusedError } from '../decisions';
+import { describeCall } from '../shared/observation';
+import { promptDecision } from './decision-prompt';
+import type { NewPending } from './pending-watcher';
+
+type Say = (line: string) => void;
+
+/** Prints how to decide from another terminal (or the Temporal UI) without prompting. */
+function printHint(item: NewPending, workflowId: string, say: Say): void {
+  const bin = 'durable-react-agent';
+  if (item.kind === 'question') {
+    say(`The agent asks (${item.question.callId}): ${item.question.question}`);
+    say(`  answer with: ${bin} answer ${workflowId} "<text>"`);
+    return;
+  }
+  const { call } = item;
+  say(`Waiting for a decision on ${call.callId}: ${describeCall(call.tool, call.args)}  (deadline ${call.deadline})`);
+  say(`  ${bin} approve ${workflowId} ${call.callId} [--always]`);
+  say(`  ${bin} reject ${workflowId} ${call.callId} --reason "<why>"   |   edit ... --args '<json>'   |   respond ... --observation "<text>"`);
+}
+
+/**
+ * What `run` does when its run waits for a person: on a terminal it asks (and re-asks after a refused edit);
+ * otherwise it prints the commands that decide from elsewhere.
+ */
+export function createRunDecisions(agents: AgentClient, workflowId: string, interactive: boolean, say: Say) {
+  const rl = interactive ? createInterface({ input: process.stdin, output: process.stderr }) : null;
+  return {
+    async handle(item: NewPending): Promise<void> {
+      if (!rl) return printHint(item, workflowId, say);
+      if (item.kind === 'question') {
+        const text = (await rl.question(`\nThe agent asks: ${item.question.question}\n> `)).trim();
+        await agents.answer(workflowId, text || '(no answer)', item.question.callId);
+        return;
+      }
+      for (;;) {
+        const body = await promptDecision(rl, item.call, say);
+        try {
+          await agents.decide(workflowId, item.call.callId, body);
+          return;
+        } catch (error) {
+          say(error instanceof Error ? error.message : String(error));
+          // A refused edit leaves the call pending: ask again. Anything else (decided elsewhere, run over): stop.
+          if (!(error instanceof DecisionRefusedError) || !/still pending/.test(error.message)) return;
+        }
+      }
+    },
+    close(): void {
+      rl?.close();
+    },
+  };
+}

@@ -1,0 +1,75 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { startScriptedModel, type ScriptedModelServer } from '../../src/testing/scripted-model';
+
+const CLI = path.resolve(__dirname, '../../dist/cli.js');
+let model: ScriptedModelServer;
+const taskQueue = `cli-decisions-${randomUUID()}`;
+
+beforeAll(async () => {
+  model = await startScriptedModel();
+});
+afterAll(async () => {
+  await model?.close();
+});
+
+function start(args: string[]) {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: undefined },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const output = { stdout: '', stderr: '' };
+  child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
+  const done = new Promise<number | null>((resolve) => child.on('close', resolve));
+  return { output, done };
+}
+
+async function cli(args: string[]) {
+  const { output, done } = start(args);
+  return { code: await done, ...output };
+}
+
+describe('deciding from the CLI while `run` waits', () => {
+  it('run --no-interactive, pending, approve, result, trace', async () => {
+    model.script('cli-approval', [
+      { thought: 'An exact product needs the calculator; the user wants it confirmed first.', toolCalls: [{ name: 'calculator', args: { expression: '21*2' } }] },
+      { answer: 'It is 42.' },
+    ]);
+    const run = start(['run', '--no-interactive', '--confirm', 'calculator', '--model', 'cli-approval', 'What is 21 times 2?']);
+    for (let attempt = 0; attempt < 200 && !run.output.stderr.includes('Waiting for a decision'); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const workflowId = /Run (agent-[0-9a-f-]+) started/.exec(run.output.stderr)?.[1] ?? '';
+    expect(run.output.stderr).toContain(`Waiting for a decision on c1-1: calculator({"expression":"21*2"})`);
+    expect(run.output.stderr).toContain(`durable-react-agent approve ${workflowId} c1-1 [--always]`);
+
+    let pending = await cli(['pending']);
+    for (let attempt = 0; attempt < 50 && !pending.stdout.includes(workflowId); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 200)); // visibility is eventually consistent
+      pending = await cli(['pending']);
+    }
+    expect(pending.code).toBe(0);
+    expect(pending.stdout).toMatch(new RegExp(`^${workflowId}  c1-1  calculator\\(\\{"expression":"21\\*2"\\}\\)  \\(argsHash [0-9a-f]{16}\\)`, 'm'));
+
+    const refused = await cli(['approve', workflowId, 'c9-9']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toBe('error: No pending call c9-9 (pending: c1-1)\n');
+    const noReason = await cli(['reject', workflowId]);
+    expect(noReason.code).toBe(2);
+
+    const approved = await cli(['approve', workflowId]);
+    expect(approved.code).toBe(0);
+    expect(approved.stdout).toBe('approved c1-1 (calculator)\n');
+
+    expect(await run.done).toBe(0);
+    expect(run.output.stdout).toBe('It is 42.\n');
+    const result = await cli(['result', workflowId]);
+    expect(result.stdout).toBe('It is 42.\n');
+    const trace = await cli(['trace', workflowId]);
+    expect(trace.stdout).toContain('Action: calculator {"expression":"21*2"}');
+    expect(trace.stdout).toContain('success: 2 iterations');
+  });
+});

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import type { PendingCall } from '../../src/shared/approvals';
+import { ApprovalBook } from '../../src/workflows/approval-book';
+
+const call = (callId: string, tool = 'delete_record', args: unknown = { id: callId }): PendingCall => ({
+  callId,
+  tool,
+  args,
+  argsHash: `hash-${callId}`,
+  question: `Run ${tool}?`,
+  requestedAt: '2026-01-01T00:00:00.000Z',
+  deadline: '2026-01-02T00:00:00.000Z',
+});
+
+describe('ApprovalBook', () => {
+  it('refuses malformed payloads with the field in question', () => {
+    const book = new ApprovalBook();
+    book.open(call('c1-1'));
+    expect(book.checkDecision({ callId: 'c1-1', decision: 'reject' })).toEqual({ ok: false, message: expect.stringMatching(/^Invalid decision: reason: /) });
+    expect(book.checkDecision({ callId: 'c1-1', decision: 'maybe' })).toMatchObject({ ok: false });
+    expect(book.checkDecision({ callId: 'c1-1', decision: 'approve', extra: 1 })).toEqual({ ok: false, message: 'Invalid decision: unknown field: extra' });
+    expect(book.checkDecision('approve')).toMatchObject({ ok: false });
+    expect(book.checkDecision({ callId: 'c1-1', decision: 'edit', args: [1] })).toMatchObject({ ok: false });
+  });
+
+  it('refuses unknown, decided and mismatched calls; a closed call ID stays refused', () => {
+    const book = new ApprovalBook();
+    const entry = book.open(call('c1-1'));
+    expect(book.checkDecision({ callId: 'c2-1', decision: 'approve' })).toEqual({ ok: false, message: 'No pending call c2-1 (pending: c1-1)' });
+    expect(book.checkDecision({ callId: 'c1-1', decision: 'approve', argsHash: 'other' })).toMatchObject({ ok: false });
+    const checked = book.checkDecision({ callId: 'c1-1', decision: 'approve', argsHash: 'hash-c1-1' });
+    expect(checked.ok).toBe(true);
+    book.apply({ callId: 'c1-1', decision: 'approve' }, entry);
+    expect(book.checkDecision({ callId: 'c1-1', decision: 'reject', reason: 'late' })).toEqual({ ok: false, message: 'Call c1-1 was already decided' });
+    book.close('c1-1');
+    expect(book.checkDecision({ callId: 'c1-1', decision: 'approve' })).toEqual({ ok: false, message: 'Call c1-1 was already decided' });
+    expect(book.snapshot()).toEqual({ approvals: [], question: null });
+  });
+
+  it('applies each decision kind; always also settles pending calls of the same tool', () => {
+    const book = new ApprovalBook();
+    const first = book.open(call('c1-1'));
+    const sibling = book.open(call('c1-2'));
+    const other = book.open(call('c1-3', 'transfer', { amount: 5 }));
+    expect(book.apply({ callId: 'c1-1', decision: 'approve', always: true }, first)).toEqual({ callId: 'c1-1', tool: 'delete_record', decision: 'approve', args: { id: 'c1-1' } });
+    expect(sibling.resolution).toEqual({ outcome: 'run', args: { id: 'c1-2' }, decision: 'always' });
+    expect(other.resolution).toBeUndefined();
+    expect(book.alwaysApproved).toEqual(['delete_record']);
+    book.apply({ callId: 'c1-3', decision: 'respond', observation: 'paid already' }, other);
+    expect(other.resolution).toEqual({ outcome: 'observe', text: 'paid already', isError: false, decision: 'respond' });
+  });
+
+  it('checks answers against the pending question', () => {
+    const book = new ApprovalBook();
+    expect(book.checkAnswer({ answer: 'x' })).toEqual({ ok: false, message: 'No question is waiting for an answer' });
+    book.question = { pending: { callId: 'c3-1', question: 'Which?', requestedAt: '', deadline: '' } };
+    expect(book.checkAnswer({ answer: '  ' })).toMatchObject({ ok: false });
+    expect(book.checkAnswer({ answer: 'this', callId: 'c2-1' })).toEqual({ ok: false, message: 'Question c2-1 is not the pending one (c3-1)' });
+    expect(book.checkAnswer({ answer: 'this' })).toEqual({ ok: true, value: { answer: 'this' } });
+  });
+});

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest';
+import { promptDecision, type Asker } from '../../src/cli/decision-prompt';
+import type { PendingCall } from '../../src/shared/approvals';
+
+const call: PendingCall = {
+  callId: 'c2-1',
+  tool: 'transfer',
+  args: { amount: 500, to: 'bob' },
+  argsHash: '0123456789abcdef',
+  question: 'Run transfer?',
+  requestedAt: '2026-01-01T00:00:00.000Z',
+  deadline: '2026-01-02T00:00:00.000Z',
+};
+
+function scripted(answers: string[]): Asker & { prompts: string[] } {
+  const prompts: string[] = [];
+  return {
+    prompts,
+    question: async (prompt) => {
+      prompts.push(prompt);
+      const next = answers.shift();
+      if (next === undefined) throw new Error(`no scripted answer for "${prompt}"`);
+      return next;
+    },
+  };
+}
+
+describe('promptDecision (interactive run)', () => {
+  const said: string[] = [];
+  const say = (line: string) => said.push(line);
+
+  it('shows the call and maps each answer to a decision', async () => {
+    expect(await promptDecision(scripted(['a']), call, say)).toEqual({ decision: 'approve' });
+    expect(said.join('\n')).toContain('The agent wants to run transfer({"amount":500,"to":"bob"})  (call c2-1');
+    expect(await promptDecision(scripted(['']), call, say)).toEqual({ decision: 'approve' });
+    expect(await promptDecision(scripted(['A']), call, say)).toEqual({ decision: 'approve', always: true });
+    expect(await promptDecision(scripted(['r', '', 'too much']), call, say)).toEqual({ decision: 'reject', reason: 'too much' });
+    expect(await promptDecision(scripted(['s', 'Already paid.']), call, say)).toEqual({ decision: 'respond', observation: 'Already paid.' });
+  });
+
+  it('asks again for unknown choices and for arguments that are not a JSON object', async () => {
+    said.length = 0;
+    const asker = scripted(['x', 'e', '{bad', '[1]', '{"amount": 50, "to": "bob"}']);
+    expect(await promptDecision(asker, call, say)).toEqual({ decision: 'edit', args: { amount: 50, to: 'bob' } });
+    expect(said).toContain('Please type a, A, r, e or s.');
+    expect(said.some((line) => line.startsWith('Not valid JSON'))).toBe(true);
+    expect(said).toContain('That is JSON but not an object; try again.');
+  });
+});
