@@ -19,8 +19,11 @@ export interface Harness {
   model: ScriptedModelServer;
   agents: AgentClient;
   client: Client;
-  /** Shuts the worker down and starts a new one on the same task queue (a crash-free deploy, from the run's view). */
-  restartWorker(): Promise<void>;
+  /**
+   * Shuts the worker down and starts a new one on the same task queue (a deploy, from the run's view); `meanwhile`
+   * runs while no worker is polling.
+   */
+  restartWorker(meanwhile?: () => Promise<void>): Promise<void>;
   /** Scripts a fresh model name and starts a run that uses it. */
   start(turns: readonly ScriptedTurn[] | ScriptedResponder, query?: string, config?: AgentConfigInput): Promise<Run>;
   close(): Promise<void>;
@@ -63,8 +66,9 @@ export async function createHarness(options: { toolsRoot?: string; modelTimeoutM
     model,
     agents,
     client,
-    async restartWorker() {
+    async restartWorker(meanwhile) {
       await stopWorker();
+      await meanwhile?.();
       current = await startWorker();
     },
     async start(turns, query = 'test query', config = {}) {
@@ -109,7 +113,7 @@ export function useHarness(options: Parameters<typeof createHarness>[0] = {}): O
       return ready().client;
     },
     start: (...args) => ready().start(...args),
-    restartWorker: () => ready().restartWorker(),
+    restartWorker: (meanwhile) => ready().restartWorker(meanwhile),
   };
 }
 

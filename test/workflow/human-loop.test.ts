@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { decideSignal } from '../../src/shared/messages';
 import { AgentStatusKey } from '../../src/shared/search-attributes';
 import { useHarness, waitForPending } from '../support/harness';
 import { recordedEffects } from '../support/test-tools';
@@ -113,6 +114,18 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     await harness.agents.approve(run.workflowId, 'c1-1');
     const result = await run.result();
     expect(result.finalAnswer).toBe('deleted');
+    expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBe(1);
+  });
+
+  it('a decision sent while no worker runs is kept; the next worker runs the tool exactly once', async () => {
+    const run = await harness.start([{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'd2' } }] }, { answer: 'deleted' }]);
+    await waitForPending(harness, run.workflowId);
+    await harness.restartWorker(async () => {
+      // The signal lands in history at once; nothing can act on it until a worker is back.
+      await harness.client.workflow.getHandle(run.workflowId).signal(decideSignal, { callId: 'c1-1', decision: 'approve' });
+      expect(recordedEffects.has(`${run.workflowId}:c1-1`)).toBe(false);
+    });
+    expect((await run.result()).trace.steps[0]).toMatchObject({ decision: 'approve', observation: 'deleted d2' });
     expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBe(1);
   });
 });
