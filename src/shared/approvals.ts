@@ -9,8 +9,8 @@ export type ConfirmationRule =
   | { when: 'greater_than'; arg: string; value: number }
   | { when: 'equals'; arg: string; value: string | number | boolean }
   | { when: 'matches'; arg: string; pattern: string; flags?: string }
-  | { anyOf: ConfirmationRule[] }
-  | { allOf: ConfirmationRule[] };
+  | { anyOf: readonly ConfirmationRule[] }
+  | { allOf: readonly ConfirmationRule[] };
 
 /** When a tool's calls wait for a person: always, never, or when a rule over the arguments holds. */
 export type ConfirmationPolicy = 'always' | 'never' | ConfirmationRule;

@@ -16,7 +16,8 @@ describe('ApprovalBook', () => {
   it('refuses malformed payloads with the field in question', () => {
     const book = new ApprovalBook();
     book.open(call('c1-1'));
-    expect(book.checkDecision({ callId: 'c1-1', decision: 'reject' })).toEqual({ ok: false, message: expect.stringMatching(/^Invalid decision: reason: /) });
+    const noReason = book.checkDecision({ callId: 'c1-1', decision: 'reject' });
+    expect(!noReason.ok && noReason.message).toMatch(/^Invalid decision: reason: /);
     expect(book.checkDecision({ callId: 'c1-1', decision: 'maybe' })).toMatchObject({ ok: false });
     expect(book.checkDecision({ callId: 'c1-1', decision: 'approve', extra: 1 })).toEqual({ ok: false, message: 'Invalid decision: unknown field: extra' });
     expect(book.checkDecision('approve')).toMatchObject({ ok: false });
