@@ -7,6 +7,7 @@ import { AgentClient, type AgentRunHandle } from '../../src/client';
 import type { AgentConfigInput } from '../../src/shared/config';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedResponder, type ScriptedTurn } from '../../src/testing/scripted-model';
 import { createBuiltinTools } from '../../src/tools/builtin';
+import type { AnyToolDefinition } from '../../src/tools/define-tool';
 import { ToolRegistry } from '../../src/tools/registry';
 import { createAgentWorker, createOpenAIClient } from '../../src/worker';
 import { createTestTools } from './test-tools';
@@ -34,8 +35,15 @@ export interface Run extends AgentRunHandle {
   modelName: string;
 }
 
-/** Builds a harness; call `close()` in afterAll. `toolsRoot` confines the file tools; `modelTimeoutMs` the client. */
-export async function createHarness(options: { toolsRoot?: string; modelTimeoutMs?: number } = {}): Promise<Harness> {
+/** Options of a harness: where file tools are confined, the model client's timeout, and extra tools to register. */
+export interface HarnessOptions {
+  toolsRoot?: string;
+  modelTimeoutMs?: number;
+  tools?: AnyToolDefinition[];
+}
+
+/** Builds a harness; call `close()` in afterAll. */
+export async function createHarness(options: HarnessOptions = {}): Promise<Harness> {
   const address = inject('temporalAddress');
   const namespace = inject('temporalNamespace');
   const model = await startScriptedModel();
@@ -43,7 +51,11 @@ export async function createHarness(options: { toolsRoot?: string; modelTimeoutM
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace });
   const taskQueue = `test-${randomUUID()}`;
-  const registry = new ToolRegistry([...createBuiltinTools({ root: options.toolsRoot ?? process.cwd() }), ...createTestTools()]);
+  const registry = new ToolRegistry([
+    ...createBuiltinTools({ root: options.toolsRoot ?? process.cwd() }),
+    ...createTestTools(),
+    ...(options.tools ?? []),
+  ]);
   const startWorker = async (): Promise<{ worker: Worker; running: Promise<void> }> => {
     const worker = await createAgentWorker({
       connection: nativeConnection,
@@ -90,7 +102,7 @@ export async function createHarness(options: { toolsRoot?: string; modelTimeoutM
  * Registers beforeAll/afterAll hooks that create and close a harness for the calling test file, and returns a view
  * of it that is usable inside the tests.
  */
-export function useHarness(options: Parameters<typeof createHarness>[0] = {}): Omit<Harness, 'close'> {
+export function useHarness(options: HarnessOptions = {}): Omit<Harness, 'close'> {
   let harness: Harness | undefined;
   beforeAll(async () => {
     harness = await createHarness(options);
