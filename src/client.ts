@@ -3,6 +3,7 @@ import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@t
 import { ApplicationFailure } from '@temporalio/common';
 import { listPending, resolveCallId, sendAnswer, sendDecision, type PendingItem } from './decisions';
 import { readEnv } from './env';
+import { stitchTrace } from './run-chain';
 import type { AppliedDecision, Decision, PendingDecisions } from './shared/approvals';
 import { validateAgentConfig, type AgentConfig, type AgentConfigInput } from './shared/config';
 import { AGENT_WORKFLOW_TYPE, getPendingQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from './shared/messages';
@@ -131,11 +132,13 @@ export class AgentClient {
   handle(workflowId: string): AgentRunHandle {
     const workflow: WorkflowHandle = this.client.workflow.getHandle(workflowId);
     const result = async (): Promise<ReActResult> => {
+      let raw: ReActResult;
       try {
-        return (await workflow.result()) as ReActResult;
+        raw = (await workflow.result()) as ReActResult;
       } catch (error) {
         throw toRunError(error, workflowId);
       }
+      return { ...raw, trace: await stitchTrace(this.client, workflowId, raw.trace) };
     };
     return {
       workflowId,
@@ -144,7 +147,7 @@ export class AgentClient {
       getTrace: async () => {
         const { status } = await workflow.describe();
         if (status.name === 'COMPLETED') return (await result()).trace;
-        return workflow.query(getTraceQuery);
+        return stitchTrace(this.client, workflowId, await workflow.query(getTraceQuery));
       },
       getScratchpad: () => workflow.query(getScratchpadQuery),
       getStatus: () => workflow.query(getStatusQuery),

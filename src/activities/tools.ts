@@ -3,7 +3,7 @@ import { ErrorType } from '../shared/errors';
 import { errorObservation, successObservation } from '../shared/observation';
 import type { RunToolInput, ToolCatalog, ToolObservation, ValidateArgsInput } from '../shared/tool-protocol';
 import { formatZodIssues } from '../shared/validation';
-import type { AnyToolDefinition } from '../tools/define-tool';
+import { ToolInputError, type AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
 import { withHeartbeats } from './heartbeat';
 
@@ -65,6 +65,7 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
       } catch (error) {
         if (signal.aborted) throw error;
         const message = errorMessage(error);
+        if (error instanceof ToolInputError) return errorObservation(input.tool, input.args, message, 'invalid_arguments');
         if (context.info.attempt < retryPolicyOf(tool).maximumAttempts) {
           throw ApplicationFailure.retryable(message, ErrorType.ToolFailed);
         }

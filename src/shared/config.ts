@@ -15,6 +15,11 @@ export const DEFAULT_THOUGHT_TAG = 'Thought:';
 export const DEFAULT_ACTION_TAG = 'Action:';
 export const DEFAULT_OBSERVATION_TAG = 'Observation:';
 
+/** Steps one run records before it continues-as-new (sooner when the server suggests it). */
+export const DEFAULT_MAX_STEPS_PER_RUN = 100;
+/** Latest steps carried into the next run for the model to see. */
+export const DEFAULT_CARRY_STEPS = 10;
+
 /** How long a pending call or question waits for a person before `onApprovalTimeout` applies. */
 export const DEFAULT_APPROVAL_TIMEOUT = '24h';
 
@@ -81,6 +86,10 @@ export const agentConfigSchema = z.strictObject({
   approvalTimeout: duration.default(DEFAULT_APPROVAL_TIMEOUT),
   onApprovalTimeout: z.enum(['reject', 'end']).default('reject'),
   allowClarification: z.boolean().default(true),
+  maxStepsPerRun: z.number().int().min(2).max(10_000).default(DEFAULT_MAX_STEPS_PER_RUN),
+  carrySteps: z.number().int().min(0).max(1000).default(DEFAULT_CARRY_STEPS),
+  summaryEvery: positiveInt(10_000).optional(),
+  summarizeObservationsOver: positiveInt(10_000_000).optional(),
 });
 
 /** Configuration as callers write it: every field optional. */

@@ -44,10 +44,10 @@ export function errorObservation(
   return { text: `${ERROR_PREFIX} ${describeCall(tool, args)}: ${message}`, isError: true, errorKind, truncated: false };
 }
 
-/** Turns a tool's output into an observation: strings as they are, JSON pretty-printed and kept as data. */
+/** Turns a tool's output into an observation: strings as they are, JSON compact (fewer tokens) and kept as data. */
 export function successObservation(output: unknown, maxTokens: number): ToolObservation {
   const isText = typeof output === 'string';
-  const rendered = isText ? output : (JSON.stringify(output, null, 2) ?? 'null');
+  const rendered = isText ? output : (JSON.stringify(output) ?? 'null');
   const { text, truncated } = truncateToTokens(rendered, maxTokens);
   return isText ? { text, isError: false, truncated } : { text, isError: false, data: output, truncated };
 }

@@ -82,6 +82,12 @@ export interface ReActTrace {
   rejectedThoughts: number;
   /** A human-readable reason for the stop, e.g. "tool search called 3 times in a row with the same arguments". */
   terminationDetail: string | null;
+  /** Which run of the continue-as-new chain this is (1 = the first); `steps` are this run's own. */
+  run: number;
+  /** Steps recorded by the earlier runs of the chain (AgentClient stitches them back in). */
+  stepsInEarlierRuns: number;
+  /** The running summary the model sees as "Conversation so far", if any. */
+  summary: string | null;
 }
 
 /** What a run returns. */
@@ -118,9 +124,29 @@ export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
 /** Usage of nothing. */
 export const ZERO_USAGE: TokenUsage = Object.freeze({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
 
+/** What a run hands to the next run of its chain when it continues-as-new: budgets, counters and compact context. */
+export interface CarriedState {
+  run: number;
+  startedAtMs: number;
+  iterations: number;
+  usage: TokenUsage;
+  toolUsage: Record<string, number>;
+  rejectedThoughts: number;
+  errorHistory: AgentErrorRecord[];
+  callSignatures: string[];
+  alwaysApproved: string[];
+  summary: string | null;
+  /** The latest steps the model still sees (not yet folded into the summary). */
+  window: ReActStep[];
+  feedback: string[];
+  stepsBefore: number;
+}
+
 /** Input of the agent workflow. */
 export interface AgentWorkflowInput {
   query: string;
   /** Validated again inside the workflow, so runs started from the Temporal UI get the same checks. */
   config?: AgentConfigInput;
+  /** Set only by continue-as-new. */
+  carried?: CarriedState;
 }

@@ -1,6 +1,14 @@
 import type { z } from 'zod';
 import type { ConfirmationPolicy } from '../shared/approvals';
 
+/**
+ * Thrown by a handler to refuse a call for a reason retrying cannot fix (a path outside the root, a bad pattern):
+ * never retried, and recorded as invalid arguments rather than a tool failure.
+ */
+export class ToolInputError extends Error {
+  override readonly name: string = 'ToolInputError';
+}
+
 /** Retry policy for one tool's activity; Temporal applies it, the handler never retries itself. */
 export interface ToolRetryPolicy {
   /** Total attempts including the first (1 = no retry). */
@@ -20,7 +28,7 @@ export interface ToolContext {
 }
 
 /** A handler may return text or any JSON value; JSON is kept as structured data beside the text. */
-export type ToolOutput = string | number | boolean | null | readonly unknown[] | Record<string, unknown>;
+export type ToolOutput = string | number | boolean | null | object;
 
 /** A tool the agent can call: a zod schema for its arguments and a handler that does the work. */
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {

@@ -9,6 +9,9 @@ import {
 } from '../shared/model-protocol';
 import type { ReActStep } from '../shared/types';
 
+/** Heading of the running summary in prompts. */
+export const CONVERSATION_SO_FAR = 'Conversation so far (a summary of the earlier steps):';
+
 /** The text-protocol tags of a config. */
 export function tagsOf(config: AgentConfig): TextTags {
   return { thought: config.thoughtTag, action: config.actionTag, observation: config.observationTag };
@@ -88,6 +91,8 @@ function textTurn(group: readonly ReActStep[], tags: TextTags): ChatMessage[] {
 export interface PromptInput {
   query: string;
   config: AgentConfig;
+  /** The running summary of steps no longer shown one by one. */
+  summary?: string | null;
   steps: readonly ReActStep[];
   /** Corrections for the model about its previous reply (invalid thought, malformed output). */
   feedback: readonly string[];
@@ -108,6 +113,7 @@ export function buildMessages(input: PromptInput): ChatMessage[] {
   const messages: ChatMessage[] = [
     { role: 'system', content: `${config.systemPrompt}\n\n${config.thoughtPrompt}` },
     { role: 'user', content: input.query },
+    ...(input.summary ? [{ role: 'user' as const, content: `${CONVERSATION_SO_FAR}\n${input.summary}` }] : []),
     ...history,
   ];
   if (input.feedback.length > 0) {

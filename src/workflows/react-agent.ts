@@ -18,9 +18,21 @@ import { publishStatus, searchAttributesEnabled } from './agent-status';
 import { askUser, installHumanHandlers } from './human-loop';
 import { callModel, listTools } from './activity-proxies';
 import { buildMessages, forcedAnswerInstruction, renderScratchpad, tagsOf } from './prompt';
-import { createRunState, nowIso, recordError, recordUsage, stopRun, toResult, toStatus, toTrace, type RunState } from './run-state';
+import {
+  createRunState,
+  nowIso,
+  recordError,
+  recordStep,
+  recordUsage,
+  stopRun,
+  toResult,
+  toStatus,
+  toTrace,
+  type RunState,
+} from './run-state';
 import { checkBeforeThinking, findPhrase } from './termination';
 import { validateThought } from './thought';
+import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { actOnToolCalls } from './tool-step';
 
 function invalidInput(message: string): ApplicationFailure {
@@ -40,7 +52,7 @@ async function think(state: RunState, messages: ChatMessage[], tools: string[], 
 
 function finish(state: RunState, reply: ModelReply, answer: string, forced = false): void {
   state.finalAnswer = answer;
-  state.steps.push({
+  recordStep(state, {
     iteration: state.iterations,
     thought: reply.thought,
     action: { type: 'final_answer', answer },
@@ -51,10 +63,15 @@ function finish(state: RunState, reply: ModelReply, answer: string, forced = fal
   });
 }
 
+/** The next prompt: the running summary and the window of steps it does not cover yet. */
+function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
+  return buildMessages({ query: state.query, config: state.config, summary: state.summary, steps: state.window, feedback });
+}
+
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
   const { config } = state;
-  const messages = buildMessages({ query: state.query, config, steps: state.steps, feedback: state.feedback });
+  const messages = promptFor(state, state.feedback);
   const limit = checkBeforeThinking(
     { iterations: state.iterations, tokensUsed: state.usage.totalTokens },
     config,
@@ -108,7 +125,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
 /** The model asked the user a question: wait for the answer, which becomes the observation. */
 async function clarify(state: RunState, thought: string, callId: string, question: string, usage: TokenUsage): Promise<void> {
   const { text } = await askUser(state, callId, question);
-  state.steps.push({
+  recordStep(state, {
     iteration: state.iterations,
     thought,
     action: { type: 'clarification', question, callId },
@@ -123,7 +140,7 @@ async function forceFinalAnswer(state: RunState): Promise<void> {
   if (!state.stop || !state.config.forceFinalAnswer || state.finalAnswer !== null) return;
   if (state.stop.reason === 'success' || state.stop.reason === 'cancelled') return;
   state.phase = 'finishing';
-  const messages = buildMessages({ query: state.query, config: state.config, steps: state.steps, feedback: [] });
+  const messages = promptFor(state, []);
   messages.push({ role: 'user', content: forcedAnswerInstruction(state.stop.detail) });
   try {
     const reply = await think(state, messages, [], 'final answer · forced');
@@ -140,14 +157,16 @@ function modelFailureMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** The run, inside a scope that the time budget (a durable timer) cancels. */
-async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
+/** The run, inside a scope that the time budget (a durable timer) cancels; it may hand over to a new run. */
+async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>, input: AgentWorkflowInput): Promise<void> {
   const loop = new CancellationScope();
   const timeoutSeconds = state.config.timeoutSeconds;
   const timer = new CancellationScope();
   if (timeoutSeconds !== undefined) {
+    // The budget counts from the chain's first run, so continue-as-new does not reset it.
+    const remainingMs = timeoutSeconds * 1000 - (Date.now() - state.startedAtMs);
     void timer
-      .run(() => sleep(timeoutSeconds * 1000))
+      .run(() => sleep(Math.max(remainingMs, 1)))
       .then(
         () => {
           stopRun(state, 'timeout', `the time budget of ${timeoutSeconds}s ran out`);
@@ -158,7 +177,10 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   }
   try {
     await loop.run(async () => {
-      while (!state.stop) await iterate(state, tools);
+      while (!state.stop) {
+        await iterate(state, tools);
+        if (!state.stop && shouldContinueAsNew(state)) await continueAsNewNow(state, input.config);
+      }
     });
   } catch (error) {
     if (!isCancellation(error)) throw error;
@@ -175,7 +197,7 @@ export async function reactAgentWorkflow(input: AgentWorkflowInput): Promise<ReA
   if (!validation.ok) throw invalidInput(validation.message);
   if (typeof input.query !== 'string' || input.query.trim() === '') throw invalidInput('The query must be a non-empty string');
   const config: AgentConfig = validation.config;
-  const state = createRunState(input.query, config, workflowInfo().workflowId, Date.now(), searchAttributesEnabled());
+  const state = createRunState(input.query, config, workflowInfo().workflowId, Date.now(), searchAttributesEnabled(), input.carried);
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
   setHandler(getScratchpadQuery, () => renderScratchpad(state.steps, config));
@@ -187,7 +209,7 @@ export async function reactAgentWorkflow(input: AgentWorkflowInput): Promise<ReA
       throw invalidInput(`Unknown tools in config.tools: ${catalog.unknown.join(', ')}`);
     }
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));
-    await runLoop(state, tools);
+    await runLoop(state, tools, input);
     await forceFinalAnswer(state);
   } catch (error) {
     if (isCancellation(error)) {

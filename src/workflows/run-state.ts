@@ -5,6 +5,7 @@ import {
   ZERO_USAGE,
   type AgentErrorKind,
   type AgentStatus,
+  type CarriedState,
   type ReActResult,
   type ReActStep,
   type ReActTrace,
@@ -24,11 +25,20 @@ export interface RunState {
   readonly config: AgentConfig;
   readonly workflowId: string;
   readonly startedAtMs: number;
+  /** This run's steps (the trace); earlier runs' steps stay in their own histories. */
   steps: ReActStep[];
+  /** The steps the model sees: not yet folded into the summary, including some carried from the previous run. */
+  window: ReActStep[];
+  summary: string | null;
+  /** Position in the continue-as-new chain (1 = first run). */
+  run: number;
+  stepsBefore: number;
   errorHistory: ReActTrace['errorHistory'];
   toolUsage: Record<string, number>;
   usage: TokenUsage;
   iterations: number;
+  /** Iterations done by earlier runs of the chain. */
+  readonly iterationsAtStart: number;
   rejectedThoughts: number;
   /** Corrections for the model's next call; cleared once sent. */
   feedback: string[];
@@ -46,35 +56,71 @@ export interface RunState {
   publishedStatus: string;
 }
 
-/** A fresh run. */
+/** A fresh run, or the next run of a chain when `carried` comes from continue-as-new. */
 export function createRunState(
   query: string,
   config: AgentConfig,
   workflowId: string,
   nowMs: number,
   searchAttributes = false,
+  carried?: CarriedState,
 ): RunState {
+  const approvals = new ApprovalBook();
+  approvals.alwaysApproved.push(...(carried?.alwaysApproved ?? []));
   return {
     query,
     config,
     workflowId,
-    startedAtMs: nowMs,
+    startedAtMs: carried?.startedAtMs ?? nowMs,
     steps: [],
-    errorHistory: [],
-    toolUsage: {},
-    usage: ZERO_USAGE,
-    iterations: 0,
-    rejectedThoughts: 0,
-    feedback: [],
-    callSignatures: [],
+    window: carried?.window ?? [],
+    summary: carried?.summary ?? null,
+    run: carried?.run ?? 1,
+    stepsBefore: carried?.stepsBefore ?? 0,
+    errorHistory: carried?.errorHistory ?? [],
+    toolUsage: carried?.toolUsage ?? {},
+    usage: carried?.usage ?? ZERO_USAGE,
+    iterations: carried?.iterations ?? 0,
+    iterationsAtStart: carried?.iterations ?? 0,
+    rejectedThoughts: carried?.rejectedThoughts ?? 0,
+    feedback: carried?.feedback ?? [],
+    callSignatures: carried?.callSignatures ?? [],
     phase: 'thinking',
     runningTools: [],
     stop: null,
     finalAnswer: null,
-    approvals: new ApprovalBook(),
+    approvals,
     searchAttributes,
     publishedStatus: '',
   };
+}
+
+/** Error history entries carried into the next run: the latest ones, so a long run's state stays small. */
+export const CARRIED_ERRORS = 50;
+
+/** The compact state the next run of the chain starts from. */
+export function toCarried(state: RunState): CarriedState {
+  return {
+    run: state.run + 1,
+    startedAtMs: state.startedAtMs,
+    iterations: state.iterations,
+    usage: state.usage,
+    toolUsage: state.toolUsage,
+    rejectedThoughts: state.rejectedThoughts,
+    errorHistory: state.errorHistory.slice(-CARRIED_ERRORS),
+    callSignatures: state.callSignatures,
+    alwaysApproved: [...state.approvals.alwaysApproved],
+    summary: state.summary,
+    window: state.config.carrySteps > 0 ? state.window.slice(-state.config.carrySteps) : [],
+    feedback: state.feedback,
+    stepsBefore: state.stepsBefore + state.steps.length,
+  };
+}
+
+/** Records a step in the trace and in the model's window. */
+export function recordStep(state: RunState, step: ReActStep): void {
+  state.steps.push(step);
+  state.window.push(step);
 }
 
 /** Workflow time as an ISO string (deterministic: the SDK replaces Date inside workflows). */
@@ -109,6 +155,9 @@ export function toTrace(state: RunState): ReActTrace {
     errorHistory: state.errorHistory,
     rejectedThoughts: state.rejectedThoughts,
     terminationDetail: state.stop?.detail ?? null,
+    run: state.run,
+    stepsInEarlierRuns: state.stepsBefore,
+    summary: state.summary,
   };
 }
 

@@ -42,7 +42,8 @@ function matches(condition: StopCondition, step: ReActStep): boolean {
   const tool = step.action.type === 'tool_call' ? step.action.tool : null;
   switch (condition.type) {
     case 'tool_called':
-      return tool === condition.tool;
+      // A refused or failed call did not happen in any useful sense: only a call that ran counts.
+      return tool === condition.tool && step.isError !== true;
     case 'observation_contains':
       return (
         step.observation !== null &&

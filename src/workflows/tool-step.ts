@@ -7,7 +7,7 @@ import { ZERO_USAGE } from '../shared/types';
 import { runTool } from './activity-proxies';
 import { needsConfirmation } from './confirmation';
 import { awaitDecision } from './human-loop';
-import { nowIso, recordError, stopRun, type RunState } from './run-state';
+import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
 import { callSignature, trailingRepeats } from './stall';
 import { matchStopCondition } from './termination';
 
@@ -131,7 +131,7 @@ export async function actOnToolCalls(
         ? result.value
         : { observation: errorObservation(call.tool, call.args, 'interrupted: the run stopped before the tool finished') };
     const step = toStep(state, thought, call, outcome, index === 0 ? usage : ZERO_USAGE);
-    state.steps.push(step);
+    recordStep(state, step);
     // Errors of the run (not a person's rejection) go to the error history.
     if (outcome.observation.errorKind) recordError(state, outcome.observation.errorKind, outcome.observation.text);
     state.callSignatures.push(callSignature(call.tool, step.action.type === 'tool_call' ? step.action.args : null));

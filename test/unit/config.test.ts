@@ -44,6 +44,8 @@ describe('agent config defaults', () => {
       approvalTimeout: '24h',
       onApprovalTimeout: 'reject',
       allowClarification: true,
+      maxStepsPerRun: 100,
+      carrySteps: 10,
     });
   });
 

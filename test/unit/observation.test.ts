@@ -107,10 +107,10 @@ describe('successObservation', () => {
     expect(successObservation('{"a":1}', 100).text).toBe('{"a":1}');
   });
 
-  it('pretty-prints JSON output and keeps it as data', () => {
+  it('renders JSON output compactly (fewer tokens) and keeps it as data', () => {
     const output = { city: 'Paris', population: 2_100_000, tags: ['capital'] };
     expect(successObservation(output, 100)).toEqual({
-      text: '{\n  "city": "Paris",\n  "population": 2100000,\n  "tags": [\n    "capital"\n  ]\n}',
+      text: '{"city":"Paris","population":2100000,"tags":["capital"]}',
       isError: false,
       data: output,
       truncated: false,
@@ -136,7 +136,7 @@ describe('successObservation', () => {
     const output = Array.from({ length: 50 }, (_, index) => ({ id: index, name: `item ${index}` }));
     const observation = successObservation(output, 16);
     expect(observation.truncated).toBe(true);
-    expect(observation.text).toMatch(/^\[\n {2}\{\n {4}"id": 0,/);
+    expect(observation.text).toMatch(/^\[\{"id":0,"name":"item 0"\},/);
     expect(observation.text).toMatch(/\n… \[truncated: \d+ more characters\]$/);
     expect(observation.data).toEqual(output);
   });

@@ -11,12 +11,14 @@
  */
 
 /** Longest expression accepted; bounds tokenizer work for hostile input. */
+import { ToolInputError } from '../define-tool';
+
 export const MAX_EXPRESSION_LENGTH = 1000;
 /** Deepest nesting of parentheses, calls and unary signs; keeps recursion far from the stack limit. */
 export const MAX_NESTING_DEPTH = 100;
 
 /** A malformed or unevaluable expression; the message is one line the model can act on. */
-export class ExpressionError extends Error {
+export class ExpressionError extends ToolInputError {
   override readonly name = 'ExpressionError';
 }
 

@@ -1,6 +1,7 @@
 import { promises as fs } from 'node:fs';
 import type { Dirent } from 'node:fs';
 import * as path from 'node:path';
+import { ToolInputError } from '../define-tool';
 
 /**
  * Shared by the file tools and the search tool: confining model-supplied paths to a root, walking a folder, and
@@ -14,7 +15,7 @@ export const MAX_TEXT_FILE_BYTES = 1024 * 1024;
 const SKIPPED_DIRECTORIES = new Set(['.git', '.hg', '.svn', 'node_modules']);
 
 /** A requested path resolves (lexically or through a symlink) to somewhere outside the tool's root. */
-export class PathOutsideRootError extends Error {
+export class PathOutsideRootError extends ToolInputError {
   override readonly name = 'PathOutsideRootError';
 
   constructor(readonly requestedPath: string) {
@@ -23,7 +24,7 @@ export class PathOutsideRootError extends Error {
 }
 
 /** A requested path does not exist under the root. */
-export class PathNotFoundError extends Error {
+export class PathNotFoundError extends ToolInputError {
   override readonly name = 'PathNotFoundError';
 
   constructor(readonly requestedPath: string) {

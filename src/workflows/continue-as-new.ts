@@ -1,0 +1,24 @@
+import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import type { AgentConfigInput } from '../shared/config';
+import type { AgentWorkflowInput, ReActResult } from '../shared/types';
+import { toCarried, type RunState } from './run-state';
+
+/** Whether this run should hand over to a fresh one: the server suggests it, or the run did maxStepsPerRun iterations. */
+export function shouldContinueAsNew(state: RunState): boolean {
+  const iterationsThisRun = state.iterations - state.iterationsAtStart;
+  return iterationsThisRun >= state.config.maxStepsPerRun || workflowInfo().continueAsNewSuggested;
+}
+
+/**
+ * Continues as a new run carrying the compact state. Called only between iterations, when no call is pending; it
+ * still waits for every update and signal handler to finish so no decision in flight is lost.
+ */
+export async function continueAsNewNow(state: RunState, config: AgentConfigInput | undefined): Promise<never> {
+  await condition(allHandlersFinished);
+  // Typed by signature rather than by importing the workflow, which imports this module.
+  return continueAsNew<(input: AgentWorkflowInput) => Promise<ReActResult>>({
+    query: state.query,
+    config,
+    carried: toCarried(state),
+  });
+}

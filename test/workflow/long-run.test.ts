@@ -1,0 +1,81 @@
+import { temporal } from '@temporalio/proto';
+import { describe, expect, it } from 'vitest';
+import { AgentStatusKey } from '../../src/shared/search-attributes';
+import type { ScriptedResponder } from '../../src/testing/scripted-model';
+import { useHarness, waitForPending } from '../support/harness';
+import { recordedEffects } from '../support/test-tools';
+
+const harness = useHarness();
+
+// The server suggests continue-as-new at 4 Ki events or 4 MiB of history (Temporal's defaults).
+const SUGGEST_EVENTS = 4096;
+const SUGGEST_BYTES = 4 * 1024 * 1024;
+
+/** Every run of a chain, oldest first, with its history's event count and encoded size. */
+async function chainHistories(workflowId: string) {
+  const runs: Array<{ runId: string; events: number; bytes: number }> = [];
+  let runId = (await harness.client.workflow.getHandle(workflowId).describe()).runId;
+  for (;;) {
+    const history = await harness.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const bytes = temporal.api.history.v1.History.encode(history).finish().byteLength;
+    runs.unshift({ runId, events: history.events?.length ?? 0, bytes });
+    const previous = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+    if (!previous) return runs;
+    runId = previous;
+  }
+}
+
+describe('long runs stay bounded', () => {
+  it('a 1,000-iteration run continues-as-new, keeps budgets and counters, and returns all its steps', { timeout: 600_000 }, async () => {
+    const iterations = 1000;
+    const responder: ScriptedResponder = (_request, index) =>
+      index < iterations
+        ? { thought: `Step ${index + 1}: I add one more term to the running total.`, toolCalls: [{ name: 'calculator', args: { expression: `${index} + 1` } }], usage: { promptTokens: 10, completionTokens: 2 } }
+        : { answer: 'Counted to 1000.', usage: { promptTokens: 10, completionTokens: 2 } };
+    const run = await harness.start(responder, 'count to 1000', { maxIterations: 2000 });
+    const result = await run.result();
+
+    expect(result.terminationReason).toBe('success');
+    expect(result.finalAnswer).toBe('Counted to 1000.');
+    expect(result.trace.totalIterations).toBe(iterations + 1);
+    expect(result.tokenUsage).toEqual({ promptTokens: 10 * 1001, completionTokens: 2 * 1001, totalTokens: 12 * 1001 });
+    expect(result.trace.toolUsage).toEqual({ calculator: iterations });
+    expect(result.trace.steps).toHaveLength(iterations + 1);
+    expect(result.trace.steps.map((step) => step.iteration)).toEqual(Array.from({ length: iterations + 1 }, (_, index) => index + 1));
+    expect(result.trace.steps[999]?.observationData).toEqual({ expression: '999 + 1', result: 1000 });
+
+    const runs = await chainHistories(run.workflowId);
+    expect(runs.length).toBeGreaterThanOrEqual(10); // maxStepsPerRun defaults to 100
+    for (const each of runs) {
+      expect(each.events).toBeLessThan(SUGGEST_EVENTS);
+      expect(each.bytes).toBeLessThan(SUGGEST_BYTES);
+    }
+    // The model keeps seeing recent context after each hand-over.
+    const firstOfRun2 = harness.model.requests(run.modelName)[100];
+    expect(JSON.stringify(firstOfRun2?.messages)).toContain('90 + 1');
+  });
+
+  it('token budget, always-approvals and search attributes survive continue-as-new', async () => {
+    const thought = 'The old record must go, so I delete it with the tool.';
+    const responder: ScriptedResponder = (_request, index) => ({
+      thought,
+      toolCalls: [{ name: 'delete_record', args: { id: `r${index}` } }],
+      usage: { promptTokens: 1000, completionTokens: 0 },
+    });
+    // Reported usage (1000 per call) dwarfs the estimate of the next prompt (a few hundred tokens).
+    const run = await harness.start(responder, 'q', { maxStepsPerRun: 2, tokenBudget: 3600, forceFinalAnswer: false });
+    await waitForPending(harness, run.workflowId);
+    await harness.agents.approve(run.workflowId, 'c1-1', { always: true });
+    const result = await run.result();
+    // Four calls fit (runs 1 and 2, two each); run 3 sees 4000 used, counted across runs, and stops before a fifth.
+    expect(result.terminationReason).toBe('token_budget');
+    expect(result.trace.totalIterations).toBe(4);
+    expect(result.trace.run).toBe(3);
+    expect(result.trace.terminationDetail).toContain('(4000 used)');
+    expect(result.trace.steps.map((step) => step.observation)).toEqual(['deleted r0', 'deleted r1', 'deleted r2', 'deleted r3']);
+    expect(result.trace.steps.map((step) => step.decision)).toEqual(['always', undefined, undefined, undefined]);
+    expect(recordedEffects.get(`${run.workflowId}:c3-1`)).toBe(1);
+    const attributes = (await harness.client.workflow.getHandle(run.workflowId).describe()).typedSearchAttributes;
+    expect(attributes.get(AgentStatusKey)).toBe('Completed');
+  });
+});
