@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import type { ToolRegistry } from '../tools/registry';
 import { createCallModel } from './llm';
+import { createSummarize } from './summarize';
 import { createListTools, createRunTool, createValidateToolArgs } from './tools';
 
 /** What the activities need from the worker process; tests pass the same shape with a scripted endpoint. */
@@ -14,6 +15,7 @@ export interface ActivityDependencies {
 export function createActivities(deps: ActivityDependencies) {
   return {
     callModel: createCallModel(deps),
+    summarize: createSummarize(deps),
     runTool: createRunTool(deps.registry),
     listTools: createListTools(deps.registry),
     validateToolArgs: createValidateToolArgs(deps.registry),

@@ -49,5 +49,6 @@ export function successObservation(output: unknown, maxTokens: number): ToolObse
   const isText = typeof output === 'string';
   const rendered = isText ? output : (JSON.stringify(output) ?? 'null');
   const { text, truncated } = truncateToTokens(rendered, maxTokens);
-  return isText ? { text, isError: false, truncated } : { text, isError: false, data: output, truncated };
+  const rawTokens = estimateTokens(rendered);
+  return isText ? { text, isError: false, truncated, rawTokens } : { text, isError: false, data: output, truncated, rawTokens };
 }

@@ -40,4 +40,6 @@ export interface ToolObservation {
   errorKind?: 'unknown_tool' | 'invalid_arguments' | 'tool_error' | 'tool_limit';
   data?: unknown;
   truncated: boolean;
+  /** Estimated tokens of the full result before truncation. */
+  rawTokens?: number;
 }

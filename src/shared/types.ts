@@ -27,6 +27,8 @@ export interface ReActStep {
   observationData?: unknown;
   /** True when the observation was cut to `maxObservationTokens`. */
   truncated?: boolean;
+  /** Set when the model summarised a long observation: the raw result's estimated tokens. */
+  summarizedFromTokens?: number;
   /** True for the final answer the runtime asked for after a non-success stop. */
   forced?: boolean;
   /** How a person (or a policy) decided a call that needed confirmation. */

@@ -11,8 +11,8 @@ export const MODEL_ACTIVITY_TIMEOUT = '90s';
 /** Attempts per model call before the run fails with the last error. */
 export const MODEL_MAXIMUM_ATTEMPTS = 6;
 
-/** The model activity with its timeout and retry policy. */
-export const { callModel } = proxyActivities<Activities>({
+/** The model activities (thinking and summarising) with their timeout and retry policy. */
+export const { callModel, summarize } = proxyActivities<Activities>({
   startToCloseTimeout: MODEL_ACTIVITY_TIMEOUT,
   // A model call has no side effects: a stopped run need not wait for it to wind down.
   cancellationType: ActivityCancellationType.TRY_CANCEL,

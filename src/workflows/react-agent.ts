@@ -33,6 +33,7 @@ import {
 import { checkBeforeThinking, findPhrase } from './termination';
 import { validateThought } from './thought';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
+import { summarizeConversationIfDue } from './summaries';
 import { actOnToolCalls } from './tool-step';
 
 function invalidInput(message: string): ApplicationFailure {
@@ -179,6 +180,7 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>, in
     await loop.run(async () => {
       while (!state.stop) {
         await iterate(state, tools);
+        if (!state.stop) await summarizeConversationIfDue(state);
         if (!state.stop && shouldContinueAsNew(state)) await continueAsNewNow(state, input.config);
       }
     });

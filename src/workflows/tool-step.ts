@@ -6,6 +6,7 @@ import type { ReActStep, TokenUsage } from '../shared/types';
 import { ZERO_USAGE } from '../shared/types';
 import { runTool } from './activity-proxies';
 import { needsConfirmation } from './confirmation';
+import { condenseObservation } from './summaries';
 import { awaitDecision } from './human-loop';
 import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
 import { callSignature, trailingRepeats } from './stall';
@@ -67,7 +68,7 @@ async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): P
 
 /** What became of one call: its observation, and how a person decided it when it needed confirmation. */
 interface CallOutcome {
-  observation: ToolObservation;
+  observation: ToolObservation & { summarizedFromTokens?: number };
   decision?: ReActStep['decision'];
   /** The arguments it ran with, when a person edited them. */
   args?: unknown;
@@ -80,14 +81,15 @@ async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<
   if ('refusal' in admission) return { observation: admission.refusal };
   const { tool } = admission;
   if (!needsConfirmation(tool, call.args, state.config, state.approvals.alwaysApproved)) {
-    return { observation: await execute(state, call, tool) };
+    return { observation: await condenseObservation(state, call, await execute(state, call, tool)) };
   }
   // Each call runs as soon as its own decision arrives: one slow reviewer does not hold up the other calls.
   const resolution = await awaitDecision(state, call.callId, call.tool, call.args);
   if (resolution.outcome === 'observe') {
     return { observation: { text: resolution.text, isError: resolution.isError, truncated: false }, decision: resolution.decision };
   }
-  const observation = await execute(state, { ...call, args: resolution.args }, tool);
+  const ran = { ...call, args: resolution.args };
+  const observation = await condenseObservation(state, ran, await execute(state, ran, tool));
   return { observation, decision: resolution.decision, ...(resolution.decision === 'edit' ? { args: resolution.args } : {}) };
 }
 
@@ -103,6 +105,7 @@ function toStep(state: RunState, thought: string, call: ParsedToolCall, outcome:
     isError: observation.isError,
     ...(observation.data !== undefined ? { observationData: observation.data } : {}),
     ...(observation.truncated ? { truncated: true } : {}),
+    ...(observation.summarizedFromTokens !== undefined ? { summarizedFromTokens: observation.summarizedFromTokens } : {}),
     timestamp: nowIso(),
     tokenUsage: usage,
   };
