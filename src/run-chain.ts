@@ -34,3 +34,9 @@ export async function stitchTrace(client: Client, workflowId: string, trace: ReA
   }
   return { ...trace, steps: [...earlier, ...trace.steps] };
 }
+
+/** Every run ID of a workflow's continue-as-new chain, oldest first (the latest run last). */
+export async function chainRunIds(client: Client, workflowId: string): Promise<string[]> {
+  const latest = (await client.workflow.getHandle(workflowId).describe()).runId;
+  return [...(await earlierRunIds(client, workflowId, latest)), latest];
+}

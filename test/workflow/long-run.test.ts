@@ -1,5 +1,6 @@
 import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
+import { chainRunIds } from '../../src/run-chain';
 import { AgentStatusKey } from '../../src/shared/search-attributes';
 import type { ScriptedResponder } from '../../src/testing/scripted-model';
 import { useHarness, waitForPending } from '../support/harness';
@@ -14,15 +15,12 @@ const SUGGEST_BYTES = 4 * 1024 * 1024;
 /** Every run of a chain, oldest first, with its history's event count and encoded size. */
 async function chainHistories(workflowId: string) {
   const runs: Array<{ runId: string; events: number; bytes: number }> = [];
-  let runId = (await harness.client.workflow.getHandle(workflowId).describe()).runId;
-  for (;;) {
+  for (const runId of await chainRunIds(harness.client, workflowId)) {
     const history = await harness.client.workflow.getHandle(workflowId, runId).fetchHistory();
     const bytes = temporal.api.history.v1.History.encode(history).finish().byteLength;
-    runs.unshift({ runId, events: history.events?.length ?? 0, bytes });
-    const previous = history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
-    if (!previous) return runs;
-    runId = previous;
+    runs.push({ runId, events: history.events?.length ?? 0, bytes });
   }
+  return runs;
 }
 
 describe('long runs stay bounded', () => {
