@@ -6,6 +6,7 @@ import type {
 } from 'openai/resources/chat/completions';
 import {
   CLARIFICATION_TOOL,
+  DELEGATE_TOOL,
   FINAL_ANSWER_TOOL,
   type CallModelInput,
   type ChatMessage,
@@ -57,6 +58,29 @@ const clarificationTool: ChatCompletionTool = {
 const CLARIFICATION_ENTRY = `- ${CLARIFICATION_TOOL}: ask the user a question when the task is ambiguous; the answer comes back as the observation.
   arguments (JSON Schema): {"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`;
 
+function delegateParameters(subagents: Record<string, string>): Record<string, unknown> {
+  return {
+    type: 'object',
+    properties: {
+      agent: { type: 'string', enum: Object.keys(subagents), description: 'Which subagent' },
+      task: { type: 'string', description: 'The task, self-contained: the subagent sees nothing else' },
+    },
+    required: ['agent', 'task'],
+  };
+}
+
+function delegateDescription(subagents: Record<string, string>): string {
+  const list = Object.entries(subagents).map(([name, description]) => `${name} (${description})`).join('; ');
+  return `Hand a self-contained task to a subagent and get its answer. Subagents: ${list}.`;
+}
+
+function delegateTool(subagents: Record<string, string>): ChatCompletionTool {
+  return {
+    type: 'function',
+    function: { name: DELEGATE_TOOL, description: delegateDescription(subagents), parameters: delegateParameters(subagents) },
+  };
+}
+
 function toProviderTool(tool: AnyToolDefinition): ChatCompletionTool {
   return {
     type: 'function',
@@ -94,13 +118,21 @@ export function buildModelRequest(
   tools: readonly AnyToolDefinition[],
 ): ChatCompletionCreateParamsNonStreaming {
   const messages = input.messages.map(toProviderMessage);
-  const actionsOffered = input.tools.length > 0 || input.allowClarification === true;
+  const subagents = input.subagents && Object.keys(input.subagents).length > 0 ? input.subagents : undefined;
+  const actionsOffered = input.tools.length > 0 || input.allowClarification === true || subagents !== undefined;
   if (input.mode === 'native') {
-    const builtins = input.allowClarification ? [finalAnswerTool, clarificationTool] : [finalAnswerTool];
+    const builtins = [
+      finalAnswerTool,
+      ...(input.allowClarification ? [clarificationTool] : []),
+      ...(subagents ? [delegateTool(subagents)] : []),
+    ];
     const offered = actionsOffered ? [...tools.map(toProviderTool), ...builtins] : undefined;
     return { model, messages, ...(offered ? { tools: offered } : {}) };
   }
-  const catalog = `${renderToolCatalog(tools)}${input.allowClarification ? `\n${CLARIFICATION_ENTRY}` : ''}`;
+  const delegateEntry = subagents
+    ? `\n- ${DELEGATE_TOOL}: ${delegateDescription(subagents)}\n  arguments (JSON Schema): ${JSON.stringify(delegateParameters(subagents))}`
+    : '';
+  const catalog = `${renderToolCatalog(tools)}${input.allowClarification ? `\n${CLARIFICATION_ENTRY}` : ''}${delegateEntry}`;
   const protocol = actionsOffered ? `${catalog}\n\n${textProtocolInstructions(input.tags)}` : 'Answer now without tools.';
   const [first, ...rest] = messages;
   const system: ChatCompletionMessageParam =

@@ -53,6 +53,19 @@ const stopCondition = z.discriminatedUnion('type', [
 export type StopCondition = z.infer<typeof stopCondition>;
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
+
+/** A named helper agent the main agent can delegate a task to; it runs as a child workflow. */
+const subagentSchema = z.strictObject({
+  description: z.string().min(1),
+  systemPrompt: z.string().optional(),
+  tools: z.array(z.string().min(1)).max(500).optional(),
+  maxIterations: positiveInt(100_000).optional(),
+  model: z.string().min(1).optional(),
+  timeoutSeconds: z.number().positive().max(365 * 24 * 3600).optional(),
+});
+
+/** A subagent's definition. */
+export type SubagentConfig = z.infer<typeof subagentSchema>;
 const duration = z
   .union([z.number(), z.string()])
   .refine((value) => parseDuration(value) !== null, 'expected seconds (a number) or a duration like "30m", "24h", "7d"');
@@ -90,6 +103,7 @@ export const agentConfigSchema = z.strictObject({
   carrySteps: z.number().int().min(0).max(1000).default(DEFAULT_CARRY_STEPS),
   summaryEvery: positiveInt(10_000).optional(),
   summarizeObservationsOver: positiveInt(10_000_000).optional(),
+  subagents: z.record(z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'a subagent name is letters, digits, _ or -'), subagentSchema).default({}),
 });
 
 /** Configuration as callers write it: every field optional. */

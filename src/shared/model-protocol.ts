@@ -36,6 +36,8 @@ export interface CallModelInput {
   label: string;
   /** Offer the built-in request_clarification action. */
   allowClarification?: boolean;
+  /** Subagents the model may delegate to (name → description); offers the built-in delegate action. */
+  subagents?: Record<string, string>;
 }
 
 /** A parsed tool call: args are present when the arguments text was valid JSON. */
@@ -67,6 +69,8 @@ export interface ModelReply {
 export const FINAL_ANSWER_TOOL = 'final_answer';
 /** Name of the built-in action with which a model asks the user a question. */
 export const CLARIFICATION_TOOL = 'request_clarification';
+/** Name of the built-in action that hands a task to a named subagent. */
+export const DELEGATE_TOOL = 'delegate';
 
 /** Tag that introduces the answer in text mode. */
 export const FINAL_ANSWER_TAG = 'Final Answer:';

@@ -12,7 +12,7 @@ export type ReActAction =
   | { type: 'tool_call'; tool: string; args: unknown; callId: string }
   | { type: 'final_answer'; answer: string }
   | { type: 'clarification'; question: string; callId?: string }
-  | { type: 'delegate'; agent: string; task: string };
+  | { type: 'delegate'; agent: string; task: string; callId?: string };
 
 /** One Thought → Action → Observation step of the trace. */
 export interface ReActStep {
@@ -31,6 +31,8 @@ export interface ReActStep {
   summarizedFromTokens?: number;
   /** True for the final answer the runtime asked for after a non-success stop. */
   forced?: boolean;
+  /** The child workflow that ran a delegated task. */
+  childWorkflowId?: string;
   /** How a person (or a policy) decided a call that needed confirmation. */
   decision?: 'approve' | 'always' | 'edit' | 'reject' | 'respond' | 'timeout';
   /** ISO time the step was recorded (workflow time, so replay-safe). */

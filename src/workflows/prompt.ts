@@ -2,6 +2,7 @@ import type { AgentConfig } from '../shared/config';
 import {
   actionInputTag,
   CLARIFICATION_TOOL,
+  DELEGATE_TOOL,
   FINAL_ANSWER_TAG,
   type ChatMessage,
   type ModelToolCall,
@@ -40,6 +41,10 @@ function asCall(step: ReActStep): ModelToolCall | null {
     const id = action.callId ?? `c${step.iteration}-1`;
     return { id, name: CLARIFICATION_TOOL, argumentsText: JSON.stringify({ question: action.question }) };
   }
+  if (action.type === 'delegate') {
+    const id = action.callId ?? `c${step.iteration}-1`;
+    return { id, name: DELEGATE_TOOL, argumentsText: JSON.stringify({ agent: action.agent, task: action.task }) };
+  }
   return null;
 }
 
@@ -74,7 +79,10 @@ function textStep(step: ReActStep, tags: TextTags): { reply: string; observation
         observation: `${tags.observation} ${step.observation ?? ''}`,
       };
     case 'delegate':
-      return { reply: `${thought}\nDelegate to ${step.action.agent}: ${step.action.task}`, observation: step.observation };
+      return {
+        reply: `${thought}\n${tags.action} ${DELEGATE_TOOL}\n${actionInputTag(tags)} ${JSON.stringify({ agent: step.action.agent, task: step.action.task })}`,
+        observation: `${tags.observation} ${step.observation ?? ''}`,
+      };
   }
 }
 

@@ -43,9 +43,13 @@ function invalidInput(message: string): ApplicationFailure {
 async function think(state: RunState, messages: ChatMessage[], tools: string[], summary: string): Promise<ModelReply> {
   const { config } = state;
   // The forced final answer (no tools) offers no clarification either: the run is ending.
-  const allowClarification = config.allowClarification && tools.length > 0;
+  const offering = tools.length > 0;
+  const allowClarification = config.allowClarification && offering;
+  const subagents = offering
+    ? Object.fromEntries(Object.entries(config.subagents).map(([name, sub]) => [name, sub.description]))
+    : {};
   const reply = await callModel.executeWithOptions({ summary }, [
-    { messages, model: config.model, mode: config.toolCalling, tools, tags: tagsOf(config), label: summary, allowClarification },
+    { messages, model: config.model, mode: config.toolCalling, tools, tags: tagsOf(config), label: summary, allowClarification, subagents },
   ]);
   recordUsage(state, reply.usage);
   return reply;

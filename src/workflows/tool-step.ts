@@ -1,11 +1,12 @@
 import { ActivityFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
-import type { ParsedToolCall } from '../shared/model-protocol';
+import { DELEGATE_TOOL, type ParsedToolCall } from '../shared/model-protocol';
 import { describeCall, errorObservation } from '../shared/observation';
 import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import type { ReActStep, TokenUsage } from '../shared/types';
 import { ZERO_USAGE } from '../shared/types';
 import { runTool } from './activity-proxies';
 import { needsConfirmation } from './confirmation';
+import { delegate } from './subagents';
 import { condenseObservation } from './summaries';
 import { awaitDecision } from './human-loop';
 import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
@@ -69,6 +70,7 @@ async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): P
 /** What became of one call: its observation, and how a person decided it when it needed confirmation. */
 interface CallOutcome {
   observation: ToolObservation & { summarizedFromTokens?: number };
+  childWorkflowId?: string;
   decision?: ReActStep['decision'];
   /** The arguments it ran with, when a person edited them. */
   args?: unknown;
@@ -76,6 +78,10 @@ interface CallOutcome {
 
 /** Admits, confirms (when the policy asks for it) and runs one call. */
 async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<string, ToolInfo>): Promise<CallOutcome> {
+  if (call.tool === DELEGATE_TOOL && Object.keys(state.config.subagents).length > 0) {
+    state.toolUsage[call.tool] = (state.toolUsage[call.tool] ?? 0) + 1;
+    return delegate(state, call);
+  }
   const admission = admit(state, call, tools);
   state.toolUsage[call.tool] = (state.toolUsage[call.tool] ?? 0) + 1;
   if ('refusal' in admission) return { observation: admission.refusal };
@@ -96,10 +102,14 @@ async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<
 function toStep(state: RunState, thought: string, call: ParsedToolCall, outcome: CallOutcome, usage: TokenUsage): ReActStep {
   const { observation } = outcome;
   const args = 'args' in outcome ? outcome.args : (call.args ?? call.argumentsText);
+  const delegated = outcome.childWorkflowId !== undefined ? (args as { agent: string; task: string }) : null;
   return {
     iteration: state.iterations,
     thought,
-    action: { type: 'tool_call', tool: call.tool, args, callId: call.callId },
+    action: delegated
+      ? { type: 'delegate', agent: delegated.agent, task: delegated.task, callId: call.callId }
+      : { type: 'tool_call', tool: call.tool, args, callId: call.callId },
+    ...(outcome.childWorkflowId ? { childWorkflowId: outcome.childWorkflowId } : {}),
     ...(outcome.decision ? { decision: outcome.decision } : {}),
     observation: observation.text,
     isError: observation.isError,
