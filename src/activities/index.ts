@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import type { ToolRegistry } from '../tools/registry';
 import { createCallModel } from './llm';
+import { createCritique } from './critic';
 import { createSummarize } from './summarize';
 import { createListTools, createRunTool, createValidateToolArgs } from './tools';
 
@@ -16,6 +17,7 @@ export function createActivities(deps: ActivityDependencies) {
   return {
     callModel: createCallModel(deps),
     summarize: createSummarize(deps),
+    critique: createCritique(deps),
     runTool: createRunTool(deps.registry),
     listTools: createListTools(deps.registry),
     validateToolArgs: createValidateToolArgs(deps.registry),

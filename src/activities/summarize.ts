@@ -1,22 +1,10 @@
-import type OpenAI from 'openai';
 import { summaryMessages, type SummarizeInput, type SummarizeOutput } from '../shared/summaries';
-import { withHeartbeats } from './heartbeat';
-import { classifyModelError } from './model-errors';
-import { readUsage } from './model-reply';
+import { completeText, type CompletionDependencies } from './completion';
 
-/** Creates the `summarize` activity: one tool-less completion, classified like every model call. */
-export function createSummarize(deps: { openai: OpenAI; defaultModel: string }): (input: SummarizeInput) => Promise<SummarizeOutput> {
+/** Creates the `summarize` activity: the running summary, or a summary of one long observation. */
+export function createSummarize(deps: CompletionDependencies): (input: SummarizeInput) => Promise<SummarizeOutput> {
   return async function summarize(input: SummarizeInput): Promise<SummarizeOutput> {
-    const model = input.model ?? deps.defaultModel;
-    const messages = summaryMessages(input);
-    const completion = await withHeartbeats(async (signal) => {
-      try {
-        return await deps.openai.chat.completions.create({ model, messages }, { signal });
-      } catch (error) {
-        throw classifyModelError(error, { baseURL: deps.openai.baseURL, model });
-      }
-    });
-    const summary = (completion.choices[0]?.message?.content ?? '').trim();
-    return { summary, usage: readUsage(completion, JSON.stringify(messages).length, summary.length) };
+    const { text, usage } = await completeText(deps, input.model, summaryMessages(input));
+    return { summary: text, usage };
   };
 }

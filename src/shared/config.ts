@@ -103,6 +103,7 @@ export const agentConfigSchema = z.strictObject({
   carrySteps: z.number().int().min(0).max(1000).default(DEFAULT_CARRY_STEPS),
   summaryEvery: positiveInt(10_000).optional(),
   summarizeObservationsOver: positiveInt(10_000_000).optional(),
+  critic: z.boolean().default(false),
   subagents: z.record(z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'a subagent name is letters, digits, _ or -'), subagentSchema).default({}),
 });
 

@@ -31,6 +31,8 @@ export interface ReActStep {
   summarizedFromTokens?: number;
   /** True for the final answer the runtime asked for after a non-success stop. */
   forced?: boolean;
+  /** The critic's judgement of this step's observation (critic mode). */
+  critic?: { decision: string; reasoning: string; confidence: number; refinedQuery?: string };
   /** The child workflow that ran a delegated task. */
   childWorkflowId?: string;
   /** How a person (or a policy) decided a call that needed confirmation. */
@@ -143,6 +145,7 @@ export interface CarriedState {
   /** The latest steps the model still sees (not yet folded into the summary). */
   window: ReActStep[];
   feedback: string[];
+  notes: string[];
   stepsBefore: number;
 }
 

@@ -12,7 +12,7 @@ export const MODEL_ACTIVITY_TIMEOUT = '90s';
 export const MODEL_MAXIMUM_ATTEMPTS = 6;
 
 /** The model activities (thinking and summarising) with their timeout and retry policy. */
-export const { callModel, summarize } = proxyActivities<Activities>({
+export const { callModel, summarize, critique } = proxyActivities<Activities>({
   startToCloseTimeout: MODEL_ACTIVITY_TIMEOUT,
   // A model call has no side effects: a stopped run need not wait for it to wind down.
   cancellationType: ActivityCancellationType.TRY_CANCEL,

@@ -104,6 +104,8 @@ export interface PromptInput {
   steps: readonly ReActStep[];
   /** Corrections for the model about its previous reply (invalid thought, malformed output). */
   feedback: readonly string[];
+  /** Notes for the next thought, e.g. the critic's verdict. */
+  notes?: readonly string[];
 }
 
 /**
@@ -124,6 +126,7 @@ export function buildMessages(input: PromptInput): ChatMessage[] {
     ...(input.summary ? [{ role: 'user' as const, content: `${CONVERSATION_SO_FAR}\n${input.summary}` }] : []),
     ...history,
   ];
+  for (const note of input.notes ?? []) messages.push({ role: 'user', content: note });
   if (input.feedback.length > 0) {
     messages.push({
       role: 'user',

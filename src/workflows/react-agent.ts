@@ -33,6 +33,7 @@ import {
 import { checkBeforeThinking, findPhrase } from './termination';
 import { validateThought } from './thought';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
+import { critiqueIteration } from './critic-step';
 import { summarizeConversationIfDue } from './summaries';
 import { actOnToolCalls } from './tool-step';
 
@@ -70,7 +71,8 @@ function finish(state: RunState, reply: ModelReply, answer: string, forced = fal
 
 /** The next prompt: the running summary and the window of steps it does not cover yet. */
 function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
-  return buildMessages({ query: state.query, config: state.config, summary: state.summary, steps: state.window, feedback });
+  const { query, config, summary, window: steps, notes } = state;
+  return buildMessages({ query, config, summary, steps, feedback, notes });
 }
 
 /** One iteration: check limits, think, validate, act. */
@@ -88,6 +90,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   state.phase = 'thinking';
   const reply = await think(state, messages, [...tools.keys()], `think · step ${state.iterations}`);
   state.feedback = [];
+  state.notes = [];
   if (reply.malformed !== null) {
     recordError(state, 'malformed_output', reply.malformed);
     state.feedback.push(reply.malformed);
@@ -125,6 +128,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   // enough to type in `durable-react-agent approve`, and a stale decision can never match a newer call.
   const calls = reply.toolCalls.map((call, index) => ({ ...call, callId: `c${state.iterations}-${index + 1}` }));
   await actOnToolCalls(state, reply.thought, calls, tools, reply.usage);
+  await critiqueIteration(state);
 }
 
 /** The model asked the user a question: wait for the answer, which becomes the observation. */

@@ -42,6 +42,8 @@ export interface RunState {
   rejectedThoughts: number;
   /** Corrections for the model's next call; cleared once sent. */
   feedback: string[];
+  /** Notes for the model's next call (the critic's verdict); cleared once sent. */
+  notes: string[];
   /** Normalised signatures of every tool call, for stall detection. */
   callSignatures: string[];
   phase: AgentStatus['state'];
@@ -84,6 +86,7 @@ export function createRunState(
     iterationsAtStart: carried?.iterations ?? 0,
     rejectedThoughts: carried?.rejectedThoughts ?? 0,
     feedback: carried?.feedback ?? [],
+    notes: carried?.notes ?? [],
     callSignatures: carried?.callSignatures ?? [],
     phase: 'thinking',
     runningTools: [],
@@ -113,6 +116,7 @@ export function toCarried(state: RunState): CarriedState {
     summary: state.summary,
     window: state.config.carrySteps > 0 ? state.window.slice(-state.config.carrySteps) : [],
     feedback: state.feedback,
+    notes: state.notes,
     stepsBefore: state.stepsBefore + state.steps.length,
   };
 }

@@ -54,6 +54,20 @@ export function createTestTools(): AnyToolDefinition[] {
       handler: ({ amount, to }) => `sent ${amount} to ${to}`,
     }),
     defineTool({
+      name: 'stock_price',
+      description: 'Latest price of a stock ticker.',
+      category: 'finance',
+      schema: z.object({ symbol: z.string() }),
+      handler: ({ symbol }) => ({ symbol, price: symbol === 'AAPL' ? 227.5 : 10, currency: 'USD' }),
+    }),
+    defineTool({
+      name: 'interest_rate',
+      description: 'Current value of a central-bank policy rate.',
+      category: 'finance',
+      schema: z.object({ name: z.string() }),
+      handler: ({ name }) => ({ name, ratePercent: name.toLowerCase() === 'selic' ? 10.75 : 4 }),
+    }),
+    defineTool({
       name: 'record_effect',
       description: 'Records a side effect once per idempotency key.',
       category: 'test',

@@ -46,6 +46,7 @@ describe('agent config defaults', () => {
       allowClarification: true,
       maxStepsPerRun: 100,
       carrySteps: 10,
+      critic: false,
       subagents: {},
     });
   });

@@ -99,7 +99,7 @@ describe('errorObservation', () => {
 describe('successObservation', () => {
   it('keeps a string as text without data', () => {
     const observation = successObservation('Paris', 100);
-    expect(observation).toEqual({ text: 'Paris', isError: false, truncated: false });
+    expect(observation).toEqual({ text: 'Paris', isError: false, truncated: false, rawTokens: 2 });
     expect(observation).not.toHaveProperty('data');
   });
 
@@ -114,6 +114,7 @@ describe('successObservation', () => {
       isError: false,
       data: output,
       truncated: false,
+      rawTokens: 14, // 56 characters at four per token
     });
   });
 
@@ -123,13 +124,14 @@ describe('successObservation', () => {
     [null, 'null'],
     [[], '[]'],
   ])('renders the JSON value %j as %j with data', (output, text) => {
-    expect(successObservation(output, 100)).toEqual({ text, isError: false, data: output, truncated: false });
+    expect(successObservation(output, 100)).toEqual({ text, isError: false, data: output, truncated: false, rawTokens: Math.ceil(text.length / 4) });
   });
 
   it('truncates long text output', () => {
     const observation = successObservation('z'.repeat(100), 16);
     expect(observation.truncated).toBe(true);
     expect(observation.text).toBe(`${'z'.repeat(64)}\n… [truncated: 36 more characters]`);
+    expect(observation.rawTokens).toBe(25); // the size before truncation
   });
 
   it('keeps the full data when the JSON text is truncated', () => {

@@ -1,0 +1,29 @@
+import { criticNote } from '../shared/critic';
+import { critique } from './activity-proxies';
+import { renderScratchpad } from './prompt';
+import { recordError, recordUsage, stopRun, type RunState } from './run-state';
+
+/**
+ * Critic mode: after an iteration's observations, the critic classifies them; the verdict is recorded on the
+ * iteration's last step and shown to the next thought. INSUFFICIENT_DATA ends the run as a failure that says what is
+ * missing (the forced final answer then explains it). An unreadable verdict is recorded and skipped.
+ */
+export async function critiqueIteration(state: RunState): Promise<void> {
+  const latest = state.steps.filter((step) => step.iteration === state.iterations && step.observation !== null);
+  const last = latest[latest.length - 1];
+  if (!state.config.critic || state.stop || !last) return;
+  const output = await critique.executeWithOptions({ summary: 'critic' }, [
+    { query: state.query, latest: renderScratchpad(latest, state.config), summary: state.summary, model: state.config.model },
+  ]);
+  recordUsage(state, output.usage);
+  if ('malformed' in output) {
+    recordError(state, 'malformed_output', output.malformed);
+    return;
+  }
+  const { verdict } = output;
+  last.critic = verdict;
+  state.notes.push(criticNote(verdict));
+  if (verdict.decision === 'INSUFFICIENT_DATA') {
+    stopRun(state, 'failure', `the critic found the data insufficient: ${verdict.reasoning}`);
+  }
+}
