@@ -2,7 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { listPending, resolveCallId, sendAnswer, sendDecision, type PendingItem } from './decisions';
+import { z } from 'zod';
 import { readEnv } from './env';
+import { parseSignature, renderInputs } from './shared/signature';
 import { stitchTrace } from './run-chain';
 import type { AppliedDecision, Decision, PendingDecisions } from './shared/approvals';
 import { validateAgentConfig, type AgentConfig, type AgentConfigInput } from './shared/config';
@@ -27,6 +29,12 @@ export class AgentRunError extends Error {
   ) {
     super(message);
   }
+}
+
+function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: 'output' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
 }
 
 /** Raised when the cluster lacks the agent's search attributes; the message has the commands that add them. */
@@ -61,6 +69,25 @@ export interface AgentRunHandle {
 export interface StartOptions {
   /** Defaults to `agent-<uuid>`. */
   workflowId?: string;
+  /** The final answer must match this zod schema (sent as JSON Schema; `result.output` holds the data). */
+  outputSchema?: z.ZodType;
+}
+
+/** A run's question as text, or as named inputs for the config's signature (`"context, question -> answer"`). */
+export type AgentQuery = string | Record<string, unknown>;
+
+function queryText(query: AgentQuery, config: AgentConfig): string {
+  if (typeof query === 'string') {
+    if (query.trim() === '') throw new InvalidConfigError('The query must be a non-empty string');
+    return query;
+  }
+  const signature = config.signature ? parseSignature(config.signature) : undefined;
+  if (!signature || typeof signature === 'string') {
+    throw new InvalidConfigError('A query given as named inputs needs a signature in the config, e.g. "context, question -> answer"');
+  }
+  const rendered = renderInputs(signature, query);
+  if (typeof rendered !== 'string') throw new InvalidConfigError(`Missing signature inputs: ${rendered.missing.join(', ')}`);
+  return rendered;
 }
 
 function toRunError(error: unknown, workflowId: string): unknown {
@@ -114,11 +141,11 @@ export class AgentClient {
   }
 
   /** Starts a run. The config is validated first, so a bad field never reaches the server. */
-  async start(query: string, config: AgentConfigInput = {}, options: StartOptions = {}): Promise<AgentRunHandle> {
-    if (typeof query !== 'string' || query.trim() === '') throw new InvalidConfigError('The query must be a non-empty string');
-    AgentClient.validateConfig(config);
+  async start(query: AgentQuery, config: AgentConfigInput = {}, options: StartOptions = {}): Promise<AgentRunHandle> {
+    const withSchema = options.outputSchema ? { ...config, outputSchema: toJsonSchema(options.outputSchema) } : config;
+    const validated = AgentClient.validateConfig(withSchema);
     const workflowId = options.workflowId ?? `agent-${randomUUID()}`;
-    const input: AgentWorkflowInput = { query, config };
+    const input: AgentWorkflowInput = { query: queryText(query, validated), config: withSchema };
     const typedSearchAttributes = this.searchAttributes ? [{ key: AgentStatusKey, value: 'Running' }] : undefined;
     try {
       await this.client.workflow.start(AGENT_WORKFLOW_TYPE, { taskQueue: this.taskQueue, workflowId, args: [input], typedSearchAttributes });

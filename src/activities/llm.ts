@@ -28,18 +28,24 @@ export interface ModelDependencies {
   registry: ToolRegistry;
 }
 
-const finalAnswerTool: ChatCompletionTool = {
-  type: 'function',
-  function: {
-    name: FINAL_ANSWER_TOOL,
-    description: 'Give the final answer to the task and stop.',
-    parameters: {
-      type: 'object',
-      properties: { answer: { type: 'string', description: 'The final answer' } },
-      required: ['answer'],
+/** The built-in final_answer tool; with an output schema its `answer` is that structured object. */
+function finalAnswerTool(outputSchema: Record<string, unknown> | undefined): ChatCompletionTool {
+  return {
+    type: 'function',
+    function: {
+      name: FINAL_ANSWER_TOOL,
+      description: 'Give the final answer to the task and stop.',
+      parameters: {
+        type: 'object',
+        properties: {
+          answer: outputSchema ?? { type: 'string', description: 'The final answer' },
+          confidence: { type: 'number', minimum: 0, maximum: 1, description: 'Optional: how sure you are, 0 to 1' },
+        },
+        required: ['answer'],
+      },
     },
-  },
-};
+  };
+}
 
 const clarificationTool: ChatCompletionTool = {
   type: 'function',
@@ -111,18 +117,29 @@ function toProviderMessage(message: ChatMessage): ChatCompletionMessageParam {
   }
 }
 
+/** Appends text to the leading system message (or adds one). */
+function withSystemSuffix(messages: ChatCompletionMessageParam[], suffix: string): ChatCompletionMessageParam[] {
+  if (suffix === '') return messages;
+  const [first, ...rest] = messages;
+  if (first?.role !== 'system') return [{ role: 'system', content: suffix.trim() }, ...messages];
+  return [{ role: 'system', content: `${typeof first.content === 'string' ? first.content : ''}${suffix}` }, ...rest];
+}
+
 /** Builds the chat-completions request: native mode offers tools, text mode teaches the protocol in the prompt. */
 export function buildModelRequest(
   input: CallModelInput,
   model: string,
   tools: readonly AnyToolDefinition[],
 ): ChatCompletionCreateParamsNonStreaming {
-  const messages = input.messages.map(toProviderMessage);
+  const shape = input.outputSchema
+    ? `\n\nThe final answer must be one JSON object matching this JSON Schema: ${JSON.stringify(input.outputSchema)}`
+    : '';
+  const messages = withSystemSuffix(input.messages.map(toProviderMessage), shape);
   const subagents = input.subagents && Object.keys(input.subagents).length > 0 ? input.subagents : undefined;
   const actionsOffered = input.tools.length > 0 || input.allowClarification === true || subagents !== undefined;
   if (input.mode === 'native') {
     const builtins = [
-      finalAnswerTool,
+      finalAnswerTool(input.outputSchema),
       ...(input.allowClarification ? [clarificationTool] : []),
       ...(subagents ? [delegateTool(subagents)] : []),
     ];
@@ -134,13 +151,7 @@ export function buildModelRequest(
     : '';
   const catalog = `${renderToolCatalog(tools)}${input.allowClarification ? `\n${CLARIFICATION_ENTRY}` : ''}${delegateEntry}`;
   const protocol = actionsOffered ? `${catalog}\n\n${textProtocolInstructions(input.tags)}` : 'Answer now without tools.';
-  const [first, ...rest] = messages;
-  const system: ChatCompletionMessageParam =
-    first?.role === 'system'
-      ? { role: 'system', content: `${typeof first.content === 'string' ? first.content : ''}\n\n${protocol}` }
-      : { role: 'system', content: protocol };
-  const body = first?.role === 'system' ? rest : messages;
-  return { model, messages: [system, ...body], stop: [`\n${input.tags.observation}`] };
+  return { model, messages: withSystemSuffix(messages, `\n\n${protocol}`), stop: [`\n${input.tags.observation}`] };
 }
 
 /** Creates the `callModel` activity: one chat completion, parsed and classified; Temporal owns retries. */

@@ -31,14 +31,20 @@ function fieldText(args: unknown, field: 'answer' | 'question'): string | null {
   return text.trim() === '' ? null : text;
 }
 
-type Settled = Pick<ModelReply, 'finalAnswer' | 'malformed' | 'clarification'>;
+/** A confidence in [0, 1] given beside the answer; anything else is ignored rather than refused. */
+function confidenceOf(args: unknown): number | null {
+  const value = typeof args === 'object' && args !== null ? (args as Record<string, unknown>).confidence : undefined;
+  return typeof value === 'number' && value >= 0 && value <= 1 ? value : null;
+}
+
+type Settled = Pick<ModelReply, 'finalAnswer' | 'malformed' | 'clarification' | 'confidence'>;
 
 /** The built-in actions (final_answer, request_clarification) settle a reply; other calls leave it open (null). */
 function builtinAction(call: ParsedToolCall): Settled | null {
-  const none = { finalAnswer: null, malformed: null, clarification: null };
+  const none = { finalAnswer: null, malformed: null, clarification: null, confidence: null };
   if (call.tool === FINAL_ANSWER_TOOL) {
     const answer = fieldText(call.args, 'answer');
-    if (answer !== null) return { ...none, finalAnswer: answer };
+    if (answer !== null) return { ...none, finalAnswer: answer, confidence: confidenceOf(call.args) };
     return { ...none, malformed: `${FINAL_ANSWER_TOOL} needs {"answer": "..."}; got ${call.argumentsText || 'nothing'}` };
   }
   if (call.tool === CLARIFICATION_TOOL) {
@@ -68,7 +74,7 @@ export function readUsage(completion: ChatCompletion, promptChars: number, reply
 export function readNativeReply(content: string, toolCalls: ModelToolCall[], usage: TokenUsage): ModelReply {
   const thought = content.trim();
   const assistantMessage = { role: 'assistant' as const, content, ...(toolCalls.length ? { toolCalls } : {}) };
-  const reply = { thought, usage, assistantMessage, toolCalls: [] as ParsedToolCall[], finalAnswer: null, malformed: null, clarification: null };
+  const reply = { thought, usage, assistantMessage, toolCalls: [] as ParsedToolCall[], finalAnswer: null, malformed: null, clarification: null, confidence: null };
   if (toolCalls.length === 0) {
     if (thought === '') return { ...reply, malformed: 'Your reply was empty. Call a tool or give the final answer.' };
     return { ...reply, finalAnswer: thought };
@@ -86,7 +92,7 @@ export function readNativeReply(content: string, toolCalls: ModelToolCall[], usa
 export function readTextReply(content: string, tags: TextTags, responseId: string, usage: TokenUsage): ModelReply {
   const parsed = parseTextReply(content, tags);
   const assistantMessage = { role: 'assistant' as const, content };
-  const base = { thought: parsed.thought, usage, assistantMessage, toolCalls: [] as ParsedToolCall[], clarification: null };
+  const base = { thought: parsed.thought, usage, assistantMessage, toolCalls: [] as ParsedToolCall[], clarification: null, confidence: null };
   if (parsed.malformed !== undefined) return { ...base, finalAnswer: null, malformed: parsed.malformed };
   if (parsed.finalAnswer !== undefined) return { ...base, finalAnswer: parsed.finalAnswer, malformed: null };
   const action = parsed.action;

@@ -1,5 +1,7 @@
 import { z } from 'zod';
 import { parseDuration } from './duration';
+import { compileJsonSchema } from './json-schema';
+import { parseSignature } from './signature';
 import { formatZodIssues } from './validation';
 
 /** Default cap on model calls per run. */
@@ -104,6 +106,22 @@ export const agentConfigSchema = z.strictObject({
   summaryEvery: positiveInt(10_000).optional(),
   summarizeObservationsOver: positiveInt(10_000_000).optional(),
   critic: z.boolean().default(false),
+  signature: z
+    .string()
+    .superRefine((value, context) => {
+      const parsed = parseSignature(value);
+      if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: parsed });
+    })
+    .optional(),
+  outputSchema: z
+    .record(z.string(), z.unknown())
+    .superRefine((value, context) => {
+      // Checked here so a bad schema is refused before the run starts, not when the first answer arrives.
+      const compiled = compileJsonSchema(value);
+      if (typeof compiled === 'string') context.addIssue({ code: 'custom', message: compiled });
+    })
+    .optional(),
+  outputMode: z.enum(['simple', 'structured']).default('simple'),
   subagents: z.record(z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'a subagent name is letters, digits, _ or -'), subagentSchema).default({}),
 });
 

@@ -38,6 +38,8 @@ export interface CallModelInput {
   allowClarification?: boolean;
   /** Subagents the model may delegate to (name → description); offers the built-in delegate action. */
   subagents?: Record<string, string>;
+  /** JSON Schema the final answer must match (from outputSchema or a signature). */
+  outputSchema?: Record<string, unknown>;
 }
 
 /** A parsed tool call: args are present when the arguments text was valid JSON. */
@@ -60,6 +62,8 @@ export interface ModelReply {
   malformed: string | null;
   /** Set when the model asks the user a question (the built-in request_clarification action). */
   clarification: { callId: string; question: string } | null;
+  /** The confidence in [0, 1] the model gave with its final answer, if any. */
+  confidence: number | null;
   usage: TokenUsage;
   /** The raw assistant message, replayed to the model in the next prompt. */
   assistantMessage: ChatMessage & { role: 'assistant' };

@@ -63,7 +63,8 @@ export type AgentErrorKind =
   | 'tool_error'
   | 'tool_limit'
   | 'model_error'
-  | 'invalid_decision';
+  | 'invalid_decision'
+  | 'invalid_output';
 
 /** One entry of the error history. */
 export interface AgentErrorRecord {
@@ -105,6 +106,23 @@ export interface ReActResult {
   tokenUsage: TokenUsage;
   executionTimeMs: number;
   workflowId: string;
+  /** The final answer as validated data, when the run has an output schema or signature. */
+  output?: unknown;
+  /** The confidence in [0, 1] the model gave with its final answer, if it gave one. */
+  confidence?: number;
+  /** With `outputMode: 'structured'`: the answer with its reasoning and the run's bookkeeping in one object. */
+  structured?: StructuredOutput;
+}
+
+/** The structured result format: answer (data or text), reasoning, confidence, tool usage, iterations, summary, errors. */
+export interface StructuredOutput {
+  answer: unknown;
+  reasoning: string;
+  confidence: number | null;
+  toolUsage: Record<string, number>;
+  iterations: number;
+  summary: string | null;
+  errorHistory: AgentErrorRecord[];
 }
 
 /** Live status served by the `getStatus` query. */

@@ -10,20 +10,18 @@ import {
 import { validateAgentConfig, type AgentConfig } from '../shared/config';
 import { ErrorType } from '../shared/errors';
 import { getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
-import type { ChatMessage, ModelReply } from '../shared/model-protocol';
 import { estimateTokens } from '../shared/observation';
 import type { ToolInfo } from '../shared/tool-protocol';
 import type { AgentWorkflowInput, ReActResult, TokenUsage } from '../shared/types';
 import { publishStatus, searchAttributesEnabled } from './agent-status';
 import { askUser, installHumanHandlers } from './human-loop';
-import { callModel, listTools } from './activity-proxies';
-import { buildMessages, forcedAnswerInstruction, renderScratchpad, tagsOf } from './prompt';
+import { listTools } from './activity-proxies';
+import { renderScratchpad } from './prompt';
 import {
   createRunState,
   nowIso,
   recordError,
   recordStep,
-  recordUsage,
   stopRun,
   toResult,
   toStatus,
@@ -34,6 +32,8 @@ import { checkBeforeThinking, findPhrase } from './termination';
 import { validateThought } from './thought';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { critiqueIteration } from './critic-step';
+import { acceptFinalAnswer, forceFinalAnswer } from './final-answer';
+import { promptFor, think } from './thinking';
 import { summarizeConversationIfDue } from './summaries';
 import { actOnToolCalls } from './tool-step';
 
@@ -41,39 +41,8 @@ function invalidInput(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, ErrorType.InvalidConfig);
 }
 
-async function think(state: RunState, messages: ChatMessage[], tools: string[], summary: string): Promise<ModelReply> {
-  const { config } = state;
-  // The forced final answer (no tools) offers no clarification either: the run is ending.
-  const offering = tools.length > 0;
-  const allowClarification = config.allowClarification && offering;
-  const subagents = offering
-    ? Object.fromEntries(Object.entries(config.subagents).map(([name, sub]) => [name, sub.description]))
-    : {};
-  const reply = await callModel.executeWithOptions({ summary }, [
-    { messages, model: config.model, mode: config.toolCalling, tools, tags: tagsOf(config), label: summary, allowClarification, subagents },
-  ]);
-  recordUsage(state, reply.usage);
-  return reply;
-}
 
-function finish(state: RunState, reply: ModelReply, answer: string, forced = false): void {
-  state.finalAnswer = answer;
-  recordStep(state, {
-    iteration: state.iterations,
-    thought: reply.thought,
-    action: { type: 'final_answer', answer },
-    observation: null,
-    ...(forced ? { forced: true } : {}),
-    timestamp: nowIso(),
-    tokenUsage: reply.usage,
-  });
-}
 
-/** The next prompt: the running summary and the window of steps it does not cover yet. */
-function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
-  const { query, config, summary, window: steps, notes } = state;
-  return buildMessages({ query, config, summary, steps, feedback, notes });
-}
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
@@ -97,7 +66,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
     return;
   }
   if (reply.finalAnswer !== null) {
-    finish(state, reply, reply.finalAnswer);
+    if (!acceptFinalAnswer(state, reply, reply.finalAnswer)) return;
     const failure = findPhrase(`${reply.thought}\n${reply.finalAnswer}`, config.failurePhrases);
     if (failure) return stopRun(state, 'failure', `the answer contains the failure phrase "${failure}"`);
     return stopRun(state, 'success', 'the model gave a final answer');
@@ -119,7 +88,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   }
   const success = findPhrase(reply.thought, config.successPhrases);
   if (success) {
-    finish(state, reply, reply.thought);
+    if (!acceptFinalAnswer(state, reply, reply.thought)) return;
     return stopRun(state, 'success', `the thought contains the success phrase "${success}"`);
   }
   const failure = findPhrase(reply.thought, config.failurePhrases);
@@ -144,27 +113,7 @@ async function clarify(state: RunState, thought: string, callId: string, questio
   });
 }
 
-/** After a stop other than success or cancellation: one call, without tools, for the best answer so far. */
-async function forceFinalAnswer(state: RunState): Promise<void> {
-  if (!state.stop || !state.config.forceFinalAnswer || state.finalAnswer !== null) return;
-  if (state.stop.reason === 'success' || state.stop.reason === 'cancelled') return;
-  state.phase = 'finishing';
-  const messages = promptFor(state, []);
-  messages.push({ role: 'user', content: forcedAnswerInstruction(state.stop.detail) });
-  try {
-    const reply = await think(state, messages, [], 'final answer · forced');
-    const answer = reply.finalAnswer ?? (reply.assistantMessage.content.trim() || reply.thought);
-    finish(state, reply, answer, true);
-  } catch (error) {
-    if (isCancellation(error)) throw error;
-    recordError(state, 'model_error', `forced final answer failed: ${modelFailureMessage(error)}`);
-  }
-}
 
-function modelFailureMessage(error: unknown): string {
-  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
-  return error instanceof Error ? error.message : String(error);
-}
 
 /** The run, inside a scope that the time budget (a durable timer) cancels; it may hand over to a new run. */
 async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>, input: AgentWorkflowInput): Promise<void> {

@@ -1,4 +1,7 @@
+import type { z } from 'zod';
 import type { AgentConfig } from '../shared/config';
+import { compileJsonSchema } from '../shared/json-schema';
+import { outputSchemaOf } from '../shared/output';
 import { ApprovalBook } from './approval-book';
 import {
   addUsage,
@@ -9,6 +12,7 @@ import {
   type ReActResult,
   type ReActStep,
   type ReActTrace,
+  type StructuredOutput,
   type TerminationReason,
   type TokenUsage,
 } from '../shared/types';
@@ -50,12 +54,24 @@ export interface RunState {
   runningTools: string[];
   stop: StopDecision | null;
   finalAnswer: string | null;
+  /** Validator of the final answer when the run has an output schema or signature (built once per run). */
+  readonly outputValidator: z.ZodType | undefined;
+  /** The validated final answer. */
+  output: unknown;
+  confidence: number | null;
   /** Calls and questions waiting for a person, and the decisions' rules. */
   approvals: ApprovalBook;
   /** Whether AgentStatus/AgentPendingTools may be upserted (they were set at start). */
   searchAttributes: boolean;
   /** Last published status, so unchanged values are not upserted again. */
   publishedStatus: string;
+}
+
+function validatorFor(config: AgentConfig): z.ZodType | undefined {
+  const schema = outputSchemaOf(config);
+  if (!schema) return undefined;
+  const compiled = compileJsonSchema(schema);
+  return typeof compiled === 'string' ? undefined : compiled; // the config schema already refused unusable ones
 }
 
 /** A fresh run, or the next run of a chain when `carried` comes from continue-as-new. */
@@ -92,6 +108,9 @@ export function createRunState(
     runningTools: [],
     stop: null,
     finalAnswer: null,
+    outputValidator: validatorFor(config),
+    output: undefined,
+    confidence: null,
     approvals,
     searchAttributes,
     publishedStatus: '',
@@ -185,13 +204,29 @@ export function toStatus(state: RunState): AgentStatus {
 /** The run's result once it has stopped. */
 export function toResult(state: RunState, nowMs: number): ReActResult {
   const reason = state.stop?.reason ?? 'failure';
-  return {
+  const trace = toTrace(state);
+  const result: ReActResult = {
     success: reason === 'success',
     finalAnswer: state.finalAnswer,
     terminationReason: reason,
-    trace: toTrace(state),
+    trace,
     tokenUsage: state.usage,
     executionTimeMs: Math.max(0, nowMs - state.startedAtMs),
     workflowId: state.workflowId,
+    ...(state.output !== undefined ? { output: state.output } : {}),
+    ...(state.confidence !== null ? { confidence: state.confidence } : {}),
   };
+  if (state.config.outputMode !== 'structured') return result;
+  // The reasoning is the last real thought: a native final answer's text is the answer itself.
+  const thoughts = state.steps.map((step) => step.thought).filter((thought) => thought !== '' && thought !== state.finalAnswer);
+  const structured: StructuredOutput = {
+    answer: state.output ?? state.finalAnswer,
+    reasoning: thoughts[thoughts.length - 1] ?? '',
+    confidence: state.confidence,
+    toolUsage: state.toolUsage,
+    iterations: state.iterations,
+    summary: state.summary,
+    errorHistory: state.errorHistory,
+  };
+  return { ...result, structured };
 }

@@ -47,6 +47,7 @@ describe('agent config defaults', () => {
       maxStepsPerRun: 100,
       carrySteps: 10,
       critic: false,
+      outputMode: 'simple',
       subagents: {},
     });
   });

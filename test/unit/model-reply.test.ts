@@ -15,6 +15,7 @@ describe('readNativeReply', () => {
       finalAnswer: 'Paris is the capital.',
       malformed: null,
       clarification: null,
+      confidence: null,
       usage,
       assistantMessage: { role: 'assistant', content: '  Paris is the capital.  ' },
     });
@@ -121,6 +122,7 @@ describe('readTextReply', () => {
       finalAnswer: null,
       malformed: null,
       clarification: null,
+      confidence: null,
       usage,
       assistantMessage: { role: 'assistant', content },
     });
