@@ -71,6 +71,8 @@ export interface StartOptions {
   workflowId?: string;
   /** The final answer must match this zod schema (sent as JSON Schema; `result.output` holds the data). */
   outputSchema?: z.ZodType;
+  /** Start your own workflow that calls `runReActLoop` (it takes the same input) instead of the stock agent. */
+  workflowType?: string;
 }
 
 /** A run's question as text, or as named inputs for the config's signature (`"context, question -> answer"`). */
@@ -148,7 +150,8 @@ export class AgentClient {
     const input: AgentWorkflowInput = { query: queryText(query, validated), config: withSchema };
     const typedSearchAttributes = this.searchAttributes ? [{ key: AgentStatusKey, value: 'Running' }] : undefined;
     try {
-      await this.client.workflow.start(AGENT_WORKFLOW_TYPE, { taskQueue: this.taskQueue, workflowId, args: [input], typedSearchAttributes });
+      const type = options.workflowType ?? AGENT_WORKFLOW_TYPE;
+      await this.client.workflow.start(type, { taskQueue: this.taskQueue, workflowId, args: [input], typedSearchAttributes });
     } catch (error) {
       throw explainMissingSearchAttributes(error);
     }

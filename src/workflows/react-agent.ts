@@ -32,6 +32,7 @@ import { checkBeforeThinking, findPhrase } from './termination';
 import { validateThought } from './thought';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { critiqueIteration } from './critic-step';
+import type { AgentHooks } from './hooks';
 import { acceptFinalAnswer, forceFinalAnswer } from './final-answer';
 import { promptFor, think } from './thinking';
 import { summarizeConversationIfDue } from './summaries';
@@ -150,13 +151,16 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>, in
   }
 }
 
-/** A ReAct agent as a durable workflow: think (activity), act (activities), repeat until a termination reason. */
-export async function reactAgentWorkflow(input: AgentWorkflowInput): Promise<ReActResult> {
+/**
+ * The ReAct loop, for use inside any workflow: think (activity), act (activities), repeat until a termination
+ * reason. `hooks` run in the workflow (see {@link AgentHooks}).
+ */
+export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks = {}): Promise<ReActResult> {
   const validation = validateAgentConfig(input.config);
   if (!validation.ok) throw invalidInput(validation.message);
   if (typeof input.query !== 'string' || input.query.trim() === '') throw invalidInput('The query must be a non-empty string');
   const config: AgentConfig = validation.config;
-  const state = createRunState(input.query, config, workflowInfo().workflowId, Date.now(), searchAttributesEnabled(), input.carried);
+  const state = createRunState(input.query, config, workflowInfo().workflowId, Date.now(), searchAttributesEnabled(), input.carried, hooks);
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
   setHandler(getScratchpadQuery, () => renderScratchpad(state.steps, config));
@@ -186,4 +190,9 @@ export async function reactAgentWorkflow(input: AgentWorkflowInput): Promise<ReA
   state.phase = 'completed';
   publishStatus(state);
   return toResult(state, Date.now());
+}
+
+/** A ReAct agent as a durable workflow: the loop with no hooks. */
+export async function reactAgentWorkflow(input: AgentWorkflowInput): Promise<ReActResult> {
+  return runReActLoop(input);
 }

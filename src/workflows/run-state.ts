@@ -3,6 +3,7 @@ import type { AgentConfig } from '../shared/config';
 import { compileJsonSchema } from '../shared/json-schema';
 import { outputSchemaOf } from '../shared/output';
 import { ApprovalBook } from './approval-book';
+import { callHook, type AgentHooks } from './hooks';
 import {
   addUsage,
   ZERO_USAGE,
@@ -54,6 +55,8 @@ export interface RunState {
   runningTools: string[];
   stop: StopDecision | null;
   finalAnswer: string | null;
+  /** Hooks of a user's workflow (none for the stock agent workflow). */
+  readonly hooks: AgentHooks;
   /** Validator of the final answer when the run has an output schema or signature (built once per run). */
   readonly outputValidator: z.ZodType | undefined;
   /** The validated final answer. */
@@ -82,6 +85,7 @@ export function createRunState(
   nowMs: number,
   searchAttributes = false,
   carried?: CarriedState,
+  hooks: AgentHooks = {},
 ): RunState {
   const approvals = new ApprovalBook();
   approvals.alwaysApproved.push(...(carried?.alwaysApproved ?? []));
@@ -108,6 +112,7 @@ export function createRunState(
     runningTools: [],
     stop: null,
     finalAnswer: null,
+    hooks,
     outputValidator: validatorFor(config),
     output: undefined,
     confidence: null,
@@ -140,10 +145,14 @@ export function toCarried(state: RunState): CarriedState {
   };
 }
 
-/** Records a step in the trace and in the model's window. */
+/** Records a step in the trace and in the model's window, and asks the shouldStop hook about it. */
 export function recordStep(state: RunState, step: ReActStep): void {
   state.steps.push(step);
   state.window.push(step);
+  const shouldStop = state.hooks.shouldStop;
+  if (!shouldStop || step.action.type === 'final_answer') return;
+  const verdict = callHook('shouldStop', () => shouldStop(step));
+  if (verdict) stopRun(state, 'custom', typeof verdict === 'string' ? verdict : 'the shouldStop hook stopped the run');
 }
 
 /** Workflow time as an ISO string (deterministic: the SDK replaces Date inside workflows). */

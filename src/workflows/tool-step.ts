@@ -6,6 +6,7 @@ import type { ReActStep, TokenUsage } from '../shared/types';
 import { ZERO_USAGE } from '../shared/types';
 import { runTool } from './activity-proxies';
 import { needsConfirmation } from './confirmation';
+import { callHook } from './hooks';
 import { delegate } from './subagents';
 import { condenseObservation } from './summaries';
 import { awaitDecision } from './human-loop';
@@ -86,6 +87,11 @@ async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<
   state.toolUsage[call.tool] = (state.toolUsage[call.tool] ?? 0) + 1;
   if ('refusal' in admission) return { observation: admission.refusal };
   const { tool } = admission;
+  const beforeToolCall = state.hooks.beforeToolCall;
+  if (beforeToolCall) {
+    const verdict = callHook('beforeToolCall', () => beforeToolCall({ tool: call.tool, args: call.args, callId: call.callId }));
+    if (!verdict.allow) return { observation: errorObservation(call.tool, call.args, `refused before running: ${verdict.message}`, 'invalid_arguments') };
+  }
   if (!needsConfirmation(tool, call.args, state.config, state.approvals.alwaysApproved)) {
     return { observation: await condenseObservation(state, call, await execute(state, call, tool)) };
   }
