@@ -5,6 +5,7 @@ import { listPending, resolveCallId, sendAnswer, sendDecision, type PendingItem 
 import { z } from 'zod';
 import { readEnv } from './env';
 import { parseSignature, renderInputs } from './shared/signature';
+import { formatZodIssues } from './shared/validation';
 import { stitchTrace } from './run-chain';
 import type { AppliedDecision, Decision, PendingDecisions } from './shared/approvals';
 import { validateAgentConfig, type AgentConfig, type AgentConfigInput } from './shared/config';
@@ -73,19 +74,30 @@ export interface StartOptions {
   outputSchema?: z.ZodType;
   /** Start your own workflow that calls `runReActLoop` (it takes the same input) instead of the stock agent. */
   workflowType?: string;
+  /** Named inputs (the query given as an object) must match this zod schema; refused before the run starts. */
+  inputSchema?: z.ZodType;
 }
 
 /** A run's question as text, or as named inputs for the config's signature (`"context, question -> answer"`). */
 export type AgentQuery = string | Record<string, unknown>;
 
-function queryText(query: AgentQuery, config: AgentConfig): string {
+function queryText(query: AgentQuery, config: AgentConfig, inputSchema?: z.ZodType): string {
   if (typeof query === 'string') {
     if (query.trim() === '') throw new InvalidConfigError('The query must be a non-empty string');
     return query;
   }
+  if (inputSchema) {
+    const parsed = inputSchema.safeParse(query);
+    if (!parsed.success) throw new InvalidConfigError(`Invalid inputs: ${formatZodIssues(parsed.error.issues)}`);
+    if (!config.signature) {
+      return Object.entries(parsed.data as Record<string, unknown>)
+        .map(([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+        .join('\n');
+    }
+  }
   const signature = config.signature ? parseSignature(config.signature) : undefined;
   if (!signature || typeof signature === 'string') {
-    throw new InvalidConfigError('A query given as named inputs needs a signature in the config, e.g. "context, question -> answer"');
+    throw new InvalidConfigError('A query given as named inputs needs a signature in the config or an inputSchema, e.g. "context, question -> answer"');
   }
   const rendered = renderInputs(signature, query);
   if (typeof rendered !== 'string') throw new InvalidConfigError(`Missing signature inputs: ${rendered.missing.join(', ')}`);
@@ -147,7 +159,7 @@ export class AgentClient {
     const withSchema = options.outputSchema ? { ...config, outputSchema: toJsonSchema(options.outputSchema) } : config;
     const validated = AgentClient.validateConfig(withSchema);
     const workflowId = options.workflowId ?? `agent-${randomUUID()}`;
-    const input: AgentWorkflowInput = { query: queryText(query, validated), config: withSchema };
+    const input: AgentWorkflowInput = { query: queryText(query, validated, options.inputSchema), config: withSchema };
     const typedSearchAttributes = this.searchAttributes ? [{ key: AgentStatusKey, value: 'Running' }] : undefined;
     try {
       const type = options.workflowType ?? AGENT_WORKFLOW_TYPE;

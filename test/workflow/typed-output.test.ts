@@ -55,6 +55,16 @@ describe('signatures and typed output', () => {
     expect(String(harness.model.requests(modelName)[0]?.messages[0]?.content)).toContain('"population":{"type":"integer"');
   });
 
+  it('zod objects for inputs and outputs: inputs validated and rendered, the answer validated', async () => {
+    const modelName = 'zod-io';
+    harness.model.script(modelName, [{ toolCalls: [{ name: 'final_answer', args: { answer: { total: 42 } } }] }]);
+    const inputSchema = z.object({ items: z.array(z.number()), currency: z.string() });
+    await expect(harness.agents.start({ items: 'x' }, { model: modelName }, { inputSchema })).rejects.toThrow(/^Invalid inputs: items: .*; currency: /);
+    const run = await harness.agents.start({ items: [40, 2], currency: 'EUR' }, { model: modelName }, { inputSchema, outputSchema: z.object({ total: z.number() }) });
+    expect((await run.result()).output).toEqual({ total: 42 });
+    expect(harness.model.requests(modelName)[0]?.messages[1]?.content).toBe('items: [40,2]\ncurrency: EUR');
+  });
+
   it('bad signatures, schemas and inputs are refused before anything starts', async () => {
     await expect(harness.agents.start('q', { signature: 'question answer' })).rejects.toThrow(/signature: a signature is "inputs -> outputs"/);
     await expect(harness.agents.start('q', { outputSchema: { type: 'object', properties: { a: { type: 'no-such-type' } } } })).rejects.toThrow(
