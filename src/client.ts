@@ -7,6 +7,7 @@ import { readEnv } from './env';
 import { parseSignature, renderInputs } from './shared/signature';
 import { formatZodIssues } from './shared/validation';
 import { stitchTrace } from './run-chain';
+import { startMetadata } from './run-metadata';
 import type { AppliedDecision, Decision, PendingDecisions } from './shared/approvals';
 import { validateAgentConfig, type AgentConfig, type AgentConfigInput } from './shared/config';
 import { AGENT_WORKFLOW_TYPE, getPendingQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from './shared/messages';
@@ -160,10 +161,11 @@ export class AgentClient {
     const validated = AgentClient.validateConfig(withSchema);
     const workflowId = options.workflowId ?? `agent-${randomUUID()}`;
     const input: AgentWorkflowInput = { query: queryText(query, validated, options.inputSchema), config: withSchema };
+    const metadata = startMetadata(input.query, validated);
     const typedSearchAttributes = this.searchAttributes ? [{ key: AgentStatusKey, value: 'Running' }] : undefined;
     try {
       const type = options.workflowType ?? AGENT_WORKFLOW_TYPE;
-      await this.client.workflow.start(type, { taskQueue: this.taskQueue, workflowId, args: [input], typedSearchAttributes });
+      await this.client.workflow.start(type, { taskQueue: this.taskQueue, workflowId, args: [input], typedSearchAttributes, ...metadata });
     } catch (error) {
       throw explainMissingSearchAttributes(error);
     }

@@ -1,6 +1,7 @@
 import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { AgentPendingToolsKey, AgentStatusKey, type AgentStatusValue } from '../shared/search-attributes';
 import type { RunState } from './run-state';
+import { refreshDetails } from './ui-details';
 
 /**
  * Search attributes are only upserted when the run was started with them (AgentClient sets AgentStatus at start):
@@ -19,8 +20,9 @@ export function agentStatusOf(state: RunState): AgentStatusValue {
   return 'Running';
 }
 
-/** Publishes AgentStatus and AgentPendingTools when they changed. */
+/** Publishes AgentStatus and AgentPendingTools when they changed, and refreshes the UI's current details. */
 export function publishStatus(state: RunState, status: AgentStatusValue = agentStatusOf(state)): void {
+  refreshDetails(state);
   if (!state.searchAttributes) return;
   const tools = [...new Set(state.approvals.snapshot().approvals.map((call) => call.tool))].sort();
   const signature = `${status}|${tools.join(',')}`;

@@ -32,6 +32,7 @@ import { checkBeforeThinking, findPhrase } from './termination';
 import { validateThought } from './thought';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { critiqueIteration } from './critic-step';
+import { refreshDetails } from './ui-details';
 import type { AgentHooks } from './hooks';
 import { acceptFinalAnswer, forceFinalAnswer } from './final-answer';
 import { promptFor, think } from './thinking';
@@ -138,6 +139,7 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>, in
     await loop.run(async () => {
       while (!state.stop) {
         await iterate(state, tools);
+        refreshDetails(state);
         if (!state.stop) await summarizeConversationIfDue(state);
         if (!state.stop && shouldContinueAsNew(state)) await continueAsNewNow(state, input.config);
       }

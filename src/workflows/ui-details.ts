@@ -1,0 +1,52 @@
+import { setCurrentDetails } from '@temporalio/workflow';
+import { describeCall } from '../shared/observation';
+import type { ReActStep } from '../shared/types';
+import type { RunState } from './run-state';
+
+/** Steps shown in the UI's current details; older ones are counted, not listed, so the text stays small. */
+export const DETAIL_STEPS = 15;
+const CLIP = 300;
+
+function clip(text: string): string {
+  const oneLine = text.replace(/\s+/g, ' ').trim();
+  return oneLine.length > CLIP ? `${oneLine.slice(0, CLIP)}…` : oneLine;
+}
+
+function stepLines(step: ReActStep): string[] {
+  const lines = [`**${step.iteration}. Thought:** ${clip(step.thought || '(none)')}`];
+  const action = step.action;
+  if (action.type === 'tool_call') lines.push(`- Action: \`${clip(describeCall(action.tool, action.args, 120))}\`${step.decision ? ` (${step.decision})` : ''}`);
+  if (action.type === 'delegate') lines.push(`- Delegated to **${action.agent}**: ${clip(action.task)}${step.childWorkflowId ? ` (\`${step.childWorkflowId}\`)` : ''}`);
+  if (action.type === 'clarification') lines.push(`- Asked: ${clip(action.question)}`);
+  if (action.type === 'final_answer') lines.push(`- **Final answer${step.forced ? ' (forced)' : ''}:** ${clip(action.answer)}`);
+  if (step.observation !== null) lines.push(`- Observation${step.isError ? ' ⚠' : ''}: ${clip(step.observation)}`);
+  if (step.critic) lines.push(`- Critic: ${step.critic.decision} (${step.critic.confidence})`);
+  return lines;
+}
+
+/** The live scratchpad as markdown for the Temporal UI: status, what waits for a person, and the latest steps. */
+export function renderDetails(state: RunState): string {
+  const pending = state.approvals.snapshot();
+  const status = state.stop ? `stopped: ${state.stop.reason} (${state.stop.detail})` : state.phase;
+  const sections = [
+    `**Status:** ${status} · iteration ${state.iterations}/${state.config.maxIterations} · ${state.usage.totalTokens} tokens · run ${state.run}`,
+  ];
+  if (pending.approvals.length > 0 || pending.question) {
+    const waiting = pending.approvals.map(
+      (call) => `- \`${call.callId}\` ${clip(describeCall(call.tool, call.args, 120))}: \`durable-react-agent approve ${state.workflowId} ${call.callId}\` or signal \`decide\` \`{"callId":"${call.callId}","decision":"approve"}\``,
+    );
+    if (pending.question) waiting.push(`- Question \`${pending.question.callId}\`: ${clip(pending.question.question)} (signal \`answer\` \`{"answer":"…"}\`)`);
+    sections.push(`### Waiting for a decision\n${waiting.join('\n')}`);
+  }
+  if (state.summary) sections.push(`### Conversation so far\n${clip(state.summary)}`);
+  const shown = state.steps.slice(-DETAIL_STEPS);
+  const hidden = state.stepsBefore + state.steps.length - shown.length;
+  const steps = shown.flatMap(stepLines);
+  if (steps.length > 0) sections.push(`### Scratchpad${hidden > 0 ? ` (latest ${shown.length}; ${hidden} earlier)` : ''}\n${steps.join('\n')}`);
+  return sections.join('\n\n');
+}
+
+/** Updates the run's current details in the UI (no history event: the UI reads it through a query). */
+export function refreshDetails(state: RunState): void {
+  setCurrentDetails(renderDetails(state));
+}
