@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import type { PendingDecisions } from '../../src/shared/approvals';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { AgentClient, type AgentRunHandle } from '../../src/client';
 import type { AgentConfigInput } from '../../src/shared/config';
@@ -129,18 +128,4 @@ export function useHarness(options: HarnessOptions = {}): Omit<Harness, 'close'>
   };
 }
 
-/** Polls until a run waits for at least `approvals` decisions (a given call, a question, when asked) and returns them. */
-export async function waitForPending(
-  harness: Pick<Harness, 'agents'>,
-  workflowId: string,
-  expect: { approvals?: number; question?: boolean; callId?: string } = { approvals: 1 },
-): Promise<PendingDecisions> {
-  for (let attempt = 0; attempt < 150; attempt++) {
-    const pending = await harness.agents.getPending(workflowId).catch(() => null);
-    const enough = (pending?.approvals.length ?? 0) >= (expect.approvals ?? 0);
-    const hasCall = !expect.callId || pending?.approvals.some((call) => call.callId === expect.callId);
-    if (pending && enough && hasCall && (!expect.question || pending.question)) return pending;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`run ${workflowId} did not reach the expected pending state in 15 s`);
-}
+export { waitForPending } from './pending';

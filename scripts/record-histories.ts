@@ -1,0 +1,160 @@
+/**
+ * Re-records the replay histories in test/histories/: representative runs (success, each decision kind,
+ * clarification, continue-as-new, subagent, cancellation, timeout, critic and summary) on a fresh embedded dev
+ * server with the scripted model. Run it only when a workflow change is meant to change histories, and guard the
+ * change with patched() so the old histories still replay (see README, "Changing workflow code").
+ *
+ *   npx tsx scripts/record-histories.ts
+ */
+import { writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { historyToText } from '../test/support/histories';
+import { AgentClient } from '../src/client';
+import { startDevServer } from '../src/dev-server';
+import { chainRunIds } from '../src/run-chain';
+import { CRITIC_MARKER } from '../src/shared/critic';
+import { AGENT_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
+import { SUMMARIZER_MARKER } from '../src/shared/summaries';
+import { startScriptedModel, type ScriptedModelServer, type ScriptedResponder, type ScriptedTurn } from '../src/testing/scripted-model';
+import { createBuiltinTools } from '../src/tools/builtin';
+import { ToolRegistry } from '../src/tools/registry';
+import { createAgentWorker, createOpenAIClient } from '../src/worker';
+import { waitForPending } from '../test/support/pending';
+import { createTestTools } from '../test/support/test-tools';
+
+const OUT = path.resolve(__dirname, '../test/histories');
+const thought = 'This step needs the tool, so I call it with care.';
+const calc = (expression: string): ScriptedTurn => ({ thought, toolCalls: [{ name: 'calculator', args: { expression } }] });
+const remove = (id: string): ScriptedTurn => ({ thought, toolCalls: [{ name: 'delete_record', args: { id } }] });
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+type Scenario = (agents: AgentClient, model: ScriptedModelServer, name: string) => Promise<string[]>;
+
+/** Starts a run on a scripted model named after the scenario; returns the workflow IDs whose histories to keep. */
+async function run(agents: AgentClient, model: ScriptedModelServer, name: string, turns: ScriptedTurn[] | ScriptedResponder, config = {}) {
+  model.script(name, turns);
+  return agents.start(`scenario ${name}`, { model: name, ...config }, { workflowId: `history-${name}` });
+}
+
+function decided(turn: ScriptedTurn, decide: (agents: AgentClient, id: string) => Promise<unknown>, config = {}): Scenario {
+  return async (agents, model, name) => {
+    const handle = await run(agents, model, name, [turn, { answer: 'done' }], config);
+    await waitForPending({ agents }, handle.workflowId);
+    await decide(agents, handle.workflowId);
+    await handle.result();
+    return [handle.workflowId];
+  };
+}
+
+const scenarios: Record<string, Scenario> = {
+  success: async (agents, model, name) => [(await (await run(agents, model, name, [calc('6*7'), { answer: '42' }])).result()).workflowId],
+  approve: decided(remove('a'), (agents, id) => agents.approve(id, 'c1-1')),
+  always: decided(remove('b'), (agents, id) => agents.approve(id, 'c1-1', { always: true })),
+  reject: decided(remove('c'), (agents, id) => agents.reject(id, 'c1-1', 'keep it')),
+  edit: decided(remove('d'), (agents, id) => agents.edit(id, 'c1-1', { id: 'd2' })),
+  respond: decided(remove('e'), (agents, id) => agents.respond(id, 'c1-1', 'already gone')),
+  clarification: async (agents, model, name) => {
+    const handle = await run(agents, model, name, [{ toolCalls: [{ name: 'request_clarification', args: { question: 'Which one?' } }] }, { answer: 'ok' }]);
+    await waitForPending({ agents }, handle.workflowId, { approvals: 0, question: true });
+    await agents.answer(handle.workflowId, 'the first');
+    await handle.result();
+    return [handle.workflowId];
+  },
+  'continue-as-new': async (agents, model, name) => {
+    const handle = await run(agents, model, name, [calc('1'), calc('2'), calc('3'), calc('4'), { answer: 'four' }], { maxStepsPerRun: 2 });
+    await handle.result();
+    return [handle.workflowId];
+  },
+  subagent: async (agents, model, name) => {
+    let parent = 0;
+    const responder: ScriptedResponder = (request) => {
+      if (String(request.messages[0]?.content).startsWith('Helper')) return { answer: 'helped' };
+      parent += 1;
+      return parent === 1 ? { thought, toolCalls: [{ name: 'delegate', args: { agent: 'helper', task: 'help' } }] } : { answer: 'done' };
+    };
+    const handle = await run(agents, model, name, responder, { subagents: { helper: { description: 'helps', systemPrompt: 'Helper: be brief.' } } });
+    await handle.result();
+    return [handle.workflowId, `${handle.workflowId}/c1-1-helper`];
+  },
+  cancellation: async (agents, model, name) => {
+    const handle = await run(agents, model, name, [{ thought, toolCalls: [{ name: 'wait_forever', args: {} }] }]);
+    for (let attempt = 0; attempt < 100 && !(await handle.getStatus()).runningTools.length; attempt++) await new Promise((r) => setTimeout(r, 100));
+    await handle.cancel();
+    await handle.result();
+    return [handle.workflowId];
+  },
+  timeout: async (agents, model, name) => {
+    const handle = await run(agents, model, name, [{ thought, toolCalls: [{ name: 'wait_forever', args: {} }] }, { answer: 'timed out' }], { timeoutSeconds: 1 });
+    await handle.result();
+    return [handle.workflowId];
+  },
+  'critic-and-summary': async (agents, model, name) => {
+    let calls = 0;
+    const responder: ScriptedResponder = (request) => {
+      const system = String(request.messages[0]?.content);
+      if (system.startsWith(CRITIC_MARKER)) return { content: '{"decision":"CONTINUE","reasoning":"enough","confidence":0.9}' };
+      if (system.startsWith(SUMMARIZER_MARKER)) return { content: 'summary' };
+      calls += 1;
+      return calls === 1 ? calc('2+2') : { answer: '4' };
+    };
+    const handle = await run(agents, model, name, responder, { critic: true, summaryEvery: 1 });
+    await handle.result();
+    return [handle.workflowId];
+  },
+};
+
+async function main(): Promise<void> {
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const server = await startDevServer({ port: await freePort(), uiPort: await freePort(), searchAttributes: [...AGENT_SEARCH_ATTRIBUTES] });
+  const model = await startScriptedModel();
+  const { code } = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../src/workflows/index.ts'), logger: new DefaultLogger('WARN') });
+  const nativeConnection = await NativeConnection.connect({ address: server.address });
+  const connection = await Connection.connect({ address: server.address });
+  const worker = await createAgentWorker({
+    connection: nativeConnection,
+    taskQueue: 'record-histories',
+    registry: new ToolRegistry([...createBuiltinTools({ root: process.cwd() }), ...createTestTools()]),
+    openai: createOpenAIClient({ baseURL: model.baseURL }),
+    workflowBundle: { code },
+  });
+  const running = worker.run();
+  const client = new Client({ connection });
+  const agents = new AgentClient({ client, taskQueue: 'record-histories' });
+  try {
+    for (const [name, scenario] of Object.entries(scenarios)) {
+      const workflowIds = await scenario(agents, model, name);
+      let index = 0;
+      for (const workflowId of workflowIds) {
+        for (const runId of await chainRunIds(client, workflowId)) {
+          const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+          index += 1;
+          const file = path.join(OUT, `${name}${index > 1 ? `-${index}` : ''}.json`);
+          await writeFile(file, historyToText(workflowId, history));
+          console.log(`recorded ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
+        }
+      }
+    }
+  } finally {
+    worker.shutdown();
+    await running;
+    await nativeConnection.close();
+    await connection.close();
+    await model.close();
+    await server.stop();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

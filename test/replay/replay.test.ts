@@ -1,0 +1,39 @@
+import path from 'node:path';
+import { bundleWorkflowCode, DefaultLogger, Worker } from '@temporalio/worker';
+import { describe, expect, inject, it } from 'vitest';
+import { loadHistories } from '../support/histories';
+
+/** Replays every committed history against a workflow bundle; returns the names that failed and why. */
+async function replayAll(workflowBundle: { codePath: string } | { code: string }): Promise<Array<{ name: string; error: string }>> {
+  const histories = loadHistories();
+  const failures: Array<{ name: string; error: string }> = [];
+  const names = new Map(histories.map(({ name, workflowId }) => [workflowId, name]));
+  const replays = Worker.runReplayHistories(
+    { workflowBundle },
+    histories.map(({ workflowId, history }) => ({ workflowId, history })),
+  );
+  for await (const result of replays) {
+    if (result.error) failures.push({ name: names.get(result.workflowId) ?? result.workflowId, error: result.error.message });
+  }
+  return failures;
+}
+
+describe('replay safety', () => {
+  it('every committed history replays against the current workflow code', async () => {
+    const histories = loadHistories();
+    // success, each decision kind, clarification, continue-as-new (3 runs), subagent (parent + child), cancellation,
+    // timeout, critic and summary: see scripts/record-histories.ts.
+    expect(histories.length).toBeGreaterThanOrEqual(15);
+    expect(await replayAll({ codePath: inject('workflowBundlePath') })).toEqual([]);
+  }, 120_000);
+
+  it('a change that breaks determinism is caught', async () => {
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: path.resolve(__dirname, 'fixtures/changed-workflow.ts'),
+      logger: new DefaultLogger('WARN'),
+    });
+    const failures = await replayAll({ code });
+    expect(failures.length).toBe(loadHistories().length);
+    expect(failures[0]?.error).toMatch(/[Nn]ondetermin/);
+  }, 120_000);
+});
