@@ -59,7 +59,8 @@ for pair in $ATTRIBUTES; do
     case $out in
       *"different type"*)
         log "cannot register $name as $type in namespace $namespace: $out"
-        log "a search attribute's type cannot be changed; remove it (temporal operator search-attribute remove) or use another namespace"
+        log "a search attribute's type cannot be changed: remove it first" \
+          "(temporal operator search-attribute remove) or use another namespace"
         exit 2
         ;;
       # Registered by someone else between our list and our create: the check below verifies its type.

@@ -7,8 +7,10 @@ import { DecisionRefusedError } from './decisions';
 import { DEV_SERVER_DB, runCommand } from './cli/run-command';
 import { startDevServer } from './dev-server';
 import { readEnv } from './env';
+import { ensureSearchAttributes } from './search-attributes-setup';
 import { AGENT_SEARCH_ATTRIBUTES } from './shared/search-attributes';
-import { runWorkerProcess } from './worker';
+import { runWorkerProcess } from './worker-process';
+import { InvalidEnvironmentError } from './worker-env';
 
 const USAGE = `Usage: durable-react-agent <command> [options]
 
@@ -51,6 +53,7 @@ async function serverCommand(): Promise<number> {
     searchAttributes: [...AGENT_SEARCH_ATTRIBUTES],
     log: say,
   });
+  await ensureSearchAttributes(server.address, server.namespace);
   say(`Temporal dev server: ${server.address} (namespace ${server.namespace}, state in ${DEV_SERVER_DB})`);
   if (server.uiUrl) say(`Temporal UI: ${server.uiUrl}`);
   say('Press Ctrl-C to stop.');
@@ -95,6 +98,7 @@ export async function main(argv: string[]): Promise<number> {
     const invalidInput =
       error instanceof UsageError ||
       error instanceof DecisionRefusedError ||
+      error instanceof InvalidEnvironmentError ||
       error instanceof InvalidConfigError ||
       (error instanceof AgentRunError && error.type === ErrorType.InvalidConfig);
     return invalidInput ? 2 : 1;

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import OpenAI from 'openai';
 import { createActivities } from './activities';
 import { DEFAULT_OPENAI_BASE_URL, readEnv, type RuntimeEnv } from './env';
@@ -62,17 +62,4 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...workflows,
     ...options.workerOptions,
   });
-}
-
-/** `durable-react-agent worker`: runs a worker against TEMPORAL_ADDRESS until SIGINT/SIGTERM. */
-export async function runWorkerProcess(env: RuntimeEnv = readEnv()): Promise<void> {
-  const address = env.temporalAddress ?? 'localhost:7233';
-  const connection = await NativeConnection.connect({ address });
-  try {
-    const worker = await createAgentWorker({ connection, env });
-    console.error(`worker polling task queue "${env.taskQueue}" on ${address} (namespace ${env.temporalNamespace})`);
-    await worker.run(); // the SDK shuts down gracefully on SIGINT/SIGTERM
-  } finally {
-    await connection.close();
-  }
 }

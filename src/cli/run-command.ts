@@ -3,6 +3,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../client';
 import { DEMO_MODEL, DEMO_QUERY, demoResponder } from '../demo';
 import { isServerAnswering, startDevServer } from '../dev-server';
+import { ensureSearchAttributes } from '../search-attributes-setup';
 import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../env';
 import { startScriptedModel } from '../testing/scripted-model';
@@ -33,6 +34,7 @@ async function connectServer(env: RuntimeEnv, say: Say, cleanups: Cleanup[]): Pr
     log: say,
   });
   cleanups.push(() => server.stop());
+  await ensureSearchAttributes(server.address, env.temporalNamespace);
   say(`Temporal dev server on ${server.address}, state in ${DEV_SERVER_DB}`);
   if (server.uiUrl) say(`Temporal UI: ${server.uiUrl}  (up while this command runs; \`durable-react-agent server\` keeps one running)`);
   return { address: server.address, uiUrl: server.uiUrl };

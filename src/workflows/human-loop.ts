@@ -7,6 +7,7 @@ import { describeCall } from '../shared/observation';
 import { validateToolArgs } from './activity-proxies';
 import type { Resolution } from './approval-book';
 import { publishStatus } from './agent-status';
+import { countDecision, countDecisionRequest } from './metrics';
 import { recordError, stopRun, type RunState } from './run-state';
 
 /** Type of the failure an update sender gets for a refused decision or answer. */
@@ -89,6 +90,7 @@ export async function awaitDecision(state: RunState, callId: string, tool: strin
   };
   const entry = state.approvals.open(call);
   publishStatus(state);
+  countDecisionRequest();
   try {
     if (await condition(() => entry.resolution !== undefined, ms)) return entry.resolution as Resolution;
     const message = `no decision arrived within ${label}; the call was not run`;
@@ -108,8 +110,13 @@ export async function askUser(state: RunState, callId: string, question: string)
   const asked: NonNullable<RunState['approvals']['question']> = { pending: { callId, question, requestedAt, deadline } };
   state.approvals.question = asked;
   publishStatus(state);
+  countDecisionRequest();
   try {
-    if (await condition(() => asked.answer !== undefined, ms)) return { text: asked.answer ?? '', answered: true };
+    if (await condition(() => asked.answer !== undefined, ms)) {
+      countDecision('answer');
+      return { text: asked.answer ?? '', answered: true };
+    }
+    countDecision('timeout');
     if (state.config.onApprovalTimeout === 'end') stopRun(state, 'timeout', `no answer to "${question}" within ${label}`);
     return { text: `[timeout] No answer arrived within ${label}; continue with what you know.`, answered: false };
   } finally {

@@ -33,6 +33,7 @@ import { validateThought } from './thought';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { critiqueIteration } from './critic-step';
 import { refreshDetails } from './ui-details';
+import { countFinished, countIteration } from './metrics';
 import type { AgentHooks } from './hooks';
 import { acceptFinalAnswer, forceFinalAnswer } from './final-answer';
 import { promptFor, think } from './thinking';
@@ -59,6 +60,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
 
   state.iterations += 1;
   state.phase = 'thinking';
+  countIteration();
   const reply = await think(state, messages, [...tools.keys()], `think · step ${state.iterations}`);
   state.feedback = [];
   state.notes = [];
@@ -184,6 +186,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       const cause = error.cause;
       recordError(state, 'model_error', cause.message);
       publishStatus(state, 'Failed');
+      countFinished('failed');
       throw ApplicationFailure.create({ type: cause.type ?? ErrorType.ModelUnavailable, message: cause.message, nonRetryable: true, details: [toTrace(state)] });
     } else {
       throw error;
@@ -191,6 +194,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   }
   state.phase = 'completed';
   publishStatus(state);
+  countFinished(state.stop?.reason ?? 'failure');
   return toResult(state, Date.now());
 }
 

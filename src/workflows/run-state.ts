@@ -4,6 +4,7 @@ import { compileJsonSchema } from '../shared/json-schema';
 import { outputSchemaOf } from '../shared/output';
 import { ApprovalBook } from './approval-book';
 import { callHook, type AgentHooks } from './hooks';
+import { countTokens } from './metrics';
 import {
   addUsage,
   ZERO_USAGE,
@@ -168,6 +169,7 @@ export function recordError(state: RunState, kind: AgentErrorKind, message: stri
 /** Adds the usage of one model call. */
 export function recordUsage(state: RunState, usage: TokenUsage): void {
   state.usage = addUsage(state.usage, usage);
+  countTokens(usage);
 }
 
 /** Ends the run with this reason unless a reason was already decided (the first cause wins). */

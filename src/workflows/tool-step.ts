@@ -7,6 +7,7 @@ import { ZERO_USAGE } from '../shared/types';
 import { runTool } from './activity-proxies';
 import { needsConfirmation } from './confirmation';
 import { callHook } from './hooks';
+import { countDecision, countToolCall } from './metrics';
 import { delegate } from './subagents';
 import { condenseObservation } from './summaries';
 import { awaitDecision } from './human-loop';
@@ -75,6 +76,14 @@ interface CallOutcome {
   decision?: ReActStep['decision'];
   /** The arguments it ran with, when a person edited them. */
   args?: unknown;
+}
+
+/** How a call ended, for metrics: it ran and succeeded, it ran and failed, or it never ran. */
+function toolOutcome(outcome: CallOutcome): 'ok' | 'error' | 'refused' {
+  const { observation } = outcome;
+  if (!observation.isError) return 'ok';
+  const neverRan = observation.errorKind !== 'tool_error' || outcome.decision === 'reject' || outcome.decision === 'timeout';
+  return neverRan ? 'refused' : 'error';
 }
 
 /** Admits, confirms (when the policy asks for it) and runs one call. */
@@ -153,6 +162,8 @@ export async function actOnToolCalls(
     recordStep(state, step);
     // Errors of the run (not a person's rejection) go to the error history.
     if (outcome.observation.errorKind) recordError(state, outcome.observation.errorKind, outcome.observation.text);
+    countToolCall(call.tool, toolOutcome(outcome));
+    if (outcome.decision) countDecision(outcome.decision);
     state.callSignatures.push(callSignature(call.tool, step.action.type === 'tool_call' ? step.action.args : null));
     // Stall detection only looks at the latest run of identical calls: keep the state bounded.
     state.callSignatures.splice(0, state.callSignatures.length - state.config.stallThreshold);

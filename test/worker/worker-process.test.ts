@@ -1,0 +1,146 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:net';
+import path from 'node:path';
+import { Connection } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { AgentClient } from '../../src/client';
+import { startDevServer } from '../../src/dev-server';
+import { ensureSearchAttributes } from '../../src/search-attributes-setup';
+import { startScriptedModel, type ScriptedModelServer, type ScriptedResponder } from '../../src/testing/scripted-model';
+
+const CLI = path.resolve(__dirname, '../../dist/cli.js');
+let model: ScriptedModelServer;
+const children: ChildProcess[] = [];
+
+beforeAll(async () => {
+  model = await startScriptedModel();
+});
+afterAll(async () => {
+  for (const child of children) child.kill('SIGKILL');
+  await model?.close();
+});
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A `durable-react-agent worker` process; resolves once its health endpoint says it polls. */
+async function startWorker(taskQueue: string, extraEnv: Record<string, string> = {}) {
+  const healthPort = await freePort();
+  const metricsPort = await freePort();
+  const child = spawn(process.execPath, [CLI, 'worker'], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      OPENAI_BASE_URL: model.baseURL,
+      WORKER_HEALTH_ADDRESS: `127.0.0.1:${healthPort}`,
+      WORKER_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
+      WORKER_SHUTDOWN_GRACE: '5s',
+      WORKER_LOG_LEVEL: 'WARN',
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const health = `http://127.0.0.1:${healthPort}/healthz`;
+  for (let attempt = 0; attempt < 300; attempt++) {
+    const ok = await fetch(health).then((response) => response.ok).catch(() => false);
+    if (ok) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { child, health, metrics: `http://127.0.0.1:${metricsPort}/metrics`, exited, stderr: () => stderr };
+}
+
+describe('the worker process', () => {
+  it('serves health and Prometheus metrics (Temporal\'s and the agent\'s), and shuts down cleanly on SIGTERM', { timeout: 90_000 }, async () => {
+    const taskQueue = `worker-${randomUUID()}`;
+    const worker = await startWorker(taskQueue);
+    expect(await fetch(worker.health).then((response) => response.json())).toEqual({ status: 'ok', worker: 'RUNNING' });
+
+    model.script('metrics-run', [
+      { thought: 'Exact arithmetic needs the calculator tool.', toolCalls: [{ name: 'calculator', args: { expression: '3*3' } }] },
+      { thought: 'Now a call to a tool that does not exist, by mistake.', toolCalls: [{ name: 'teleport', args: {} }] },
+      { answer: '9' },
+    ]);
+    const agents = await AgentClient.connect({ address: inject('temporalAddress'), taskQueue });
+    expect((await (await agents.start('q', { model: 'metrics-run' })).result()).finalAnswer).toBe('9');
+    await agents.close();
+
+    const scrape = await fetch(worker.metrics).then((response) => response.text());
+    const value = (pattern: RegExp) => Number(scrape.split('\n').find((line) => pattern.test(line))?.split(' ').at(-1));
+    expect(value(/^agent_iterations\{.*taskQueue="worker-/)).toBe(3);
+    expect(value(/^agent_tool_calls\{.*outcome="ok".*tool="calculator"/)).toBe(1);
+    expect(value(/^agent_tool_calls\{.*outcome="refused".*tool="teleport"/)).toBe(1);
+    expect(value(/^agent_runs_finished\{.*reason="success"/)).toBe(1);
+    expect(value(/^agent_tokens\{kind="prompt"/)).toBeGreaterThan(0);
+    expect(value(/^temporal_workflow_completed\{/)).toBe(1);
+
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+    expect(await fetch(worker.health).then(() => 'answered').catch(() => 'closed')).toBe('closed');
+  });
+
+  it('refuses an invalid environment with one line and exit code 2', async () => {
+    const child = spawn(process.execPath, [CLI, 'worker'], {
+      env: { ...process.env, WORKER_SHUTDOWN_GRACE: 'soon', WORKER_METRICS_ADDRESS: 'nine-four-six-four' },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(2);
+    expect(stderr).toBe(
+      'error: Invalid worker environment: WORKER_METRICS_ADDRESS: expected host:port, e.g. 0.0.0.0:9464; WORKER_SHUTDOWN_GRACE: expected a duration like 30s or 2m\n',
+    );
+  });
+
+  it('two workers on one task queue: SIGKILL one mid-run and the run completes on the other', { timeout: 120_000 }, async () => {
+    const taskQueue = `pair-${randomUUID()}`;
+    const first = await startWorker(taskQueue);
+    const second = await startWorker(taskQueue);
+    const calls = { count: 0 };
+    // Keyed on the tool results so far, not on the request count: a model call cut off by the kill is retried.
+    const responder: ScriptedResponder = (request) => {
+      const done = request.messages.filter((message) => message.role === 'tool').length;
+      calls.count = Math.max(calls.count, done + 1);
+      if (done >= 6) return { answer: 'finished despite the crash' };
+      // Slow model calls, so the kill lands while work is in flight.
+      return { thought: `Step ${done + 1} of the long computation needs the calculator.`, toolCalls: [{ name: 'calculator', args: { expression: `${done} * 2` } }], delayMs: 400 };
+    };
+    model.script('crash-run', responder);
+    const agents = await AgentClient.connect({ address: inject('temporalAddress'), taskQueue });
+    const run = await agents.start('long computation', { model: 'crash-run' });
+    while (calls.count < 3) await new Promise((resolve) => setTimeout(resolve, 50));
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBe(null); // killed by the signal, no clean exit
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('finished despite the crash');
+    expect(result.trace.steps.filter((step) => step.action.type === 'tool_call')).toHaveLength(6);
+    await agents.close();
+    second.child.kill('SIGTERM');
+    await second.exited;
+  });
+
+  it('registers the agent search attributes on a server that lacks them, idempotently', { timeout: 60_000 }, async () => {
+    const server = await startDevServer({ port: await freePort(), uiPort: await freePort() });
+    try {
+      await ensureSearchAttributes(server.address, 'default');
+      await ensureSearchAttributes(server.address, 'default'); // a second call is a no-op
+      const connection = await Connection.connect({ address: server.address });
+      const { customAttributes } = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+      await connection.close();
+      expect(customAttributes?.AgentStatus).toBeDefined();
+      expect(customAttributes?.AgentPendingTools).toBeDefined();
+    } finally {
+      await server.stop();
+    }
+  });
+});
