@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from './env';
+import { createTracing } from './tracing';
 import { createAgentWorker } from './worker';
 import { readWorkerEnv, type WorkerEnv } from './worker-env';
 
@@ -37,23 +38,29 @@ export async function runWorkerProcess(env: RuntimeEnv = readEnv(), workerEnv: W
   });
   const address = env.temporalAddress ?? LOCAL_TEMPORAL_ADDRESS;
   const connection = await NativeConnection.connect({ address });
+  const tracing = workerEnv.otlpEndpoint ? createTracing(workerEnv.otlpEndpoint) : undefined;
   let health: Server | undefined;
   try {
     const worker = await createAgentWorker({
       connection,
       env,
       toolsRoot: workerEnv.toolsRoot,
-      workerOptions: { shutdownGraceTime: workerEnv.shutdownGraceMs },
+      workerOptions: {
+        shutdownGraceTime: workerEnv.shutdownGraceMs,
+        ...(tracing ? { plugins: [tracing.plugin] } : {}),
+      },
     });
     if (workerEnv.healthAddress) health = await startHealthServer(workerEnv.healthAddress, worker);
     console.error(
       `worker polling task queue "${env.taskQueue}" on ${address} (namespace ${env.temporalNamespace})` +
         `${workerEnv.metricsAddress ? `, metrics on http://${workerEnv.metricsAddress}/metrics` : ''}` +
-        `${workerEnv.healthAddress ? `, health on http://${workerEnv.healthAddress}/healthz` : ''}`,
+        `${workerEnv.healthAddress ? `, health on http://${workerEnv.healthAddress}/healthz` : ''}` +
+        `${tracing ? `, traces to ${workerEnv.otlpEndpoint}` : ''}`,
     );
     await worker.run(); // the runtime turns SIGINT/SIGTERM into a graceful shutdown
   } finally {
     health?.close();
+    await tracing?.shutdown(); // flushes the spans still batched
     await connection.close();
   }
 }
