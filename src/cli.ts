@@ -6,6 +6,9 @@ import { DECISION_COMMANDS, decisionCommand } from './cli/decision-commands';
 import { DecisionRefusedError } from './decisions';
 import { DEV_SERVER_DB, runCommand } from './cli/run-command';
 import { startDevServer } from './dev-server';
+import { parseArgs } from 'node:util';
+import { EncryptionCodec, parseEncryptionKeys, PayloadCodecError } from './codec';
+import { startCodecServer } from './codec/codec-server';
 import { readEnv } from './env';
 import { ensureSearchAttributes } from './search-attributes-setup';
 import { AGENT_SEARCH_ATTRIBUTES } from './shared/search-attributes';
@@ -18,6 +21,8 @@ Commands:
   run [options] "<query>"   Run an agent; live trace on stderr, final answer on stdout
   server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C
   worker                    Run a worker against TEMPORAL_ADDRESS until Ctrl-C
+  codec-server [--port 8888] [--origin http://localhost:8233] [--token T]
+                            Decode/encode endpoints for the Temporal UI (needs PAYLOAD_ENCRYPTION_KEYS)
   pending [--json]          Calls and questions waiting for a person, across runs
   approve <workflowId> [callId] [--always]
   reject  <workflowId> [callId] --reason TEXT
@@ -44,6 +49,23 @@ Exit codes: 0 run finished (any termination reason), 2 invalid input, 1 other er
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
+
+async function codecServerCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { port: { type: 'string', default: '8888' }, host: { type: 'string', default: '127.0.0.1' }, origin: { type: 'string', default: 'http://localhost:8233' }, token: { type: 'string' } } });
+  const env = readEnv();
+  if (!env.payloadEncryptionKeys) throw new UsageError('codec-server needs PAYLOAD_ENCRYPTION_KEYS (id:base64key,…), the same keys as the workers');
+  const port = Number(values.port);
+  if (!Number.isInteger(port)) throw new UsageError(`--port expects a number, got "${values.port}"`);
+  const token = values.token ?? process.env.CODEC_SERVER_TOKEN;
+  const { url } = await startCodecServer({ codec: new EncryptionCodec(parseEncryptionKeys(env.payloadEncryptionKeys)), origin: values.origin, token, host: values.host, port });
+  say(`Codec server on ${url} for ${values.origin}${token ? ' (bearer token required)' : ''}`);
+  say(`Start the UI with --ui-codec-endpoint ${url}, or set it in the UI's Data Encoder settings. Ctrl-C stops it.`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  return 0;
+}
 
 async function serverCommand(): Promise<number> {
   const env = readEnv();
@@ -83,6 +105,8 @@ export async function main(argv: string[]): Promise<number> {
       case 'worker':
         await runWorkerProcess();
         return 0;
+      case 'codec-server':
+        return await codecServerCommand(rest);
       case undefined:
       case 'help':
       case '--help':
@@ -99,6 +123,7 @@ export async function main(argv: string[]): Promise<number> {
       error instanceof UsageError ||
       error instanceof DecisionRefusedError ||
       error instanceof InvalidEnvironmentError ||
+      error instanceof PayloadCodecError ||
       error instanceof InvalidConfigError ||
       (error instanceof AgentRunError && error.type === ErrorType.InvalidConfig);
     return invalidInput ? 2 : 1;

@@ -3,6 +3,7 @@ import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@t
 import { ApplicationFailure } from '@temporalio/common';
 import { listPending, resolveCallId, sendAnswer, sendDecision, type PendingItem } from './decisions';
 import { z } from 'zod';
+import { dataConverterFromEnv } from './codec';
 import { readEnv } from './env';
 import { parseSignature, renderInputs } from './shared/signature';
 import { formatZodIssues } from './shared/validation';
@@ -144,7 +145,7 @@ export class AgentClient {
   static async connect(options: { address?: string; namespace?: string; taskQueue?: string } = {}): Promise<AgentClient> {
     const env = readEnv();
     const connection = await Connection.connect({ address: options.address ?? env.temporalAddress ?? 'localhost:7233' });
-    const client = new Client({ connection, namespace: options.namespace ?? env.temporalNamespace });
+    const client = new Client({ connection, namespace: options.namespace ?? env.temporalNamespace, dataConverter: dataConverterFromEnv(env) });
     return new AgentClient({ client, taskQueue: options.taskQueue ?? env.taskQueue, ownsConnection: true });
   }
 

@@ -16,6 +16,8 @@ export interface RuntimeEnv {
   temporalNamespace: string;
   taskQueue: string;
   temporalCliPath: string | undefined;
+  /** `id:base64key[,…]`: payloads (and failure messages) are encrypted with the first key; all keys decrypt. */
+  payloadEncryptionKeys: string | undefined;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -33,6 +35,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): RuntimeEnv {
     temporalNamespace: nonEmpty(env.TEMPORAL_NAMESPACE) ?? 'default',
     taskQueue: nonEmpty(env.TEMPORAL_TASK_QUEUE) ?? DEFAULT_TASK_QUEUE,
     temporalCliPath: nonEmpty(env.TEMPORAL_CLI_PATH),
+    payloadEncryptionKeys: nonEmpty(env.PAYLOAD_ENCRYPTION_KEYS),
   };
 }
 

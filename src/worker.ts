@@ -1,7 +1,9 @@
 import path from 'node:path';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import OpenAI from 'openai';
+import type { DataConverter } from '@temporalio/common';
 import { createActivities } from './activities';
+import { dataConverterFromEnv } from './codec';
 import { DEFAULT_OPENAI_BASE_URL, readEnv, type RuntimeEnv } from './env';
 import { createBuiltinTools } from './tools/builtin';
 import { ToolRegistry } from './tools/registry';
@@ -38,6 +40,8 @@ export interface AgentWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Extra Temporal worker options (tuning, interceptors). */
   workerOptions?: Partial<WorkerOptions>;
+  /** Payload encryption etc.; by default from PAYLOAD_ENCRYPTION_KEYS. Clients must use the same. */
+  dataConverter?: DataConverter;
   env?: RuntimeEnv;
 }
 
@@ -59,6 +63,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     namespace: options.namespace ?? env.temporalNamespace,
     taskQueue: options.taskQueue ?? env.taskQueue,
     activities: createActivities({ openai, registry, defaultModel: options.defaultModel ?? env.openaiModel }),
+    dataConverter: options.dataConverter ?? dataConverterFromEnv(env),
     ...workflows,
     ...options.workerOptions,
   });

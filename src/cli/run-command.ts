@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../client';
+import { dataConverterFromEnv } from '../codec';
 import { DEMO_MODEL, DEMO_QUERY, demoResponder } from '../demo';
 import { isServerAnswering, startDevServer } from '../dev-server';
 import { ensureSearchAttributes } from '../search-attributes-setup';
@@ -86,7 +87,8 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
     }
     const connection = await Connection.connect({ address: server.address });
     cleanups.push(() => connection.close());
-    const agents = new AgentClient({ client: new Client({ connection, namespace: env.temporalNamespace }), taskQueue: env.taskQueue });
+    const client = new Client({ connection, namespace: env.temporalNamespace, dataConverter: dataConverterFromEnv(env) });
+    const agents = new AgentClient({ client, taskQueue: env.taskQueue });
     const run = await agents.start(query, config);
     say(`Run ${run.workflowId} started on task queue "${agents.taskQueue}"`);
     if (server.uiUrl) say(`  ${server.uiUrl}/namespaces/${env.temporalNamespace}/workflows/${run.workflowId}`);

@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import { EncryptionCodec, parseEncryptionKeys, PayloadCodecError } from '../../src/codec';
+
+const key = (id: string) => ({ id, key: randomBytes(32) });
+
+describe('EncryptionCodec', () => {
+  it('round-trips payloads, hides the plaintext and names the key', async () => {
+    const codec = new EncryptionCodec([key('k1')]);
+    const payload = defaultPayloadConverter.toPayload({ secret: 'canary-plaintext', n: 1 });
+    const [encrypted] = await codec.encode([payload]);
+    expect(Buffer.from(encrypted?.data ?? []).toString('latin1')).not.toContain('canary-plaintext');
+    expect(new TextDecoder().decode(encrypted?.metadata?.['encryption-key-id'])).toBe('k1');
+    const [decrypted] = await codec.decode([encrypted!]);
+    expect(defaultPayloadConverter.fromPayload(decrypted!)).toEqual({ secret: 'canary-plaintext', n: 1 });
+  });
+
+  it('compresses before encrypting', async () => {
+    const codec = new EncryptionCodec([key('k1')]);
+    const payload = defaultPayloadConverter.toPayload('abc '.repeat(5000));
+    const [encrypted] = await codec.encode([payload]);
+    expect(encrypted?.data?.length).toBeLessThan((payload.data?.length ?? 0) / 10);
+  });
+
+  it('rotates keys: a new first key encrypts, old keys still decrypt old payloads', async () => {
+    const old = key('2025');
+    const [before] = await new EncryptionCodec([old]).encode([defaultPayloadConverter.toPayload('old run')]);
+    const rotated = new EncryptionCodec([key('2026'), old]);
+    expect(defaultPayloadConverter.fromPayload((await rotated.decode([before!]))[0]!)).toBe('old run');
+    const [after] = await rotated.encode([defaultPayloadConverter.toPayload('new run')]);
+    expect(new TextDecoder().decode(after?.metadata?.['encryption-key-id'])).toBe('2026');
+    await expect(new EncryptionCodec([old]).decode([after!])).rejects.toThrow('No decryption key "2026" (known: 2025)');
+  });
+
+  it('refuses tampered ciphertext and passes unencrypted payloads through', async () => {
+    const codec = new EncryptionCodec([key('k1')]);
+    const [encrypted] = await codec.encode([defaultPayloadConverter.toPayload('x')]);
+    const data = Buffer.from(encrypted!.data!);
+    data[20] = (data[20] ?? 0) ^ 0xff;
+    await expect(codec.decode([{ ...encrypted!, data }])).rejects.toThrow();
+    const plain = defaultPayloadConverter.toPayload('plain');
+    expect(await codec.decode([plain])).toEqual([plain]);
+  });
+
+  it('parses PAYLOAD_ENCRYPTION_KEYS and explains bad values in one line', () => {
+    const a = randomBytes(32).toString('base64');
+    const b = randomBytes(32).toString('base64');
+    expect(parseEncryptionKeys(`new:${a}, old:${b}`).map(({ id }) => id)).toEqual(['new', 'old']);
+    expect(() => parseEncryptionKeys('justakey')).toThrow(PayloadCodecError);
+    expect(() => parseEncryptionKeys(`k1:${randomBytes(16).toString('base64')}`)).toThrow('PAYLOAD_ENCRYPTION_KEYS key "k1" must decode to 32 bytes, got 16');
+  });
+});
