@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DecisionRefusedError } from '../../src/decisions';
-import { decideSignal } from '../../src/shared/messages';
+import fc from 'fast-check';
+import { decideSignal, decideUpdate } from '../../src/shared/messages';
 import { AgentPendingToolsKey, AgentStatusKey } from '../../src/shared/search-attributes';
 import type { ScriptedTurn } from '../../src/testing/scripted-model';
 import { useHarness, waitForPending } from '../support/harness';
@@ -117,5 +118,30 @@ describe('confirmation decisions', () => {
     expect((await run.result()).trace.steps[0]?.observation).toBe('deleted r8');
     const events = (await handle.fetchHistory()).events ?? [];
     expect(events.some((event) => event.workflowTaskFailedEventAttributes)).toBe(false);
+  });
+
+  it('a barrage of malformed decisions by update and by signal is refused or recorded, never a failed workflow task', async () => {
+    const run = await startDelete('fuzz');
+    await waitForPending(harness, run.workflowId);
+    const handle = harness.client.workflow.getHandle(run.workflowId);
+    const crafted: unknown[] = [
+      null, 42, 'approve', [], {}, { callId: 'c1-1' }, { decision: 'approve' }, { callId: 1, decision: 'approve' },
+      { callId: 'c1-1', decision: 'edit', args: 'x' }, { callId: 'c1-1', decision: 'reject', reason: '' },
+      { callId: 'c1-1', decision: 'respond' }, { callId: 'c1-1', decision: 'approve', always: 'yes' },
+      { callId: 'c1-1', decision: 'approve', argsHash: 'nope' }, { callId: '../c1-1', decision: 'approve' },
+    ];
+    const payloads = [...crafted, ...fc.sample(fc.jsonValue(), { numRuns: 20, seed: 7 })];
+    for (const payload of payloads) {
+      await expect(handle.executeUpdate(decideUpdate, { args: [payload as never] })).rejects.toThrow();
+      await handle.signal(decideSignal, payload as never);
+    }
+    const trace = await run.getTrace();
+    expect(trace.errorHistory.filter((entry) => entry.kind === 'invalid_decision')).toHaveLength(payloads.length);
+    expect((await harness.agents.getPending(run.workflowId)).approvals).toHaveLength(1); // nothing changed
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    expect((await run.result()).trace.steps[0]?.observation).toBe('deleted fuzz');
+    const events = (await handle.fetchHistory()).events ?? [];
+    expect(events.some((event) => event.workflowTaskFailedEventAttributes)).toBe(false);
+    expect(events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)).toHaveLength(1); // only the real approval
   });
 });
