@@ -96,8 +96,11 @@ export async function startScriptedModel(): Promise<ScriptedModelServer> {
       return sendError(response, 400, `The script for model "${body.model}" has no response ${index + 1} (it has ${script.length})`);
     }
     if (turn.delayMs) {
+      // The timer is cleared when the client gives up, so a scripted hang never keeps the process alive.
+      let timer: NodeJS.Timeout | undefined;
       const closed = new Promise<void>((resolve) => response.on('close', resolve));
-      await Promise.race([new Promise((resolve) => setTimeout(resolve, turn.delayMs)), closed]);
+      await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, turn.delayMs))), closed]);
+      clearTimeout(timer);
     }
     if (turn.status !== undefined) {
       const headers = turn.retryAfter === undefined ? undefined : { 'retry-after': turn.retryAfter };

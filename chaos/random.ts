@@ -1,0 +1,30 @@
+/** A seeded pseudo-random source, so a chaos run can be repeated exactly with `--seed`. */
+export interface Random {
+  /** A float in [0, 1). */
+  next(): number;
+  /** An integer in [min, max]. */
+  int(min: number, max: number): number;
+  /** One of `items`. */
+  pick<T>(items: readonly T[]): T;
+}
+
+/** mulberry32: tiny, fast and good enough to pick fault timings. */
+export function seededRandom(seed: number): Random {
+  let state = seed >>> 0;
+  const next = (): number => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  return {
+    next,
+    int: (min, max) => min + Math.floor(next() * (max - min + 1)),
+    pick: (items) => {
+      const item = items[Math.floor(next() * items.length)];
+      if (item === undefined) throw new RangeError('pick() needs at least one item');
+      return item;
+    },
+  };
+}
