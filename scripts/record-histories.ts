@@ -7,7 +7,6 @@
  *   npx tsx scripts/record-histories.ts
  */
 import { writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
@@ -24,19 +23,13 @@ import { ToolRegistry } from '../src/tools/registry';
 import { createAgentWorker, createOpenAIClient } from '../src/worker';
 import { waitForPending } from '../test/support/pending';
 import { createTestTools } from '../test/support/test-tools';
+import { freePort } from '../test/support/ports';
 
 const OUT = path.resolve(__dirname, '../test/histories');
 const thought = 'This step needs the tool, so I call it with care.';
 const calc = (expression: string): ScriptedTurn => ({ thought, toolCalls: [{ name: 'calculator', args: { expression } }] });
 const remove = (id: string): ScriptedTurn => ({ thought, toolCalls: [{ name: 'delete_record', args: { id } }] });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 type Scenario = (agents: AgentClient, model: ScriptedModelServer, name: string) => Promise<string[]>;
 

@@ -1,7 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
@@ -9,6 +8,7 @@ import { AgentClient } from '../../src/client';
 import { startDevServer } from '../../src/dev-server';
 import { ensureSearchAttributes } from '../../src/search-attributes-setup';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedResponder } from '../../src/testing/scripted-model';
+import { freePort } from '../support/ports';
 
 const CLI = path.resolve(__dirname, '../../dist/cli.js');
 let model: ScriptedModelServer;
@@ -22,13 +22,6 @@ afterAll(async () => {
   await model?.close();
 });
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A `durable-react-agent worker` process; resolves once its health endpoint says it polls. */
 async function startWorker(taskQueue: string, extraEnv: Record<string, string> = {}) {

@@ -1,5 +1,4 @@
 import { mkdtempSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
@@ -14,14 +13,8 @@ import { ToolRegistry } from '../../src/tools/registry';
 import { createAgentWorker, createOpenAIClient } from '../../src/worker';
 import { waitForPending } from '../support/harness';
 import { createTestTools, recordedEffects } from '../support/test-tools';
+import { freePort } from '../support/ports';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** A worker and client against one server; close() stops both. */
 async function connect(server: DevServer, baseURL: string) {
