@@ -34,10 +34,12 @@ async function cli(args: string[]) {
 
 describe('deciding from the CLI while `run` waits', () => {
   it('run --no-interactive, pending, approve, result, trace', async () => {
-    model.script('cli-approval', [
-      { thought: 'An exact product needs the calculator; the user wants it confirmed first.', toolCalls: [{ name: 'calculator', args: { expression: '21*2' } }] },
-      { answer: 'It is 42.' },
-    ]);
+    // Keyed on the conversation (tool results so far), so a retried model call gets the same answer again.
+    model.script('cli-approval', (request) =>
+      request.messages.some((message) => message.role === 'tool')
+        ? { answer: 'It is 42.' }
+        : { thought: 'An exact product needs the calculator; the user wants it confirmed first.', toolCalls: [{ name: 'calculator', args: { expression: '21*2' } }] },
+    );
     const run = start(['run', '--no-interactive', '--confirm', 'calculator', '--model', 'cli-approval', 'What is 21 times 2?']);
     for (let attempt = 0; attempt < 200 && !run.output.stderr.includes('Waiting for a decision'); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
