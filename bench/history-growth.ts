@@ -5,16 +5,10 @@
  *
  *   npm run bench:history [-- --max 100]
  */
-import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import path from 'node:path';
-import { AgentClient } from '../src/client';
-import { startDevServer } from '../src/dev-server';
 import { chainRunIds } from '../src/run-chain';
-import { AGENT_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
-import { startScriptedModel, type ScriptedResponder } from '../src/testing/scripted-model';
-import { createAgentWorker, createOpenAIClient } from '../src/worker';
+import { type ScriptedResponder } from '../src/testing/scripted-model';
+import { startLocalStack } from '../test/support/local-stack';
 
 const maxArg = process.argv.indexOf('--max');
 const max = maxArg > 0 ? Number(process.argv[maxArg + 1]) : 1000;
@@ -28,21 +22,8 @@ function counter(iterations: number): ScriptedResponder {
 }
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const server = await startDevServer({ searchAttributes: [...AGENT_SEARCH_ATTRIBUTES] });
-  const model = await startScriptedModel();
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../src/workflows/index.ts'), logger: new DefaultLogger('WARN') });
-  const nativeConnection = await NativeConnection.connect({ address: server.address });
-  const connection = await Connection.connect({ address: server.address });
-  const worker = await createAgentWorker({
-    connection: nativeConnection,
-    taskQueue: 'bench-history',
-    openai: createOpenAIClient({ baseURL: model.baseURL }),
-    workflowBundle: { code },
-  });
-  const running = worker.run();
-  const client = new Client({ connection });
-  const agents = new AgentClient({ client, taskQueue: 'bench-history' });
+  const stack = await startLocalStack({ taskQueue: 'bench-history' });
+  const { model, client, agents } = stack;
   const rows: string[] = [];
   try {
     for (const steps of SIZES) {
@@ -66,12 +47,7 @@ async function main(): Promise<void> {
       console.error(`measured ${steps} steps`);
     }
   } finally {
-    worker.shutdown();
-    await running;
-    await nativeConnection.close();
-    await connection.close();
-    await model.close();
-    await server.stop();
+    await stack.close();
   }
   console.log('| steps | runs in chain | history bytes (all runs) | bytes per step | largest run | wall s |');
   console.log('| ---: | ---: | ---: | ---: | ---: | ---: |');

@@ -1,18 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import path from 'node:path';
 import { startDevServer, type DevServer, type DevServerOptions } from '../src/dev-server';
 import { AGENT_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
 import { sleep } from './measure';
-
-/** A port nothing listens on right now, on 127.0.0.1. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+import { freePort } from '../test/support/ports';
 
 /** The ID of our own child process whose command line names `dbFile` (the dev server started on it). */
 function serverPid(dbFile: string): number | undefined {

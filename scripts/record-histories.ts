@@ -8,22 +8,17 @@
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { historyToText } from '../test/support/histories';
-import { AgentClient } from '../src/client';
-import { startDevServer } from '../src/dev-server';
 import { chainRunIds } from '../src/run-chain';
 import { CRITIC_MARKER } from '../src/shared/critic';
-import { AGENT_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
 import { SUMMARIZER_MARKER } from '../src/shared/summaries';
-import { startScriptedModel, type ScriptedModelServer, type ScriptedResponder, type ScriptedTurn } from '../src/testing/scripted-model';
+import { type ScriptedModelServer, type ScriptedResponder, type ScriptedTurn } from '../src/testing/scripted-model';
 import { createBuiltinTools } from '../src/tools/builtin';
 import { ToolRegistry } from '../src/tools/registry';
-import { createAgentWorker, createOpenAIClient } from '../src/worker';
 import { waitForPending } from '../test/support/pending';
 import { createTestTools } from '../test/support/test-tools';
-import { freePort } from '../test/support/ports';
+import { startLocalStack } from '../test/support/local-stack';
+import type { AgentClient } from '../src/client';
 
 const OUT = path.resolve(__dirname, '../test/histories');
 const thought = 'This step needs the tool, so I call it with care.';
@@ -107,22 +102,11 @@ const scenarios: Record<string, Scenario> = {
 };
 
 async function main(): Promise<void> {
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const server = await startDevServer({ port: await freePort(), uiPort: await freePort(), searchAttributes: [...AGENT_SEARCH_ATTRIBUTES] });
-  const model = await startScriptedModel();
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../src/workflows/index.ts'), logger: new DefaultLogger('WARN') });
-  const nativeConnection = await NativeConnection.connect({ address: server.address });
-  const connection = await Connection.connect({ address: server.address });
-  const worker = await createAgentWorker({
-    connection: nativeConnection,
+  const stack = await startLocalStack({
     taskQueue: 'record-histories',
     registry: new ToolRegistry([...createBuiltinTools({ root: process.cwd() }), ...createTestTools()]),
-    openai: createOpenAIClient({ baseURL: model.baseURL }),
-    workflowBundle: { code },
   });
-  const running = worker.run();
-  const client = new Client({ connection });
-  const agents = new AgentClient({ client, taskQueue: 'record-histories' });
+  const { model, client, agents } = stack;
   try {
     for (const [name, scenario] of Object.entries(scenarios)) {
       const workflowIds = await scenario(agents, model, name);
@@ -138,12 +122,7 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    worker.shutdown();
-    await running;
-    await nativeConnection.close();
-    await connection.close();
-    await model.close();
-    await server.stop();
+    await stack.close();
   }
 }
 

@@ -88,12 +88,10 @@ function toolOutcome(outcome: CallOutcome): 'ok' | 'error' | 'refused' {
 
 /** Admits, confirms (when the policy asks for it) and runs one call. */
 async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<string, ToolInfo>): Promise<CallOutcome> {
-  if (call.tool === DELEGATE_TOOL && Object.keys(state.config.subagents).length > 0) {
-    state.toolUsage[call.tool] = (state.toolUsage[call.tool] ?? 0) + 1;
-    return delegate(state, call);
-  }
-  const admission = admit(state, call, tools);
+  // Admission reads the count before this call: every call counts, refused ones included.
+  const admission = call.tool === DELEGATE_TOOL && Object.keys(state.config.subagents).length > 0 ? 'delegate' : admit(state, call, tools);
   state.toolUsage[call.tool] = (state.toolUsage[call.tool] ?? 0) + 1;
+  if (admission === 'delegate') return delegate(state, call);
   if ('refusal' in admission) return { observation: admission.refusal };
   const { tool } = admission;
   const beforeToolCall = state.hooks.beforeToolCall;
