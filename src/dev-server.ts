@@ -209,6 +209,24 @@ async function choosePort(preferred: number | undefined, avoid?: number): Promis
   }
 }
 
+/**
+ * Server settings for the embedded dev server, found by profiling (docs/benchmarks.md). Its history service reads
+ * each task queue at most 20 times a second by default, a production per-shard limit that on a one-host server adds
+ * ~50 ms to every workflow and activity task dispatch (about 200 ms per agent step). Eager activity execution hands
+ * an activity to the worker in the reply to the workflow task that scheduled it, skipping matching altogether.
+ */
+export const DEV_SERVER_DYNAMIC_CONFIG: Readonly<Record<string, number | boolean>> = {
+  'history.transferProcessorMaxPollRPS': 1000,
+  'history.timerProcessorMaxPollRPS': 1000,
+  'history.visibilityProcessorMaxPollRPS': 1000,
+  'system.enableActivityEagerExecution': true,
+};
+
+/** {@link DEV_SERVER_DYNAMIC_CONFIG} as `temporal server start-dev` arguments (tests start their server with them too). */
+export function devServerTuningArgs(): string[] {
+  return Object.entries(DEV_SERVER_DYNAMIC_CONFIG).flatMap(([key, value]) => ['--dynamic-config-value', `${key}=${JSON.stringify(value)}`]);
+}
+
 /** Starts the Temporal dev server on 127.0.0.1 with the UI, keeping state in `dbFile` (SQLite) or in memory. */
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const { log = noop, namespace = 'default' } = options;
@@ -230,7 +248,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       searchAttributes,
       log: { format: 'pretty', level: 'error' },
       // Without `--output none` the CLI's banner lands on our stdout (and would corrupt `run --json`).
-      extraArgs: ['--output', 'none'],
+      extraArgs: ['--output', 'none', ...devServerTuningArgs()],
     },
   }).catch((error: unknown) => {
     // Only the SDK download can fail for want of a CLI; any other failure is the server's own and keeps its error.

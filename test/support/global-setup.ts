@@ -4,7 +4,7 @@ import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { resolveTemporalCli } from '../../src/dev-server';
+import { devServerTuningArgs, resolveTemporalCli } from '../../src/dev-server';
 import { AgentPendingToolsKey, AgentStatusKey } from '../../src/shared/search-attributes';
 
 declare module 'vitest' {
@@ -25,8 +25,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
       ui: false,
       searchAttributes: [AgentStatusKey, AgentPendingToolsKey],
       log: { format: 'pretty', level: 'error' },
-      // The CLI's start-up banner would otherwise land in the test output.
-      extraArgs: ['--output', 'none'],
+      // The CLI's start-up banner would otherwise land in the test output; the tuning is the embedded server's own.
+      extraArgs: ['--output', 'none', ...devServerTuningArgs()],
     },
   });
   const { code } = await bundleWorkflowCode({
