@@ -9,7 +9,8 @@ export const HEARTBEAT_INTERVAL_MS = 2_000;
  */
 export async function withHeartbeats<T>(work: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const context = Context.current();
-  const timer = setInterval(() => context.heartbeat(), HEARTBEAT_INTERVAL_MS);
+  // Local activities cannot heartbeat; their cancellation arrives with the workflow task instead.
+  const timer = context.info.isLocal ? undefined : setInterval(() => context.heartbeat(), HEARTBEAT_INTERVAL_MS);
   try {
     // Racing the cancellation ends the activity as cancelled even when the work ignores its signal.
     return await Promise.race([work(context.cancellationSignal), context.cancelled]);

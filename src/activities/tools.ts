@@ -29,6 +29,7 @@ export function createListTools(registry: ToolRegistry): (names?: string[]) => P
         timeout: tool.timeout ?? DEFAULT_TOOL_TIMEOUT,
         retry: retryPolicyOf(tool),
         confirm: tool.confirm ?? 'never',
+        local: tool.local ?? false,
       })),
     };
   };

@@ -9,6 +9,8 @@ export interface ToolInfo {
   timeout: string;
   retry: { maximumAttempts: number; initialInterval: string; backoffCoefficient: number };
   confirm: ConfirmationPolicy;
+  /** Run as a local activity. Absent in histories recorded before the option existed, which ran every tool remotely. */
+  local?: boolean;
 }
 
 /** Input of the `validateToolArgs` activity, used to re-check arguments a person edited. */

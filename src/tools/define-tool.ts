@@ -45,6 +45,12 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   timeout?: string;
   /** Whether a person must confirm a call before it runs (default 'never'). */
   confirm?: ConfirmationPolicy;
+  /**
+   * Run as a Temporal local activity (default false): inside the worker that runs the agent's workflow task, with no
+   * task-queue round trip, which saves roughly a third of a step's orchestration time. Only for fast, idempotent
+   * tools: a local activity runs again if its worker dies before the result is recorded, and it cannot heartbeat.
+   */
+  local?: boolean;
 }
 
 /** A tool definition whose argument type has been erased, as the registry stores it. */

@@ -1,4 +1,4 @@
-import { ActivityCancellationType, proxyActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../activities';
 import { NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
 
@@ -32,6 +32,13 @@ export const { runTool } = proxyActivities<Activities>({
   // A tool may have side effects: a stopped run waits until the tool has really stopped.
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   heartbeatTimeout: '20s',
+  retry: { maximumAttempts: 1 },
+});
+
+/** Tools declared `local: true`: the same activity and per-call options, run in the workflow's own worker. */
+export const { runTool: runLocalTool } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30s',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
   retry: { maximumAttempts: 1 },
 });
 

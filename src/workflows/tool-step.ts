@@ -4,7 +4,7 @@ import { describeCall, errorObservation } from '../shared/observation';
 import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import type { ReActStep, TokenUsage } from '../shared/types';
 import { ZERO_USAGE } from '../shared/types';
-import { runTool } from './activity-proxies';
+import { runLocalTool, runTool } from './activity-proxies';
 import { needsConfirmation } from './confirmation';
 import { callHook } from './hooks';
 import { countDecision, countToolCall } from './metrics';
@@ -52,7 +52,7 @@ function failureMessage(error: unknown, tool: ToolInfo): string {
 async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
   state.runningTools.push(call.tool);
   try {
-    return await runTool.executeWithOptions(
+    return await (tool.local ? runLocalTool : runTool).executeWithOptions(
       {
         summary: `tool · ${describeCall(call.tool, call.args, 60)}`,
         startToCloseTimeout: tool.timeout,

@@ -1,4 +1,5 @@
 import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { useHarness } from '../support/harness';
 
@@ -46,22 +47,28 @@ describe('a successful run', () => {
     expect(requests[0]?.tools?.map((tool) => tool.function.name)).toContain('final_answer');
   });
 
-  it('schedules each activity with a readable summary for the Temporal UI', async () => {
+  it('schedules each activity, local or not, with a readable summary for the Temporal UI', async () => {
     const run = await harness.start([
       {
-        thought: 'I need the square root of 81; the calculator computes it exactly.',
-        toolCalls: [{ name: 'calculator', args: { expression: 'sqrt(81)' } }],
+        thought: 'I need the square root of 81 and the current rate; the tools give both exactly.',
+        toolCalls: [
+          { name: 'calculator', args: { expression: 'sqrt(81)' } },
+          { name: 'interest_rate', args: { name: 'selic' } },
+        ],
       },
       { answer: '9' },
     ]);
     await run.result();
     const history = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
-    const summaries = (history.events ?? [])
-      .filter((event) => event.activityTaskScheduledEventAttributes)
-      .map((event) => {
-        const payload = event.userMetadata?.summary;
-        return payload ? defaultPayloadConverter.fromPayload<string>(payload) : undefined;
-      });
-    expect(summaries).toEqual(['list tools', 'think · step 1', 'tool · calculator({"expression":"sqrt(81)"})', 'think · step 2']);
+    const summary = (event: temporal.api.history.v1.IHistoryEvent): string | undefined => {
+      const payload = event.userMetadata?.summary;
+      return payload ? defaultPayloadConverter.fromPayload<string>(payload) : undefined;
+    };
+    const events = history.events ?? [];
+    const activities = events.filter((event) => event.activityTaskScheduledEventAttributes).map(summary);
+    const localActivities = events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity').map(summary);
+    expect(activities).toEqual(['list tools', 'think · step 1', 'tool · interest_rate({"name":"selic"})', 'think · step 2']);
+    // The calculator is declared `local: true`: it runs in the workflow's worker and is recorded as a marker.
+    expect(localActivities).toEqual(['tool · calculator({"expression":"sqrt(81)"})']);
   });
 });

@@ -45,7 +45,10 @@ describe('the Temporal UI reads like a ReAct trace', () => {
     expect(text(started?.userMetadata?.summary)).toBe(`${query.replace(/\s+/g, ' ').trim().slice(0, 119)}…`);
     expect(text(started?.userMetadata?.details)).toContain('**Tools:** all registered');
     expect(text(started?.userMetadata?.details)).toContain('**Subagents:** researcher');
-    const activitySummaries = events.filter((event) => event.activityTaskScheduledEventAttributes).map((event) => text(event.userMetadata?.summary));
+    // Local activities (the calculator is one) are recorded as markers and carry their summary the same way.
+    const isActivity = (event: (typeof events)[number]): boolean =>
+      Boolean(event.activityTaskScheduledEventAttributes) || event.markerRecordedEventAttributes?.markerName === 'core_local_activity';
+    const activitySummaries = events.filter(isActivity).map((event) => text(event.userMetadata?.summary));
     expect(activitySummaries).toEqual([
       'list tools',
       'think · step 1',

@@ -40,4 +40,6 @@ export const calculatorTool = defineTool({
   schema: calculatorSchema,
   examples: [{ expression: '(2 + 3) * 4' }, { expression: 'sqrt(2) * 10^3' }, { expression: 'round(100 / 7, 2)' }],
   handler: ({ expression }) => ({ expression, result: tidy(evaluateExpression(expression)) }),
+  // Pure, fast and idempotent: a local activity saves a task-queue round trip per call.
+  local: true,
 });

@@ -91,4 +91,6 @@ export const textTool = defineTool({
     { operation: 'split', text: 'red,green,blue', separator: ',' },
   ],
   handler: (args) => applyTextOperation(args),
+  // Pure, fast and idempotent: a local activity saves a task-queue round trip per call.
+  local: true,
 });
