@@ -71,10 +71,20 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/** Options for {@link startScriptedModel}; tests need none. */
+export interface ScriptedModelOptions {
+  /** Keep every request for `requests()` (default true). Benchmarks turn it off so memory stays flat. */
+  record?: boolean;
+  /** The script for a model nobody registered, e.g. derived from its name; undefined answers 404 as usual. */
+  scriptFor?: (model: string) => readonly ScriptedTurn[] | ScriptedResponder | undefined;
+}
+
 /** Starts the server on 127.0.0.1 with a free port. */
-export async function startScriptedModel(): Promise<ScriptedModelServer> {
+export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModelServer> {
+  const { record = true, scriptFor } = options;
   const scripts = new Map<string, readonly ScriptedTurn[] | ScriptedResponder>();
   const recorded = new Map<string, RecordedRequest[]>();
+  const counts = new Map<string, number>();
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
@@ -86,11 +96,11 @@ export async function startScriptedModel(): Promise<ScriptedModelServer> {
     } catch {
       return sendError(response, 400, 'Request body is not JSON');
     }
-    const script = scripts.get(body.model);
+    const script = scripts.get(body.model) ?? scriptFor?.(body.model);
     if (!script) return sendError(response, 404, `The scripted model has no script for model "${body.model}"`);
-    const seen = recorded.get(body.model) ?? [];
-    recorded.set(body.model, [...seen, body]);
-    const index = seen.length;
+    const index = counts.get(body.model) ?? 0;
+    counts.set(body.model, index + 1);
+    if (record) recorded.set(body.model, [...(recorded.get(body.model) ?? []), body]);
     const turn = typeof script === 'function' ? script(body, index) : script[index];
     if (!turn) {
       return sendError(response, 400, `The script for model "${body.model}" has no response ${index + 1} (it has ${script.length})`);
@@ -120,6 +130,7 @@ export async function startScriptedModel(): Promise<ScriptedModelServer> {
     script: (model, turns) => {
       scripts.set(model, turns);
       recorded.delete(model);
+      counts.delete(model);
     },
     requests: (model) => recorded.get(model) ?? [],
     close: () =>
