@@ -96,6 +96,11 @@ export const agentConfigSchema = z.strictObject({
   systemPrompt: z.string().default(DEFAULT_SYSTEM_PROMPT),
   model: z.string().min(1).optional(),
   toolCalling: z.enum(['native', 'text']).default('native'),
+  /**
+   * 'local' runs model calls as local activities in the workflow's worker: no task-queue round trips, so a fast
+   * model's step costs a few milliseconds instead of tens. A call cut short by a worker crash is made again.
+   */
+  modelCalls: z.enum(['activity', 'local']).default('activity'),
   requireConfirmation: z.array(z.string().min(1)).max(500).default([]),
   skipConfirmation: z.array(z.string().min(1)).max(500).default([]),
   approvalTimeout: duration.default(DEFAULT_APPROVAL_TIMEOUT),

@@ -11,19 +11,31 @@ export const MODEL_ACTIVITY_TIMEOUT = '90s';
 /** Attempts per model call before the run fails with the last error. */
 export const MODEL_MAXIMUM_ATTEMPTS = 6;
 
+const MODEL_RETRY = {
+  initialInterval: '1s',
+  backoffCoefficient: 2,
+  maximumInterval: '60s',
+  maximumAttempts: MODEL_MAXIMUM_ATTEMPTS,
+  nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS],
+};
+
 /** The model activities (thinking and summarising) with their timeout and retry policy. */
 export const { callModel, summarize, critique } = proxyActivities<Activities>({
   startToCloseTimeout: MODEL_ACTIVITY_TIMEOUT,
   // A model call has no side effects: a stopped run need not wait for it to wind down.
   cancellationType: ActivityCancellationType.TRY_CANCEL,
   heartbeatTimeout: '20s',
-  retry: {
-    initialInterval: '1s',
-    backoffCoefficient: 2,
-    maximumInterval: '60s',
-    maximumAttempts: MODEL_MAXIMUM_ATTEMPTS,
-    nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS],
-  },
+  retry: MODEL_RETRY,
+});
+
+/**
+ * The same model calls as local activities (config `modelCalls: 'local'`). The same timeout and retries; without
+ * heartbeats, a cancelled run's request is aborted when the workflow task delivers the cancellation.
+ */
+export const { callModel: callModelLocally } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: MODEL_ACTIVITY_TIMEOUT,
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+  retry: MODEL_RETRY,
 });
 
 /** Tool runs: the defaults here are replaced per call by the tool's own timeout and retry policy. */
@@ -44,6 +56,12 @@ export const { runTool: runLocalTool } = proxyLocalActivities<Activities>({
 
 /** Catalog lookup at the start of a run: cheap and idempotent, so retried freely. */
 export const { listTools } = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5 },
+});
+
+/** The same lookup as a local activity, which saves every run a task-queue round trip before its first thought. */
+export const { listTools: listToolsLocally } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 5 },
 });

@@ -1,6 +1,6 @@
 import type { ChatMessage, ModelReply } from '../shared/model-protocol';
 import { outputSchemaOf } from '../shared/output';
-import { callModel } from './activity-proxies';
+import { callModel, callModelLocally } from './activity-proxies';
 import { buildMessages, tagsOf } from './prompt';
 import { recordUsage, type RunState } from './run-state';
 
@@ -18,7 +18,8 @@ export async function think(state: RunState, messages: ChatMessage[], tools: str
   const subagents = offering
     ? Object.fromEntries(Object.entries(config.subagents).map(([name, sub]) => [name, sub.description]))
     : {};
-  const reply = await callModel.executeWithOptions({ summary }, [
+  const call = config.modelCalls === 'local' ? callModelLocally : callModel;
+  const reply = await call.executeWithOptions({ summary }, [
     {
       messages,
       model: config.model,
