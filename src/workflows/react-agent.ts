@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   CancellationScope,
   isCancellation,
+  patched,
   setHandler,
   sleep,
   workflowInfo,
@@ -15,7 +16,7 @@ import type { ToolInfo } from '../shared/tool-protocol';
 import type { AgentWorkflowInput, ReActResult, TokenUsage } from '../shared/types';
 import { publishStatus, searchAttributesEnabled } from './agent-status';
 import { askUser, installHumanHandlers } from './human-loop';
-import { listTools } from './activity-proxies';
+import { listTools, listToolsLocally } from './activity-proxies';
 import { renderScratchpad } from './prompt';
 import {
   createRunState,
@@ -39,6 +40,9 @@ import { acceptFinalAnswer, forceFinalAnswer } from './final-answer';
 import { promptFor, think } from './thinking';
 import { summarizeConversationIfDue } from './summaries';
 import { actOnToolCalls } from './tool-step';
+
+/** Patch ID for the tool-catalog lookup moving to a local activity (see Temporal's workflow versioning). */
+export const LOCAL_TOOL_CATALOG_PATCH = 'local-tool-catalog';
 
 function invalidInput(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, ErrorType.InvalidConfig);
@@ -171,7 +175,9 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   setHandler(getStatusQuery, () => toStatus(state));
 
   try {
-    const catalog = await listTools.executeWithOptions({ summary: 'list tools' }, [config.tools]);
+    // Runs recorded before the lookup became a local activity replay it as the remote activity they scheduled.
+    const lookup = patched(LOCAL_TOOL_CATALOG_PATCH) ? listToolsLocally : listTools;
+    const catalog = await lookup.executeWithOptions({ summary: 'list tools' }, [config.tools]);
     if (catalog.unknown.length > 0) {
       throw invalidInput(`Unknown tools in config.tools: ${catalog.unknown.join(', ')}`);
     }

@@ -67,8 +67,27 @@ describe('a successful run', () => {
     const events = history.events ?? [];
     const activities = events.filter((event) => event.activityTaskScheduledEventAttributes).map(summary);
     const localActivities = events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity').map(summary);
-    expect(activities).toEqual(['list tools', 'think · step 1', 'tool · interest_rate({"name":"selic"})', 'think · step 2']);
-    // The calculator is declared `local: true`: it runs in the workflow's worker and is recorded as a marker.
-    expect(localActivities).toEqual(['tool · calculator({"expression":"sqrt(81)"})']);
+    expect(activities).toEqual(['think · step 1', 'tool · interest_rate({"name":"selic"})', 'think · step 2']);
+    // The catalog lookup and the calculator (declared `local: true`) run in the workflow's worker as local
+    // activities, recorded as markers.
+    expect(localActivities).toEqual(['list tools', 'tool · calculator({"expression":"sqrt(81)"})']);
+  });
+
+  it("with modelCalls: 'local', every model call is a local activity and the run answers the same", async () => {
+    const run = await harness.start(
+      [
+        { thought: 'The calculator evaluates the product exactly, so I will use it.', toolCalls: [{ name: 'calculator', args: { expression: '6 * 7' } }] },
+        { answer: 'The answer is 42.' },
+      ],
+      'What is 6 times 7?',
+      { modelCalls: 'local' },
+    );
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('The answer is 42.');
+    expect(result.trace.steps[0]?.observationData).toEqual({ expression: '6 * 7', result: 42 });
+    const events = (await harness.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? [];
+    // Nothing went through the task queue: no activity was scheduled, and model calls are markers in history.
+    expect(events.filter((event) => event.activityTaskScheduledEventAttributes)).toEqual([]);
+    expect(events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(4);
   });
 });
