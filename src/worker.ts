@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
 import OpenAI from 'openai';
@@ -36,7 +37,7 @@ export interface AgentWorkerOptions {
   defaultModel?: string;
   /** Folder the file and search tools are confined to (default: the current directory). */
   toolsRoot?: string;
-  /** A prebuilt workflow bundle (tests build one once); otherwise the workflows are bundled at start. */
+  /** A prebuilt workflow bundle (tests build one once); by default dist/workflow-bundle.js, else bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Extra Temporal worker options (tuning, interceptors). */
   workerOptions?: Partial<WorkerOptions>;
@@ -55,9 +56,13 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
   const env = options.env ?? readEnv();
   const openai = options.openai ?? createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL });
   const registry = options.registry ?? createDefaultRegistry(options.toolsRoot);
+  // `npm run build` leaves a prebuilt bundle beside the compiled worker; from sources, webpack bundles at start.
+  const prebuilt = path.join(__dirname, 'workflow-bundle.js');
   const workflows = options.workflowBundle
     ? { workflowBundle: options.workflowBundle }
-    : { workflowsPath: path.join(__dirname, 'workflows') };
+    : existsSync(prebuilt)
+      ? { workflowBundle: { codePath: prebuilt } }
+      : { workflowsPath: path.join(__dirname, 'workflows') };
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? env.temporalNamespace,
