@@ -8,7 +8,7 @@ const sandboxed = ['src/workflows/**/*.ts', 'src/shared/**/*.ts'];
 const nodeBuiltins = builtinModules.flatMap((name) => [name, `node:${name}`]);
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'bench/langgraph/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

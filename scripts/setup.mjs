@@ -12,17 +12,17 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const at = (...parts) => path.join(root, ...parts);
 const mtime = (file) => (existsSync(file) ? statSync(file).mtimeMs : undefined);
 
-/** Runs a command in the project root with inherited stdio and returns its exit code. */
-function run(command, args) {
+/** Runs a command (in the project root unless `cwd` says) with inherited stdio and returns its exit code. */
+function run(command, args, { cwd = root, env = process.env } = {}) {
   // npm is `npm.cmd` on Windows, which only a shell can start.
-  const result = spawnSync(command, args, { cwd: root, stdio: ['inherit', 2, 2], shell: process.platform === 'win32' });
+  const result = spawnSync(command, args, { cwd, env, stdio: ['inherit', 2, 2], shell: process.platform === 'win32' });
   if (result.error) console.error(`setup: could not run ${command}: ${result.error.message}`);
   return result.status ?? 1;
 }
 
 /** Like run(), but a failure ends setup with the child's exit code. */
-function mustRun(command, args) {
-  const code = run(command, args);
+function mustRun(command, args, options) {
+  const code = run(command, args, options);
   if (code !== 0) process.exit(code);
 }
 
@@ -63,3 +63,20 @@ if (!existsSync(at('dist')) || (mtime(stamp) ?? 0) < sources) {
 
 // (c) The Temporal CLI: found, built with Go (once, minutes) or downloaded; --quiet prints only when it does work.
 mustRun(process.execPath, [at('dist', 'dev-server.js'), '--provision', '--quiet']);
+
+// (d) `--bench`: the LangGraph contender's own dependencies, kept out of the project's (bench/langgraph/package.json).
+if (process.argv.includes('--bench')) {
+  const dir = at('bench', 'langgraph');
+  const benchLock = mtime(path.join(dir, 'package-lock.json'));
+  const benchInstalled = mtime(path.join(dir, 'node_modules', '.package-lock.json'));
+  if (benchInstalled === undefined || (benchLock !== undefined && benchLock > benchInstalled)) {
+    console.error('setup: installing the LangGraph contender (bench/langgraph; compiles better-sqlite3, about a minute)');
+    // better-sqlite3 has no prebuilt binary reachable offline, so node-gyp compiles it; pointing it at this Node's
+    // own headers (when the install has them) saves it from downloading them, which fails on a closed network.
+    const nodeDir = path.resolve(path.dirname(process.execPath), '..');
+    const headers = existsSync(path.join(nodeDir, 'include', 'node', 'node.h')) ? { npm_config_nodedir: nodeDir } : {};
+    mustRun('npm', ['install', '--no-audit', '--no-fund'], { cwd: dir, env: { ...process.env, ...headers } });
+    const hiddenLock = path.join(dir, 'node_modules', '.package-lock.json');
+    if (existsSync(hiddenLock)) utimesSync(hiddenLock, new Date(), new Date());
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * P4 and P5: what waiting for people costs. P4 times a decision from the moment the client sends it to the moment the
+ * approved tool starts (the tool reports its own start time in its result). P5 parks thousands of runs on approval
+ * with the worker's workflow cache bounded, reads the worker's memory, then approves them all and checks every one
+ * completes.
+ */
+import type { ReActResult } from '../../src/shared/types';
+import { now } from '../child';
+import { benchModel, percentile, pool } from '../scenario';
+import type { DurableStack } from './durable-stack';
+
+export interface ApprovalJob {
+  baseURL: string;
+  maxCachedWorkflows: number;
+  /** P4: decisions timed one after another. */
+  decisions: number;
+  /** P5: runs parked at once. */
+  parked: number;
+}
+
+export interface ApprovalResult {
+  latency: { decisions: number; p50Ms: number; p99Ms: number; meanMs: number };
+  parked: {
+    runs: number;
+    maxCachedWorkflows: number;
+    parkSeconds: number;
+    resumeSeconds: number;
+    completed: number;
+    workerRssIdleMiB: number;
+    workerRssParkedMiB: number;
+    workerPeakMiB: number;
+  };
+}
+
+const TASK = 'Call the guarded tool once, then answer.';
+
+async function startParked(stack: DurableStack, ids: string[], tag: string): Promise<void> {
+  await pool(ids.length, 50, async (i) => {
+    await stack.agents.start(TASK, { model: benchModel('guarded', 1, `${tag}-${i}`), maxIterations: 2 }, { workflowId: ids[i] ?? '' });
+  });
+}
+
+async function pendingCallId(stack: DurableStack, workflowId: string): Promise<string> {
+  for (;;) {
+    const [call] = (await stack.agents.getPending(workflowId)).approvals;
+    if (call) return call.callId;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function finished(stack: DurableStack, workflowId: string): Promise<ReActResult> {
+  const result = (await stack.client.workflow.getHandle(workflowId).result()) as ReActResult;
+  if (result.terminationReason !== 'success') throw new Error(`${workflowId} ended with ${result.terminationReason}`);
+  return result;
+}
+
+export async function measureApprovalLatency(stack: DurableStack, job: ApprovalJob): Promise<Pick<ApprovalResult, 'latency'>> {
+  const ids = Array.from({ length: job.decisions }, (_, i) => `p4-${i}`);
+  await startParked(stack, ids, 'p4');
+  const sentAt = new Map<string, number>();
+  for (const id of ids) {
+    const callId = await pendingCallId(stack, id);
+    // Wall-clock time, comparable with the tool's Date.now() in the worker process on the same machine.
+    sentAt.set(id, Date.now());
+    await stack.agents.approve(id, callId);
+  }
+  const latencies: number[] = [];
+  for (const id of ids) {
+    const result = await finished(stack, id);
+    const startedAt = (result.trace.steps.find((step) => step.decision === 'approve')?.observationData as { startedAt?: number })?.startedAt;
+    if (typeof startedAt !== 'number') throw new Error(`${id}: the approved tool did not report its start`);
+    latencies.push(startedAt - (sentAt.get(id) ?? NaN));
+  }
+  const meanMs = latencies.reduce((sum, value) => sum + value, 0) / latencies.length;
+  console.error(`approval latency: ${latencies.length} decisions measured`);
+  return { latency: { decisions: latencies.length, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), meanMs } };
+}
+
+async function waitForParked(stack: DurableStack, count: number): Promise<void> {
+  for (;;) {
+    const { count: parked } = await stack.client.workflow.count('AgentStatus = "AwaitingApproval"');
+    if (parked >= count) return;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+export async function measureParkedRuns(stack: DurableStack, job: ApprovalJob): Promise<Pick<ApprovalResult, 'parked'>> {
+  const idle = await stack.workerMemory();
+  let peak = idle.peakMiB;
+  const sampler = setInterval(() => void stack.workerMemory().then((memory) => (peak = Math.max(peak, memory.peakMiB)), () => undefined), 1000);
+  try {
+    const ids = Array.from({ length: job.parked }, (_, i) => `p5-${i}`);
+    let started = now();
+    await startParked(stack, ids, 'p5');
+    await waitForParked(stack, ids.length);
+    const parkSeconds = (now() - started) / 1000;
+    const parked = await stack.workerMemory();
+    console.error(`parked: ${ids.length} runs awaiting approval after ${parkSeconds.toFixed(0)} s, worker RSS ${parked.rssMiB.toFixed(0)} MiB`);
+    started = now();
+    let completed = 0;
+    await pool(ids.length, 50, async (i) => {
+      const id = ids[i] ?? '';
+      await stack.agents.approve(id);
+      await finished(stack, id);
+      completed += 1;
+    });
+    const resumeSeconds = (now() - started) / 1000;
+    console.error(`resumed: ${completed} runs completed in ${resumeSeconds.toFixed(0)} s`);
+    peak = Math.max(peak, (await stack.workerMemory()).peakMiB);
+    return {
+      parked: {
+        runs: ids.length,
+        maxCachedWorkflows: job.maxCachedWorkflows,
+        parkSeconds,
+        resumeSeconds,
+        completed,
+        workerRssIdleMiB: idle.rssMiB,
+        workerRssParkedMiB: parked.rssMiB,
+        workerPeakMiB: peak,
+      },
+    };
+  } finally {
+    clearInterval(sampler);
+  }
+}

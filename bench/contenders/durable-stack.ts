@@ -1,0 +1,68 @@
+/**
+ * The durable-react-agent contender's system: the embedded dev server persisting to a SQLite file (durable, like
+ * LangGraph's SQLite checkpointer), one worker process, and a client. The worker's memory is read from /proc.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Client, Connection } from '@temporalio/client';
+import { AgentClient } from '../../src/client';
+import { startDevServer, type DevServer } from '../../src/dev-server';
+import { AGENT_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
+import type { WorkerJob } from './durable-worker';
+
+export interface DurableStack {
+  server: DevServer;
+  client: Client;
+  agents: AgentClient;
+  /** The worker process's resident memory now and at its peak, in MiB (Linux /proc). */
+  workerMemory(): Promise<{ rssMiB: number; peakMiB: number }>;
+  close(): Promise<void>;
+}
+
+export async function startDurableStack(options: { baseURL: string; maxCachedWorkflows: number }): Promise<DurableStack> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'dra-bench-'));
+  const server = await startDevServer({ dbFile: path.join(dir, 'temporal.db'), searchAttributes: [...AGENT_SEARCH_ATTRIBUTES] });
+  const taskQueue = 'bench';
+  const job: WorkerJob = { address: server.address, taskQueue, baseURL: options.baseURL, maxCachedWorkflows: options.maxCachedWorkflows };
+  const worker = await startWorker(job);
+  const connection = await Connection.connect({ address: server.address });
+  const client = new Client({ connection });
+  return {
+    server,
+    client,
+    agents: new AgentClient({ client, taskQueue }),
+    workerMemory: () => processMemory(worker.pid ?? 0),
+    async close() {
+      await connection.close();
+      await stopWorker(worker);
+      await server.stop();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function startWorker(job: WorkerJob): Promise<ChildProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'durable-worker.ts'), JSON.stringify(job)], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  return new Promise((resolve, reject) => {
+    child.once('error', reject);
+    child.once('exit', (code) => reject(new Error(`the bench worker exited with ${code} before it was ready`)));
+    child.stdout?.once('data', () => resolve(child));
+  });
+}
+
+async function stopWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+async function processMemory(pid: number): Promise<{ rssMiB: number; peakMiB: number }> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+  return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+}

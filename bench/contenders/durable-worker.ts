@@ -1,0 +1,55 @@
+/**
+ * The worker process of the durable-react-agent contender: the stock agent worker with the benchmark tools. It runs
+ * in a process of its own, as in production, so its memory can be read on its own (P5). Stops on SIGTERM.
+ */
+import path from 'node:path';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { z } from 'zod';
+import { defineTool } from '../../src/tools/define-tool';
+import { ToolRegistry } from '../../src/tools/registry';
+import { createAgentWorker, createOpenAIClient } from '../../src/worker';
+import { NOOP_DESCRIPTION } from '../scenario';
+
+export interface WorkerJob {
+  address: string;
+  taskQueue: string;
+  baseURL: string;
+  /** The sticky workflow cache's bound; runs beyond it are evicted and replayed from history when they wake. */
+  maxCachedWorkflows: number;
+}
+
+const schema = z.object({ step: z.number().int().optional() });
+
+export function benchRegistry(): ToolRegistry {
+  return new ToolRegistry([
+    defineTool({ name: 'noop', description: NOOP_DESCRIPTION, category: 'bench', schema, handler: () => 'ok' }),
+    defineTool({ name: 'noop_local', description: NOOP_DESCRIPTION, category: 'bench', schema, handler: () => 'ok', local: true }),
+    // Returns when it started, so the client can measure decision-to-activity latency from the trace (P4).
+    defineTool({ name: 'guarded', description: NOOP_DESCRIPTION, category: 'bench', schema, handler: () => ({ startedAt: Date.now() }), confirm: 'always' }),
+  ]);
+}
+
+async function main(): Promise<void> {
+  const job = JSON.parse(process.argv[2] ?? '{}') as WorkerJob;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const connection = await NativeConnection.connect({ address: job.address });
+  const worker = await createAgentWorker({
+    connection,
+    taskQueue: job.taskQueue,
+    registry: benchRegistry(),
+    openai: createOpenAIClient({ baseURL: job.baseURL }),
+    // The bundle `npm run build` made (the bench runs it first), as a deployed worker would load it: no webpack here.
+    workflowBundle: { codePath: path.resolve(__dirname, '../../dist/workflow-bundle.js') },
+    workerOptions: { maxCachedWorkflows: job.maxCachedWorkflows },
+  });
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => worker.shutdown());
+  const running = worker.run();
+  process.stdout.write('ready\n');
+  await running;
+  await connection.close();
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

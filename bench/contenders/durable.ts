@@ -1,0 +1,68 @@
+/** The durable-react-agent contender: P1/P2 loops, P3 history bytes, P4 approval latency and P5 parked runs. */
+import { temporal } from '@temporalio/proto';
+import { chainRunIds } from '../../src/run-chain';
+import type { ReActResult } from '../../src/shared/types';
+import { childMain, now } from '../child';
+import { measureLoop, type LoopJob, type LoopResult } from '../measure';
+import { benchModel } from '../scenario';
+import { measureApprovalLatency, measureParkedRuns, type ApprovalJob, type ApprovalResult } from './durable-approvals';
+import { startDurableStack, type DurableStack } from './durable-stack';
+
+export type DurableJob =
+  | ({ kind: 'loop'; maxCachedWorkflows: number; modelCalls: 'activity' | 'local' } & LoopJob)
+  | { kind: 'history'; baseURL: string; sizes: number[] }
+  | ({ kind: 'approvals' } & ApprovalJob);
+
+export interface HistoryRow {
+  steps: number;
+  runsInChain: number;
+  bytes: number;
+  bytesPerStep: number;
+  largestRunBytes: number;
+  seconds: number;
+}
+
+/** Starts one agent on `model` and waits for its answer; throws unless it finished the scripted work. */
+export async function runDurableAgent(stack: DurableStack, model: string, modelCalls: 'activity' | 'local'): Promise<ReActResult> {
+  const steps = Number(model.split('.')[2]);
+  const run = await stack.agents.start('Call the no-op tool until you are done.', { model, maxIterations: steps + 1, modelCalls });
+  const result = (await stack.client.workflow.getHandle(run.workflowId).result()) as ReActResult;
+  if (result.terminationReason !== 'success') throw new Error(`${model} ended with ${result.terminationReason}`);
+  return result;
+}
+
+/** P3: the Temporal history each agent leaves, summed over its continue-as-new chain. */
+async function measureHistory(stack: DurableStack, sizes: number[]): Promise<HistoryRow[]> {
+  const rows: HistoryRow[] = [];
+  for (const steps of sizes) {
+    const started = now();
+    const run = await stack.agents.start('Call the no-op tool until you are done.', { model: benchModel('noop', steps, 'p3'), maxIterations: steps + 1 });
+    await stack.client.workflow.getHandle(run.workflowId).result();
+    const seconds = (now() - started) / 1000;
+    let bytes = 0;
+    let largest = 0;
+    const runIds = await chainRunIds(stack.client, run.workflowId);
+    for (const runId of runIds) {
+      const history = await stack.client.workflow.getHandle(run.workflowId, runId).fetchHistory();
+      const size = temporal.api.history.v1.History.encode(history).finish().byteLength;
+      bytes += size;
+      largest = Math.max(largest, size);
+    }
+    rows.push({ steps, runsInChain: runIds.length, bytes, bytesPerStep: bytes / steps, largestRunBytes: largest, seconds });
+    console.error(`history: ${steps} steps measured`);
+  }
+  return rows;
+}
+
+childMain<DurableJob, LoopResult | HistoryRow[] | ApprovalResult>(async (job) => {
+  const maxCachedWorkflows = job.kind === 'history' ? 100 : job.maxCachedWorkflows;
+  const stack = await startDurableStack({ baseURL: job.baseURL, maxCachedWorkflows });
+  try {
+    if (job.kind === 'loop') return await measureLoop(job, async (model) => void (await runDurableAgent(stack, model, job.modelCalls)));
+    if (job.kind === 'history') return await measureHistory(stack, job.sizes);
+    const latency = await measureApprovalLatency(stack, job);
+    return { ...latency, ...(await measureParkedRuns(stack, job)) };
+  } finally {
+    await stack.close();
+  }
+});

@@ -1,0 +1,39 @@
+import { now } from './child';
+import { benchModel, pool, type BenchTool } from './scenario';
+
+/** P1 and P2: `runs` agents of `steps` steps, `concurrency` at a time, after one untimed warm-up run. */
+export interface LoopJob {
+  baseURL: string;
+  runs: number;
+  steps: number;
+  concurrency: number;
+  /** Which benchmark tool the agents call (only durable-react-agent has a local variant). */
+  tool?: BenchTool;
+  /** Distinguishes model names between jobs that share the scripted server. */
+  tag: string;
+}
+
+export interface LoopResult {
+  runs: number;
+  steps: number;
+  seconds: number;
+  msPerStep: number;
+  stepsPerSecond: number;
+}
+
+/** The models a job's runs use, in order; the warm-up run's comes first. */
+export function loopModels(job: LoopJob): string[] {
+  const tool = job.tool ?? 'noop';
+  return [benchModel(tool, job.steps, `${job.tag}-warmup`), ...Array.from({ length: job.runs }, (_, i) => benchModel(tool, job.steps, `${job.tag}-${i}`))];
+}
+
+/** Times the job; `runAgent` runs one agent to its final answer on the given model. */
+export async function measureLoop(job: LoopJob, runAgent: (model: string) => Promise<void>): Promise<LoopResult> {
+  const [warmup = '', ...models] = loopModels(job);
+  await runAgent(warmup);
+  const started = now();
+  await pool(models.length, job.concurrency, (i) => runAgent(models[i] ?? ''));
+  const seconds = (now() - started) / 1000;
+  const steps = job.runs * job.steps;
+  return { runs: job.runs, steps: job.steps, seconds, msPerStep: (seconds * 1000) / steps, stepsPerSecond: steps / seconds };
+}

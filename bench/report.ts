@@ -1,0 +1,130 @@
+/** The benchmark's outputs: the table on stdout and a three-panel SVG plot (P1, P2, P3). */
+import type { HistoryRow } from './contenders/durable';
+import type { ApprovalResult } from './contenders/durable-approvals';
+import type { CheckpointRow } from './langgraph-protocol';
+import type { LoopResult } from './measure';
+import type { StartupResult } from './startup';
+
+export interface BenchResults {
+  machine: { date: string; cpus: number; cpuModel: string; memoryGiB: number; node: string; platform: string };
+  quick: boolean;
+  p1?: Record<string, LoopResult>;
+  p2?: Record<string, LoopResult>;
+  p3?: { durable: HistoryRow[]; langgraph: CheckpointRow[] };
+  p4?: ApprovalResult['latency'];
+  p5?: ApprovalResult['parked'];
+  p6?: StartupResult;
+}
+
+const fixed = (value: number, digits = 1): string => value.toFixed(digits);
+const kb = (bytes: number): string => fixed(bytes / 1024);
+
+function table(title: string, header: string[], rows: string[][]): string {
+  const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
+  return [`### ${title}`, '', line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line), ''].join('\n');
+}
+
+/** The figures as Markdown tables (the same text goes into docs/benchmarks.md). */
+export function formatTables(results: BenchResults): string {
+  const parts: string[] = [];
+  const { p1, p2, p3, p4, p5, p6 } = results;
+  if (p1) {
+    const bound = Object.values(p1)[0]?.msPerStep ?? NaN;
+    const rows = Object.entries(p1).map(([name, r]) => [name, fixed(r.msPerStep, 2), `${fixed(r.msPerStep / bound)}×`]);
+    parts.push(table(`P1 orchestration cost per step (${Object.values(p1)[0]?.runs} agents × ${Object.values(p1)[0]?.steps} steps, one at a time)`, ['contender', 'ms per step', 'vs lower bound'], rows));
+  }
+  if (p2) {
+    const rows = Object.entries(p2).map(([name, r]) => [name, fixed(r.stepsPerSecond, 0), fixed(r.seconds, 1)]);
+    parts.push(table(`P2 throughput (${Object.values(p2)[0]?.runs} agents × ${Object.values(p2)[0]?.steps} steps, all at once)`, ['contender', 'steps per second', 'wall seconds'], rows));
+  }
+  if (p3) {
+    const langgraph = new Map(p3.langgraph.map((row) => [row.steps, row]));
+    const rows = p3.durable.map((row) => {
+      const lg = langgraph.get(row.steps);
+      return [String(row.steps), kb(row.bytesPerStep), kb(row.bytes), String(row.runsInChain), kb(row.largestRunBytes), lg ? kb(lg.bytesPerStep) : '–', lg ? kb(lg.bytes) : '–'];
+    });
+    parts.push(table('P3 stored bytes per agent (KiB)', ['steps', 'ours per step', 'ours total', 'runs in chain', 'largest run', 'LangGraph per step', 'LangGraph total'], rows));
+  }
+  if (p4) {
+    parts.push(table(`P4 approval decision → approved tool starts (${p4.decisions} decisions)`, ['p50 ms', 'p99 ms', 'mean ms'], [[fixed(p4.p50Ms), fixed(p4.p99Ms), fixed(p4.meanMs)]]));
+  }
+  if (p5) {
+    parts.push(
+      table(
+        `P5 ${p5.runs} runs parked on approval (workflow cache bounded at ${p5.maxCachedWorkflows})`,
+        ['worker RSS idle MiB', 'worker RSS parked MiB', 'worker peak MiB', 'park s', 'approve + finish s', 'completed'],
+        [[fixed(p5.workerRssIdleMiB, 0), fixed(p5.workerRssParkedMiB, 0), fixed(p5.workerPeakMiB, 0), fixed(p5.parkSeconds, 0), fixed(p5.resumeSeconds, 0), `${p5.completed} / ${p5.runs}`]],
+      ),
+    );
+  }
+  if (p6) {
+    parts.push(table('P6 `npm start` to the first step (Temporal CLI cached)', ['median s', 'samples'], [[fixed(p6.medianSeconds, 2), p6.secondsToFirstStep.map((s) => fixed(s, 2)).join(', ')]]));
+  }
+  return parts.join('\n');
+}
+
+export function printTable(results: BenchResults): void {
+  const m = results.machine;
+  console.log(`durable-react-agent benchmarks${results.quick ? ' (--quick)' : ''}: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, Node ${m.node}, ${m.date}\n`);
+  console.log(formatTables(results));
+}
+
+const COLORS = ['#8c8c8c', '#2f6fdf', '#13a38a', '#0b6e5c', '#e8833a'];
+const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+
+function bars(x: number, title: string, unit: string, entries: Array<[string, number]>): string {
+  const width = 360;
+  const height = 220;
+  const max = Math.max(...entries.map(([, value]) => value), 1e-9);
+  const slot = width / Math.max(entries.length, 1);
+  const parts = [`<text x="${x}" y="30" class="t">${escape(title)}</text>`];
+  entries.forEach(([name, value], i) => {
+    const h = (value / max) * height;
+    const bx = x + i * slot + 8;
+    parts.push(`<rect x="${bx}" y="${60 + height - h}" width="${slot - 16}" height="${h}" fill="${COLORS[i % COLORS.length]}"><title>${escape(name)}</title></rect>`);
+    parts.push(`<text x="${bx + (slot - 16) / 2}" y="${55 + height - h}" class="v">${fixed(value, value < 10 ? 2 : 0)}</text>`);
+  });
+  parts.push(`<text x="${x}" y="${height + 80}" class="u">${escape(unit)}</text>`);
+  return parts.join('\n');
+}
+
+function lines(x: number, p3: NonNullable<BenchResults['p3']>): string {
+  const width = 360;
+  const height = 220;
+  const series: Array<[string, Array<[number, number]>]> = [
+    ['durable-react-agent history', p3.durable.map((row) => [row.steps, row.bytesPerStep])],
+    ['LangGraph checkpoints', p3.langgraph.map((row) => [row.steps, row.bytesPerStep])],
+  ];
+  const points = series.flatMap(([, values]) => values);
+  const logX = (steps: number): number => Math.log10(Math.max(steps, 1));
+  const maxX = Math.max(...points.map(([steps]) => logX(steps)), 1);
+  const maxY = Math.max(...points.map(([, bytes]) => bytes), 1);
+  const px = (steps: number): number => x + (logX(steps) / maxX) * width;
+  const py = (bytes: number): number => 60 + height - (bytes / maxY) * height;
+  const parts = [`<text x="${x}" y="30" class="t">P3 stored KiB per step (steps on a log scale)</text>`];
+  series.forEach(([name, values], i) => {
+    const color = COLORS[i === 0 ? 1 : 4];
+    parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${values.map(([s, b]) => `${px(s)},${py(b)}`).join(' ')}"/>`);
+    for (const [s, b] of values) parts.push(`<circle cx="${px(s)}" cy="${py(b)}" r="3" fill="${color}"><title>${s} steps: ${kb(b)} KiB/step</title></circle>`);
+    parts.push(`<text x="${x}" y="${height + 80 + i * 16}" class="u" fill="${color}">● ${escape(name)}</text>`);
+  });
+  for (const steps of [1, 10, 100, 1000]) parts.push(`<text x="${px(steps)}" y="${height + 62}" class="v">${steps}</text>`);
+  parts.push(`<text x="${x + width}" y="${py(maxY) - 4}" class="v" text-anchor="end">${kb(maxY)} KiB</text>`);
+  return parts.join('\n');
+}
+
+/** A self-contained SVG: P1 and P2 as bars per contender, P3 as bytes per step against steps. */
+export function renderSvg(results: BenchResults): string {
+  const panels: string[] = [];
+  if (results.p1) panels.push(bars(20, 'P1 ms per step (lower is better)', 'grey: in-process bound · blue: ours · greens: ours, local tool / all local · orange: LangGraph', Object.entries(results.p1).map(([name, r]) => [name, r.msPerStep])));
+  if (results.p2) panels.push(bars(420, 'P2 steps per second (higher is better)', `${Object.values(results.p2)[0]?.runs ?? 0} agents at once`, Object.entries(results.p2).map(([name, r]) => [name, r.stepsPerSecond])));
+  if (results.p3) panels.push(lines(820, results.p3));
+  return [
+    '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="340" viewBox="0 0 1200 340" font-family="sans-serif">',
+    '<style>.t{font-size:14px;font-weight:bold}.v{font-size:11px;text-anchor:middle}.u{font-size:11px}</style>',
+    '<rect width="1200" height="340" fill="white"/>',
+    ...panels,
+    '</svg>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,107 @@
+/**
+ * `npm run bench`: durable-react-agent side by side with what users would pick instead, on one scripted
+ * OpenAI-compatible model on loopback and the same no-op tool. Prints a table, writes bench/results/latest.json and
+ * the plot docs/benchmarks.svg. A benchmark, not a test: it asserts nothing about time, only that every run finished
+ * its script.
+ *
+ *   npm run bench [-- --only p1,p2,p3,p4,p5,p6] [-- --quick]
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { startScriptedModel } from '../src/testing/scripted-model';
+import { runChild } from './child';
+import type { DurableJob, HistoryRow } from './contenders/durable';
+import type { ApprovalResult } from './contenders/durable-approvals';
+import type { CheckpointRow, LangGraphJob } from './langgraph-protocol';
+import type { LoopJob, LoopResult } from './measure';
+import { printTable, renderSvg, type BenchResults } from './report';
+import { scriptForBenchModel } from './scenario';
+import { measureStartup } from './startup';
+
+const argument = (name: string): string | undefined => {
+  const index = process.argv.indexOf(name);
+  return index > 0 ? process.argv[index + 1] : undefined;
+};
+const quick = process.argv.includes('--quick');
+const only = new Set((argument('--only') ?? 'p1,p2,p3,p4,p5,p6').split(','));
+
+/** Sizes of a full run, and of `--quick` (a smoke run of every path in about a minute). */
+const SCALE = quick
+  ? { p1: { runs: 2, steps: 10 }, p2: { runs: 20, steps: 5 }, p3: [1, 10, 100], p4: 20, p5: 200, p6: 1 }
+  : { p1: { runs: 5, steps: 20 }, p2: { runs: 200, steps: 10 }, p3: [1, 10, 100, 1000], p4: 200, p5: 10_000, p6: 3 };
+/** The worker's workflow cache bound: well under P5's parked runs, so most of them are evicted while they wait. */
+const MAX_CACHED_WORKFLOWS = quick ? 50 : 1000;
+
+export const CONTENDERS = {
+  plain: 'in-process loop (lower bound)',
+  durable: 'durable-react-agent',
+  durableLocalTool: 'durable-react-agent, local tool',
+  durableAllLocal: 'durable-react-agent, local tool and model calls',
+  langgraph: 'LangGraph + SQLite',
+} as const;
+
+async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record<string, LoopResult>> {
+  const size = SCALE[figure];
+  const job: LoopJob = { baseURL, ...size, concurrency: figure === 'p1' ? 1 : size.runs, tag: figure };
+  const durable = (tool: LoopJob['tool'], modelCalls: 'activity' | 'local'): DurableJob =>
+    ({ kind: 'loop', ...job, tool, modelCalls, tag: `${figure}-${tool}-${modelCalls}`, maxCachedWorkflows: MAX_CACHED_WORKFLOWS });
+  console.error(`${figure}: ${size.runs} agents × ${size.steps} steps, ${job.concurrency} at a time`);
+  return {
+    [CONTENDERS.plain]: await runChild<LoopResult>('contenders/plain-loop.ts', job, `${figure} plain`),
+    [CONTENDERS.durable]: await runChild<LoopResult>('contenders/durable.ts', durable('noop', 'activity'), `${figure} durable`),
+    [CONTENDERS.durableLocalTool]: await runChild<LoopResult>('contenders/durable.ts', durable('noop_local', 'activity'), `${figure} durable-local-tool`),
+    [CONTENDERS.durableAllLocal]: await runChild<LoopResult>('contenders/durable.ts', durable('noop_local', 'local'), `${figure} durable-all-local`),
+    [CONTENDERS.langgraph]: await runChild<LoopResult>('langgraph/contender.ts', { kind: 'loop', ...job } satisfies LangGraphJob, `${figure} langgraph`),
+  };
+}
+
+async function main(): Promise<void> {
+  const model = await startScriptedModel({ record: false, scriptFor: scriptForBenchModel });
+  const results: BenchResults = {
+    machine: {
+      date: new Date().toISOString(),
+      cpus: os.cpus().length,
+      cpuModel: os.cpus()[0]?.model ?? 'unknown',
+      memoryGiB: Math.round(os.totalmem() / 2 ** 30),
+      node: process.version,
+      platform: `${os.platform()} ${os.release()}`,
+    },
+    quick,
+  };
+  try {
+    if (only.has('p1')) results.p1 = await loopFigures(model.baseURL, 'p1');
+    if (only.has('p2')) results.p2 = await loopFigures(model.baseURL, 'p2');
+    if (only.has('p3')) {
+      console.error(`p3: history and checkpoint bytes at ${SCALE.p3.join(', ')} steps`);
+      results.p3 = {
+        durable: await runChild<HistoryRow[]>('contenders/durable.ts', { kind: 'history', baseURL: model.baseURL, sizes: SCALE.p3 } satisfies DurableJob, 'p3 durable'),
+        langgraph: await runChild<CheckpointRow[]>('langgraph/contender.ts', { kind: 'history', baseURL: model.baseURL, sizes: SCALE.p3 } satisfies LangGraphJob, 'p3 langgraph'),
+      };
+    }
+    if (only.has('p4') || only.has('p5')) {
+      console.error(`p4/p5: ${SCALE.p4} timed decisions, then ${SCALE.p5} runs parked (workflow cache ${MAX_CACHED_WORKFLOWS})`);
+      const job: DurableJob = { kind: 'approvals', baseURL: model.baseURL, maxCachedWorkflows: MAX_CACHED_WORKFLOWS, decisions: SCALE.p4, parked: only.has('p5') ? SCALE.p5 : 0 };
+      const approvals = await runChild<ApprovalResult>('contenders/durable.ts', job, 'p4/p5 durable');
+      if (only.has('p4')) results.p4 = approvals.latency;
+      if (only.has('p5')) results.p5 = approvals.parked;
+    }
+    if (only.has('p6')) {
+      console.error(`p6: npm start to the first step, ${SCALE.p6} sample(s)`);
+      results.p6 = await measureStartup(SCALE.p6);
+    }
+  } finally {
+    await model.close();
+  }
+  const root = path.resolve(__dirname, '..');
+  await mkdir(path.join(root, 'bench', 'results'), { recursive: true });
+  await writeFile(path.join(root, 'bench', 'results', 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
+  await writeFile(path.join(root, 'docs', 'benchmarks.svg'), renderSvg(results));
+  printTable(results);
+  console.error('wrote bench/results/latest.json and docs/benchmarks.svg');
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

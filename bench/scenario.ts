@@ -1,0 +1,46 @@
+/**
+ * The one workload every contender runs, so their figures compare: an agent of N steps, where a step is one model
+ * call that asks for one tool call, and the tool's answer. The model (the scripted OpenAI-compatible server, on
+ * loopback) answers at once; the tool does nothing. N steps therefore cost N + 1 model calls and N tool calls.
+ */
+import type { ScriptedResponder, ScriptedTurn } from '../src/testing/scripted-model';
+
+/** The benchmark tools. `noop` runs as an activity, `noop_local` as a local activity, `guarded` needs approval. */
+export const BENCH_TOOLS = ['noop', 'noop_local', 'guarded'] as const;
+export type BenchTool = (typeof BENCH_TOOLS)[number];
+
+export const NOOP_DESCRIPTION = 'Does nothing and answers "ok". The benchmark calls it once per step.';
+
+/** The model name carries the script, so any number of concurrent runs each follow their own: bench.<tool>.<steps>.<id> */
+export function benchModel(tool: BenchTool, steps: number, id: string | number): string {
+  return `bench.${tool}.${steps}.${id}`;
+}
+
+function turns(tool: string, steps: number): ScriptedResponder {
+  return (_request, index): ScriptedTurn =>
+    index < steps
+      ? { thought: `Step ${index + 1}: call the tool once more.`, toolCalls: [{ name: tool, args: { step: index + 1 } }] }
+      : { answer: `Finished ${steps} steps.` };
+}
+
+/** The scripted model's `scriptFor`: derives the script from a benchmark model name. */
+export function scriptForBenchModel(model: string): ScriptedResponder | undefined {
+  const [prefix, tool, steps] = model.split('.');
+  if (prefix !== 'bench' || !BENCH_TOOLS.includes(tool as BenchTool) || !Number.isInteger(Number(steps))) return undefined;
+  return turns(tool as string, Number(steps));
+}
+
+/** Percentile of a sample (nearest rank), for latency figures. */
+export function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+}
+
+/** Runs `work` for 0..count-1 with at most `limit` in flight. */
+export async function pool(count: number, limit: number, work: (index: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < count) await work(next++);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, count) }, lane));
+}
