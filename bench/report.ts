@@ -71,59 +71,64 @@ export function printTable(results: BenchResults): void {
 
 const COLORS = ['#8c8c8c', '#2f6fdf', '#13a38a', '#0b6e5c', '#e8833a'];
 const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
+const TOP = 60;
+const HEIGHT = 220;
+const WIDTH = 340;
 
-function bars(x: number, title: string, unit: string, entries: Array<[string, number]>): string {
-  const width = 360;
-  const height = 220;
+function bars(x: number, title: string, entries: Array<[string, number]>): string {
   const max = Math.max(...entries.map(([, value]) => value), 1e-9);
-  const slot = width / Math.max(entries.length, 1);
+  const slot = WIDTH / Math.max(entries.length, 1);
   const parts = [`<text x="${x}" y="30" class="t">${escape(title)}</text>`];
   entries.forEach(([name, value], i) => {
-    const h = (value / max) * height;
-    const bx = x + i * slot + 8;
-    parts.push(`<rect x="${bx}" y="${60 + height - h}" width="${slot - 16}" height="${h}" fill="${COLORS[i % COLORS.length]}"><title>${escape(name)}</title></rect>`);
-    parts.push(`<text x="${bx + (slot - 16) / 2}" y="${55 + height - h}" class="v">${fixed(value, value < 10 ? 2 : 0)}</text>`);
+    const h = Math.max((value / max) * HEIGHT, 1);
+    const bx = x + i * slot + 6;
+    parts.push(`<rect x="${bx}" y="${TOP + HEIGHT - h}" width="${slot - 12}" height="${h}" fill="${COLORS[i % COLORS.length]}"><title>${escape(name)}</title></rect>`);
+    parts.push(`<text x="${bx + (slot - 12) / 2}" y="${TOP + HEIGHT - h - 5}" class="v">${fixed(value, value < 10 ? 2 : 0)}</text>`);
   });
-  parts.push(`<text x="${x}" y="${height + 80}" class="u">${escape(unit)}</text>`);
   return parts.join('\n');
 }
 
+/** Bytes per step against steps, both on log scales: linear growth is a flat line, quadratic a rising one. */
 function lines(x: number, p3: NonNullable<BenchResults['p3']>): string {
-  const width = 360;
-  const height = 220;
-  const series: Array<[string, Array<[number, number]>]> = [
-    ['durable-react-agent history', p3.durable.map((row) => [row.steps, row.bytesPerStep])],
-    ['LangGraph checkpoints', p3.langgraph.map((row) => [row.steps, row.bytesPerStep])],
+  const series: Array<[number, Array<[number, number]>]> = [
+    [1, p3.durable.map((row) => [row.steps, row.bytesPerStep / 1024])],
+    [4, p3.langgraph.map((row) => [row.steps, row.bytesPerStep / 1024])],
   ];
-  const points = series.flatMap(([, values]) => values);
-  const logX = (steps: number): number => Math.log10(Math.max(steps, 1));
-  const maxX = Math.max(...points.map(([steps]) => logX(steps)), 1);
-  const maxY = Math.max(...points.map(([, bytes]) => bytes), 1);
-  const px = (steps: number): number => x + (logX(steps) / maxX) * width;
-  const py = (bytes: number): number => 60 + height - (bytes / maxY) * height;
-  const parts = [`<text x="${x}" y="30" class="t">P3 stored KiB per step (steps on a log scale)</text>`];
-  series.forEach(([name, values], i) => {
-    const color = COLORS[i === 0 ? 1 : 4];
-    parts.push(`<polyline fill="none" stroke="${color}" stroke-width="2" points="${values.map(([s, b]) => `${px(s)},${py(b)}`).join(' ')}"/>`);
-    for (const [s, b] of values) parts.push(`<circle cx="${px(s)}" cy="${py(b)}" r="3" fill="${color}"><title>${s} steps: ${kb(b)} KiB/step</title></circle>`);
-    parts.push(`<text x="${x}" y="${height + 80 + i * 16}" class="u" fill="${color}">● ${escape(name)}</text>`);
-  });
-  for (const steps of [1, 10, 100, 1000]) parts.push(`<text x="${px(steps)}" y="${height + 62}" class="v">${steps}</text>`);
-  parts.push(`<text x="${x + width}" y="${py(maxY) - 4}" class="v" text-anchor="end">${kb(maxY)} KiB</text>`);
+  const log = (value: number): number => Math.log10(Math.max(value, 1));
+  const maxX = Math.max(...series.flatMap(([, values]) => values.map(([steps]) => log(steps))), 1);
+  const maxY = Math.max(...series.flatMap(([, values]) => values.map(([, kib]) => log(kib))), 1);
+  const px = (steps: number): number => x + 10 + (log(steps) / maxX) * (WIDTH - 20);
+  const py = (kib: number): number => TOP + HEIGHT - (log(kib) / Math.ceil(maxY)) * HEIGHT;
+  const parts = [`<text x="${x}" y="30" class="t">P3 stored KiB per step, by run length in steps</text>`];
+  for (let decade = 0; decade <= Math.ceil(maxY); decade++) {
+    parts.push(`<line x1="${x}" x2="${x + WIDTH}" y1="${py(10 ** decade)}" y2="${py(10 ** decade)}" stroke="#ddd"/>`);
+    parts.push(`<text x="${x + WIDTH + 4}" y="${py(10 ** decade) + 4}" class="u">${10 ** decade} KiB</text>`);
+  }
+  for (const [color, values] of series) {
+    parts.push(`<polyline fill="none" stroke="${COLORS[color]}" stroke-width="2" points="${values.map(([s, k]) => `${px(s)},${py(k)}`).join(' ')}"/>`);
+    for (const [s, k] of values) parts.push(`<circle cx="${px(s)}" cy="${py(k)}" r="3" fill="${COLORS[color]}"><title>${s} steps: ${fixed(k)} KiB/step</title></circle>`);
+  }
+  for (const [, values] of series.slice(0, 1)) {
+    for (const [steps] of values) parts.push(`<text x="${px(steps)}" y="${TOP + HEIGHT + 16}" class="v">${steps}</text>`);
+  }
   return parts.join('\n');
 }
 
-/** A self-contained SVG: P1 and P2 as bars per contender, P3 as bytes per step against steps. */
+const LEGEND = ['in-process loop (lower bound)', 'durable-react-agent', 'ours, local tool', 'ours, local tool and model calls', 'LangGraph + SQLite'];
+
+/** A self-contained SVG: P1 and P2 as bars per contender, P3 as bytes per step against run length. */
 export function renderSvg(results: BenchResults): string {
   const panels: string[] = [];
-  if (results.p1) panels.push(bars(20, 'P1 ms per step (lower is better)', 'grey: in-process bound · blue: ours · greens: ours, local tool / all local · orange: LangGraph', Object.entries(results.p1).map(([name, r]) => [name, r.msPerStep])));
-  if (results.p2) panels.push(bars(420, 'P2 steps per second (higher is better)', `${Object.values(results.p2)[0]?.runs ?? 0} agents at once`, Object.entries(results.p2).map(([name, r]) => [name, r.stepsPerSecond])));
-  if (results.p3) panels.push(lines(820, results.p3));
+  if (results.p1) panels.push(bars(20, 'P1 ms per step (lower is better)', Object.entries(results.p1).map(([name, r]) => [name, r.msPerStep])));
+  if (results.p2) panels.push(bars(410, `P2 steps/s, ${Object.values(results.p2)[0]?.runs ?? 0} agents at once (higher is better)`, Object.entries(results.p2).map(([name, r]) => [name, r.stepsPerSecond])));
+  if (results.p3) panels.push(lines(800, results.p3));
+  const legend = LEGEND.map((name, i) => `<rect x="${20 + i * 230}" y="322" width="12" height="12" fill="${COLORS[i]}"/><text x="${38 + i * 230}" y="332" class="u">${escape(name)}</text>`);
   return [
-    '<svg xmlns="http://www.w3.org/2000/svg" width="1200" height="340" viewBox="0 0 1200 340" font-family="sans-serif">',
+    '<svg xmlns="http://www.w3.org/2000/svg" width="1220" height="350" viewBox="0 0 1220 350" font-family="sans-serif">',
     '<style>.t{font-size:14px;font-weight:bold}.v{font-size:11px;text-anchor:middle}.u{font-size:11px}</style>',
-    '<rect width="1200" height="340" fill="white"/>',
+    '<rect width="1220" height="350" fill="white"/>',
     ...panels,
+    ...legend,
     '</svg>',
     '',
   ].join('\n');

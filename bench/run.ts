@@ -4,7 +4,7 @@
  * the plot docs/benchmarks.svg. A benchmark, not a test: it asserts nothing about time, only that every run finished
  * its script.
  *
- *   npm run bench [-- --only p1,p2,p3,p4,p5,p6] [-- --quick]
+ *   npm run bench [-- --only p1,p2,p3,p4,p5,p6] [--quick] [--parked 10000] [--cache 1000]
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -31,7 +31,8 @@ const SCALE = quick
   ? { p1: { runs: 2, steps: 10 }, p2: { runs: 20, steps: 5 }, p3: [1, 10, 100], p4: 20, p5: 200, p6: 1 }
   : { p1: { runs: 5, steps: 20 }, p2: { runs: 200, steps: 10 }, p3: [1, 10, 100, 1000], p4: 200, p5: 10_000, p6: 3 };
 /** The worker's workflow cache bound: well under P5's parked runs, so most of them are evicted while they wait. */
-const MAX_CACHED_WORKFLOWS = quick ? 50 : 1000;
+const MAX_CACHED_WORKFLOWS = Number(argument('--cache') ?? (quick ? 50 : 1000));
+SCALE.p5 = Number(argument('--parked') ?? SCALE.p5);
 
 export const CONTENDERS = {
   plain: 'in-process loop (lower bound)',
@@ -43,16 +44,17 @@ export const CONTENDERS = {
 
 async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record<string, LoopResult>> {
   const size = SCALE[figure];
+  // Every contender gets its own model names (the tag): the scripted model counts calls per name.
   const job: LoopJob = { baseURL, ...size, concurrency: figure === 'p1' ? 1 : size.runs, tag: figure };
   const durable = (tool: LoopJob['tool'], modelCalls: 'activity' | 'local'): DurableJob =>
     ({ kind: 'loop', ...job, tool, modelCalls, tag: `${figure}-${tool}-${modelCalls}`, maxCachedWorkflows: MAX_CACHED_WORKFLOWS });
   console.error(`${figure}: ${size.runs} agents × ${size.steps} steps, ${job.concurrency} at a time`);
   return {
-    [CONTENDERS.plain]: await runChild<LoopResult>('contenders/plain-loop.ts', job, `${figure} plain`),
+    [CONTENDERS.plain]: await runChild<LoopResult>('contenders/plain-loop.ts', { ...job, tag: `${figure}-plain` }, `${figure} plain`),
     [CONTENDERS.durable]: await runChild<LoopResult>('contenders/durable.ts', durable('noop', 'activity'), `${figure} durable`),
     [CONTENDERS.durableLocalTool]: await runChild<LoopResult>('contenders/durable.ts', durable('noop_local', 'activity'), `${figure} durable-local-tool`),
     [CONTENDERS.durableAllLocal]: await runChild<LoopResult>('contenders/durable.ts', durable('noop_local', 'local'), `${figure} durable-all-local`),
-    [CONTENDERS.langgraph]: await runChild<LoopResult>('langgraph/contender.ts', { kind: 'loop', ...job } satisfies LangGraphJob, `${figure} langgraph`),
+    [CONTENDERS.langgraph]: await runChild<LoopResult>('langgraph/contender.ts', { kind: 'loop', ...job, tag: `${figure}-langgraph` } satisfies LangGraphJob, `${figure} langgraph`),
   };
 }
 

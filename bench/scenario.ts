@@ -17,10 +17,12 @@ export function benchModel(tool: BenchTool, steps: number, id: string | number):
 }
 
 function turns(tool: string, steps: number): ScriptedResponder {
-  return (_request, index): ScriptedTurn =>
-    index < steps
-      ? { thought: `Step ${index + 1}: call the tool once more.`, toolCalls: [{ name: tool, args: { step: index + 1 } }] }
-      : { answer: `Finished ${steps} steps.` };
+  return (_request, index): ScriptedTurn => {
+    if (index < steps) return { thought: `Step ${index + 1}: call the tool once more.`, toolCalls: [{ name: tool, args: { step: index + 1 } }] };
+    if (index === steps) return { answer: `Finished ${steps} steps.` };
+    // A model name used twice would hand the second run an instant answer and a flattering figure: fail it instead.
+    return { status: 400, errorMessage: 'this benchmark model already finished its script (model name reused)' };
+  };
 }
 
 /** The scripted model's `scriptFor`: derives the script from a benchmark model name. */
