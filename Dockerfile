@@ -11,14 +11,15 @@ RUN npm install --global --no-audit --no-fund npm@11.19.1
 WORKDIR /app
 COPY package.json package-lock.json ./
 
-# Build: every dependency, then `tsc -p tsconfig.build.json` into dist/.
+# Build: every dependency, then `tsc -p tsconfig.build.json` into dist/ and the workflow bundle dist/workflow-bundle.js.
 FROM npm11 AS build
 RUN npm install --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/bundle-workflows.mjs ./scripts/
 COPY src ./src
 RUN npm run build
 
-# Production dependencies only (the worker bundles its workflows at start, with webpack and @swc/core from these).
+# Production dependencies only (a worker with tracing on bundles its workflows at start, with webpack from these).
 FROM npm11 AS prod-deps
 RUN npm install --omit=dev --no-audit --no-fund
 

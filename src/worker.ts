@@ -51,24 +51,40 @@ export function createDefaultRegistry(root: string = process.cwd()): ToolRegistr
   return new ToolRegistry(createBuiltinTools({ root }));
 }
 
+/**
+ * Where the worker's workflow code comes from. `npm run build` leaves a prebuilt bundle beside the compiled worker;
+ * from sources, webpack bundles at start. So does a worker whose plugins, workflow interceptors (tracing) or
+ * converters (encryption) must be compiled into the bundle, which the prebuilt one does not contain.
+ */
+export function workflowSource(
+  options: Pick<AgentWorkerOptions, 'workflowBundle' | 'workerOptions'>,
+  dataConverter: DataConverter | undefined,
+  dir: string,
+): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
+  if (options.workflowBundle) return { workflowBundle: options.workflowBundle };
+  const prebuilt = path.join(dir, 'workflow-bundle.js');
+  const extraWorkflowCode = Boolean(
+    options.workerOptions?.plugins?.length ||
+      options.workerOptions?.interceptors?.workflowModules?.length ||
+      dataConverter?.failureConverterPath ||
+      dataConverter?.payloadConverterPath,
+  );
+  return existsSync(prebuilt) && !extraWorkflowCode ? { workflowBundle: { codePath: prebuilt } } : { workflowsPath: path.join(dir, 'workflows') };
+}
+
 /** Builds a Worker running the agent workflow and its activities. */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const env = options.env ?? readEnv();
   const openai = options.openai ?? createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL });
   const registry = options.registry ?? createDefaultRegistry(options.toolsRoot);
-  // `npm run build` leaves a prebuilt bundle beside the compiled worker; from sources, webpack bundles at start.
-  const prebuilt = path.join(__dirname, 'workflow-bundle.js');
-  const workflows = options.workflowBundle
-    ? { workflowBundle: options.workflowBundle }
-    : existsSync(prebuilt)
-      ? { workflowBundle: { codePath: prebuilt } }
-      : { workflowsPath: path.join(__dirname, 'workflows') };
+  const dataConverter = options.dataConverter ?? dataConverterFromEnv(env);
+  const workflows = workflowSource(options, dataConverter, __dirname);
   return Worker.create({
     connection: options.connection,
     namespace: options.namespace ?? env.temporalNamespace,
     taskQueue: options.taskQueue ?? env.taskQueue,
     activities: createActivities({ openai, registry, defaultModel: options.defaultModel ?? env.openaiModel }),
-    dataConverter: options.dataConverter ?? dataConverterFromEnv(env),
+    dataConverter,
     ...workflows,
     ...options.workerOptions,
   });

@@ -470,7 +470,7 @@ describe('Dockerfile', () => {
   });
 
   it('builds dist/ with every dependency, and ships production dependencies only', () => {
-    expect(JSON.parse(read('package.json'))).toMatchObject({ scripts: { build: 'tsc -p tsconfig.build.json' } });
+    expect(JSON.parse(read('package.json'))).toMatchObject({ scripts: { build: 'tsc -p tsconfig.build.json && node scripts/bundle-workflows.mjs' } });
     const fromStages = copies(runtime).filter((copy) => copy.from !== undefined);
     const dist = fromStages.find((copy) => copy.sources.includes('/app/dist'));
     const modules = fromStages.find((copy) => copy.sources.includes('/app/node_modules'));
