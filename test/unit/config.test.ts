@@ -39,6 +39,7 @@ describe('agent config defaults', () => {
       forceFinalAnswer: true,
       systemPrompt: DEFAULT_SYSTEM_PROMPT,
       toolCalling: 'native',
+      modelCalls: 'activity',
       requireConfirmation: [],
       skipConfirmation: [],
       approvalTimeout: '24h',
