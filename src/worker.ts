@@ -62,10 +62,13 @@ export function workflowSource(
   dir: string,
 ): Pick<WorkerOptions, 'workflowBundle' | 'workflowsPath'> {
   if (options.workflowBundle) return { workflowBundle: options.workflowBundle };
+  // The caller's own workflows (through workerOptions) replace the stock ones: set nothing that would compete.
+  if (options.workerOptions?.workflowsPath || options.workerOptions?.workflowBundle) return {};
   const prebuilt = path.join(dir, 'workflow-bundle.js');
   const extraWorkflowCode = Boolean(
     options.workerOptions?.plugins?.length ||
       options.workerOptions?.interceptors?.workflowModules?.length ||
+      options.workerOptions?.bundlerOptions ||
       dataConverter?.failureConverterPath ||
       dataConverter?.payloadConverterPath,
   );

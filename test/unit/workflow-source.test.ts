@@ -29,7 +29,11 @@ describe('where a worker takes its workflow code from', () => {
     expect(workflowSource({ workerOptions: { interceptors: { workflowModules: ['x'] } } }, undefined, built)).toHaveProperty('workflowsPath');
   });
 
-  it('a bundle given by the caller wins', () => {
+  it('a bundle or workflows given by the caller win', () => {
     expect(workflowSource({ workflowBundle: { code: 'x' } }, undefined, built)).toEqual({ workflowBundle: { code: 'x' } });
+    // Their own workflows come through workerOptions, which createAgentWorker spreads last: nothing may compete.
+    expect(workflowSource({ workerOptions: { workflowsPath: '/app/workflows' } }, undefined, built)).toEqual({});
+    expect(workflowSource({ workerOptions: { workflowBundle: { code: 'y' } } }, undefined, built)).toEqual({});
+    expect(workflowSource({ workerOptions: { bundlerOptions: { ignoreModules: ['fs'] } } }, undefined, built)).toHaveProperty('workflowsPath');
   });
 });
