@@ -97,8 +97,10 @@ export const agentConfigSchema = z.strictObject({
   model: z.string().min(1).optional(),
   toolCalling: z.enum(['native', 'text']).default('native'),
   /**
-   * 'local' runs model calls as local activities in the workflow's worker: no task-queue round trips, so a fast
-   * model's step costs a few milliseconds instead of tens. A call cut short by a worker crash is made again.
+   * 'local' runs the thinking calls (one per iteration) as local activities in the workflow's worker: no task-queue
+   * round trips, so a fast model's step costs milliseconds instead of tens. A call cut short by a worker crash is
+   * made again, and a long call holds the workflow task open (queries and signals wait for its heartbeat). Summaries,
+   * the critic and observation condensing stay activities.
    */
   modelCalls: z.enum(['activity', 'local']).default('activity'),
   requireConfirmation: z.array(z.string().min(1)).max(500).default([]),
