@@ -52,7 +52,7 @@ export function formatTables(results: BenchResults): string {
     parts.push(
       table(
         `P5 ${p5.runs} runs parked on approval (workflow cache bounded at ${p5.maxCachedWorkflows})`,
-        ['worker RSS idle MiB', 'worker RSS parked MiB', 'worker peak MiB', 'park s', 'approve + finish s', 'completed'],
+        ['worker RSS before (after P4) MiB', 'worker RSS parked MiB', 'worker peak (VmHWM) MiB', 'park s', 'approve + finish s', 'completed'],
         [[fixed(p5.workerRssIdleMiB, 0), fixed(p5.workerRssParkedMiB, 0), fixed(p5.workerPeakMiB, 0), fixed(p5.parkSeconds, 0), fixed(p5.resumeSeconds, 0), `${p5.completed} / ${p5.runs}`]],
       ),
     );

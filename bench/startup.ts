@@ -24,8 +24,11 @@ function once(): Promise<number> {
     };
     child.stdout.on('data', watch);
     child.stderr.on('data', watch);
+    // A start that hangs must not hang the benchmark: give up after two minutes.
+    const timer = setTimeout(() => child.kill('SIGINT'), 120_000);
     child.on('error', reject);
     child.on('close', (code) => {
+      clearTimeout(timer);
       if (code === 0 && firstStep !== undefined) resolve(firstStep);
       else reject(new Error(`npm start exited with ${code} before its first step: ${output.slice(-500)}`));
     });
