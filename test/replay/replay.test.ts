@@ -7,13 +7,15 @@ import { loadHistories } from '../support/histories';
 async function replayAll(workflowBundle: { codePath: string } | { code: string }): Promise<Array<{ name: string; error: string }>> {
   const histories = loadHistories();
   const failures: Array<{ name: string; error: string }> = [];
-  const names = new Map(histories.map(({ name, workflowId }) => [workflowId, name]));
+  // Re-recorded scenarios keep their workflow IDs, so one ID can name a history in each recording.
+  const names = new Map<string, string[]>();
+  for (const { name, workflowId } of histories) names.set(workflowId, [...(names.get(workflowId) ?? []), name]);
   const replays = Worker.runReplayHistories(
     { workflowBundle },
     histories.map(({ workflowId, history }) => ({ workflowId, history })),
   );
   for await (const result of replays) {
-    if (result.error) failures.push({ name: names.get(result.workflowId) ?? result.workflowId, error: result.error.message });
+    if (result.error) failures.push({ name: names.get(result.workflowId)?.join(' or ') ?? result.workflowId, error: result.error.message });
   }
   return failures;
 }
@@ -22,8 +24,9 @@ describe('replay safety', () => {
   it('every committed history replays against the current workflow code', async () => {
     const histories = loadHistories();
     // success, each decision kind, clarification, continue-as-new (3 runs), subagent (parent + child), cancellation,
-    // timeout, critic and summary: see scripts/record-histories.ts.
-    expect(histories.length).toBeGreaterThanOrEqual(15);
+    // timeout, critic and summary: see scripts/record-histories.ts; once as recorded now, once from before tools,
+    // the catalog and model calls could run as local activities (test/histories/before-local-activities).
+    expect(histories.length).toBeGreaterThanOrEqual(30);
     expect(await replayAll({ codePath: inject('workflowBundlePath') })).toEqual([]);
   }, 120_000);
 
