@@ -41,7 +41,8 @@ describe('deciding from the CLI while `run` waits', () => {
         : { thought: 'An exact product needs the calculator; the user wants it confirmed first.', toolCalls: [{ name: 'calculator', args: { expression: '21*2' } }] },
     );
     const run = start(['run', '--no-interactive', '--confirm', 'calculator', '--model', 'cli-approval', 'What is 21 times 2?']);
-    for (let attempt = 0; attempt < 200 && !run.output.stderr.includes('Waiting for a decision'); attempt++) {
+    // The notice arrives in chunks: wait for its last command, not its first line.
+    for (let attempt = 0; attempt < 200 && !run.output.stderr.includes('respond ... --observation'); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const workflowId = /Run (agent-[0-9a-f-]+) started/.exec(run.output.stderr)?.[1] ?? '';
