@@ -9,8 +9,6 @@ import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/commo
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { devServerTuningArgs } from './dev-server-tuning';
 
-export { DEV_SERVER_DYNAMIC_CONFIG, devServerTuningArgs } from './dev-server-tuning';
-
 /** The pinned CLI release (server 1.29.1, UI 2.42.1): later tags carry `replace` directives `go install` refuses. */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 
