@@ -100,7 +100,11 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     if (!script) return sendError(response, 404, `The scripted model has no script for model "${body.model}"`);
     const index = counts.get(body.model) ?? 0;
     counts.set(body.model, index + 1);
-    if (record) recorded.set(body.model, [...(recorded.get(body.model) ?? []), body]);
+    if (record) {
+      const seen = recorded.get(body.model) ?? [];
+      seen.push(body);
+      recorded.set(body.model, seen);
+    }
     const turn = typeof script === 'function' ? script(body, index) : script[index];
     if (!turn) {
       return sendError(response, 400, `The script for model "${body.model}" has no response ${index + 1} (it has ${script.length})`);
@@ -132,7 +136,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       recorded.delete(model);
       counts.delete(model);
     },
-    requests: (model) => recorded.get(model) ?? [],
+    // A copy: callers compare what they got earlier with what came after.
+    requests: (model) => [...(recorded.get(model) ?? [])],
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
