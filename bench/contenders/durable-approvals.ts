@@ -4,10 +4,9 @@
  * with the worker's workflow cache bounded, reads the worker's memory, then approves them all and checks every one
  * completes.
  */
-import type { ReActResult } from '../../src/shared/types';
 import { now } from '../child';
 import { benchModel, percentile, pool } from '../scenario';
-import type { DurableStack } from './durable-stack';
+import { succeeded, type DurableStack } from './durable-stack';
 
 export interface ApprovalJob {
   baseURL: string;
@@ -49,12 +48,6 @@ async function pendingCallId(stack: DurableStack, workflowId: string): Promise<s
   }
 }
 
-async function finished(stack: DurableStack, workflowId: string): Promise<ReActResult> {
-  const result = (await stack.client.workflow.getHandle(workflowId).result()) as ReActResult;
-  if (result.terminationReason !== 'success') throw new Error(`${workflowId} ended with ${result.terminationReason}`);
-  return result;
-}
-
 export async function measureApprovalLatency(stack: DurableStack, job: ApprovalJob): Promise<Pick<ApprovalResult, 'latency'>> {
   const ids = Array.from({ length: job.decisions }, (_, i) => `p4-${i}`);
   await startParked(stack, ids, 'p4');
@@ -69,7 +62,7 @@ export async function measureApprovalLatency(stack: DurableStack, job: ApprovalJ
   }
   const latencies: number[] = [];
   for (const id of ids) {
-    const result = await finished(stack, id);
+    const result = await succeeded(stack, id);
     const startedAt = (result.trace.steps.find((step) => step.decision === 'approve')?.observationData as { startedAt?: number })?.startedAt;
     if (typeof startedAt !== 'number') throw new Error(`${id}: the approved tool did not report its start`);
     latencies.push(startedAt - (sentAt.get(id) ?? NaN));
@@ -102,7 +95,7 @@ export async function measureParkedRuns(stack: DurableStack, job: ApprovalJob): 
   await pool(ids.length, 50, async (i) => {
     const id = ids[i] ?? '';
     await stack.agents.approve(id);
-    await finished(stack, id);
+    await succeeded(stack, id);
     completed += 1;
   });
   const resumeSeconds = (now() - started) / 1000;

@@ -10,6 +10,7 @@ import { Client, Connection } from '@temporalio/client';
 import { AgentClient } from '../../src/client';
 import { startDevServer, type DevServer } from '../../src/dev-server';
 import { AGENT_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
+import type { ReActResult } from '../../src/shared/types';
 import type { WorkerJob } from './durable-worker';
 
 export interface DurableStack {
@@ -65,4 +66,11 @@ async function processMemory(pid: number): Promise<{ rssMiB: number; peakMiB: nu
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   const kib = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
   return { rssMiB: kib('VmRSS') / 1024, peakMiB: kib('VmHWM') / 1024 };
+}
+
+/** Waits for a run's answer; throws unless it finished its script, so a broken run never counts as a fast one. */
+export async function succeeded(stack: DurableStack, workflowId: string): Promise<ReActResult> {
+  const result = (await stack.client.workflow.getHandle(workflowId).result()) as ReActResult;
+  if (result.terminationReason !== 'success') throw new Error(`${workflowId} ended with ${result.terminationReason}`);
+  return result;
 }

@@ -6,7 +6,7 @@ import { childMain, now } from '../child';
 import { measureLoop, type LoopJob, type LoopResult } from '../measure';
 import { benchModel } from '../scenario';
 import { measureApprovalLatency, measureParkedRuns, type ApprovalJob, type ApprovalResult } from './durable-approvals';
-import { startDurableStack, type DurableStack } from './durable-stack';
+import { startDurableStack, succeeded, type DurableStack } from './durable-stack';
 
 export type DurableJob =
   | ({ kind: 'loop'; maxCachedWorkflows: number; modelCalls: 'activity' | 'local' } & LoopJob)
@@ -26,9 +26,7 @@ export interface HistoryRow {
 export async function runDurableAgent(stack: DurableStack, model: string, modelCalls: 'activity' | 'local'): Promise<ReActResult> {
   const steps = Number(model.split('.')[2]);
   const run = await stack.agents.start('Call the no-op tool until you are done.', { model, maxIterations: steps + 1, modelCalls });
-  const result = (await stack.client.workflow.getHandle(run.workflowId).result()) as ReActResult;
-  if (result.terminationReason !== 'success') throw new Error(`${model} ended with ${result.terminationReason}`);
-  return result;
+  return succeeded(stack, run.workflowId);
 }
 
 /** P3: the Temporal history each agent leaves, summed over its continue-as-new chain. */
@@ -37,7 +35,7 @@ async function measureHistory(stack: DurableStack, sizes: number[]): Promise<His
   for (const steps of sizes) {
     const started = now();
     const run = await stack.agents.start('Call the no-op tool until you are done.', { model: benchModel('noop', steps, 'p3'), maxIterations: steps + 1 });
-    await stack.client.workflow.getHandle(run.workflowId).result();
+    await succeeded(stack, run.workflowId);
     const seconds = (now() - started) / 1000;
     let bytes = 0;
     let largest = 0;
