@@ -4,7 +4,7 @@ import { builtinModules } from 'node:module';
 import tseslint from 'typescript-eslint';
 
 // Code under these globs runs inside Temporal's deterministic workflow sandbox.
-const sandboxed = ['src/workflows/**/*.ts', 'src/shared/**/*.ts'];
+const sandboxed = ['src/workflows/**/*.ts', 'src/shared/**/*.ts', 'bench/**/*-workflow.ts'];
 const nodeBuiltins = builtinModules.flatMap((name) => [name, `node:${name}`]);
 
 export default tseslint.config(

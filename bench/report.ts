@@ -69,7 +69,9 @@ export function printTable(results: BenchResults): void {
   console.log(formatTables(results));
 }
 
-const COLORS = ['#8c8c8c', '#2f6fdf', '#13a38a', '#0b6e5c', '#e8833a'];
+const COLORS = ['#8c8c8c', '#2f6fdf', '#13a38a', '#0b6e5c', '#8a5cc2', '#e8833a'];
+/** LangGraph's colour, in the bars (its place in the contender order) and the P3 lines alike. */
+const LANGGRAPH = 5;
 const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const TOP = 60;
 const HEIGHT = 220;
@@ -92,7 +94,7 @@ function bars(x: number, title: string, entries: Array<[string, number]>): strin
 function lines(x: number, p3: NonNullable<BenchResults['p3']>): string {
   const series: Array<[number, Array<[number, number]>]> = [
     [1, p3.durable.map((row) => [row.steps, row.bytesPerStep / 1024])],
-    [4, p3.langgraph.map((row) => [row.steps, row.bytesPerStep / 1024])],
+    [LANGGRAPH, p3.langgraph.map((row) => [row.steps, row.bytesPerStep / 1024])],
   ];
   const log = (value: number): number => Math.log10(Math.max(value, 1));
   const maxX = Math.max(...series.flatMap(([, values]) => values.map(([steps]) => log(steps))), 1);
@@ -114,7 +116,7 @@ function lines(x: number, p3: NonNullable<BenchResults['p3']>): string {
   return parts.join('\n');
 }
 
-const LEGEND = ['in-process loop (lower bound)', 'durable-react-agent', 'ours, local tool', 'ours, local tool and model calls', 'LangGraph + SQLite'];
+const LEGEND = ['in-process loop (lower bound)', 'durable-react-agent', 'ours, local tool', 'ours, all local', 'Temporal SDK floor', 'LangGraph + SQLite'];
 
 /** A self-contained SVG: P1 and P2 as bars per contender, P3 as bytes per step against run length. */
 export function renderSvg(results: BenchResults): string {
@@ -122,7 +124,7 @@ export function renderSvg(results: BenchResults): string {
   if (results.p1) panels.push(bars(20, 'P1 ms per step (lower is better)', Object.entries(results.p1).map(([name, r]) => [name, r.msPerStep])));
   if (results.p2) panels.push(bars(410, `P2 steps/s, ${Object.values(results.p2)[0]?.runs ?? 0} agents at once (higher is better)`, Object.entries(results.p2).map(([name, r]) => [name, r.stepsPerSecond])));
   if (results.p3) panels.push(lines(800, results.p3));
-  const legend = LEGEND.map((name, i) => `<rect x="${20 + i * 230}" y="322" width="12" height="12" fill="${COLORS[i]}"/><text x="${38 + i * 230}" y="332" class="u">${escape(name)}</text>`);
+  const legend = LEGEND.map((name, i) => `<rect x="${20 + i * 200}" y="322" width="12" height="12" fill="${COLORS[i]}"/><text x="${38 + i * 200}" y="332" class="u">${escape(name)}</text>`);
   return [
     '<svg xmlns="http://www.w3.org/2000/svg" width="1220" height="350" viewBox="0 0 1220 350" font-family="sans-serif">',
     '<style>.t{font-size:14px;font-weight:bold}.v{font-size:11px;text-anchor:middle}.u{font-size:11px}</style>',

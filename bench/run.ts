@@ -39,6 +39,7 @@ export const CONTENDERS = {
   durable: 'durable-react-agent',
   durableLocalTool: 'durable-react-agent, local tool',
   durableAllLocal: 'durable-react-agent, local tool and model calls',
+  sdkFloor: 'Temporal SDK floor (bare workflow, one local activity per step)',
   langgraph: 'LangGraph + SQLite',
 } as const;
 
@@ -54,6 +55,7 @@ async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record
     [CONTENDERS.durable]: await runChild<LoopResult>('contenders/durable.ts', durable('noop', 'activity'), `${figure} durable`),
     [CONTENDERS.durableLocalTool]: await runChild<LoopResult>('contenders/durable.ts', durable('noop_local', 'activity'), `${figure} durable-local-tool`),
     [CONTENDERS.durableAllLocal]: await runChild<LoopResult>('contenders/durable.ts', durable('noop_local', 'local'), `${figure} durable-all-local`),
+    [CONTENDERS.sdkFloor]: await runChild<LoopResult>('contenders/durable.ts', { kind: 'sdk-floor', ...job, tag: `${figure}-floor`, maxCachedWorkflows: MAX_CACHED_WORKFLOWS } satisfies DurableJob, `${figure} sdk-floor`),
     [CONTENDERS.langgraph]: await runChild<LoopResult>('langgraph/contender.ts', { kind: 'loop', ...job, tag: `${figure}-langgraph` } satisfies LangGraphJob, `${figure} langgraph`),
   };
 }

@@ -3,6 +3,7 @@
  * call that asks for one tool call, and the tool's answer. The model (the scripted OpenAI-compatible server, on
  * loopback) answers at once; the tool does nothing. N steps therefore cost N + 1 model calls and N tool calls.
  */
+import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ScriptedResponder, ScriptedTurn } from '../src/testing/scripted-model';
 
 /** The benchmark tools. `noop` runs as an activity, `noop_local` as a local activity, `guarded` needs approval. */
@@ -10,6 +11,31 @@ export const BENCH_TOOLS = ['noop', 'noop_local', 'guarded'] as const;
 export type BenchTool = (typeof BENCH_TOOLS)[number];
 
 export const NOOP_DESCRIPTION = 'Does nothing and answers "ok". The benchmark calls it once per step.';
+
+/** The no-op tool as the loops without a tool registry (the lower bound, the SDK floor) offer it to the model. */
+export const NOOP_TOOLS: ChatCompletionTool[] = [
+  {
+    type: 'function',
+    function: { name: 'noop', description: NOOP_DESCRIPTION, parameters: { type: 'object', properties: { step: { type: 'integer' } } } },
+  },
+];
+
+/** The no-op tool's answers to the calls in an assistant message (none: the message was the final answer). */
+export function noopToolAnswers(message: ChatCompletionMessage): ChatCompletionMessageParam[] {
+  return (message.tool_calls ?? []).flatMap((call) => {
+    if (call.type !== 'function') return [];
+    JSON.parse(call.function.arguments);
+    return [{ role: 'tool' as const, tool_call_id: call.id, content: 'ok' }];
+  });
+}
+
+/** Those loops' opening messages. */
+export function openingMessages(): ChatCompletionMessageParam[] {
+  return [
+    { role: 'system', content: 'You are a ReAct agent. Think, call tools, then answer.' },
+    { role: 'user', content: 'Call the no-op tool until you are done.' },
+  ];
+}
 
 /** The model name carries the script, so any number of concurrent runs each follow their own: bench.<tool>.<steps>.<id> */
 export function benchModel(tool: BenchTool, steps: number, id: string | number): string {

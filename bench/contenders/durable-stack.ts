@@ -17,16 +17,17 @@ export interface DurableStack {
   server: DevServer;
   client: Client;
   agents: AgentClient;
+  taskQueue: string;
   /** The worker process's resident memory now and at its peak, in MiB (Linux /proc). */
   workerMemory(): Promise<{ rssMiB: number; peakMiB: number }>;
   close(): Promise<void>;
 }
 
-export async function startDurableStack(options: { baseURL: string; maxCachedWorkflows: number }): Promise<DurableStack> {
+export async function startDurableStack(options: { baseURL: string; maxCachedWorkflows: number; workload?: WorkerJob['workload'] }): Promise<DurableStack> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dra-bench-'));
   const server = await startDevServer({ dbFile: path.join(dir, 'temporal.db'), searchAttributes: [...AGENT_SEARCH_ATTRIBUTES] });
   const taskQueue = 'bench';
-  const job: WorkerJob = { address: server.address, taskQueue, baseURL: options.baseURL, maxCachedWorkflows: options.maxCachedWorkflows };
+  const job: WorkerJob = { address: server.address, taskQueue, baseURL: options.baseURL, maxCachedWorkflows: options.maxCachedWorkflows, workload: options.workload };
   const worker = await startWorker(job);
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
@@ -34,6 +35,7 @@ export async function startDurableStack(options: { baseURL: string; maxCachedWor
     server,
     client,
     agents: new AgentClient({ client, taskQueue }),
+    taskQueue,
     workerMemory: () => processMemory(worker.pid ?? 0),
     async close() {
       await connection.close();

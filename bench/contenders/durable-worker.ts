@@ -3,12 +3,13 @@
  * in a process of its own, as in production, so its memory can be read on its own (P5). Stops on SIGTERM.
  */
 import path from 'node:path';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { defineTool } from '../../src/tools/define-tool';
 import { ToolRegistry } from '../../src/tools/registry';
 import { createAgentWorker, createOpenAIClient } from '../../src/worker';
 import { NOOP_DESCRIPTION } from '../scenario';
+import { createFloorActivities } from './sdk-floor-activities';
 
 export interface WorkerJob {
   address: string;
@@ -16,6 +17,8 @@ export interface WorkerJob {
   baseURL: string;
   /** The sticky workflow cache's bound; runs beyond it are evicted and replayed from history when they wake. */
   maxCachedWorkflows: number;
+  /** `agent` (default): our agent worker. `sdk-floor`: a bare Temporal worker running sdk-floor-workflow.ts. */
+  workload?: 'agent' | 'sdk-floor';
 }
 
 const schema = z.object({ step: z.number().int().optional() });
@@ -33,15 +36,25 @@ async function main(): Promise<void> {
   const job = JSON.parse(process.argv[2] ?? '{}') as WorkerJob;
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const connection = await NativeConnection.connect({ address: job.address });
-  const worker = await createAgentWorker({
-    connection,
-    taskQueue: job.taskQueue,
-    registry: benchRegistry(),
-    openai: createOpenAIClient({ baseURL: job.baseURL }),
-    // The bundle `npm run build` made (the bench runs it first), as a deployed worker would load it: no webpack here.
-    workflowBundle: { codePath: path.resolve(__dirname, '../../dist/workflow-bundle.js') },
-    workerOptions: { maxCachedWorkflows: job.maxCachedWorkflows },
-  });
+  const openai = createOpenAIClient({ baseURL: job.baseURL });
+  const worker =
+    job.workload === 'sdk-floor'
+      ? await Worker.create({
+          connection,
+          taskQueue: job.taskQueue,
+          workflowsPath: require.resolve('./sdk-floor-workflow'),
+          activities: createFloorActivities(openai),
+          maxCachedWorkflows: job.maxCachedWorkflows,
+        })
+      : await createAgentWorker({
+          connection,
+          taskQueue: job.taskQueue,
+          registry: benchRegistry(),
+          openai,
+          // The bundle `npm run build` made (the bench runs it first), as a deployed worker would load it: no webpack here.
+          workflowBundle: { codePath: path.resolve(__dirname, '../../dist/workflow-bundle.js') },
+          workerOptions: { maxCachedWorkflows: job.maxCachedWorkflows },
+        });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => worker.shutdown());
   const running = worker.run();
   process.stdout.write('ready\n');

@@ -7,9 +7,11 @@ import { measureLoop, type LoopJob, type LoopResult } from '../measure';
 import { benchModel } from '../scenario';
 import { measureApprovalLatency, measureParkedRuns, type ApprovalJob, type ApprovalResult } from './durable-approvals';
 import { startDurableStack, succeeded, type DurableStack } from './durable-stack';
+import type { sdkFloorAgent } from './sdk-floor-workflow';
 
 export type DurableJob =
   | ({ kind: 'loop'; maxCachedWorkflows: number; modelCalls: 'activity' | 'local' } & LoopJob)
+  | ({ kind: 'sdk-floor'; maxCachedWorkflows: number } & LoopJob)
   | { kind: 'history'; baseURL: string; sizes: number[] }
   | ({ kind: 'approvals' } & ApprovalJob);
 
@@ -27,6 +29,13 @@ export async function runDurableAgent(stack: DurableStack, model: string, modelC
   const steps = Number(model.split('.')[2]);
   const run = await stack.agents.start('Call the no-op tool until you are done.', { model, maxIterations: steps + 1, modelCalls });
   return succeeded(stack, run.workflowId);
+}
+
+/** The SDK floor's run on `model` (sdk-floor-workflow.ts); throws unless it made every model call of its script. */
+async function runFloorAgent(stack: DurableStack, model: string): Promise<void> {
+  const steps = Number(model.split('.')[2]);
+  const calls = await stack.client.workflow.execute<typeof sdkFloorAgent>('sdkFloorAgent', { taskQueue: stack.taskQueue, workflowId: `floor-${model}`, args: [model] });
+  if (calls !== steps + 1) throw new Error(`the SDK floor run on ${model} made ${calls} model calls, not ${steps + 1}`);
 }
 
 /** P3: the Temporal history each agent leaves, summed over its continue-as-new chain. */
@@ -54,8 +63,9 @@ async function measureHistory(stack: DurableStack, sizes: number[]): Promise<His
 
 childMain<DurableJob, LoopResult | HistoryRow[] | ApprovalResult>(async (job) => {
   const maxCachedWorkflows = job.kind === 'history' ? 100 : job.maxCachedWorkflows;
-  const stack = await startDurableStack({ baseURL: job.baseURL, maxCachedWorkflows });
+  const stack = await startDurableStack({ baseURL: job.baseURL, maxCachedWorkflows, workload: job.kind === 'sdk-floor' ? 'sdk-floor' : 'agent' });
   try {
+    if (job.kind === 'sdk-floor') return await measureLoop(job, (model) => runFloorAgent(stack, model));
     if (job.kind === 'loop') return await measureLoop(job, async (model) => void (await runDurableAgent(stack, model, job.modelCalls)));
     if (job.kind === 'history') return await measureHistory(stack, job.sizes);
     const latency = await measureApprovalLatency(stack, job);
