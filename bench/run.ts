@@ -100,8 +100,8 @@ async function main(): Promise<void> {
   const root = path.resolve(__dirname, '..');
   await mkdir(path.join(root, 'bench', 'results'), { recursive: true });
   await writeFile(path.join(root, 'bench', 'results', 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
-  // The plot shows P1 to P3; a run without them leaves the last plot alone.
-  const plotted = Boolean(results.p1 ?? results.p2 ?? results.p3);
+  // The plot shows P1 to P3 of a full run: a partial or --quick run leaves the published plot alone.
+  const plotted = !quick && Boolean(results.p1 && results.p2 && results.p3);
   if (plotted) await writeFile(path.join(root, 'docs', 'benchmarks.svg'), renderSvg(results));
   printTable(results);
   console.error(`wrote bench/results/latest.json${plotted ? ' and docs/benchmarks.svg' : ''}`);
