@@ -29,11 +29,16 @@ export function noopToolAnswers(message: ChatCompletionMessage): ChatCompletionM
   });
 }
 
-/** Those loops' opening messages. */
+/** The task every contender's agent is given. */
+export const BENCH_TASK = 'Call the no-op tool until you are done.';
+/** The system prompt of the contenders that bring none of their own (ours writes its own from its config). */
+export const BENCH_SYSTEM_PROMPT = 'You are a ReAct agent. Think, call tools, then answer.';
+
+/** The opening messages of the loops without a prompt builder (the lower bound, the SDK floor). */
 export function openingMessages(): ChatCompletionMessageParam[] {
   return [
-    { role: 'system', content: 'You are a ReAct agent. Think, call tools, then answer.' },
-    { role: 'user', content: 'Call the no-op tool until you are done.' },
+    { role: 'system', content: BENCH_SYSTEM_PROMPT },
+    { role: 'user', content: BENCH_TASK },
   ];
 }
 

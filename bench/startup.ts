@@ -5,6 +5,7 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { now } from './child';
+import { percentile } from './scenario';
 
 export interface StartupResult {
   samples: number;
@@ -38,6 +39,5 @@ function once(): Promise<number> {
 export async function measureStartup(samples: number): Promise<StartupResult> {
   const secondsToFirstStep: number[] = [];
   for (let i = 0; i < samples; i++) secondsToFirstStep.push(await once());
-  const sorted = [...secondsToFirstStep].sort((a, b) => a - b);
-  return { samples, secondsToFirstStep, medianSeconds: sorted[Math.floor(sorted.length / 2)] ?? NaN };
+  return { samples, secondsToFirstStep, medianSeconds: percentile(secondsToFirstStep, 50) };
 }

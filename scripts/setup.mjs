@@ -68,7 +68,9 @@ mustRun(process.execPath, [at('dist', 'dev-server.js'), '--provision', '--quiet'
 if (process.argv.includes('--bench')) {
   const dir = at('bench', 'langgraph');
   const benchLock = mtime(path.join(dir, 'package-lock.json'));
-  const benchInstalled = mtime(path.join(dir, 'node_modules', '.package-lock.json'));
+  // npm rewrites node_modules/.package-lock.json on every install: its age says when this folder was last installed.
+  const hiddenLock = path.join(dir, 'node_modules', '.package-lock.json');
+  const benchInstalled = mtime(hiddenLock);
   if (benchInstalled === undefined || (benchLock !== undefined && benchLock > benchInstalled)) {
     console.error('setup: installing the LangGraph contender (bench/langgraph; compiles better-sqlite3, about a minute)');
     // better-sqlite3 has no prebuilt binary reachable offline, so node-gyp compiles it; pointing it at this Node's
@@ -76,7 +78,6 @@ if (process.argv.includes('--bench')) {
     const nodeDir = path.resolve(path.dirname(process.execPath), '..');
     const headers = existsSync(path.join(nodeDir, 'include', 'node', 'node.h')) ? { npm_config_nodedir: nodeDir } : {};
     mustRun('npm', ['install', '--no-audit', '--no-fund'], { cwd: dir, env: { ...process.env, ...headers } });
-    const hiddenLock = path.join(dir, 'node_modules', '.package-lock.json');
     if (existsSync(hiddenLock)) utimesSync(hiddenLock, new Date(), new Date());
   }
 }

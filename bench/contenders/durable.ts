@@ -4,7 +4,7 @@ import { chainRunIds } from '../../src/run-chain';
 import type { ReActResult } from '../../src/shared/types';
 import { childMain, now } from '../child';
 import { measureLoop, type LoopJob, type LoopResult } from '../measure';
-import { benchModel } from '../scenario';
+import { BENCH_TASK, benchModel } from '../scenario';
 import { measureApprovalLatency, measureParkedRuns, type ApprovalJob, type ApprovalResult } from './durable-approvals';
 import { startDurableStack, succeeded, type DurableStack } from './durable-stack';
 import type { sdkFloorAgent } from './sdk-floor-workflow';
@@ -27,7 +27,7 @@ export interface HistoryRow {
 /** Starts one agent on `model` and waits for its answer; throws unless it finished the scripted work. */
 export async function runDurableAgent(stack: DurableStack, model: string, modelCalls: 'activity' | 'local'): Promise<ReActResult> {
   const steps = Number(model.split('.')[2]);
-  const run = await stack.agents.start('Call the no-op tool until you are done.', { model, maxIterations: steps + 1, modelCalls });
+  const run = await stack.agents.start(BENCH_TASK, { model, maxIterations: steps + 1, modelCalls });
   return succeeded(stack, run.workflowId);
 }
 
@@ -43,7 +43,7 @@ async function measureHistory(stack: DurableStack, sizes: number[]): Promise<His
   const rows: HistoryRow[] = [];
   for (const steps of sizes) {
     const started = now();
-    const run = await stack.agents.start('Call the no-op tool until you are done.', { model: benchModel('noop', steps, 'p3'), maxIterations: steps + 1 });
+    const run = await stack.agents.start(BENCH_TASK, { model: benchModel('noop', steps, 'p3'), maxIterations: steps + 1 });
     await succeeded(stack, run.workflowId);
     const seconds = (now() - started) / 1000;
     let bytes = 0;

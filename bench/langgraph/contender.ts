@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { childMain, now } from '../child';
 import { loopModels, measureLoop, type LoopJob, type LoopResult } from '../measure';
 import type { CheckpointRow, LangGraphJob } from '../langgraph-protocol';
-import { benchModel, NOOP_DESCRIPTION } from '../scenario';
+import { BENCH_SYSTEM_PROMPT, BENCH_TASK, benchModel, NOOP_DESCRIPTION } from '../scenario';
 
 const noop = tool(() => 'ok', { name: 'noop', description: NOOP_DESCRIPTION, schema: z.object({ step: z.number().int().optional() }) });
 
@@ -22,14 +22,14 @@ type Agent = ReturnType<typeof createReactAgent>;
 
 function buildAgent(baseURL: string, model: string, saver: SqliteSaver): Agent {
   const llm = new ChatOpenAI({ model, apiKey: 'not-needed', maxRetries: 0, configuration: { baseURL } });
-  return createReactAgent({ llm, tools: [noop], checkpointSaver: saver, prompt: 'You are a ReAct agent. Think, call tools, then answer.' });
+  return createReactAgent({ llm, tools: [noop], checkpointSaver: saver, prompt: BENCH_SYSTEM_PROMPT });
 }
 
 async function runAgent(agent: Agent, model: string): Promise<number> {
   const steps = Number(model.split('.')[2]);
   // Each step is two super-steps (model, tools); the default limit of 25 would stop runs past 12 steps.
   const state = await agent.invoke(
-    { messages: [{ role: 'user', content: 'Call the no-op tool until you are done.' }] },
+    { messages: [{ role: 'user', content: BENCH_TASK }] },
     { configurable: { thread_id: model }, recursionLimit: 2 * steps + 10 },
   );
   const last = state.messages.at(-1);
