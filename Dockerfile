@@ -40,4 +40,4 @@ USER node
 EXPOSE 8080 9464
 HEALTHCHECK --interval=15s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "/app/deploy/worker-healthcheck.mjs"]
-ENTRYPOINT ["node", "dist/cli.js", "worker"]
+ENTRYPOINT ["node", "dist/cli/main.js", "worker"]

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { startDevServer, type DevServer, type DevServerOptions } from '../src/dev-server';
+import { startDevServer, type DevServer, type DevServerOptions } from '../src/dev/dev-server';
 import { AGENT_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
 import { sleep } from './measure';
-import { freePort } from '../test/support/ports';
+import { freePort } from '../src/testing/free-port';
 
 /** The ID of our own child process whose command line names `dbFile` (the dev server started on it). */
 function serverPid(dbFile: string): number | undefined {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type AnyToolDefinition } from '../src/tools/define-tool';
+import { defineTool, type AnyToolDefinition } from '../src/worker/tools/define-tool';
 import { effectPath, type LedgerReceipt } from './protocol';
 
 /** Name of the side-effect tool the chaos scripts call. */

@@ -76,7 +76,7 @@ export interface RetryPolicy {
   maximumAttempts: number;
 }
 
-/** The policy `callModel` is scheduled with (src/workflows/activity-proxies.ts). */
+/** The policy `callModel` is scheduled with (src/workflow/activity-proxies.ts). */
 export const MODEL_RETRY_POLICY: RetryPolicy = { initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 6 };
 
 /** Slack for timer and clock granularity when comparing a retry's delay with the policy's. */

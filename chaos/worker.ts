@@ -9,9 +9,9 @@
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { z } from 'zod';
-import { readEnv } from '../src/env';
-import { createBuiltinTools } from '../src/tools/builtin';
-import { ToolRegistry } from '../src/tools/registry';
+import { readEnv } from '../src/client/env';
+import { createBuiltinTools } from '../src/worker/tools/builtin';
+import { ToolRegistry } from '../src/worker/tools/registry';
 import { createAgentWorker, createOpenAIClient } from '../src/worker';
 import { createLedgerTool } from './ledger-tool';
 import { READY_LINE } from './protocol';

@@ -9,16 +9,16 @@
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { historyToText } from '../test/support/histories';
-import { chainRunIds } from '../src/run-chain';
+import { chainRunIds } from '../src/client/run-chain';
 import { CRITIC_MARKER } from '../src/shared/critic';
 import { SUMMARIZER_MARKER } from '../src/shared/summaries';
 import { type ScriptedModelServer, type ScriptedResponder, type ScriptedTurn } from '../src/testing/scripted-model';
-import { createBuiltinTools } from '../src/tools/builtin';
-import { ToolRegistry } from '../src/tools/registry';
+import { createBuiltinTools } from '../src/worker/tools/builtin';
+import { ToolRegistry } from '../src/worker/tools/registry';
 import { waitForPending } from '../test/support/pending';
 import { createTestTools } from '../test/support/test-tools';
-import { startLocalStack } from '../test/support/local-stack';
-import type { AgentClient } from '../src/client';
+import { startLocalStack } from '../src/testing/local-stack';
+import type { AgentClient } from '../src/client/agent-client';
 
 const OUT = path.resolve(__dirname, '../test/histories');
 const thought = 'This step needs the tool, so I call it with care.';

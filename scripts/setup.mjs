@@ -62,7 +62,7 @@ if (!existsSync(at('dist')) || (mtime(stamp) ?? 0) < sources) {
 }
 
 // (c) The Temporal CLI: found, built with Go (once, minutes) or downloaded; --quiet prints only when it does work.
-mustRun(process.execPath, [at('dist', 'dev-server.js'), '--provision', '--quiet']);
+mustRun(process.execPath, [at('dist', 'dev', 'provision-command.js'), '--provision', '--quiet']);
 
 // (d) `--bench`: the LangGraph contender's own dependencies, kept out of the project's (bench/langgraph/package.json).
 if (process.argv.includes('--bench')) {

@@ -1,13 +1,20 @@
-/** The public API of durable-react-agent (Node side). Workflow code is loaded by the worker, not from here. */
-export { AgentClient, AgentRunError, InvalidConfigError, type AgentRunHandle, type StartOptions } from './client';
-export { createAgentWorker, createDefaultRegistry, createOpenAIClient, type AgentWorkerOptions } from './worker';
-export { createActivities, type Activities, type ActivityDependencies } from './activities';
-export { defineTool, type AnyToolDefinition, type ToolContext, type ToolDefinition, type ToolOutput } from './tools/define-tool';
-export { ToolRegistry, DuplicateToolError } from './tools/registry';
-export { createBuiltinTools } from './tools/builtin';
+/**
+ * durable-react-agent's root export, for services: the client, the tool definition, and every public error and
+ * decision type. The worker side is `durable-react-agent/worker`, workflow code `durable-react-agent/workflow`, test
+ * doubles `durable-react-agent/testing`.
+ */
+export * from './client/index';
+export { defineTool, ToolInputError, type AnyToolDefinition, type ToolContext, type ToolDefinition, type ToolOutput } from './worker/tools/define-tool';
 export { agentConfigSchema, validateAgentConfig, type AgentConfig, type AgentConfigInput, type StopCondition } from './shared/config';
 export { ErrorType } from './shared/errors';
-export { DEFAULT_TASK_QUEUE, getScratchpadQuery, getStatusQuery, getTraceQuery } from './shared/messages';
+export { DEFAULT_TASK_QUEUE, getPendingQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from './shared/messages';
 export type * from './shared/types';
-export { startScriptedModel, type ScriptedModelServer, type ScriptedTurn } from './testing/scripted-model';
-export { startDevServer, resolveTemporalCli } from './dev-server';
+export type {
+  AppliedDecision,
+  ConfirmationPolicy,
+  ConfirmationRule,
+  Decision,
+  PendingCall,
+  PendingDecisions,
+  PendingQuestion,
+} from './shared/approvals';

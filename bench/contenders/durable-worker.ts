@@ -2,12 +2,11 @@
  * The worker process of the durable-react-agent contender: the stock agent worker with the benchmark tools. It runs
  * in a process of its own, as in production, so its memory can be read on its own (P5). Stops on SIGTERM.
  */
-import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { z } from 'zod';
-import { defineTool } from '../../src/tools/define-tool';
-import { ToolRegistry } from '../../src/tools/registry';
-import { createAgentWorker, createOpenAIClient } from '../../src/worker';
+import { defineTool } from '../../src/worker/tools/define-tool';
+import { ToolRegistry } from '../../src/worker/tools/registry';
+import { createAgentWorker, createOpenAIClient, prebuiltWorkflowBundle } from '../../src/worker';
 import { NOOP_DESCRIPTION } from '../scenario';
 import { createFloorActivities } from './sdk-floor-activities';
 
@@ -52,7 +51,7 @@ async function main(): Promise<void> {
           registry: benchRegistry(),
           openai,
           // The bundle `npm run build` made (the bench runs it first), as a deployed worker would load it: no webpack here.
-          workflowBundle: { codePath: path.resolve(__dirname, '../../dist/workflow-bundle.js') },
+          workflowBundle: prebuiltWorkflowBundle(),
           workerOptions: { maxCachedWorkflows: job.maxCachedWorkflows },
         });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => worker.shutdown());

@@ -1,6 +1,6 @@
 /** The durable-react-agent contender: P1/P2 loops, P3 history bytes, P4 approval latency and P5 parked runs. */
 import { temporal } from '@temporalio/proto';
-import { chainRunIds } from '../../src/run-chain';
+import { chainRunIds } from '../../src/client/run-chain';
 import type { ReActResult } from '../../src/shared/types';
 import { childMain, now } from '../child';
 import { measureLoop, type LoopJob, type LoopResult } from '../measure';

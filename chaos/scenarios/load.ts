@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AgentClient } from '../../src/client';
+import { AgentClient } from '../../src/client/agent-client';
 import type { ScriptedResponder } from '../../src/testing/scripted-model';
 import { toolResults } from '../ledger-script';
 import { waitForResult, type RunRecord } from '../measure';

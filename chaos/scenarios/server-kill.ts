@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { AgentClient } from '../../src/client';
+import { AgentClient } from '../../src/client/agent-client';
 import { KillableDevServer } from '../killable-server';
 import { LEDGER_RUN_TURNS, ledgerPlan, ledgerResponder, ledgerQuery } from '../ledger-script';
 import { sleep, trigger, waitForResult, within, type RunRecord } from '../measure';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AgentClient } from '../../src/client';
+import { AgentClient } from '../../src/client/agent-client';
 import { LEDGER_TOOL } from '../ledger-tool';
 import { LEDGER_RUN_TURNS, LEDGER_RUN_WRITES, ledgerPlan, ledgerResponder, ledgerQuery } from '../ledger-script';
 import { trigger, waitForApproval, waitForResult, within, type RunRecord } from '../measure';

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { AgentClient } from '../client';
+import { AgentClient } from '../client/agent-client';
 import { describeCall } from '../shared/observation';
 import { UsageError } from './args';
 import { formatStep } from './trace-printer';

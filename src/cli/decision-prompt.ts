@@ -1,4 +1,4 @@
-import type { DecisionBody } from '../client';
+import type { DecisionBody } from '../client/agent-client';
 import type { PendingCall } from '../shared/approvals';
 import { describeCall } from '../shared/observation';
 

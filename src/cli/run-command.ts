@@ -1,14 +1,14 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { AgentClient } from '../client';
-import { dataConverterFromEnv } from '../codec';
-import { DEMO_MODEL, DEMO_QUERY, demoResponder } from '../demo';
-import { isServerAnswering, startDevServer } from '../dev-server';
-import { ensureSearchAttributes } from '../search-attributes-setup';
+import { AgentClient } from '../client/agent-client';
+import { dataConverterFromEnv } from '../worker/codec';
+import { DEMO_MODEL, DEMO_QUERY, demoResponder } from './demo';
+import { isServerAnswering, startDevServer } from '../dev/dev-server';
+import { ensureSearchAttributes } from '../dev/search-attributes';
 import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
-import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../env';
+import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../client/env';
 import { startScriptedModel } from '../testing/scripted-model';
-import { createAgentWorker, createOpenAIClient } from '../worker';
+import { createAgentWorker, createOpenAIClient, prebuiltWorkflowBundle } from '../worker/index';
 import { parseRunArgs, UsageError } from './args';
 import { watchPending } from './pending-watcher';
 import { createRunDecisions } from './run-decisions';
@@ -78,7 +78,9 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
     if (options.worker) {
       const nativeConnection = await NativeConnection.connect({ address: server.address });
       cleanups.push(() => nativeConnection.close());
-      const worker = await createAgentWorker({ connection: nativeConnection, env, openai, toolsRoot: options.toolsRoot });
+      // Encryption bundles its failure converter into the workflow code, so only a plain worker takes the prebuilt bundle.
+      const bundle = env.payloadEncryptionKeys ? undefined : prebuiltWorkflowBundle();
+      const worker = await createAgentWorker({ connection: nativeConnection, env, openai, toolsRoot: options.toolsRoot, ...(bundle ? { workflowBundle: bundle } : {}) });
       const running = worker.run();
       cleanups.push(async () => {
         worker.shutdown();

@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises';
-import type { AgentClient } from '../client';
-import { DecisionRefusedError } from '../decisions';
+import type { AgentClient } from '../client/agent-client';
+import { DecisionRefusedError } from '../client/decisions';
 import { describeCall } from '../shared/observation';
 import { promptDecision } from './decision-prompt';
 import type { NewPending } from './pending-watcher';

@@ -1,2 +1,2 @@
 /** Every workflow the worker registers; this file is the bundler's entry point. */
-export { reactAgentWorkflow } from './react-agent';
+export { reactAgentWorkflow } from '../workflow/react-agent';

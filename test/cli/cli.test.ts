@@ -9,7 +9,7 @@ import type { ReActResult } from '../../src/shared/types';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedTurn } from '../../src/testing/scripted-model';
 
 // The CLI is tested as users run it: the built bin in a child process (npm test builds dist/ first).
-const CLI = path.resolve(__dirname, '../../dist/cli.js');
+const CLI = path.resolve(__dirname, '../../dist/cli/main.js');
 
 let model: ScriptedModelServer;
 let workdir: string;

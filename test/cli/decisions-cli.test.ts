@@ -4,7 +4,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startScriptedModel, type ScriptedModelServer } from '../../src/testing/scripted-model';
 
-const CLI = path.resolve(__dirname, '../../dist/cli.js');
+const CLI = path.resolve(__dirname, '../../dist/cli/main.js');
 let model: ScriptedModelServer;
 const taskQueue = `cli-decisions-${randomUUID()}`;
 

@@ -11,7 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { resolveTemporalCli } from '../../src/dev-server';
+import { resolveTemporalCli } from '../../src/dev/provision';
 import { DEFAULT_TASK_QUEUE } from '../../src/shared/messages';
 import { AgentPendingToolsKey, AgentStatusKey } from '../../src/shared/search-attributes';
 
@@ -495,7 +495,7 @@ describe('Dockerfile', () => {
     const user = instruction(runtime, 'USER').at(-1);
     expect(user).toBeDefined();
     expect(user).not.toMatch(/^(root|0)(:|$)/);
-    expect(instruction(runtime, 'ENTRYPOINT').at(-1)).toBe('["node", "dist/cli.js", "worker"]');
+    expect(instruction(runtime, 'ENTRYPOINT').at(-1)).toBe('["node", "dist/cli/main.js", "worker"]');
   });
 
   it('checks health with node against the worker’s /healthz', () => {

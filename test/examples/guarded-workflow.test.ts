@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AgentClient } from '../../src/client';
+import { AgentClient } from '../../src/client/agent-client';
 import { startScriptedModel, type ScriptedModelServer } from '../../src/testing/scripted-model';
 import { createAgentWorker, createOpenAIClient } from '../../src/worker';
 

@@ -4,8 +4,8 @@ import path from 'node:path';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import type { TestProject } from 'vitest/node';
-import { resolveTemporalCli } from '../../src/dev-server';
-import { devServerTuningArgs } from '../../src/dev-server-tuning';
+import { resolveTemporalCli } from '../../src/dev/provision';
+import { devServerTuningArgs } from '../../src/dev/tuning';
 import { AgentPendingToolsKey, AgentStatusKey } from '../../src/shared/search-attributes';
 
 declare module 'vitest' {

@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, inject } from 'vitest';
-import { AgentClient, type AgentRunHandle } from '../../src/client';
+import { AgentClient, type AgentRunHandle } from '../../src/client/agent-client';
 import type { AgentConfigInput } from '../../src/shared/config';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedResponder, type ScriptedTurn } from '../../src/testing/scripted-model';
-import { createBuiltinTools } from '../../src/tools/builtin';
-import type { AnyToolDefinition } from '../../src/tools/define-tool';
-import { ToolRegistry } from '../../src/tools/registry';
+import { createBuiltinTools } from '../../src/worker/tools/builtin';
+import type { AnyToolDefinition } from '../../src/worker/tools/define-tool';
+import { ToolRegistry } from '../../src/worker/tools/registry';
 import { createAgentWorker, createOpenAIClient } from '../../src/worker';
 import { createTestTools } from './test-tools';
 

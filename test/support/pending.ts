@@ -1,4 +1,4 @@
-import type { AgentClient } from '../../src/client';
+import type { AgentClient } from '../../src/client/agent-client';
 import type { PendingDecisions } from '../../src/shared/approvals';
 
 /** Polls until a run waits for at least `approvals` decisions (a given call, a question, when asked) and returns them. */

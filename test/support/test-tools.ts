@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type AnyToolDefinition } from '../../src/tools/define-tool';
+import { defineTool, type AnyToolDefinition } from '../../src/worker/tools/define-tool';
 
 /** Effects recorded by `record_effect`, keyed by idempotency key, to check exactly-once behaviour. */
 export const recordedEffects = new Map<string, number>();

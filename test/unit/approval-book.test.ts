@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { PendingCall } from '../../src/shared/approvals';
-import { ApprovalBook } from '../../src/workflows/approval-book';
+import { ApprovalBook } from '../../src/workflow/approval-book';
 
 const call = (callId: string, tool = 'delete_record', args: unknown = { id: callId }): PendingCall => ({
   callId,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { argsHash } from '../../src/shared/canonical';
 import { formatDuration, parseDuration } from '../../src/shared/duration';
-import { needsConfirmation, normalizePath, ruleHolds } from '../../src/workflows/confirmation';
+import { needsConfirmation, normalizePath, ruleHolds } from '../../src/workflow/confirmation';
 
 const config = { requireConfirmation: [] as string[], skipConfirmation: [] as string[] };
 

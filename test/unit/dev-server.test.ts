@@ -2,7 +2,7 @@ import { chmod, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { TemporalCliNotFoundError, resolveTemporalCli, temporalCliCacheDir } from '../../src/dev-server';
+import { TemporalCliNotFoundError, resolveTemporalCli, temporalCliCacheDir } from '../../src/dev/provision';
 
 // Every case builds its own PATH / XDG_CACHE_HOME in a temp folder and passes `env` explicitly, so nothing here
 // depends on (or changes) the machine's real Temporal CLI, Go toolchain or process.env.

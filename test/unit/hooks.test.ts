@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { callHook, HOOK_ERROR } from '../../src/workflows/hooks';
+import { callHook, HOOK_ERROR } from '../../src/workflow/hooks';
 
 describe('callHook', () => {
   it('passes a hook\'s value through', () => {

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, it, expect, vi } from 'vitest';
 import { ApplicationFailure } from '@temporalio/common';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { classifyModelError, MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../src/activities/model-errors';
+import { classifyModelError, MAX_RETRY_AFTER_MS, parseRetryAfter } from '../../src/worker/activities/model-errors';
 
 const endpoint = { baseURL: 'https://llm.example.test/v1', model: 'gpt-test' };
 const NOW = Date.parse('2025-06-01T12:00:00Z');

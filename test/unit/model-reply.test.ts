@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { readNativeReply, readTextReply, readUsage } from '../../src/activities/model-reply';
-import type { ModelToolCall, TextTags } from '../../src/shared/model-protocol';
+import { readNativeReply, readTextReply, readUsage } from '../../src/worker/activities/model-reply';
+import type { ModelToolCall, TextTags } from '../../src/shared/protocol/model-io';
 
 const usage = { promptTokens: 120, completionTokens: 30, totalTokens: 150 };
 const tags: TextTags = { thought: 'Thought:', action: 'Action:', observation: 'Observation:' };

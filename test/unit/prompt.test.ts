@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
 import { agentConfigSchema, type AgentConfigInput } from '../../src/shared/config';
-import type { ChatMessage } from '../../src/shared/model-protocol';
+import type { ChatMessage } from '../../src/shared/protocol/model-io';
 import type { ReActStep } from '../../src/shared/types';
-import { buildMessages, forcedAnswerInstruction, renderScratchpad } from '../../src/workflows/prompt';
+import { buildMessages, forcedAnswerInstruction, renderScratchpad } from '../../src/workflow/prompt';
 
 const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 

@@ -1,12 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseTextReply } from '../../src/activities/text-protocol';
-import { readNativeReply, readTextReply } from '../../src/activities/model-reply';
+import { parseTextReply } from '../../src/shared/protocol/text-format';
+import { readNativeReply, readTextReply } from '../../src/worker/activities/model-reply';
 import { agentConfigSchema, validateAgentConfig } from '../../src/shared/config';
 import { argsHash } from '../../src/shared/canonical';
 import { CHARS_PER_TOKEN, truncateToTokens } from '../../src/shared/observation';
-import { ExpressionError, evaluateExpression } from '../../src/tools/builtin/expression-parser';
-import { ApprovalBook } from '../../src/workflows/approval-book';
+import { ExpressionError, evaluateExpression } from '../../src/worker/tools/builtin/expression-parser';
+import { ApprovalBook } from '../../src/workflow/approval-book';
 
 const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
 const tags = { thought: 'Thought:', action: 'Action:', observation: 'Observation:' };

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { z } from 'zod';
-import { defineTool, type AnyToolDefinition } from '../../src/tools/define-tool';
-import { DuplicateToolError, ToolRegistry } from '../../src/tools/registry';
+import { defineTool, type AnyToolDefinition } from '../../src/worker/tools/define-tool';
+import { DuplicateToolError, ToolRegistry } from '../../src/worker/tools/registry';
 
 function tool(name: string, category: string): AnyToolDefinition {
   return defineTool({

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { callSignature, normalizeArgs, trailingRepeats } from '../../src/workflows/stall';
+import { callSignature, normalizeArgs, trailingRepeats } from '../../src/workflow/stall';
 
 describe('normalizeArgs', () => {
   it('ignores key order', () => {

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { agentConfigSchema, type AgentConfigInput, type StopCondition } from '../../src/shared/config';
 import type { ReActAction, ReActStep } from '../../src/shared/types';
-import { checkBeforeThinking, findPhrase, matchStopCondition } from '../../src/workflows/termination';
+import { checkBeforeThinking, findPhrase, matchStopCondition } from '../../src/workflow/termination';
 
 const config = (input: AgentConfigInput = {}) => agentConfigSchema.parse(input);
 

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { parseTextReply, textProtocolInstructions } from '../../src/activities/text-protocol';
-import type { TextTags } from '../../src/shared/model-protocol';
+import { parseTextReply, textProtocolInstructions } from '../../src/shared/protocol/text-format';
+import type { TextTags } from '../../src/shared/protocol/model-io';
 
 const tags: TextTags = { thought: 'Thought:', action: 'Action:', observation: 'Observation:' };
 const customTags: TextTags = { thought: 'Reasoning:', action: 'Tool:', observation: 'Result:' };

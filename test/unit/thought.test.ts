@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { agentConfigSchema } from '../../src/shared/config';
-import { validateThought } from '../../src/workflows/thought';
+import { validateThought } from '../../src/workflow/thought';
 
 const config = agentConfigSchema.parse({});
 

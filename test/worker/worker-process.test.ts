@@ -4,13 +4,13 @@ import { createServer as createHttpServer } from 'node:http';
 import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AgentClient } from '../../src/client';
-import { startDevServer } from '../../src/dev-server';
-import { ensureSearchAttributes } from '../../src/search-attributes-setup';
+import { AgentClient } from '../../src/client/agent-client';
+import { startDevServer } from '../../src/dev/dev-server';
+import { ensureSearchAttributes } from '../../src/dev/search-attributes';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedResponder } from '../../src/testing/scripted-model';
-import { freePort } from '../support/ports';
+import { freePort } from '../../src/testing/free-port';
 
-const CLI = path.resolve(__dirname, '../../dist/cli.js');
+const CLI = path.resolve(__dirname, '../../dist/cli/main.js');
 let model: ScriptedModelServer;
 const children: ChildProcess[] = [];
 

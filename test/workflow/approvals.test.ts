@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { DecisionRefusedError } from '../../src/decisions';
+import { DecisionRefusedError } from '../../src/client/decisions';
 import fc from 'fast-check';
 import { decideSignal, decideUpdate } from '../../src/shared/messages';
 import { AgentPendingToolsKey, AgentStatusKey } from '../../src/shared/search-attributes';

@@ -6,15 +6,15 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
-import { AgentClient, AgentRunError } from '../../src/client';
-import { encryptedDataConverter } from '../../src/codec';
-import { startCodecServer } from '../../src/codec/codec-server';
-import { EncryptionCodec } from '../../src/codec/encryption-codec';
-import { startDevServer } from '../../src/dev-server';
+import { AgentClient, AgentRunError } from '../../src/client/agent-client';
+import { encryptedDataConverter } from '../../src/worker/codec';
+import { startCodecServer } from '../../src/worker/codec/codec-server';
+import { EncryptionCodec } from '../../src/worker/codec/encryption-codec';
+import { startDevServer } from '../../src/dev/dev-server';
 import { AGENT_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
 import { startScriptedModel } from '../../src/testing/scripted-model';
 import { createAgentWorker, createOpenAIClient } from '../../src/worker';
-import { freePort } from '../support/ports';
+import { freePort } from '../../src/testing/free-port';
 
 
 const API_KEY = `sk-canary-${randomUUID()}`;
@@ -70,7 +70,7 @@ describe('payload encryption', () => {
   it('with the codec, no canary (prompt, tool result, failure message) is in the server\'s database; without it they are', { timeout: 120_000 }, async () => {
     const keys = [{ id: 'k1', key: randomBytes(32) }];
     // Tests run from sources; the client requires the compiled failure converter (npm test builds dist/ first).
-    const failureConverter = path.resolve(__dirname, '../../dist/codec/failure-converter.js');
+    const failureConverter = path.resolve(__dirname, '../../dist/workflow/failure-converter.js');
     const dataConverter = encryptedDataConverter(keys, failureConverter);
     // A failure converter is part of the workflow bundle: a prebuilt bundle must be built with it (workers that
     // bundle at start, like the CLI's and the Docker image's, pick it up from the data converter).

@@ -1,6 +1,6 @@
 import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import { chainRunIds } from '../../src/run-chain';
+import { chainRunIds } from '../../src/client/run-chain';
 import { AgentStatusKey } from '../../src/shared/search-attributes';
 import type { ScriptedResponder } from '../../src/testing/scripted-model';
 import { useHarness, waitForPending } from '../support/harness';

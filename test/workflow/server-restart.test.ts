@@ -4,16 +4,16 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
-import { AgentClient } from '../../src/client';
-import { startDevServer, type DevServer } from '../../src/dev-server';
+import { AgentClient } from '../../src/client/agent-client';
+import { startDevServer, type DevServer } from '../../src/dev/dev-server';
 import { AGENT_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
 import { startScriptedModel } from '../../src/testing/scripted-model';
-import { createBuiltinTools } from '../../src/tools/builtin';
-import { ToolRegistry } from '../../src/tools/registry';
+import { createBuiltinTools } from '../../src/worker/tools/builtin';
+import { ToolRegistry } from '../../src/worker/tools/registry';
 import { createAgentWorker, createOpenAIClient } from '../../src/worker';
 import { waitForPending } from '../support/harness';
 import { createTestTools, recordedEffects } from '../support/test-tools';
-import { freePort } from '../support/ports';
+import { freePort } from '../../src/testing/free-port';
 
 
 /** A worker and client against one server; close() stops both. */

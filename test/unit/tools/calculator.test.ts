@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { calculatorTool } from '../../../src/tools/builtin/calculator';
-import { ExpressionError } from '../../../src/tools/builtin/expression-parser';
+import { calculatorTool } from '../../../src/worker/tools/builtin/calculator';
+import { ExpressionError } from '../../../src/worker/tools/builtin/expression-parser';
 import { runTool } from './helpers';
 
 describe('calculator tool', () => {

@@ -4,7 +4,7 @@ import {
   ExpressionError,
   MAX_EXPRESSION_LENGTH,
   MAX_NESTING_DEPTH,
-} from '../../../src/tools/builtin/expression-parser';
+} from '../../../src/worker/tools/builtin/expression-parser';
 
 function errorOf(expression: string): ExpressionError {
   try {

@@ -2,8 +2,8 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { createFileTools, DEFAULT_READ_MAX_BYTES } from '../../../src/tools/builtin/files';
-import { PathNotFoundError, PathOutsideRootError } from '../../../src/tools/builtin/file-access';
+import { createFileTools, DEFAULT_READ_MAX_BYTES } from '../../../src/worker/tools/builtin/files';
+import { PathNotFoundError, PathOutsideRootError } from '../../../src/worker/tools/builtin/file-access';
 import { makeFixture, runTool } from './helpers';
 
 const MAIN_TS = 'export function main() {\n  // TODO: wire the worker\n  return 42;\n}\n';

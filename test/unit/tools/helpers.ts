@@ -1,7 +1,7 @@
 import { mkdtemp, mkdir, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import type { AnyToolDefinition, ToolContext, ToolOutput } from '../../../src/tools/define-tool';
+import type { AnyToolDefinition, ToolContext, ToolOutput } from '../../../src/worker/tools/define-tool';
 
 /** Runs a tool the way the tool activity does: arguments parsed through the schema, then the handler. */
 export async function runTool(tool: AnyToolDefinition, args: unknown): Promise<ToolOutput> {

@@ -1,9 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import * as path from 'node:path';
-import { createSearchTool } from '../../../src/tools/builtin/search';
-import type { SearchHit } from '../../../src/tools/builtin/search';
-import type { AnyToolDefinition } from '../../../src/tools/define-tool';
+import { createSearchTool } from '../../../src/worker/tools/builtin/search';
+import type { SearchHit } from '../../../src/worker/tools/builtin/search';
+import type { AnyToolDefinition } from '../../../src/worker/tools/define-tool';
 import { makeFixture, runTool } from './helpers';
 
 type SearchOutput = { query: string; totalMatches: number; hits: SearchHit[] };

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { z } from 'zod';
-import { textTool } from '../../../src/tools/builtin/text';
+import { textTool } from '../../../src/worker/tools/builtin/text';
 import { runTool } from './helpers';
 
 describe('text tool', () => {

@@ -1,0 +1,135 @@
+#!/usr/bin/env node
+import { AgentRunError, InvalidConfigError } from '../client/agent-client';
+import { ErrorType } from '../shared/errors';
+import { UsageError } from './args';
+import { DECISION_COMMANDS, decisionCommand } from './decision-commands';
+import { DecisionRefusedError } from '../client/decisions';
+import { DEV_SERVER_DB, runCommand } from './run-command';
+import { startDevServer } from '../dev/dev-server';
+import { parseArgs } from 'node:util';
+import { EncryptionCodec, parseEncryptionKeys, PayloadCodecError } from '../worker/codec';
+import { startCodecServer } from '../worker/codec/codec-server';
+import { readEnv } from '../client/env';
+import { ensureSearchAttributes } from '../dev/search-attributes';
+import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
+import { runWorkerProcess } from '../worker/process';
+import { InvalidEnvironmentError } from '../worker/env';
+
+const USAGE = `Usage: durable-react-agent <command> [options]
+
+Commands:
+  run [options] "<query>"   Run an agent; live trace on stderr, final answer on stdout
+  server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C
+  worker                    Run a worker against TEMPORAL_ADDRESS until Ctrl-C
+  codec-server [--port 8888] [--origin http://localhost:8233] [--token T]
+                            Decode/encode endpoints for the Temporal UI (needs PAYLOAD_ENCRYPTION_KEYS)
+  pending [--json]          Calls and questions waiting for a person, across runs
+  approve <workflowId> [callId] [--always]
+  reject  <workflowId> [callId] --reason TEXT
+  edit    <workflowId> [callId] --args '<json>'
+  respond <workflowId> [callId] --observation TEXT
+  answer  <workflowId> "<text>"
+  trace   <workflowId> [--json]     result <workflowId> [--json]     cancel <workflowId>
+  (callId may be left out when exactly one call is pending; decision commands use TEMPORAL_ADDRESS or localhost:7233)
+
+run options:
+  --tools a,b               Tools the agent may use (default: all built-ins)
+  --max-iterations N        --stall-threshold N      --timeout SECONDS      --token-budget N
+  --model NAME              --tool-calling native|text
+  --success-phrase TEXT     --failure-phrase TEXT   (repeatable)
+  --config FILE.json        Full agent config (flags override it)
+  --root DIR                Folder the file and search tools may read (default: current directory)
+  --json                    Print exactly one ReActResult JSON object on stdout
+  --no-worker               Do not run a worker in this process
+  --demo                    Ask the demo question; without a model endpoint, use the scripted demo model
+  --confirm TOOL            Require a person to confirm calls of TOOL (repeatable)
+  --no-interactive          Never prompt: print the workflow ID and wait for decisions sent from elsewhere
+
+Exit codes: 0 run finished (any termination reason), 2 invalid input, 1 other errors.`;
+
+const say = (line: string): void => void process.stderr.write(`${line}\n`);
+const out = (line: string): void => void process.stdout.write(`${line}\n`);
+
+async function codecServerCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({ args: argv, options: { port: { type: 'string', default: '8888' }, host: { type: 'string', default: '127.0.0.1' }, origin: { type: 'string', default: 'http://localhost:8233' }, token: { type: 'string' } } });
+  const env = readEnv();
+  if (!env.payloadEncryptionKeys) throw new UsageError('codec-server needs PAYLOAD_ENCRYPTION_KEYS (id:base64key,…), the same keys as the workers');
+  const port = Number(values.port);
+  if (!Number.isInteger(port)) throw new UsageError(`--port expects a number, got "${values.port}"`);
+  const token = values.token ?? process.env.CODEC_SERVER_TOKEN;
+  const { url } = await startCodecServer({ codec: new EncryptionCodec(parseEncryptionKeys(env.payloadEncryptionKeys)), origin: values.origin, token, host: values.host, port });
+  say(`Codec server on ${url} for ${values.origin}${token ? ' (bearer token required)' : ''}`);
+  say(`Start the UI with --ui-codec-endpoint ${url}, or set it in the UI's Data Encoder settings. Ctrl-C stops it.`);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  return 0;
+}
+
+async function serverCommand(): Promise<number> {
+  const env = readEnv();
+  const server = await startDevServer({
+    dbFile: DEV_SERVER_DB,
+    namespace: env.temporalNamespace,
+    searchAttributes: [...AGENT_SEARCH_ATTRIBUTES],
+    log: say,
+  });
+  await ensureSearchAttributes(server.address, server.namespace);
+  say(`Temporal dev server: ${server.address} (namespace ${server.namespace}, state in ${DEV_SERVER_DB})`);
+  if (server.uiUrl) say(`Temporal UI: ${server.uiUrl}`);
+  say('Press Ctrl-C to stop.');
+  // The server process belongs to the SDK's native runtime, which holds no Node handle: without this timer Node would
+  // see an empty event loop and exit at once, taking the server with it.
+  const keepAlive = setInterval(() => undefined, 60_000);
+  await new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+  clearInterval(keepAlive);
+  await server.stop();
+  return 0;
+}
+
+/** Runs a command and maps failures to the designed exit codes, each with a one-line message. */
+export async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    const decision = DECISION_COMMANDS.find((name) => name === command);
+    if (decision) return await decisionCommand(decision, rest, out);
+    switch (command) {
+      case 'run':
+        return await runCommand(rest, out, say);
+      case 'server':
+        return await serverCommand();
+      case 'worker':
+        await runWorkerProcess();
+        return 0;
+      case 'codec-server':
+        return await codecServerCommand(rest);
+      case undefined:
+      case 'help':
+      case '--help':
+      case '-h':
+        say(USAGE);
+        return command === undefined ? 2 : 0;
+      default:
+        throw new UsageError(`unknown command "${command}"; try --help`);
+    }
+  } catch (error) {
+    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    say(`error: ${message}`);
+    const invalidInput =
+      error instanceof UsageError ||
+      error instanceof DecisionRefusedError ||
+      error instanceof InvalidEnvironmentError ||
+      error instanceof PayloadCodecError ||
+      error instanceof InvalidConfigError ||
+      (error instanceof AgentRunError && error.type === ErrorType.InvalidConfig);
+    return invalidInput ? 2 : 1;
+  }
+}
+
+if (require.main === module) {
+  void main(process.argv.slice(2)).then((code) => process.exit(code));
+}

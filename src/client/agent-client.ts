@@ -1,0 +1,268 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { ApplicationFailure } from '@temporalio/common';
+import { listPending, resolveCallId, sendAnswer, sendDecision, type PendingItem } from './decisions';
+import { z } from 'zod';
+import { dataConverterFromEnv } from '../worker/codec';
+import { readEnv } from './env';
+import { parseSignature, renderInputs } from '../shared/signature';
+import { formatZodIssues } from '../shared/validation';
+import { stitchTrace } from './run-chain';
+import { startMetadata } from './run-metadata';
+import type { AppliedDecision, Decision, PendingDecisions } from '../shared/approvals';
+import { validateAgentConfig, type AgentConfig, type AgentConfigInput } from '../shared/config';
+import { AGENT_WORKFLOW_TYPE, getPendingQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
+import { AGENT_SEARCH_ATTRIBUTES, AgentStatusKey } from '../shared/search-attributes';
+import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
+
+/** Refused before a run starts: the message lists every bad field on one line. */
+export class InvalidConfigError extends Error {
+  override readonly name = 'InvalidConfigError';
+}
+
+/** A run that failed instead of finishing (e.g. the model endpoint rejected the key). `type` is an ErrorType name. */
+export class AgentRunError extends Error {
+  override readonly name = 'AgentRunError';
+  constructor(
+    message: string,
+    readonly workflowId: string,
+    readonly type: string | undefined,
+    /** The trace up to the failure, when the workflow attached one. */
+    readonly trace: ReActTrace | undefined,
+  ) {
+    super(message);
+  }
+}
+
+function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
+  const json = z.toJSONSchema(schema, { io: 'output' }) as Record<string, unknown>;
+  delete json.$schema;
+  return json;
+}
+
+/** Raised when the cluster lacks the agent's search attributes; the message has the commands that add them. */
+export class SearchAttributesMissingError extends Error {
+  override readonly name = 'SearchAttributesMissingError';
+}
+
+function explainMissingSearchAttributes(error: unknown): unknown {
+  const message = error instanceof Error ? error.message : '';
+  if (!/search attribute/i.test(message) || !message.includes(AgentStatusKey.name)) return error;
+  const commands = AGENT_SEARCH_ATTRIBUTES.map(
+    ({ name, type }) => `temporal operator search-attribute create --name ${name} --type ${type === 'keyword' ? 'Keyword' : 'KeywordList'}`,
+  ).join(' && ');
+  return new SearchAttributesMissingError(
+    `The Temporal cluster has no ${AgentStatusKey.name} search attribute. Register them (${commands}) or create the AgentClient with searchAttributes: false`,
+  );
+}
+
+/** A started (or looked-up) run. */
+export interface AgentRunHandle {
+  readonly workflowId: string;
+  /** Waits for the run to finish; throws AgentRunError when it failed. */
+  result(): Promise<ReActResult>;
+  getTrace(): Promise<ReActTrace>;
+  getScratchpad(): Promise<string>;
+  getStatus(): Promise<AgentStatus>;
+  /** Requests cancellation; the run stops with reason `cancelled` and returns its partial trace. */
+  cancel(): Promise<void>;
+}
+
+/** Options of {@link AgentClient.start}. */
+export interface StartOptions {
+  /** Defaults to `agent-<uuid>`. */
+  workflowId?: string;
+  /** The final answer must match this zod schema (sent as JSON Schema; `result.output` holds the data). */
+  outputSchema?: z.ZodType;
+  /** Start your own workflow that calls `runReActLoop` (it takes the same input) instead of the stock agent. */
+  workflowType?: string;
+  /** Named inputs (the query given as an object) must match this zod schema; refused before the run starts. */
+  inputSchema?: z.ZodType;
+}
+
+/** A run's question as text, or as named inputs for the config's signature (`"context, question -> answer"`). */
+export type AgentQuery = string | Record<string, unknown>;
+
+function queryText(query: AgentQuery, config: AgentConfig, inputSchema?: z.ZodType): string {
+  if (typeof query === 'string') {
+    if (query.trim() === '') throw new InvalidConfigError('The query must be a non-empty string');
+    return query;
+  }
+  if (inputSchema) {
+    const parsed = inputSchema.safeParse(query);
+    if (!parsed.success) throw new InvalidConfigError(`Invalid inputs: ${formatZodIssues(parsed.error.issues)}`);
+    if (!config.signature) {
+      return Object.entries(parsed.data as Record<string, unknown>)
+        .map(([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
+        .join('\n');
+    }
+  }
+  const signature = config.signature ? parseSignature(config.signature) : undefined;
+  if (!signature || typeof signature === 'string') {
+    throw new InvalidConfigError('A query given as named inputs needs a signature in the config or an inputSchema, e.g. "context, question -> answer"');
+  }
+  const rendered = renderInputs(signature, query);
+  if (typeof rendered !== 'string') throw new InvalidConfigError(`Missing signature inputs: ${rendered.missing.join(', ')}`);
+  return rendered;
+}
+
+function toRunError(error: unknown, workflowId: string): unknown {
+  if (!(error instanceof WorkflowFailedError)) return error;
+  const cause = error.cause;
+  if (cause instanceof ApplicationFailure) {
+    const trace = cause.details?.[0] as ReActTrace | undefined;
+    return new AgentRunError(cause.message, workflowId, cause.type ?? undefined, trace);
+  }
+  return new AgentRunError(cause?.message ?? error.message, workflowId, undefined, undefined);
+}
+
+/** The typed API services and the CLI use to start runs and read their traces. */
+export class AgentClient {
+  /** The underlying Temporal client, for anything this API does not cover. */
+  readonly client: Client;
+  readonly taskQueue: string;
+  private readonly ownsConnection: boolean;
+  private readonly searchAttributes: boolean;
+
+  /**
+   * Wraps an existing Temporal client; `ownsConnection` makes {@link close} close its connection. Runs are started
+   * with the AgentStatus search attribute unless `searchAttributes` is false (a cluster without them registered;
+   * listPending then finds nothing).
+   */
+  constructor(options: { client: Client; taskQueue?: string; ownsConnection?: boolean; searchAttributes?: boolean }) {
+    this.client = options.client;
+    this.taskQueue = options.taskQueue ?? readEnv().taskQueue;
+    this.ownsConnection = options.ownsConnection ?? false;
+    this.searchAttributes = options.searchAttributes ?? true;
+  }
+
+  /** Closes the connection this client opened in {@link connect}; a no-op for a wrapped client. */
+  async close(): Promise<void> {
+    if (this.ownsConnection) await this.client.connection.close();
+  }
+
+  /** Connects to TEMPORAL_ADDRESS (or the given address) and namespace. */
+  static async connect(options: { address?: string; namespace?: string; taskQueue?: string } = {}): Promise<AgentClient> {
+    const env = readEnv();
+    const connection = await Connection.connect({ address: options.address ?? env.temporalAddress ?? 'localhost:7233' });
+    const client = new Client({ connection, namespace: options.namespace ?? env.temporalNamespace, dataConverter: dataConverterFromEnv(env) });
+    return new AgentClient({ client, taskQueue: options.taskQueue ?? env.taskQueue, ownsConnection: true });
+  }
+
+  /** Validates a config without starting anything; throws InvalidConfigError listing every bad field. */
+  static validateConfig(config: AgentConfigInput | undefined): AgentConfig {
+    const validation = validateAgentConfig(config);
+    if (!validation.ok) throw new InvalidConfigError(validation.message);
+    return validation.config;
+  }
+
+  /** Starts a run. The config is validated first, so a bad field never reaches the server. */
+  async start(query: AgentQuery, config: AgentConfigInput = {}, options: StartOptions = {}): Promise<AgentRunHandle> {
+    const withSchema = options.outputSchema ? { ...config, outputSchema: toJsonSchema(options.outputSchema) } : config;
+    const validated = AgentClient.validateConfig(withSchema);
+    const workflowId = options.workflowId ?? `agent-${randomUUID()}`;
+    const input: AgentWorkflowInput = { query: queryText(query, validated, options.inputSchema), config: withSchema };
+    const metadata = startMetadata(input.query, validated);
+    const typedSearchAttributes = this.searchAttributes ? [{ key: AgentStatusKey, value: 'Running' }] : undefined;
+    try {
+      const type = options.workflowType ?? AGENT_WORKFLOW_TYPE;
+      await this.client.workflow.start(type, { taskQueue: this.taskQueue, workflowId, args: [input], typedSearchAttributes, ...metadata });
+    } catch (error) {
+      throw explainMissingSearchAttributes(error);
+    }
+    return this.handle(workflowId);
+  }
+
+  /** A handle to an existing run. */
+  handle(workflowId: string): AgentRunHandle {
+    const workflow: WorkflowHandle = this.client.workflow.getHandle(workflowId);
+    const result = async (): Promise<ReActResult> => {
+      let raw: ReActResult;
+      try {
+        raw = (await workflow.result()) as ReActResult;
+      } catch (error) {
+        throw toRunError(error, workflowId);
+      }
+      return { ...raw, trace: await stitchTrace(this.client, workflowId, raw.trace) };
+    };
+    return {
+      workflowId,
+      result,
+      // A finished run's trace comes from its result, so it is readable without a worker running.
+      getTrace: async () => {
+        const { status } = await workflow.describe();
+        if (status.name === 'COMPLETED') return (await result()).trace;
+        return stitchTrace(this.client, workflowId, await workflow.query(getTraceQuery));
+      },
+      getScratchpad: () => workflow.query(getScratchpadQuery),
+      getStatus: () => workflow.query(getStatusQuery),
+      cancel: async () => {
+        await workflow.cancel();
+      },
+    };
+  }
+
+  /** Waits for a run's result. */
+  result(workflowId: string): Promise<ReActResult> {
+    return this.handle(workflowId).result();
+  }
+
+  /** The trace of a run, running or finished. */
+  getTrace(workflowId: string): Promise<ReActTrace> {
+    return this.handle(workflowId).getTrace();
+  }
+
+  /** The scratchpad text of a run. */
+  getScratchpad(workflowId: string): Promise<string> {
+    return this.handle(workflowId).getScratchpad();
+  }
+
+  /** Requests cancellation of a run. */
+  cancel(workflowId: string): Promise<void> {
+    return this.handle(workflowId).cancel();
+  }
+
+  /** Every pending approval and question across running agents. */
+  listPending(): Promise<PendingItem[]> {
+    return listPending(this.client);
+  }
+
+  /** What one run is waiting for. */
+  getPending(workflowId: string): Promise<PendingDecisions> {
+    return this.client.workflow.getHandle(workflowId).query(getPendingQuery);
+  }
+
+  /** Sends any decision; `callId` may be left out when exactly one call is pending. */
+  async decide(workflowId: string, callId: string | undefined, decision: DecisionBody): Promise<AppliedDecision> {
+    const handle = this.client.workflow.getHandle(workflowId);
+    return sendDecision(handle, { ...decision, callId: await resolveCallId(handle, callId) });
+  }
+
+  /** Runs the call as proposed; `always` also approves every later call of the same tool in this run. */
+  approve(workflowId: string, callId?: string, options: { always?: boolean; argsHash?: string } = {}): Promise<AppliedDecision> {
+    return this.decide(workflowId, callId, { decision: 'approve', ...options });
+  }
+
+  /** Does not run the call; the model sees the reason. */
+  reject(workflowId: string, callId: string | undefined, reason: string): Promise<AppliedDecision> {
+    return this.decide(workflowId, callId, { decision: 'reject', reason });
+  }
+
+  /** Runs the call with new arguments, re-validated by the tool's schema (refused, call still pending, if invalid). */
+  edit(workflowId: string, callId: string | undefined, args: Record<string, unknown>): Promise<AppliedDecision> {
+    return this.decide(workflowId, callId, { decision: 'edit', args });
+  }
+
+  /** Does not run the call; `observation` is what the model sees as its result. */
+  respond(workflowId: string, callId: string | undefined, observation: string): Promise<AppliedDecision> {
+    return this.decide(workflowId, callId, { decision: 'respond', observation });
+  }
+
+  /** Answers the run's clarification question. */
+  answer(workflowId: string, text: string, callId?: string): Promise<string> {
+    return sendAnswer(this.client.workflow.getHandle(workflowId), text, callId);
+  }
+}
+
+/** A decision without its call ID (filled in by resolveCallId). */
+export type DecisionBody = Decision extends infer D ? (D extends Decision ? Omit<D, 'callId'> : never) : never;

@@ -1,0 +1,64 @@
+import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { AppliedDecision, Decision, PendingCall, PendingQuestion } from '../shared/approvals';
+import { answerUpdate, decideUpdate, getPendingQuery } from '../shared/messages';
+import { AgentStatusKey } from '../shared/search-attributes';
+
+/** A decision the run refused (unknown or already-decided call, stale argsHash, invalid edit); nothing changed. */
+export class DecisionRefusedError extends Error {
+  override readonly name = 'DecisionRefusedError';
+}
+
+/** One thing a person can act on: a call to approve or a question to answer, with the run it belongs to. */
+export type PendingItem =
+  | ({ kind: 'approval'; workflowId: string } & PendingCall)
+  | ({ kind: 'question'; workflowId: string } & PendingQuestion);
+
+/** Every pending approval and question across running agents (visibility query on AgentStatus, then getPending). */
+export async function listPending(client: Client): Promise<PendingItem[]> {
+  const query = `${AgentStatusKey.name} IN ('AwaitingApproval', 'AwaitingInput') AND ExecutionStatus = 'Running'`;
+  const items: PendingItem[] = [];
+  for await (const execution of client.workflow.list({ query })) {
+    const pending = await client.workflow
+      .getHandle(execution.workflowId)
+      .query(getPendingQuery)
+      .catch(() => null); // finished between the list and the query
+    if (!pending) continue;
+    for (const call of pending.approvals) items.push({ kind: 'approval', workflowId: execution.workflowId, ...call });
+    if (pending.question) items.push({ kind: 'question', workflowId: execution.workflowId, ...pending.question });
+  }
+  return items;
+}
+
+/** The call ID to decide: the given one, or the only pending call (an error when there are none or several). */
+export async function resolveCallId(handle: WorkflowHandle, callId: string | undefined): Promise<string> {
+  if (callId) return callId;
+  const { approvals } = await handle.query(getPendingQuery);
+  const only = approvals[0];
+  if (approvals.length === 1 && only) return only.callId;
+  if (approvals.length === 0) throw new DecisionRefusedError(`Run ${handle.workflowId} has no pending call`);
+  const ids = approvals.map((call) => `${call.callId} (${call.tool})`).join(', ');
+  throw new DecisionRefusedError(`Run ${handle.workflowId} has ${approvals.length} pending calls; name one: ${ids}`);
+}
+
+function refused(error: unknown): unknown {
+  if (error instanceof WorkflowUpdateFailedError && error.cause) return new DecisionRefusedError(error.cause.message);
+  return error;
+}
+
+/** Sends a decision by update and returns what it did; a refused decision throws DecisionRefusedError. */
+export async function sendDecision(handle: WorkflowHandle, decision: Decision): Promise<AppliedDecision> {
+  try {
+    return await handle.executeUpdate(decideUpdate, { args: [decision] });
+  } catch (error) {
+    throw refused(error);
+  }
+}
+
+/** Answers the run's pending question by update; returns the question that was answered. */
+export async function sendAnswer(handle: WorkflowHandle, answer: string, callId?: string): Promise<string> {
+  try {
+    return await handle.executeUpdate(answerUpdate, { args: [{ answer, ...(callId ? { callId } : {}) }] });
+  } catch (error) {
+    throw refused(error);
+  }
+}

@@ -1,0 +1,45 @@
+import { DEFAULT_TASK_QUEUE } from '../shared/messages';
+
+/** Model used when neither the run's config nor OPENAI_MODEL names one. */
+export const DEFAULT_OPENAI_MODEL = 'gpt-4o-mini';
+/** Where the official OpenAI API lives; used when only OPENAI_API_KEY is set. */
+export const DEFAULT_OPENAI_BASE_URL = 'https://api.openai.com/v1';
+/** Address of a local Temporal server, tried before starting the embedded one. */
+export const LOCAL_TEMPORAL_ADDRESS = 'localhost:7233';
+
+/** Everything this process reads from the environment, read in this one place. */
+export interface RuntimeEnv {
+  openaiApiKey: string | undefined;
+  openaiBaseURL: string | undefined;
+  openaiModel: string;
+  temporalAddress: string | undefined;
+  temporalNamespace: string;
+  taskQueue: string;
+  temporalCliPath: string | undefined;
+  /** `id:base64key[,…]`: payloads (and failure messages) are encrypted with the first key; all keys decrypt. */
+  payloadEncryptionKeys: string | undefined;
+}
+
+function nonEmpty(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
+/** Reads OPENAI_* and TEMPORAL_* variables; empty values count as unset. */
+export function readEnv(env: NodeJS.ProcessEnv = process.env): RuntimeEnv {
+  return {
+    openaiApiKey: nonEmpty(env.OPENAI_API_KEY),
+    openaiBaseURL: nonEmpty(env.OPENAI_BASE_URL),
+    openaiModel: nonEmpty(env.OPENAI_MODEL) ?? DEFAULT_OPENAI_MODEL,
+    temporalAddress: nonEmpty(env.TEMPORAL_ADDRESS),
+    temporalNamespace: nonEmpty(env.TEMPORAL_NAMESPACE) ?? 'default',
+    taskQueue: nonEmpty(env.TEMPORAL_TASK_QUEUE) ?? DEFAULT_TASK_QUEUE,
+    temporalCliPath: nonEmpty(env.TEMPORAL_CLI_PATH),
+    payloadEncryptionKeys: nonEmpty(env.PAYLOAD_ENCRYPTION_KEYS),
+  };
+}
+
+/** Whether a real model endpoint is configured (a key or a base URL). */
+export function hasModelEndpoint(env: RuntimeEnv): boolean {
+  return env.openaiApiKey !== undefined || env.openaiBaseURL !== undefined;
+}

@@ -1,0 +1,26 @@
+import type { AgentConfig } from '../shared/config';
+
+/** Longest static summary: the UI shows it on one line in the runs list. */
+export const SUMMARY_LENGTH = 120;
+
+/** The run's one-line summary (the query, shortened) and its details (the config that matters), for the Temporal UI. */
+export function startMetadata(query: string, config: AgentConfig): { staticSummary: string; staticDetails: string } {
+  const oneLine = query.replace(/\s+/g, ' ').trim();
+  const staticSummary = oneLine.length > SUMMARY_LENGTH ? `${oneLine.slice(0, SUMMARY_LENGTH - 1)}…` : oneLine;
+  const limits = [
+    `max ${config.maxIterations} iterations`,
+    config.tokenBudget !== undefined ? `${config.tokenBudget} tokens` : null,
+    config.timeoutSeconds !== undefined ? `${config.timeoutSeconds}s` : null,
+    `stall after ${config.stallThreshold}`,
+  ].filter(Boolean);
+  const lines = [
+    `**Model:** ${config.model ?? 'worker default (OPENAI_MODEL)'} · ${config.toolCalling} tool calling`,
+    `**Tools:** ${config.tools?.join(', ') ?? 'all registered'}`,
+    `**Limits:** ${limits.join(', ')}`,
+  ];
+  if (config.requireConfirmation.length > 0) lines.push(`**Confirm:** ${config.requireConfirmation.join(', ')}`);
+  if (Object.keys(config.subagents).length > 0) lines.push(`**Subagents:** ${Object.keys(config.subagents).join(', ')}`);
+  if (config.critic) lines.push('**Critic:** on');
+  if (config.signature) lines.push(`**Signature:** \`${config.signature}\``);
+  return { staticSummary, staticDetails: lines.join('\n') };
+}

@@ -1,0 +1,36 @@
+/** `npm test` and `npm start` run this (through scripts/setup.mjs) so a fresh machine has a Temporal CLI. */
+import { choosePort, startDevServer } from './dev-server';
+import { errorText, resolveTemporalCli } from './provision';
+
+type Log = (line: string) => void;
+
+/** `node dist/dev/provision-command.js --provision [--quiet]`: make the CLI available now (build or download), exit 1 if not. */
+async function main(argv: string[]): Promise<number> {
+  const say: Log = (line) => void process.stderr.write(`${line}\n`);
+  if (!argv.includes('--provision')) {
+    say('usage: node dist/dev/provision-command.js --provision [--quiet]');
+    return 2;
+  }
+  try {
+    const executable = await resolveTemporalCli({ log: say });
+    if (executable.type === 'existing-path') {
+      // --quiet (scripts/setup.mjs) keeps an already-provisioned CLI silent; a fresh build still says where it went.
+      const quiet = argv.includes('--quiet') && executable.source !== 'go-install';
+      if (!quiet) say(`Temporal CLI (${executable.source}): ${executable.path}`);
+      return 0;
+    }
+    // The SDK downloads lazily on first start: start and stop a throwaway server so a blocked download fails now.
+    const port = await choosePort(undefined);
+    await (await startDevServer({ port, uiPort: await choosePort(undefined, port), log: say })).stop();
+    say('Temporal CLI: downloaded by the SDK into its cache in the system temp folder');
+    return 0;
+  } catch (error) {
+    say(errorText(error));
+    return 1;
+  }
+}
+
+// `typeof require` keeps this module importable where CommonJS globals are absent (vitest runs sources as ESM).
+if (typeof require !== 'undefined' && require.main === module) {
+  void main(process.argv.slice(2)).then((code) => (process.exitCode = code)); // main() reports its own errors
+}

@@ -1,0 +1,29 @@
+import type OpenAI from 'openai';
+import type { TokenUsage } from '../../shared/types';
+import { withHeartbeats } from './heartbeat';
+import { classifyModelError } from './model-errors';
+import { readUsage } from './model-reply';
+
+/** What the auxiliary model activities (summaries, critic) need. */
+export interface CompletionDependencies {
+  openai: OpenAI;
+  defaultModel: string;
+}
+
+/** One tool-less chat completion, with the same cancellation and error classification as every model call. */
+export async function completeText(
+  deps: CompletionDependencies,
+  model: string | undefined,
+  messages: Array<{ role: 'system' | 'user'; content: string }>,
+): Promise<{ text: string; usage: TokenUsage }> {
+  const chosen = model ?? deps.defaultModel;
+  const completion = await withHeartbeats(async (signal) => {
+    try {
+      return await deps.openai.chat.completions.create({ model: chosen, messages }, { signal });
+    } catch (error) {
+      throw classifyModelError(error, { baseURL: deps.openai.baseURL, model: chosen });
+    }
+  });
+  const text = (completion.choices[0]?.message?.content ?? '').trim();
+  return { text, usage: readUsage(completion, JSON.stringify(messages).length, text.length) };
+}

@@ -1,0 +1,28 @@
+import type OpenAI from 'openai';
+import type { ToolRegistry } from '../tools/registry';
+import { createCallModel } from './llm';
+import { createCritique } from './critic';
+import { createSummarize } from './summarize';
+import { createListTools, createRunTool, createValidateToolArgs } from './tools';
+
+/** What the activities need from the worker process; tests pass the same shape with a scripted endpoint. */
+export interface ActivityDependencies {
+  openai: OpenAI;
+  defaultModel: string;
+  registry: ToolRegistry;
+}
+
+/** Builds every activity the agent workflow calls. */
+export function createActivities(deps: ActivityDependencies) {
+  return {
+    callModel: createCallModel(deps),
+    summarize: createSummarize(deps),
+    critique: createCritique(deps),
+    runTool: createRunTool(deps.registry),
+    listTools: createListTools(deps.registry),
+    validateToolArgs: createValidateToolArgs(deps.registry),
+  };
+}
+
+/** The activity interface the workflow proxies (imported there as a type only). */
+export type Activities = ReturnType<typeof createActivities>;

@@ -1,0 +1,92 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import { ErrorType } from '../../shared/errors';
+
+/** Longest wait we accept from a `retry-after` header; a longer one is capped so a run never parks for hours. */
+export const MAX_RETRY_AFTER_MS = 10 * 60 * 1000;
+
+/** Where the failing request went, so messages can say what to fix. */
+export interface ModelEndpoint {
+  baseURL: string;
+  model: string;
+}
+
+/**
+ * Parses `retry-after-ms` / `retry-after` (seconds or an HTTP date) into milliseconds from `now`.
+ * Returns undefined when absent or unreadable, so Temporal's backoff applies.
+ */
+export function parseRetryAfter(headers: Headers | undefined, now: number = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const milliseconds = Number(headers.get('retry-after-ms'));
+  if (headers.has('retry-after-ms') && Number.isFinite(milliseconds) && milliseconds >= 0) {
+    return Math.min(milliseconds, MAX_RETRY_AFTER_MS);
+  }
+  const value = headers.get('retry-after');
+  if (value === null || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.min(seconds * 1000, MAX_RETRY_AFTER_MS);
+  // Date.parse is lenient ("-5" is a date in 2001), so only an IMF-fixdate ("Wed, 21 Oct 2026 07:28:00 GMT") counts.
+  if (!/^[A-Za-z]{3}, \d{2} [A-Za-z]{3} \d{4} /.test(value.trim())) return undefined;
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.min(Math.max(date - now, 0), MAX_RETRY_AFTER_MS);
+}
+
+function retryable(type: string, message: string, cause: unknown, nextRetryDelay?: number): ApplicationFailure {
+  return ApplicationFailure.create({
+    type,
+    message,
+    nonRetryable: false,
+    cause: cause instanceof Error ? cause : undefined,
+    ...(nextRetryDelay === undefined ? {} : { nextRetryDelay }),
+  });
+}
+
+function fatal(type: string, message: string): ApplicationFailure {
+  return ApplicationFailure.create({ type, message, nonRetryable: true });
+}
+
+/**
+ * The one place model errors are classified. Retryable (Temporal retries with backoff): 408, 409, 429, 5xx,
+ * connection errors and timeouts. Everything else fails at once with a named type and a message saying what to fix.
+ * A cancellation (the run was cancelled or timed out) is returned unchanged.
+ */
+export function classifyModelError(error: unknown, endpoint: ModelEndpoint): unknown {
+  if (error instanceof APIUserAbortError) return error;
+  if (error instanceof APIConnectionTimeoutError) {
+    return retryable(ErrorType.ModelUnavailable, `Model request to ${endpoint.baseURL} timed out`, error);
+  }
+  if (error instanceof APIConnectionError) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return retryable(ErrorType.ModelUnavailable, `Could not connect to ${endpoint.baseURL}${cause}`, error);
+  }
+  if (!(error instanceof APIError) || error.status === undefined) {
+    const message = error instanceof Error ? error.message : String(error);
+    return retryable(ErrorType.ModelUnavailable, `Model request failed: ${message}`, error);
+  }
+  // instanceof erases APIError's type parameters; restore the ones a response-carrying error has.
+  const { status, headers } = error as APIError<number, Headers | undefined>;
+  const detail = error.message.replace(/^\d{3}\s*/, '');
+  const where = `${endpoint.baseURL} (HTTP ${status})`;
+  if (status === 429) {
+    const delay = parseRetryAfter(headers);
+    return retryable(ErrorType.ModelRateLimited, `Rate limited by ${where}: ${detail}`, error, delay);
+  }
+  if (status === 408 || status === 409 || status >= 500) {
+    const delay = parseRetryAfter(headers);
+    return retryable(ErrorType.ModelUnavailable, `Model endpoint ${where} is unavailable: ${detail}`, error, delay);
+  }
+  if (status === 401 || status === 403) {
+    return fatal(
+      ErrorType.ModelAuthentication,
+      `OPENAI_API_KEY rejected by ${where}: ${detail}. Set OPENAI_API_KEY to a key valid for this endpoint.`,
+    );
+  }
+  if (status === 404) {
+    return fatal(
+      ErrorType.ModelNotFound,
+      `Model "${endpoint.model}" or its endpoint was not found at ${where}: ${detail}. Check OPENAI_MODEL and OPENAI_BASE_URL.`,
+    );
+  }
+  return fatal(ErrorType.ModelBadRequest, `Request refused by ${where}: ${detail}`);
+}

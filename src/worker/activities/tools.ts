@@ -1,0 +1,87 @@
+import { ApplicationFailure, Context } from '@temporalio/activity';
+import { ErrorType } from '../../shared/errors';
+import { errorObservation, successObservation } from '../../shared/observation';
+import type { RunToolInput, ToolCatalog, ToolObservation, ValidateArgsInput } from '../../shared/tool-protocol';
+import { formatZodIssues } from '../../shared/validation';
+import { ToolInputError, type AnyToolDefinition } from '../tools/define-tool';
+import type { ToolRegistry } from '../tools/registry';
+import { withHeartbeats } from './heartbeat';
+
+/** Per-attempt timeout of a tool that does not set one. */
+export const DEFAULT_TOOL_TIMEOUT = '30s';
+/** Tools are not retried unless they opt in: a retried side effect is worse than an error the model sees. */
+export const DEFAULT_TOOL_RETRY = { maximumAttempts: 1, initialInterval: '1s', backoffCoefficient: 2 };
+
+function retryPolicyOf(tool: AnyToolDefinition): ToolCatalog['tools'][number]['retry'] {
+  return { ...DEFAULT_TOOL_RETRY, ...tool.retry };
+}
+
+/** Creates the `listTools` activity: what the workflow needs to schedule each tool, and which names are unknown. */
+export function createListTools(registry: ToolRegistry): (names?: string[]) => Promise<ToolCatalog> {
+  return async function listTools(names?: string[]): Promise<ToolCatalog> {
+    const { tools, unknown } = registry.resolve(names);
+    return {
+      unknown,
+      tools: tools.map((tool) => ({
+        name: tool.name,
+        description: tool.description,
+        category: tool.category,
+        timeout: tool.timeout ?? DEFAULT_TOOL_TIMEOUT,
+        retry: retryPolicyOf(tool),
+        confirm: tool.confirm ?? 'never',
+        local: tool.local ?? false,
+      })),
+    };
+  };
+}
+
+function errorMessage(error: unknown): string {
+  if (error instanceof Error) return error.message || error.name;
+  return String(error);
+}
+
+/**
+ * Creates the `runTool` activity: validates the arguments with the tool's schema, runs the handler with an
+ * idempotency key, and formats the result. Problems become error observations; a throwing handler is retried by
+ * Temporal while the tool's retry policy has attempts left.
+ */
+export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => Promise<ToolObservation> {
+  return async function runTool(input: RunToolInput): Promise<ToolObservation> {
+    const tool = registry.get(input.tool);
+    if (!tool) {
+      const available = registry.list().map((candidate) => candidate.name).join(', ');
+      return errorObservation(input.tool, input.args, `unknown tool. Available tools: ${available}`, 'unknown_tool');
+    }
+    const parsed = tool.schema.safeParse(input.args);
+    if (!parsed.success) {
+      return errorObservation(input.tool, input.args, `invalid arguments: ${formatZodIssues(parsed.error.issues)}`, 'invalid_arguments');
+    }
+    const context = Context.current();
+    const runId = context.info.workflowExecution?.workflowId ?? context.info.activityId;
+    const idempotencyKey = `${runId}:${input.callId}`;
+    return withHeartbeats(async (signal) => {
+      try {
+        const output = await tool.handler(parsed.data, { idempotencyKey, signal });
+        return successObservation(output, input.maxObservationTokens);
+      } catch (error) {
+        if (signal.aborted) throw error;
+        const message = errorMessage(error);
+        if (error instanceof ToolInputError) return errorObservation(input.tool, input.args, message, 'invalid_arguments');
+        if (context.info.attempt < retryPolicyOf(tool).maximumAttempts) {
+          throw ApplicationFailure.retryable(message, ErrorType.ToolFailed);
+        }
+        return errorObservation(input.tool, input.args, message);
+      }
+    });
+  };
+}
+
+/** Creates the `validateToolArgs` activity: the tool's own schema judges arguments a person edited. */
+export function createValidateToolArgs(registry: ToolRegistry): (input: ValidateArgsInput) => Promise<string | null> {
+  return async function validateToolArgs(input: ValidateArgsInput): Promise<string | null> {
+    const tool = registry.get(input.tool);
+    if (!tool) return `unknown tool "${input.tool}"`;
+    const parsed = tool.schema.safeParse(input.args);
+    return parsed.success ? null : `invalid arguments for ${input.tool}: ${formatZodIssues(parsed.error.issues)}`;
+  };
+}

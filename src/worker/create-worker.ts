@@ -1,0 +1,65 @@
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { Worker, type NativeConnection, type WorkerOptions } from '@temporalio/worker';
+import type OpenAI from 'openai';
+import type { DataConverter } from '@temporalio/common';
+import { readEnv, type RuntimeEnv } from '../client/env';
+import { dataConverterFromEnv } from './codec';
+import { createOpenAIClient } from './openai-client';
+import { DurableAgentPlugin } from './plugin';
+import type { ToolRegistry } from './tools/registry';
+
+/** What a worker needs; everything but the connection has a default. */
+export interface AgentWorkerOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  taskQueue?: string;
+  registry?: ToolRegistry;
+  openai?: OpenAI;
+  /** Model used when a run's config names none. */
+  defaultModel?: string;
+  /** Folder the file and search tools are confined to (default: the current directory). */
+  toolsRoot?: string;
+  /**
+   * Where the workflow code comes from: a bundle (see {@link prebuiltWorkflowBundle}), or by default the stock
+   * workflows bundled at start. Ignored when `workerOptions` names workflows of its own.
+   */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Extra Temporal worker options (tuning, interceptors, plugins, your own workflows). */
+  workerOptions?: Partial<WorkerOptions>;
+  /** Payload encryption etc.; by default from PAYLOAD_ENCRYPTION_KEYS. Clients must use the same. */
+  dataConverter?: DataConverter;
+  env?: RuntimeEnv;
+}
+
+/**
+ * The bundle `npm run build` leaves in dist/ (the stock workflows, compiled once so a worker skips webpack at
+ * start), or undefined when running from sources. Only for workers that add no workflow code of their own: no
+ * workflow interceptors (tracing) and no failure or payload converter (encryption) that must be bundled in.
+ */
+export function prebuiltWorkflowBundle(): { codePath: string } | undefined {
+  const codePath = path.join(__dirname, '..', 'workflow-bundle.js');
+  return existsSync(codePath) ? { codePath } : undefined;
+}
+
+/** Builds a Worker running the agent workflow and its activities: {@link DurableAgentPlugin} on a new worker. */
+export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
+  const env = options.env ?? readEnv();
+  const plugin = new DurableAgentPlugin({
+    openai: options.openai ?? createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL }),
+    defaultModel: options.defaultModel ?? env.openaiModel,
+    ...(options.registry ? { tools: options.registry } : {}),
+    ...(options.toolsRoot ? { toolsRoot: options.toolsRoot } : {}),
+  });
+  const { plugins = [], ...workerOptions } = options.workerOptions ?? {};
+  const ownWorkflows = workerOptions.workflowsPath !== undefined || workerOptions.workflowBundle !== undefined;
+  return Worker.create({
+    connection: options.connection,
+    namespace: options.namespace ?? env.temporalNamespace,
+    taskQueue: options.taskQueue ?? env.taskQueue,
+    dataConverter: options.dataConverter ?? dataConverterFromEnv(env),
+    ...(options.workflowBundle && !ownWorkflows ? { workflowBundle: options.workflowBundle } : {}),
+    ...workerOptions,
+    plugins: [plugin, ...plugins],
+  });
+}

@@ -1,0 +1,50 @@
+import { existsSync, statSync } from 'node:fs';
+import { z } from 'zod';
+import { parseDuration } from '../shared/duration';
+import { formatZodIssues } from '../shared/validation';
+
+/** Raised for a worker environment that cannot work; the message lists every bad variable on one line. */
+export class InvalidEnvironmentError extends Error {
+  override readonly name = 'InvalidEnvironmentError';
+}
+
+const hostPort = z.string().regex(/^[\w.-]+:\d{1,5}$|^\[[\da-fA-F:]+\]:\d{1,5}$/, 'expected host:port, e.g. 0.0.0.0:9464');
+const duration = z.string().refine((value) => parseDuration(value) !== null, 'expected a duration like 30s or 2m');
+
+const schema = z.object({
+  WORKER_HEALTH_ADDRESS: hostPort.optional(),
+  WORKER_METRICS_ADDRESS: hostPort.optional(),
+  WORKER_SHUTDOWN_GRACE: duration.default('30s'),
+  WORKER_TOOLS_ROOT: z
+    .string()
+    .refine((value) => existsSync(value) && statSync(value).isDirectory(), 'expected an existing folder')
+    .optional(),
+  WORKER_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+  OTEL_EXPORTER_OTLP_ENDPOINT: z.url('expected a URL such as http://otel-collector:4318').optional(),
+});
+
+/** The worker process's own settings (the Temporal and model settings are in {@link readEnv}). */
+export interface WorkerEnv {
+  healthAddress: string | undefined;
+  metricsAddress: string | undefined;
+  shutdownGraceMs: number;
+  toolsRoot: string | undefined;
+  logLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+  otlpEndpoint: string | undefined;
+}
+
+/** Reads and validates the WORKER_* variables; empty values count as unset. */
+export function readWorkerEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
+  const present = Object.fromEntries(Object.keys(schema.shape).flatMap((key) => (env[key]?.trim() ? [[key, env[key]?.trim()]] : [])));
+  const parsed = schema.safeParse(present);
+  if (!parsed.success) throw new InvalidEnvironmentError(`Invalid worker environment: ${formatZodIssues(parsed.error.issues)}`);
+  const value = parsed.data;
+  return {
+    healthAddress: value.WORKER_HEALTH_ADDRESS,
+    metricsAddress: value.WORKER_METRICS_ADDRESS,
+    shutdownGraceMs: parseDuration(value.WORKER_SHUTDOWN_GRACE) ?? 30_000,
+    toolsRoot: value.WORKER_TOOLS_ROOT,
+    logLevel: value.WORKER_LOG_LEVEL,
+    otlpEndpoint: value.OTEL_EXPORTER_OTLP_ENDPOINT,
+  };
+}

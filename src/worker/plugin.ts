@@ -1,0 +1,62 @@
+import path from 'node:path';
+import { SimplePlugin } from '@temporalio/plugin';
+import type { WorkerOptions } from '@temporalio/worker';
+import type OpenAI from 'openai';
+import { readEnv } from '../client/env';
+import { createActivities } from './activities';
+import { createOpenAIClient } from './openai-client';
+import { createBuiltinTools } from './tools/builtin';
+import type { AnyToolDefinition } from './tools/define-tool';
+import { ToolRegistry } from './tools/registry';
+
+/** The stock workflows' entry (`src/workflows` or `dist/workflows`), bundled when a worker names no workflows. */
+export const STOCK_WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows');
+
+/** What the plugin needs; everything has a default read from the environment (OPENAI_*). */
+export interface DurableAgentPluginOptions {
+  /** The model client; by default one for OPENAI_BASE_URL / OPENAI_API_KEY with retries left to Temporal. */
+  openai?: OpenAI;
+  /** Model used when a run's config names none (default OPENAI_MODEL). */
+  defaultModel?: string;
+  /** The tools this worker can run; by default every built-in tool, file tools confined to `toolsRoot`. */
+  tools?: ToolRegistry | readonly AnyToolDefinition[];
+  /** Folder the built-in file and search tools are confined to (default: the current directory). */
+  toolsRoot?: string;
+}
+
+/** The default registry: every built-in tool, file tools confined to `root`. */
+export function createDefaultRegistry(root: string = process.cwd()): ToolRegistry {
+  return new ToolRegistry(createBuiltinTools({ root }));
+}
+
+function registryOf(options: DurableAgentPluginOptions): ToolRegistry {
+  if (options.tools instanceof ToolRegistry) return options.tools;
+  if (options.tools) return new ToolRegistry(options.tools);
+  return createDefaultRegistry(options.toolsRoot);
+}
+
+/**
+ * The agent's worker side as a Temporal plugin: add it to any `Worker.create({ plugins: [...] })` and the worker
+ * runs the agent's activities (model calls, tools, summaries, critic). A worker that names no workflows of its own
+ * (no `workflowsPath`, no `workflowBundle`) gets the stock agent workflow; a worker with its own workflows keeps
+ * them, and they run the loop through `durable-react-agent/workflow`.
+ */
+export class DurableAgentPlugin extends SimplePlugin {
+  constructor(options: DurableAgentPluginOptions = {}) {
+    const env = readEnv();
+    super({
+      name: 'durable-react-agent',
+      activities: createActivities({
+        openai: options.openai ?? createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL }),
+        defaultModel: options.defaultModel ?? env.openaiModel,
+        registry: registryOf(options),
+      }),
+    });
+  }
+
+  override configureWorker(options: WorkerOptions): WorkerOptions {
+    const configured = super.configureWorker(options);
+    if (configured.workflowsPath !== undefined || configured.workflowBundle !== undefined) return configured;
+    return { ...configured, workflowsPath: STOCK_WORKFLOWS_PATH };
+  }
+}

@@ -1,0 +1,73 @@
+import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { Activities } from '../worker/activities';
+import { NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
+
+/**
+ * Model calls: the openai client times out at 60 s with no retries of its own, so one attempt fits in 90 s;
+ * heartbeats every 2 s let a cancelled run abort the request. Retries back off from 1 s to 60 s (or as the
+ * endpoint's retry-after says); auth, not-found and bad-request errors are not retried.
+ */
+export const MODEL_ACTIVITY_TIMEOUT = '90s';
+/** Attempts per model call before the run fails with the last error. */
+export const MODEL_MAXIMUM_ATTEMPTS = 6;
+
+const MODEL_RETRY = {
+  initialInterval: '1s',
+  backoffCoefficient: 2,
+  maximumInterval: '60s',
+  maximumAttempts: MODEL_MAXIMUM_ATTEMPTS,
+  nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS],
+};
+
+/** The model activities (thinking and summarising) with their timeout and retry policy. */
+export const { callModel, summarize, critique } = proxyActivities<Activities>({
+  startToCloseTimeout: MODEL_ACTIVITY_TIMEOUT,
+  // A model call has no side effects: a stopped run need not wait for it to wind down.
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+  heartbeatTimeout: '20s',
+  retry: MODEL_RETRY,
+});
+
+/**
+ * The same model calls as local activities (config `modelCalls: 'local'`). The same timeout and retries; without
+ * heartbeats, a cancelled run's request is aborted when the workflow task delivers the cancellation.
+ */
+export const { callModel: callModelLocally } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: MODEL_ACTIVITY_TIMEOUT,
+  cancellationType: ActivityCancellationType.TRY_CANCEL,
+  retry: MODEL_RETRY,
+});
+
+/** Tool runs: the defaults here are replaced per call by the tool's own timeout and retry policy. */
+export const { runTool } = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  // A tool may have side effects: a stopped run waits until the tool has really stopped.
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  heartbeatTimeout: '20s',
+  retry: { maximumAttempts: 1 },
+});
+
+/** Tools declared `local: true`: the same activity and per-call options, run in the workflow's own worker. */
+export const { runTool: runLocalTool } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30s',
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+  retry: { maximumAttempts: 1 },
+});
+
+/** Catalog lookup at the start of a run: cheap and idempotent, so retried freely. */
+export const { listTools } = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5 },
+});
+
+/** The same lookup as a local activity, which saves every run a task-queue round trip before its first thought. */
+export const { listTools: listToolsLocally } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5 },
+});
+
+/** Re-validation of arguments a person edited: the tool's schema lives on the worker. */
+export const { validateToolArgs } = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5 },
+});

@@ -1,0 +1,70 @@
+import { ActivityFailure, isCancellation } from '@temporalio/workflow';
+import type { ModelReply } from '../shared/protocol/model-io';
+import { checkOutput } from '../shared/output';
+import { forcedAnswerInstruction } from './prompt';
+import { nowIso, recordError, recordStep, type RunState } from './run-state';
+import { promptFor, think } from './thinking';
+
+/** Records the final answer as the last step. */
+function finish(state: RunState, reply: ModelReply, answer: string, forced = false): void {
+  state.finalAnswer = answer;
+  recordStep(state, {
+    iteration: state.iterations,
+    thought: reply.thought,
+    action: { type: 'final_answer', answer },
+    observation: null,
+    ...(forced ? { forced: true } : {}),
+    timestamp: nowIso(),
+    tokenUsage: reply.usage,
+  });
+}
+
+function confidenceIn(value: unknown): number | null {
+  const confidence = typeof value === 'object' && value !== null ? (value as Record<string, unknown>).confidence : undefined;
+  return typeof confidence === 'number' && confidence >= 0 && confidence <= 1 ? confidence : null;
+}
+
+/**
+ * Takes a final answer, or sends it back: with an output schema (or signature) the answer must be JSON matching it,
+ * and an invalid one becomes feedback for another try. Returns whether the answer was accepted.
+ */
+export function acceptFinalAnswer(state: RunState, reply: ModelReply, answer: string, forced = false): boolean {
+  if (state.outputValidator) {
+    const checked = checkOutput(answer, state.outputValidator);
+    if (!checked.ok) {
+      recordError(state, 'invalid_output', checked.message);
+      // A forced answer has no next try: keep its text, without validated output.
+      if (!forced) {
+        state.feedback.push(checked.message);
+        return false;
+      }
+    } else {
+      state.output = checked.value;
+    }
+  }
+  state.confidence = reply.confidence ?? confidenceIn(state.output);
+  finish(state, reply, answer, forced);
+  return true;
+}
+
+function modelFailureMessage(error: unknown): string {
+  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** After a stop other than success or cancellation: one call, without tools, for the best answer so far. */
+export async function forceFinalAnswer(state: RunState): Promise<void> {
+  if (!state.stop || !state.config.forceFinalAnswer || state.finalAnswer !== null) return;
+  if (state.stop.reason === 'success' || state.stop.reason === 'cancelled') return;
+  state.phase = 'finishing';
+  const messages = promptFor(state, []);
+  messages.push({ role: 'user', content: forcedAnswerInstruction(state.stop.detail) });
+  try {
+    const reply = await think(state, messages, [], 'final answer · forced');
+    const answer = reply.finalAnswer ?? (reply.assistantMessage.content.trim() || reply.thought);
+    acceptFinalAnswer(state, reply, answer, true);
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    recordError(state, 'model_error', `forced final answer failed: ${modelFailureMessage(error)}`);
+  }
+}

@@ -1,0 +1,157 @@
+import type { AgentConfig } from '../shared/config';
+import {
+  actionInputTag,
+  CLARIFICATION_TOOL,
+  DELEGATE_TOOL,
+  FINAL_ANSWER_TAG,
+  type ChatMessage,
+  type ModelToolCall,
+  type TextTags,
+} from '../shared/protocol/model-io';
+import type { ReActStep } from '../shared/types';
+
+/** Heading of the running summary in prompts. */
+export const CONVERSATION_SO_FAR = 'Conversation so far (a summary of the earlier steps):';
+
+/** The text-protocol tags of a config. */
+export function tagsOf(config: AgentConfig): TextTags {
+  return { thought: config.thoughtTag, action: config.actionTag, observation: config.observationTag };
+}
+
+function argumentsText(args: unknown): string {
+  return typeof args === 'string' ? args : (JSON.stringify(args) ?? '{}');
+}
+
+/** Groups steps by the model reply (iteration) that produced them, keeping order. */
+function byIteration(steps: readonly ReActStep[]): ReActStep[][] {
+  const groups: ReActStep[][] = [];
+  for (const step of steps) {
+    const last = groups[groups.length - 1];
+    if (last && last[0]?.iteration === step.iteration) last.push(step);
+    else groups.push([step]);
+  }
+  return groups;
+}
+
+/** A step as the call the model made: tools as themselves, a question as the built-in clarification action. */
+function asCall(step: ReActStep): ModelToolCall | null {
+  const { action } = step;
+  if (action.type === 'tool_call') return { id: action.callId, name: action.tool, argumentsText: argumentsText(action.args) };
+  if (action.type === 'clarification') {
+    const id = action.callId ?? `c${step.iteration}-1`;
+    return { id, name: CLARIFICATION_TOOL, argumentsText: JSON.stringify({ question: action.question }) };
+  }
+  if (action.type === 'delegate') {
+    const id = action.callId ?? `c${step.iteration}-1`;
+    return { id, name: DELEGATE_TOOL, argumentsText: JSON.stringify({ agent: action.agent, task: action.task }) };
+  }
+  return null;
+}
+
+function nativeTurn(group: readonly ReActStep[]): ChatMessage[] {
+  const calls = group.flatMap((step) => {
+    const call = asCall(step);
+    return call ? [{ step, call }] : [];
+  });
+  const assistant: ChatMessage = { role: 'assistant', content: group[0]?.thought ?? '', toolCalls: calls.map(({ call }) => call) };
+  const results: ChatMessage[] = calls.map(({ step, call }) => ({
+    role: 'tool',
+    toolCallId: call.id,
+    content: step.observation ?? '',
+  }));
+  return [assistant, ...results];
+}
+
+/** One step in the text protocol, as the model would have written it plus the observation it was given. */
+function textStep(step: ReActStep, tags: TextTags): { reply: string; observation: string | null } {
+  const thought = `${tags.thought} ${step.thought}`;
+  switch (step.action.type) {
+    case 'tool_call':
+      return {
+        reply: `${thought}\n${tags.action} ${step.action.tool}\n${actionInputTag(tags)} ${argumentsText(step.action.args)}`,
+        observation: `${tags.observation} ${step.observation ?? ''}`,
+      };
+    case 'final_answer':
+      return { reply: `${thought}\n${FINAL_ANSWER_TAG} ${step.action.answer}`, observation: null };
+    case 'clarification':
+      return {
+        reply: `${thought}\n${tags.action} ${CLARIFICATION_TOOL}\n${actionInputTag(tags)} ${JSON.stringify({ question: step.action.question })}`,
+        observation: `${tags.observation} ${step.observation ?? ''}`,
+      };
+    case 'delegate':
+      return {
+        reply: `${thought}\n${tags.action} ${DELEGATE_TOOL}\n${actionInputTag(tags)} ${JSON.stringify({ agent: step.action.agent, task: step.action.task })}`,
+        observation: `${tags.observation} ${step.observation ?? ''}`,
+      };
+  }
+}
+
+function textTurn(group: readonly ReActStep[], tags: TextTags): ChatMessage[] {
+  return group.flatMap((step) => {
+    const { reply, observation } = textStep(step, tags);
+    const messages: ChatMessage[] = [{ role: 'assistant', content: reply }];
+    if (observation !== null) messages.push({ role: 'user', content: observation });
+    return messages;
+  });
+}
+
+/** Inputs of one prompt. */
+export interface PromptInput {
+  query: string;
+  config: AgentConfig;
+  /** The running summary of steps no longer shown one by one. */
+  summary?: string | null;
+  steps: readonly ReActStep[];
+  /** Corrections for the model about its previous reply (invalid thought, malformed output). */
+  feedback: readonly string[];
+  /** Notes for the next thought, e.g. the critic's verdict. */
+  notes?: readonly string[];
+}
+
+/**
+ * The messages of the next model call: system prompt and thought template, the task, the scratchpad (every step
+ * when `enableScratchpad` is on, else only the latest reply's steps) and any pending feedback.
+ */
+export function buildMessages(input: PromptInput): ChatMessage[] {
+  const { config } = input;
+  const groups = byIteration(input.steps);
+  const visible = config.enableScratchpad ? groups : groups.slice(-1);
+  const tags = tagsOf(config);
+  const history = visible.flatMap((group) =>
+    config.toolCalling === 'native' ? nativeTurn(group) : textTurn(group, tags),
+  );
+  const messages: ChatMessage[] = [
+    { role: 'system', content: `${config.systemPrompt}\n\n${config.thoughtPrompt}` },
+    { role: 'user', content: input.query },
+    ...(input.summary ? [{ role: 'user' as const, content: `${CONVERSATION_SO_FAR}\n${input.summary}` }] : []),
+    ...history,
+  ];
+  for (const note of input.notes ?? []) messages.push({ role: 'user', content: note });
+  if (input.feedback.length > 0) {
+    messages.push({
+      role: 'user',
+      content: `Your previous reply could not be used:\n- ${input.feedback.join('\n- ')}\nPlease try again.`,
+    });
+  }
+  return messages;
+}
+
+/** The final-answer request made after a non-success stop: summarise progress and say why the run stopped. */
+export function forcedAnswerInstruction(reasonDetail: string): string {
+  return (
+    `The run must stop now because ${reasonDetail}. No more tools can be used. ` +
+    'Give your best final answer from what you found so far: summarise the progress, state what is still ' +
+    'missing, and say plainly why you stopped.'
+  );
+}
+
+/** The scratchpad as text (Thought / Action / Action Input / Observation), served by the getScratchpad query. */
+export function renderScratchpad(steps: readonly ReActStep[], config: AgentConfig): string {
+  const tags = tagsOf(config);
+  return steps
+    .map((step) => {
+      const { reply, observation } = textStep(step, tags);
+      return observation === null ? reply : `${reply}\n${observation}`;
+    })
+    .join('\n\n');
+}

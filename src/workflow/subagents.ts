@@ -1,0 +1,73 @@
+import { ChildWorkflowFailure, executeChild, isCancellation } from '@temporalio/workflow';
+import type { AgentConfigInput } from '../shared/config';
+import { AGENT_WORKFLOW_TYPE } from '../shared/messages';
+import type { ParsedToolCall } from '../shared/protocol/model-io';
+import { errorObservation } from '../shared/observation';
+import { AgentStatusKey } from '../shared/search-attributes';
+import type { ToolObservation } from '../shared/tool-protocol';
+import type { AgentWorkflowInput, ReActResult } from '../shared/types';
+import { recordUsage, type RunState } from './run-state';
+
+/** What a delegation produced: the subagent's answer as the observation, and its workflow ID for the trace. */
+export interface Delegation {
+  observation: ToolObservation;
+  childWorkflowId?: string;
+}
+
+function delegateArgs(args: unknown): { agent: string; task: string } | null {
+  if (typeof args !== 'object' || args === null) return null;
+  const { agent, task } = args as Record<string, unknown>;
+  return typeof agent === 'string' && typeof task === 'string' && task.trim() !== '' ? { agent, task } : null;
+}
+
+/** The child's config: the parent's, with the subagent's overrides and whatever is left of the token budget. */
+function childConfig(state: RunState, agent: string, remainingTokens: number | undefined): AgentConfigInput {
+  const { subagents, ...parent } = state.config;
+  const sub = subagents[agent];
+  return {
+    ...parent,
+    subagents: {}, // one level: a subagent does not delegate further
+    systemPrompt: sub?.systemPrompt ?? parent.systemPrompt,
+    tools: sub?.tools ?? parent.tools,
+    maxIterations: sub?.maxIterations ?? parent.maxIterations,
+    model: sub?.model ?? parent.model,
+    timeoutSeconds: sub?.timeoutSeconds,
+    tokenBudget: remainingTokens,
+  };
+}
+
+/**
+ * Runs a subagent as a child workflow. Cancelling the parent cancels it (it is started in the parent's scope); its
+ * approvals show up in `pending` under its own workflow ID; its tokens count against the parent's budget.
+ */
+export async function delegate(state: RunState, call: ParsedToolCall): Promise<Delegation> {
+  const names = Object.keys(state.config.subagents);
+  const args = delegateArgs(call.args);
+  if (!args) return { observation: errorObservation(call.tool, call.args, 'delegate needs {"agent": "<name>", "task": "<task>"}', 'invalid_arguments') };
+  if (!state.config.subagents[args.agent]) {
+    return { observation: errorObservation(call.tool, call.args, `unknown subagent "${args.agent}"; subagents: ${names.join(', ')}`, 'invalid_arguments') };
+  }
+  const budget = state.config.tokenBudget;
+  const remaining = budget === undefined ? undefined : budget - state.usage.totalTokens;
+  if (remaining !== undefined && remaining <= 0) {
+    return { observation: errorObservation(call.tool, call.args, 'no token budget is left for a subagent', 'tool_limit') };
+  }
+  const childWorkflowId = `${state.workflowId}/${call.callId}-${args.agent}`;
+  const input: AgentWorkflowInput = { query: args.task, config: childConfig(state, args.agent, remaining) };
+  try {
+    const result = await executeChild<(input: AgentWorkflowInput) => Promise<ReActResult>>(AGENT_WORKFLOW_TYPE, {
+      workflowId: childWorkflowId,
+      args: [input],
+      staticSummary: `delegate · ${args.agent}`,
+      ...(state.searchAttributes ? { typedSearchAttributes: [{ key: AgentStatusKey, value: 'Running' }] } : {}),
+    });
+    recordUsage(state, result.tokenUsage);
+    const text = result.finalAnswer ?? `(${args.agent} stopped without an answer: ${result.terminationReason})`;
+    const data = { workflowId: childWorkflowId, terminationReason: result.terminationReason, iterations: result.trace.totalIterations };
+    return { observation: { text, isError: !result.success, truncated: false, data }, childWorkflowId };
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    const cause = error instanceof ChildWorkflowFailure && error.cause ? error.cause.message : String(error);
+    return { observation: errorObservation(call.tool, call.args, `subagent ${args.agent} failed: ${cause}`, 'tool_error'), childWorkflowId };
+  }
+}

@@ -1,0 +1,43 @@
+import type { ParsedToolCall } from '../shared/protocol/model-io';
+import { describeCall } from '../shared/observation';
+import type { ToolObservation } from '../shared/tool-protocol';
+import { summarize } from './activity-proxies';
+import { renderScratchpad } from './prompt';
+import { recordUsage, type RunState } from './run-state';
+
+/**
+ * Every `summaryEvery` iterations, folds the steps the model still sees into the running summary ("Conversation so
+ * far"), so the prompt stays small however long the run gets. The trace keeps every step.
+ */
+export async function summarizeConversationIfDue(state: RunState): Promise<void> {
+  const every = state.config.summaryEvery;
+  if (every === undefined || state.iterations === 0 || state.iterations % every !== 0 || state.window.length === 0) return;
+  const output = await summarize.executeWithOptions({ summary: 'summarise' }, [
+    {
+      kind: 'conversation',
+      query: state.query,
+      previousSummary: state.summary,
+      steps: renderScratchpad(state.window, state.config),
+      model: state.config.model,
+    },
+  ]);
+  recordUsage(state, output.usage);
+  state.summary = output.summary;
+  state.window = [];
+}
+
+/** A successful observation over `summarizeObservationsOver` estimated tokens is replaced by the model's summary of it. */
+export async function condenseObservation(
+  state: RunState,
+  call: ParsedToolCall,
+  observation: ToolObservation,
+): Promise<ToolObservation & { summarizedFromTokens?: number }> {
+  const over = state.config.summarizeObservationsOver;
+  const rawTokens = observation.rawTokens ?? 0;
+  if (over === undefined || observation.isError || rawTokens <= over) return observation;
+  const output = await summarize.executeWithOptions({ summary: `summarise · ${call.tool} result` }, [
+    { kind: 'observation', query: state.query, call: describeCall(call.tool, call.args), text: observation.text, model: state.config.model },
+  ]);
+  recordUsage(state, output.usage);
+  return { ...observation, text: output.summary, truncated: false, summarizedFromTokens: rawTokens };
+}

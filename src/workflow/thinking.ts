@@ -1,0 +1,37 @@
+import type { ChatMessage, ModelReply } from '../shared/protocol/model-io';
+import { outputSchemaOf } from '../shared/output';
+import { callModel, callModelLocally } from './activity-proxies';
+import { buildMessages, tagsOf } from './prompt';
+import { recordUsage, type RunState } from './run-state';
+
+/** The next prompt: the running summary and the window of steps it does not cover yet, plus notes and feedback. */
+export function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
+  const { query, config, summary, window: steps, notes } = state;
+  return buildMessages({ query, config, summary, steps, feedback, notes });
+}
+
+/** One model call; `tools` empty means the model must answer now (no tools, no question, no delegation). */
+export async function think(state: RunState, messages: ChatMessage[], tools: string[], summary: string): Promise<ModelReply> {
+  const { config } = state;
+  const offering = tools.length > 0;
+  const allowClarification = config.allowClarification && offering;
+  const subagents = offering
+    ? Object.fromEntries(Object.entries(config.subagents).map(([name, sub]) => [name, sub.description]))
+    : {};
+  const call = config.modelCalls === 'local' ? callModelLocally : callModel;
+  const reply = await call.executeWithOptions({ summary }, [
+    {
+      messages,
+      model: config.model,
+      mode: config.toolCalling,
+      tools,
+      tags: tagsOf(config),
+      label: summary,
+      allowClarification,
+      subagents,
+      outputSchema: outputSchemaOf(config),
+    },
+  ]);
+  recordUsage(state, reply.usage);
+  return reply;
+}

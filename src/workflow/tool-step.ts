@@ -1,0 +1,177 @@
+import { ActivityFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
+import { DELEGATE_TOOL, type ParsedToolCall } from '../shared/protocol/model-io';
+import { describeCall, errorObservation } from '../shared/observation';
+import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
+import type { ReActStep, TokenUsage } from '../shared/types';
+import { ZERO_USAGE } from '../shared/types';
+import { runLocalTool, runTool } from './activity-proxies';
+import { needsConfirmation } from './confirmation';
+import { callHook } from './hooks';
+import { countDecision, countToolCall } from './metrics';
+import { delegate } from './subagents';
+import { condenseObservation } from './summaries';
+import { awaitDecision } from './human-loop';
+import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
+import { callSignature, trailingRepeats } from './stall';
+import { matchStopCondition } from './termination';
+
+/**
+ * Decides in the workflow, before any activity, whether a call may run: unknown tools, unparseable arguments and
+ * calls over the per-tool cap are refused with an observation the model can act on.
+ */
+function admit(
+  state: RunState,
+  call: ParsedToolCall,
+  tools: ReadonlyMap<string, ToolInfo>,
+): { tool: ToolInfo } | { refusal: ToolObservation } {
+  const args = call.args ?? call.argumentsText;
+  const tool = tools.get(call.tool);
+  if (!tool) {
+    const available = [...tools.keys()].join(', ') || 'none';
+    return { refusal: errorObservation(call.tool, args, `unknown tool. Available tools: ${available}`, 'unknown_tool') };
+  }
+  if (call.parseError !== undefined) {
+    return { refusal: errorObservation(call.tool, args, call.parseError, 'invalid_arguments') };
+  }
+  const limit = state.config.maxCallsPerTool[call.tool];
+  if (limit !== undefined && (state.toolUsage[call.tool] ?? 0) >= limit) {
+    const message = `this run may call ${call.tool} at most ${limit} times; use another tool or give the final answer`;
+    return { refusal: errorObservation(call.tool, args, message, 'tool_limit') };
+  }
+  return { tool };
+}
+
+function failureMessage(error: unknown, tool: ToolInfo): string {
+  if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure) {
+    return `timed out after ${tool.timeout}`;
+  }
+  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
+  state.runningTools.push(call.tool);
+  try {
+    return await (tool.local ? runLocalTool : runTool).executeWithOptions(
+      {
+        summary: `tool · ${describeCall(call.tool, call.args, 60)}`,
+        startToCloseTimeout: tool.timeout,
+        retry: tool.retry,
+      },
+      [{ tool: call.tool, args: call.args, callId: call.callId, maxObservationTokens: state.config.maxObservationTokens }],
+    );
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    // Reached only when the tool's own attempts are used up by timeouts or worker crashes.
+    return errorObservation(call.tool, call.args, failureMessage(error, tool), 'tool_error');
+  } finally {
+    state.runningTools.splice(state.runningTools.indexOf(call.tool), 1);
+  }
+}
+
+/** What became of one call: its observation, and how a person decided it when it needed confirmation. */
+interface CallOutcome {
+  observation: ToolObservation & { summarizedFromTokens?: number };
+  childWorkflowId?: string;
+  decision?: ReActStep['decision'];
+  /** The arguments it ran with, when a person edited them. */
+  args?: unknown;
+}
+
+/** How a call ended, for metrics: it ran and succeeded, it ran and failed, or it never ran. */
+function toolOutcome(outcome: CallOutcome): 'ok' | 'error' | 'refused' {
+  const { observation } = outcome;
+  if (!observation.isError) return 'ok';
+  const neverRan = observation.errorKind !== 'tool_error' || outcome.decision === 'reject' || outcome.decision === 'timeout';
+  return neverRan ? 'refused' : 'error';
+}
+
+/** Admits, confirms (when the policy asks for it) and runs one call. */
+async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<string, ToolInfo>): Promise<CallOutcome> {
+  // Admission reads the count before this call: every call counts, refused ones included.
+  const admission = call.tool === DELEGATE_TOOL && Object.keys(state.config.subagents).length > 0 ? 'delegate' : admit(state, call, tools);
+  state.toolUsage[call.tool] = (state.toolUsage[call.tool] ?? 0) + 1;
+  if (admission === 'delegate') return delegate(state, call);
+  if ('refusal' in admission) return { observation: admission.refusal };
+  const { tool } = admission;
+  const beforeToolCall = state.hooks.beforeToolCall;
+  if (beforeToolCall) {
+    const verdict = callHook('beforeToolCall', () => beforeToolCall({ tool: call.tool, args: call.args, callId: call.callId }));
+    if (!verdict.allow) return { observation: errorObservation(call.tool, call.args, `refused before running: ${verdict.message}`, 'invalid_arguments') };
+  }
+  if (!needsConfirmation(tool, call.args, state.config, state.approvals.alwaysApproved)) {
+    return { observation: await condenseObservation(state, call, await execute(state, call, tool)) };
+  }
+  // Each call runs as soon as its own decision arrives: one slow reviewer does not hold up the other calls.
+  const resolution = await awaitDecision(state, call.callId, call.tool, call.args);
+  if (resolution.outcome === 'observe') {
+    return { observation: { text: resolution.text, isError: resolution.isError, truncated: false }, decision: resolution.decision };
+  }
+  const ran = { ...call, args: resolution.args };
+  const observation = await condenseObservation(state, ran, await execute(state, ran, tool));
+  return { observation, decision: resolution.decision, ...(resolution.decision === 'edit' ? { args: resolution.args } : {}) };
+}
+
+function toStep(state: RunState, thought: string, call: ParsedToolCall, outcome: CallOutcome, usage: TokenUsage): ReActStep {
+  const { observation } = outcome;
+  const args = 'args' in outcome ? outcome.args : (call.args ?? call.argumentsText);
+  const delegated = outcome.childWorkflowId !== undefined ? (args as { agent: string; task: string }) : null;
+  return {
+    iteration: state.iterations,
+    thought,
+    action: delegated
+      ? { type: 'delegate', agent: delegated.agent, task: delegated.task, callId: call.callId }
+      : { type: 'tool_call', tool: call.tool, args, callId: call.callId },
+    ...(outcome.childWorkflowId ? { childWorkflowId: outcome.childWorkflowId } : {}),
+    ...(outcome.decision ? { decision: outcome.decision } : {}),
+    observation: observation.text,
+    isError: observation.isError,
+    ...(observation.data !== undefined ? { observationData: observation.data } : {}),
+    ...(observation.truncated ? { truncated: true } : {}),
+    ...(observation.summarizedFromTokens !== undefined ? { summarizedFromTokens: observation.summarizedFromTokens } : {}),
+    timestamp: nowIso(),
+    tokenUsage: usage,
+  };
+}
+
+/**
+ * Runs the tool calls of one reply concurrently and records one step per call, in the model's order. Then checks
+ * the custom stop conditions and stall detection.
+ */
+export async function actOnToolCalls(
+  state: RunState,
+  thought: string,
+  calls: readonly ParsedToolCall[],
+  tools: ReadonlyMap<string, ToolInfo>,
+  usage: TokenUsage,
+): Promise<void> {
+  state.phase = 'acting';
+  const settled = await Promise.allSettled(calls.map((call) => settle(state, call, tools)));
+  let interruption: Error | undefined;
+  calls.forEach((call, index) => {
+    const result = settled[index] as PromiseSettledResult<CallOutcome>;
+    if (result.status === 'rejected') interruption ??= result.reason as Error;
+    // A call cut short by the time budget or a cancellation stays in the trace, marked as interrupted.
+    const outcome: CallOutcome =
+      result.status === 'fulfilled'
+        ? result.value
+        : { observation: errorObservation(call.tool, call.args, 'interrupted: the run stopped before the tool finished') };
+    const step = toStep(state, thought, call, outcome, index === 0 ? usage : ZERO_USAGE);
+    recordStep(state, step);
+    // Errors of the run (not a person's rejection) go to the error history.
+    if (outcome.observation.errorKind) recordError(state, outcome.observation.errorKind, outcome.observation.text);
+    countToolCall(call.tool, toolOutcome(outcome));
+    if (outcome.decision) countDecision(outcome.decision);
+    state.callSignatures.push(callSignature(call.tool, step.action.type === 'tool_call' ? step.action.args : null));
+    // Stall detection only looks at the latest run of identical calls: keep the state bounded.
+    state.callSignatures.splice(0, state.callSignatures.length - state.config.stallThreshold);
+    const custom = matchStopCondition(step, state.config.stopWhen);
+    if (custom) stopRun(state, 'custom', custom);
+  });
+  if (interruption !== undefined) throw interruption;
+  const repeats = trailingRepeats(state.callSignatures);
+  const last = calls[calls.length - 1];
+  if (last && repeats >= state.config.stallThreshold) {
+    stopRun(state, 'stalled', `${last.tool} was called ${repeats} times in a row with the same arguments`);
+  }
+}
