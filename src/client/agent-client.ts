@@ -161,7 +161,9 @@ export class AgentClient {
     const withSchema = options.outputSchema ? { ...config, outputSchema: toJsonSchema(options.outputSchema) } : config;
     const validated = AgentClient.validateConfig(withSchema);
     const workflowId = options.workflowId ?? `agent-${randomUUID()}`;
-    const input: AgentWorkflowInput = { query: queryText(query, validated, options.inputSchema), config: withSchema };
+    // The resolved config (defaults applied) is what crosses the wire: the history then says exactly what the run
+    // was configured with, and a worker whose defaults changed since replays it the same way.
+    const input: AgentWorkflowInput = { query: queryText(query, validated, options.inputSchema), config: validated };
     const metadata = startMetadata(input.query, validated);
     const typedSearchAttributes = this.searchAttributes ? [{ key: AgentStatusKey, value: 'Running' }] : undefined;
     try {

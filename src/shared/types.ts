@@ -170,7 +170,10 @@ export interface CarriedState {
 /** Input of the agent workflow. */
 export interface AgentWorkflowInput {
   query: string;
-  /** Validated again inside the workflow, so runs started from the Temporal UI get the same checks. */
+  /**
+   * The config. AgentClient, continue-as-new and subagents send it resolved (every default applied); a run started
+   * from the Temporal UI may send any subset, and the workflow applies the defaults and the same checks.
+   */
   config?: AgentConfigInput;
   /** Set only by continue-as-new. */
   carried?: CarriedState;

@@ -1,5 +1,4 @@
 import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
-import type { AgentConfigInput } from '../shared/config';
 import type { AgentWorkflowInput, ReActResult } from '../shared/types';
 import { toCarried, type RunState } from './run-state';
 
@@ -10,15 +9,16 @@ export function shouldContinueAsNew(state: RunState): boolean {
 }
 
 /**
- * Continues as a new run carrying the compact state. Called only between iterations, when no call is pending; it
- * still waits for every update and signal handler to finish so no decision in flight is lost.
+ * Continues as a new run carrying the compact state and the resolved config (defaults applied), so the next run
+ * cannot take other branches because a default changed in between. Called only between iterations, when no call is
+ * pending; it still waits for every update and signal handler to finish so no decision in flight is lost.
  */
-export async function continueAsNewNow(state: RunState, config: AgentConfigInput | undefined): Promise<never> {
+export async function continueAsNewNow(state: RunState): Promise<never> {
   await condition(allHandlersFinished);
   // Typed by signature rather than by importing the workflow, which imports this module.
   return continueAsNew<(input: AgentWorkflowInput) => Promise<ReActResult>>({
     query: state.query,
-    config,
+    config: state.config,
     carried: toCarried(state),
   });
 }

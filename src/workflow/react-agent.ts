@@ -43,13 +43,15 @@ import { actOnToolCalls } from './tool-step';
 
 /** Patch ID for the tool-catalog lookup moving to a local activity (see Temporal's workflow versioning). */
 export const LOCAL_TOOL_CATALOG_PATCH = 'local-tool-catalog';
+/**
+ * Patch ID of the loop's second rule set (see {@link RunState.rules}): runs recorded before it keep the rules they
+ * were recorded with when they replay, new runs get the new ones.
+ */
+export const LOOP_RULES_2_PATCH = 'loop-rules-2';
 
 function invalidInput(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, ErrorType.InvalidConfig);
 }
-
-
-
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
@@ -121,10 +123,8 @@ async function clarify(state: RunState, thought: string, callId: string, questio
   });
 }
 
-
-
 /** The run, inside a scope that the time budget (a durable timer) cancels; it may hand over to a new run. */
-async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>, input: AgentWorkflowInput): Promise<void> {
+async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
   const loop = new CancellationScope();
   const timeoutSeconds = state.config.timeoutSeconds;
   const timer = new CancellationScope();
@@ -147,7 +147,7 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>, in
         await iterate(state, tools);
         refreshDetails(state);
         if (!state.stop) await summarizeConversationIfDue(state);
-        if (!state.stop && shouldContinueAsNew(state)) await continueAsNewNow(state, input.config);
+        if (!state.stop && shouldContinueAsNew(state)) await continueAsNewNow(state);
       }
     });
   } catch (error) {
@@ -168,7 +168,8 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   if (!validation.ok) throw invalidInput(validation.message);
   if (typeof input.query !== 'string' || input.query.trim() === '') throw invalidInput('The query must be a non-empty string');
   const config: AgentConfig = validation.config;
-  const state = createRunState(input.query, config, workflowInfo().workflowId, Date.now(), searchAttributesEnabled(), input.carried, hooks);
+  const rules = patched(LOOP_RULES_2_PATCH) ? 2 : 1;
+  const state = createRunState(input.query, config, workflowInfo().workflowId, Date.now(), searchAttributesEnabled(), input.carried, hooks, rules);
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
   setHandler(getScratchpadQuery, () => renderScratchpad(state.steps, config));
@@ -182,7 +183,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       throw invalidInput(`Unknown tools in config.tools: ${catalog.unknown.join(', ')}`);
     }
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));
-    await runLoop(state, tools, input);
+    await runLoop(state, tools);
     await forceFinalAnswer(state);
   } catch (error) {
     if (isCancellation(error)) {

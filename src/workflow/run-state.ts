@@ -58,6 +58,11 @@ export interface RunState {
   finalAnswer: string | null;
   /** Hooks of a user's workflow (none for the stock agent workflow). */
   readonly hooks: AgentHooks;
+  /**
+   * Which rule set the loop follows: 1 for runs recorded before the `loop-rules-2` patch (they must replay as they
+   * ran), 2 for new runs. Rule changes that alter commands check this instead of adding a patch each.
+   */
+  readonly rules: 1 | 2;
   /** Validator of the final answer when the run has an output schema or signature (built once per run). */
   readonly outputValidator: z.ZodType | undefined;
   /** The validated final answer. */
@@ -87,6 +92,7 @@ export function createRunState(
   searchAttributes = false,
   carried?: CarriedState,
   hooks: AgentHooks = {},
+  rules: 1 | 2 = 2,
 ): RunState {
   const approvals = new ApprovalBook();
   approvals.alwaysApproved.push(...(carried?.alwaysApproved ?? []));
@@ -114,6 +120,7 @@ export function createRunState(
     stop: null,
     finalAnswer: null,
     hooks,
+    rules,
     outputValidator: validatorFor(config),
     output: undefined,
     confidence: null,
