@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { AgentConfigInput } from '../../src/shared/config';
+import type { AgentConfigInput } from 'durable-react-agent';
 import config from './config.json';
 
 /** The seed's code-analysis task. */

@@ -4,10 +4,10 @@
  *  - shouldStop ends the run (reason `custom`) as soon as an observation contains the ticket number it was after.
  * A worker registers this file's workflows plus the library's activities (see README.md beside it).
  */
-import { runReActLoop, type AgentHooks, type AgentWorkflowInput, type ReActResult } from '../../src/workflow';
+import { runReActLoop, type AgentHooks, type AgentWorkflowInput, type ReActResult } from 'durable-react-agent/workflow';
 
 // Subagents start the stock workflow by name, so a worker for this file exports it too.
-export { reactAgentWorkflow } from '../../src/workflow';
+export { reactAgentWorkflow } from 'durable-react-agent/workflow';
 
 const SECRET_PATH = /(^|\/)(\.env[^/]*|secrets\/.*)$/;
 

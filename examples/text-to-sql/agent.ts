@@ -1,5 +1,4 @@
-import type { AgentConfigInput } from '../../src/shared/config';
-import type { ReActResult } from '../../src/shared/types';
+import type { AgentConfigInput, ReActResult } from 'durable-react-agent';
 import { SUBMISSION_ACCEPTED, submissionSchema, type Submission } from './tools';
 
 /** Task queue of the example's worker and runs: its tools are registered on no other worker. */

@@ -2,13 +2,17 @@
 // Usage: npx tsx examples/text-to-sql/run.ts "Which five customers spent most on paid orders?"
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { AgentClient } from '../../src/client/agent-client';
-import { isServerAnswering, startDevServer } from '../../src/dev/dev-server';
-import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../../src/client/env';
-import { AGENT_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
-import type { ReActResult } from '../../src/shared/types';
-import { ToolRegistry } from '../../src/worker/tools/registry';
-import { createAgentWorker } from '../../src/worker/create-worker';
+import {
+  AGENT_SEARCH_ATTRIBUTES,
+  AgentClient,
+  hasModelEndpoint,
+  LOCAL_TEMPORAL_ADDRESS,
+  readEnv,
+  type ReActResult,
+  type RuntimeEnv,
+} from 'durable-react-agent';
+import { isServerAnswering, startDevServer } from 'durable-react-agent/testing';
+import { createAgentWorker, ToolRegistry } from 'durable-react-agent/worker';
 import { submissionOf, TEXT_TO_SQL_CONFIG, TEXT_TO_SQL_TASK_QUEUE } from './agent';
 import { SAMPLE_SCHEMA } from './schema';
 import { createTextToSqlTools } from './tools';

@@ -1,6 +1,6 @@
 // The PostgreSQL build alone: the package's main entry bundles every dialect (about 2.5 MB of parser to load).
 import { Parser } from 'node-sql-parser/build/postgresql';
-import { ToolInputError } from '../../src/worker/tools/define-tool';
+import { ToolInputError } from 'durable-react-agent';
 import type { DatabaseSchema, TableSchema } from './schema';
 
 /** What kind of problem a query has; callers branch on this, the message is for the model. */

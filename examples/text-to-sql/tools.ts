@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool, type AnyToolDefinition } from '../../src/worker/tools/define-tool';
+import { defineTool, type AnyToolDefinition } from 'durable-react-agent';
 import type { DatabaseSchema } from './schema';
 import { SqlValidationError, validateSql, type SqlValidation } from './sql-validator';
 import { retrieveTables } from './table-retrieval';

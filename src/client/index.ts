@@ -9,4 +9,4 @@ export {
   type StartOptions,
 } from './agent-client';
 export { DecisionRefusedError, type PendingItem } from './decisions';
-export { readEnv, type RuntimeEnv } from './env';
+export { DEFAULT_OPENAI_MODEL, hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from './env';

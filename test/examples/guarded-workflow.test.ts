@@ -29,6 +29,14 @@ beforeAll(async () => {
   const { code } = await bundleWorkflowCode({
     workflowsPath: path.resolve(__dirname, '../../examples/guarded-workflow/workflows.ts'),
     logger: new DefaultLogger('WARN'),
+    // The example imports 'durable-react-agent/workflow' as a user's code does; here that name means the sources.
+    webpackConfigHook: (config) => ({
+      ...config,
+      resolve: {
+        ...config.resolve,
+        alias: { ...config.resolve?.alias, 'durable-react-agent/workflow': path.resolve(__dirname, '../../src/workflow/index.ts') },
+      },
+    }),
   });
   const taskQueue = `guarded-${randomUUID()}`;
   worker = await createAgentWorker({
