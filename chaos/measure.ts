@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { AgentRunError, type AgentClient } from '../src/client/agent-client';
+import { AgentRunError, type AgentClient } from '../src/client';
 import type { PendingDecisions } from '../src/shared/approvals';
 import type { ReActResult } from '../src/shared/types';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { AgentClient, AgentRunError } from '../../src/client/agent-client';
+import { AgentClient, AgentRunError } from '../../src/client';
 import { ErrorType } from '../../src/shared/errors';
 import { ledgerPlan, ledgerTurn, ledgerQuery } from '../ledger-script';
 import { describeError, waitForResult, type RunRecord } from '../measure';

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { AgentConfigInput } from '../shared/config';
+import { DurableAgentError } from '../shared/errors';
 
 /** A command-line mistake: exit code 2 with a one-line message. */
-export class UsageError extends Error {
+export class UsageError extends DurableAgentError {
   override readonly name = 'UsageError';
 }
 

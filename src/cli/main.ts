@@ -1,9 +1,8 @@
 #!/usr/bin/env node
-import { AgentRunError, InvalidConfigError } from '../client/agent-client';
+import { AgentRunError, DecisionRefusedError, InvalidConfigError } from '../client/errors';
 import { ErrorType } from '../shared/errors';
 import { UsageError } from './args';
 import { DECISION_COMMANDS, decisionCommand } from './decision-commands';
-import { DecisionRefusedError } from '../client/decisions';
 import { DEV_SERVER_DB, runCommand } from './run-command';
 import { startDevServer } from '../dev/dev-server';
 import { parseArgs } from 'node:util';

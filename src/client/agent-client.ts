@@ -14,25 +14,8 @@ import { validateAgentConfig, type AgentConfig, type AgentConfigInput } from '..
 import { AGENT_WORKFLOW_TYPE, getPendingQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import { AGENT_SEARCH_ATTRIBUTES, AgentStatusKey } from '../shared/search-attributes';
 import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
+import { AgentRunError, InvalidConfigError, SearchAttributesMissingError } from './errors';
 
-/** Refused before a run starts: the message lists every bad field on one line. */
-export class InvalidConfigError extends Error {
-  override readonly name = 'InvalidConfigError';
-}
-
-/** A run that failed instead of finishing (e.g. the model endpoint rejected the key). `type` is an ErrorType name. */
-export class AgentRunError extends Error {
-  override readonly name = 'AgentRunError';
-  constructor(
-    message: string,
-    readonly workflowId: string,
-    readonly type: string | undefined,
-    /** The trace up to the failure, when the workflow attached one. */
-    readonly trace: ReActTrace | undefined,
-  ) {
-    super(message);
-  }
-}
 
 function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io: 'output' }) as Record<string, unknown>;
@@ -40,10 +23,6 @@ function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
-/** Raised when the cluster lacks the agent's search attributes; the message has the commands that add them. */
-export class SearchAttributesMissingError extends Error {
-  override readonly name = 'SearchAttributesMissingError';
-}
 
 function explainMissingSearchAttributes(error: unknown): unknown {
   const message = error instanceof Error ? error.message : '';

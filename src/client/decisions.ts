@@ -2,11 +2,10 @@ import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@te
 import type { AppliedDecision, Decision, PendingCall, PendingQuestion } from '../shared/approvals';
 import { answerUpdate, decideUpdate, getPendingQuery } from '../shared/messages';
 import { AgentStatusKey } from '../shared/search-attributes';
+import { DecisionRefusedError } from './errors';
 
-/** A decision the run refused (unknown or already-decided call, stale argsHash, invalid edit); nothing changed. */
-export class DecisionRefusedError extends Error {
-  override readonly name = 'DecisionRefusedError';
-}
+// Defined with the other client errors; re-exported where the decision functions that throw it live.
+export { DecisionRefusedError };
 
 /** One thing a person can act on: a call to approve or a question to answer, with the run it belongs to. */
 export type PendingItem =

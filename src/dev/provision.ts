@@ -3,6 +3,7 @@ import { execFile, spawn } from 'node:child_process';
 import { constants as fsConstants, promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { DurableAgentError } from '../shared/errors';
 
 /** The pinned CLI release (server 1.29.1, UI 2.42.1): later tags carry `replace` directives `go install` refuses. */
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
@@ -15,7 +16,7 @@ const PROGRESS_INTERVAL_MS = 15_000;
 const LOCK_MAX_AGE_MS = 60 * 60_000;
 
 /** Thrown when no usable Temporal CLI can be found, built or downloaded; the message says how to fix it. */
-export class TemporalCliNotFoundError extends Error {
+export class TemporalCliNotFoundError extends DurableAgentError {
   override readonly name = 'TemporalCliNotFoundError';
 }
 

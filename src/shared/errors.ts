@@ -1,5 +1,15 @@
 /**
+ * Base of every error the package throws: each subclass has a stable `name` (its class name), so callers branch on
+ * `instanceof` or `name`, never on message text. Errors that cross Temporal (a failed run, a refused decision) arrive
+ * as ApplicationFailures whose `type` is one of {@link ErrorType}.
+ */
+export abstract class DurableAgentError extends Error {
+  abstract override readonly name: string;
+}
+
+/**
  * Stable `type` names of the ApplicationFailures the runtime raises; callers branch on these, never on message text.
+ * Every ApplicationFailure the package creates uses one of them.
  */
 export const ErrorType = {
   /** The model endpoint rejected the API key (401/403). */
@@ -16,6 +26,10 @@ export const ErrorType = {
   InvalidConfig: 'InvalidConfigError',
   /** A tool threw; retried by Temporal when the tool's policy allows, else shown to the model. */
   ToolFailed: 'ToolFailedError',
+  /** A decision or answer a run refused (unknown or decided call, stale argsHash, invalid edit); nothing changed. */
+  InvalidDecision: 'InvalidDecisionError',
+  /** A hook of a user's workflow (shouldStop, beforeToolCall) threw: the run fails with the hook's message. */
+  AgentHook: 'AgentHookError',
 } as const;
 
 /** One of the names in {@link ErrorType}. */

@@ -2,9 +2,10 @@ import { existsSync, statSync } from 'node:fs';
 import { z } from 'zod';
 import { parseDuration } from '../shared/duration';
 import { formatZodIssues } from '../shared/validation';
+import { DurableAgentError } from '../shared/errors';
 
 /** Raised for a worker environment that cannot work; the message lists every bad variable on one line. */
-export class InvalidEnvironmentError extends Error {
+export class InvalidEnvironmentError extends DurableAgentError {
   override readonly name = 'InvalidEnvironmentError';
 }
 

@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/workflow';
+import { ErrorType } from '../shared/errors';
 import type { ReActStep } from '../shared/types';
 
 /** A tool call about to run, as `beforeToolCall` sees it. */
@@ -23,7 +24,7 @@ export interface AgentHooks {
 }
 
 /** Type of the failure raised when a hook throws: the run fails with the hook's message instead of retrying forever. */
-export const HOOK_ERROR = 'AgentHookError';
+export const HOOK_ERROR = ErrorType.AgentHook;
 
 /** Runs a hook, turning an exception into a clear, non-retryable failure of the run. */
 export function callHook<T>(name: keyof AgentHooks, run: () => T): T {

@@ -3,6 +3,7 @@ import type { PendingCall } from '../shared/approvals';
 import { argsHash } from '../shared/canonical';
 import { formatDuration, parseDuration } from '../shared/duration';
 import { answerSignal, answerUpdate, decideSignal, decideUpdate, getPendingQuery } from '../shared/messages';
+import { ErrorType } from '../shared/errors';
 import { describeCall } from '../shared/observation';
 import { validateToolArgs } from './activity-proxies';
 import type { Resolution } from './approval-book';
@@ -11,7 +12,7 @@ import { countDecision, countDecisionRequest } from './metrics';
 import { recordError, stopRun, type RunState } from './run-state';
 
 /** Type of the failure an update sender gets for a refused decision or answer. */
-export const INVALID_DECISION = 'InvalidDecisionError';
+export const INVALID_DECISION = ErrorType.InvalidDecision;
 
 function refuse(message: string): ApplicationFailure {
   return ApplicationFailure.create({ type: INVALID_DECISION, message, nonRetryable: true });

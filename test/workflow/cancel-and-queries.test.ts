@@ -1,5 +1,5 @@
 import { describe, expect, inject, it } from 'vitest';
-import { AgentClient, AgentRunError, InvalidConfigError } from '../../src/client/agent-client';
+import { AgentClient, AgentRunError, InvalidConfigError } from '../../src/client';
 import { useHarness } from '../support/harness';
 
 const harness = useHarness();

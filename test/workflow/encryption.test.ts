@@ -6,7 +6,7 @@ import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio/worker';
 import { describe, expect, inject, it } from 'vitest';
-import { AgentClient, AgentRunError } from '../../src/client/agent-client';
+import { AgentClient, AgentRunError } from '../../src/client';
 import { encryptedDataConverter } from '../../src/worker/codec';
 import { startCodecServer } from '../../src/worker/codec/codec-server';
 import { EncryptionCodec } from '../../src/worker/codec/encryption-codec';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AgentRunError } from '../../src/client/agent-client';
+import { AgentRunError } from '../../src/client';
 import { createHarness, useHarness } from '../support/harness';
 
 const harness = useHarness();

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { describe, expect, it } from 'vitest';
-import { InvalidConfigError } from '../../src/client/agent-client';
+import { InvalidConfigError } from '../../src/client';
 import { useHarness } from '../support/harness';
 
 const harness = useHarness();

@@ -3,6 +3,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import path from 'node:path';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { DurableAgentError } from '../../shared/errors';
 
 /** Metadata `encoding` of an encrypted payload. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';
@@ -18,7 +19,7 @@ export interface EncryptionKey {
 }
 
 /** Raised for keys or payloads the codec cannot use; the message says which. */
-export class PayloadCodecError extends Error {
+export class PayloadCodecError extends DurableAgentError {
   override readonly name = 'PayloadCodecError';
 }
 

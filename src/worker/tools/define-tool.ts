@@ -1,11 +1,12 @@
 import type { z } from 'zod';
 import type { ConfirmationPolicy } from '../../shared/approvals';
+import { DurableAgentError } from '../../shared/errors';
 
 /**
  * Thrown by a handler to refuse a call for a reason retrying cannot fix (a path outside the root, a bad pattern):
  * never retried, and recorded as invalid arguments rather than a tool failure.
  */
-export class ToolInputError extends Error {
+export class ToolInputError extends DurableAgentError {
   override readonly name: string = 'ToolInputError';
 }
 

@@ -1,7 +1,8 @@
 import type { AnyToolDefinition } from './define-tool';
+import { DurableAgentError } from '../../shared/errors';
 
 /** Raised when two tools claim one name: the second would silently shadow the first. */
-export class DuplicateToolError extends Error {
+export class DuplicateToolError extends DurableAgentError {
   override readonly name = 'DuplicateToolError';
 }
 

@@ -1,0 +1,31 @@
+import type { ReActTrace } from '../shared/types';
+import { DurableAgentError } from '../shared/errors';
+
+/** Refused before a run starts: the message lists every bad field on one line. */
+export class InvalidConfigError extends DurableAgentError {
+  override readonly name = 'InvalidConfigError';
+}
+
+/** A run that failed instead of finishing (e.g. the model endpoint rejected the key). `type` is an ErrorType name. */
+export class AgentRunError extends DurableAgentError {
+  override readonly name = 'AgentRunError';
+  constructor(
+    message: string,
+    readonly workflowId: string,
+    readonly type: string | undefined,
+    /** The trace up to the failure, when the workflow attached one. */
+    readonly trace: ReActTrace | undefined,
+  ) {
+    super(message);
+  }
+}
+
+/** Raised when the cluster lacks the agent's search attributes; the message has the commands that add them. */
+export class SearchAttributesMissingError extends DurableAgentError {
+  override readonly name = 'SearchAttributesMissingError';
+}
+
+/** A decision the run refused (unknown or already-decided call, stale argsHash, invalid edit); nothing changed. */
+export class DecisionRefusedError extends DurableAgentError {
+  override readonly name = 'DecisionRefusedError';
+}

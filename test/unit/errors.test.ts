@@ -1,0 +1,59 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import * as root from '../../src';
+import { TemporalCliNotFoundError } from '../../src/testing';
+import { UsageError } from '../../src/cli/args';
+import { ExpressionError, PathNotFoundError, PathOutsideRootError } from '../../src/worker/tools/builtin';
+import { DuplicateToolError, ToolInputError } from '../../src/worker';
+import { InvalidEnvironmentError } from '../../src/worker/env';
+import { PayloadCodecError } from '../../src/worker/codec';
+import { DurableAgentError, ErrorType } from '../../src/shared/errors';
+
+const SRC = path.resolve(__dirname, '../../src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? sourceFiles(full) : entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+describe('one error family', () => {
+  const classes = {
+    AgentRunError: root.AgentRunError,
+    DecisionRefusedError: root.DecisionRefusedError,
+    InvalidConfigError: root.InvalidConfigError,
+    SearchAttributesMissingError: root.SearchAttributesMissingError,
+    ToolInputError,
+    DuplicateToolError,
+    ExpressionError,
+    PathNotFoundError,
+    PathOutsideRootError,
+    InvalidEnvironmentError,
+    PayloadCodecError,
+    TemporalCliNotFoundError,
+    UsageError,
+  };
+
+  it.each(Object.entries(classes))('%s shares the base and names itself', (name, ErrorClass) => {
+    const error = new (ErrorClass as new (message: string, ...rest: unknown[]) => Error)('boom', 'wf', undefined, undefined);
+    expect(error).toBeInstanceOf(DurableAgentError);
+    expect(error.name).toBe(name);
+  });
+
+  it('every ApplicationFailure the package creates takes its type from ErrorType', () => {
+    const offenders: string[] = [];
+    for (const file of sourceFiles(SRC)) {
+      const text = readFileSync(file, 'utf8');
+      // A failure type written as a string literal where the failure is built, instead of an ErrorType member.
+      for (const match of text.matchAll(/ApplicationFailure\.(?:create|nonRetryable|retryable)\(([^;]*?)\)/gs)) {
+        if (/['"`][A-Z]\w*Error['"`]/.test(match[1] ?? '')) offenders.push(`${path.relative(SRC, file)}: ${match[0].slice(0, 80)}`);
+      }
+    }
+    expect(offenders).toEqual([]);
+    const values = Object.values(ErrorType);
+    expect(new Set(values).size).toBe(values.length);
+    for (const value of values) expect(value).toMatch(/^[A-Z]\w+Error$/);
+  });
+});
