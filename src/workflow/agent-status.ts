@@ -1,7 +1,43 @@
 import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import { AgentPendingToolsKey, AgentStatusKey, type AgentStatusValue } from '../shared/search-attributes';
+import type { AgentStatus } from '../shared/types';
 import type { RunState } from './run-state';
 import { refreshDetails } from './ui-details';
+
+/** Where a run is. Derived here only; the getStatus query, AgentStatus and the UI's details all present this. */
+export type RunPhase = AgentStatus['state'];
+
+/** The one derivation of a run's phase: waiting for a person takes precedence over the loop's own phase. */
+export function runPhase(state: RunState): RunPhase {
+  if (state.phase === 'completed') return 'completed';
+  // Parallel calls may run and wait for a person at the same time: the person is what the run waits on.
+  const pending = state.approvals.snapshot();
+  if (pending.question) return 'awaiting_input';
+  if (pending.approvals.length > 0) return 'awaiting_approval';
+  return state.phase;
+}
+
+/** The phase as the AgentStatus search attribute spells it (visibility queries and the UI's list use these values). */
+const SEARCH_ATTRIBUTE_VALUE: Readonly<Record<RunPhase, AgentStatusValue>> = {
+  thinking: 'Running',
+  acting: 'Running',
+  finishing: 'Running',
+  awaiting_approval: 'AwaitingApproval',
+  awaiting_input: 'AwaitingInput',
+  completed: 'Completed',
+};
+
+/** Live status for the getStatus query. */
+export function toStatus(state: RunState): AgentStatus {
+  return {
+    state: runPhase(state),
+    iteration: state.iterations,
+    maxIterations: state.config.maxIterations,
+    tokensUsed: state.usage.totalTokens,
+    terminationReason: state.stop?.reason ?? null,
+    runningTools: state.runningTools,
+  };
+}
 
 /**
  * Search attributes are only upserted when the run was started with them (AgentClient sets AgentStatus at start):
@@ -11,13 +47,10 @@ export function searchAttributesEnabled(): boolean {
   return workflowInfo().typedSearchAttributes.get(AgentStatusKey) !== undefined;
 }
 
-/** The AgentStatus a run in this state shows. */
+/** The AgentStatus a run in this state shows; Temporal reports a cancelled agent run as Completed, so it says Cancelled. */
 export function agentStatusOf(state: RunState): AgentStatusValue {
-  if (state.phase === 'completed') return state.stop?.reason === 'cancelled' ? 'Cancelled' : 'Completed';
-  const pending = state.approvals.snapshot();
-  if (pending.question) return 'AwaitingInput';
-  if (pending.approvals.length > 0) return 'AwaitingApproval';
-  return 'Running';
+  const phase = runPhase(state);
+  return phase === 'completed' && state.stop?.reason === 'cancelled' ? 'Cancelled' : SEARCH_ATTRIBUTE_VALUE[phase];
 }
 
 /** Publishes AgentStatus and AgentPendingTools when they changed, and refreshes the UI's current details. */

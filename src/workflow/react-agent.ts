@@ -14,7 +14,7 @@ import { getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/mes
 import { estimateTokens } from '../shared/observation';
 import type { ToolInfo } from '../shared/tool-protocol';
 import type { AgentWorkflowInput, ReActResult, TokenUsage } from '../shared/types';
-import { publishStatus, searchAttributesEnabled } from './agent-status';
+import { publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
 import { askUser, installHumanHandlers } from './human-loop';
 import { listTools, listToolsLocally } from './activity-proxies';
 import { renderScratchpad } from './prompt';
@@ -25,7 +25,6 @@ import {
   recordStep,
   stopRun,
   toResult,
-  toStatus,
   toTrace,
   type RunState,
 } from './run-state';

@@ -202,23 +202,6 @@ export function toTrace(state: RunState): ReActTrace {
   };
 }
 
-/** Live status for the getStatus query. */
-export function toStatus(state: RunState): AgentStatus {
-  return {
-    // Waiting for a person takes precedence: parallel calls may be running and waiting at the same time.
-    state: state.approvals.question
-      ? 'awaiting_input'
-      : state.approvals.snapshot().approvals.length > 0
-        ? 'awaiting_approval'
-        : state.phase,
-    iteration: state.iterations,
-    maxIterations: state.config.maxIterations,
-    tokensUsed: state.usage.totalTokens,
-    terminationReason: state.stop?.reason ?? null,
-    runningTools: state.runningTools,
-  };
-}
-
 /** The run's result once it has stopped. */
 export function toResult(state: RunState, nowMs: number): ReActResult {
   const reason = state.stop?.reason ?? 'failure';

@@ -1,6 +1,7 @@
 import { setCurrentDetails } from '@temporalio/workflow';
 import { describeCall } from '../shared/observation';
 import type { ReActStep } from '../shared/types';
+import { runPhase } from './agent-status';
 import type { RunState } from './run-state';
 
 /** Steps shown in the UI's current details; older ones are counted, not listed, so the text stays small. */
@@ -27,7 +28,7 @@ function stepLines(step: ReActStep): string[] {
 /** The live scratchpad as markdown for the Temporal UI: status, what waits for a person, and the latest steps. */
 export function renderDetails(state: RunState): string {
   const pending = state.approvals.snapshot();
-  const status = state.stop ? `stopped: ${state.stop.reason} (${state.stop.detail})` : state.phase;
+  const status = state.stop ? `stopped: ${state.stop.reason} (${state.stop.detail})` : runPhase(state);
   const sections = [
     `**Status:** ${status} · iteration ${state.iterations}/${state.config.maxIterations} · ${state.usage.totalTokens} tokens · run ${state.run}`,
   ];
