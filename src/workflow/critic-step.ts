@@ -1,6 +1,6 @@
 import { criticNote } from '../shared/critic';
 import { critique } from './activity-proxies';
-import { renderScratchpad } from './prompt';
+import { renderScratchpad } from '../shared/protocol';
 import { recordError, recordUsage, stopRun, type RunState } from './run-state';
 
 /**

@@ -1,5 +1,5 @@
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
-import type { ModelReply } from '../shared/protocol/model-io';
+import type { ModelReply } from '../shared/protocol';
 import { checkOutput } from '../shared/output';
 import { forcedAnswerInstruction } from './prompt';
 import { nowIso, recordError, recordStep, type RunState } from './run-state';
@@ -42,7 +42,7 @@ export function acceptFinalAnswer(state: RunState, reply: ModelReply, answer: st
       state.output = checked.value;
     }
   }
-  state.confidence = reply.confidence ?? confidenceIn(state.output);
+  state.confidence = (reply.type === 'final_answer' ? reply.confidence : null) ?? confidenceIn(state.output);
   finish(state, reply, answer, forced);
   return true;
 }
@@ -61,7 +61,7 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
   messages.push({ role: 'user', content: forcedAnswerInstruction(state.stop.detail) });
   try {
     const reply = await think(state, messages, [], 'final answer · forced');
-    const answer = reply.finalAnswer ?? (reply.assistantMessage.content.trim() || reply.thought);
+    const answer = reply.type === 'final_answer' ? reply.answer : reply.assistantMessage.content.trim() || reply.thought;
     acceptFinalAnswer(state, reply, answer, true);
   } catch (error) {
     if (isCancellation(error)) throw error;

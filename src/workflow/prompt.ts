@@ -1,26 +1,18 @@
 import type { AgentConfig } from '../shared/config';
 import {
-  actionInputTag,
   CLARIFICATION_TOOL,
   DELEGATE_TOOL,
-  FINAL_ANSWER_TAG,
+  renderArguments,
+  renderTextStep,
+  tagsOf,
   type ChatMessage,
   type ModelToolCall,
   type TextTags,
-} from '../shared/protocol/model-io';
+} from '../shared/protocol';
 import type { ReActStep } from '../shared/types';
 
 /** Heading of the running summary in prompts. */
 export const CONVERSATION_SO_FAR = 'Conversation so far (a summary of the earlier steps):';
-
-/** The text-protocol tags of a config. */
-export function tagsOf(config: AgentConfig): TextTags {
-  return { thought: config.thoughtTag, action: config.actionTag, observation: config.observationTag };
-}
-
-function argumentsText(args: unknown): string {
-  return typeof args === 'string' ? args : (JSON.stringify(args) ?? '{}');
-}
 
 /** Groups steps by the model reply (iteration) that produced them, keeping order. */
 function byIteration(steps: readonly ReActStep[]): ReActStep[][] {
@@ -36,7 +28,7 @@ function byIteration(steps: readonly ReActStep[]): ReActStep[][] {
 /** A step as the call the model made: tools as themselves, a question as the built-in clarification action. */
 function asCall(step: ReActStep): ModelToolCall | null {
   const { action } = step;
-  if (action.type === 'tool_call') return { id: action.callId, name: action.tool, argumentsText: argumentsText(action.args) };
+  if (action.type === 'tool_call') return { id: action.callId, name: action.tool, argumentsText: renderArguments(action.args) };
   if (action.type === 'clarification') {
     const id = action.callId ?? `c${step.iteration}-1`;
     return { id, name: CLARIFICATION_TOOL, argumentsText: JSON.stringify({ question: action.question }) };
@@ -62,33 +54,9 @@ function nativeTurn(group: readonly ReActStep[]): ChatMessage[] {
   return [assistant, ...results];
 }
 
-/** One step in the text protocol, as the model would have written it plus the observation it was given. */
-function textStep(step: ReActStep, tags: TextTags): { reply: string; observation: string | null } {
-  const thought = `${tags.thought} ${step.thought}`;
-  switch (step.action.type) {
-    case 'tool_call':
-      return {
-        reply: `${thought}\n${tags.action} ${step.action.tool}\n${actionInputTag(tags)} ${argumentsText(step.action.args)}`,
-        observation: `${tags.observation} ${step.observation ?? ''}`,
-      };
-    case 'final_answer':
-      return { reply: `${thought}\n${FINAL_ANSWER_TAG} ${step.action.answer}`, observation: null };
-    case 'clarification':
-      return {
-        reply: `${thought}\n${tags.action} ${CLARIFICATION_TOOL}\n${actionInputTag(tags)} ${JSON.stringify({ question: step.action.question })}`,
-        observation: `${tags.observation} ${step.observation ?? ''}`,
-      };
-    case 'delegate':
-      return {
-        reply: `${thought}\n${tags.action} ${DELEGATE_TOOL}\n${actionInputTag(tags)} ${JSON.stringify({ agent: step.action.agent, task: step.action.task })}`,
-        observation: `${tags.observation} ${step.observation ?? ''}`,
-      };
-  }
-}
-
 function textTurn(group: readonly ReActStep[], tags: TextTags): ChatMessage[] {
   return group.flatMap((step) => {
-    const { reply, observation } = textStep(step, tags);
+    const { reply, observation } = renderTextStep(step, tags);
     const messages: ChatMessage[] = [{ role: 'assistant', content: reply }];
     if (observation !== null) messages.push({ role: 'user', content: observation });
     return messages;
@@ -145,13 +113,3 @@ export function forcedAnswerInstruction(reasonDetail: string): string {
   );
 }
 
-/** The scratchpad as text (Thought / Action / Action Input / Observation), served by the getScratchpad query. */
-export function renderScratchpad(steps: readonly ReActStep[], config: AgentConfig): string {
-  const tags = tagsOf(config);
-  return steps
-    .map((step) => {
-      const { reply, observation } = textStep(step, tags);
-      return observation === null ? reply : `${reply}\n${observation}`;
-    })
-    .join('\n\n');
-}

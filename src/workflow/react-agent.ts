@@ -17,7 +17,7 @@ import type { AgentWorkflowInput, ReActResult, TokenUsage } from '../shared/type
 import { publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
 import { askUser, installHumanHandlers } from './human-loop';
 import { listTools, listToolsLocally } from './activity-proxies';
-import { renderScratchpad } from './prompt';
+import { renderScratchpad, type ModelReply } from '../shared/protocol';
 import {
   createRunState,
   nowIso,
@@ -69,25 +69,35 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   const reply = await think(state, messages, [...tools.keys()], `think · step ${state.iterations}`);
   state.feedback = [];
   state.notes = [];
-  if (reply.malformed !== null) {
-    recordError(state, 'malformed_output', reply.malformed);
-    state.feedback.push(reply.malformed);
-    return;
+  switch (reply.type) {
+    case 'malformed':
+      recordError(state, 'malformed_output', reply.problem);
+      state.feedback.push(reply.problem);
+      return;
+    case 'final_answer': {
+      if (!acceptFinalAnswer(state, reply, reply.answer)) return;
+      const failure = findPhrase(`${reply.thought}\n${reply.answer}`, config.failurePhrases);
+      if (failure) return stopRun(state, 'failure', `the answer contains the failure phrase "${failure}"`);
+      return stopRun(state, 'success', 'the model gave a final answer');
+    }
+    case 'clarification': {
+      if (!config.allowClarification) {
+        const feedback = 'Asking the user is disabled in this run: decide with the tools and what you know.';
+        recordError(state, 'malformed_output', feedback);
+        state.feedback.push(feedback);
+        return;
+      }
+      // Like a final answer, a question needs no separate thought: the question says what is missing.
+      return clarify(state, reply.thought, `c${state.iterations}-1`, reply.question, reply.usage);
+    }
+    case 'tool_calls':
+      return act(state, reply, tools);
   }
-  if (reply.finalAnswer !== null) {
-    if (!acceptFinalAnswer(state, reply, reply.finalAnswer)) return;
-    const failure = findPhrase(`${reply.thought}\n${reply.finalAnswer}`, config.failurePhrases);
-    if (failure) return stopRun(state, 'failure', `the answer contains the failure phrase "${failure}"`);
-    return stopRun(state, 'success', 'the model gave a final answer');
-  }
-  if (reply.clarification && !config.allowClarification) {
-    const feedback = 'Asking the user is disabled in this run: decide with the tools and what you know.';
-    recordError(state, 'malformed_output', feedback);
-    state.feedback.push(feedback);
-    return;
-  }
-  // Like a final answer, a question needs no separate thought: the question says what is missing.
-  if (reply.clarification) return clarify(state, reply.thought, `c${state.iterations}-1`, reply.clarification.question, reply.usage);
+}
+
+/** A reply with tool calls: validate the thought, check the phrases, then run the calls. */
+async function act(state: RunState, reply: ModelReply & { type: 'tool_calls' }, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
+  const { config } = state;
   const problem = validateThought(reply.thought, config);
   if (problem !== null) {
     state.rejectedThoughts += 1;
@@ -104,7 +114,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   if (failure) return stopRun(state, 'failure', `the thought contains the failure phrase "${failure}"`);
   // Call IDs are the workflow's own (iteration and position): unique in the run whatever the provider sends, short
   // enough to type in `durable-react-agent approve`, and a stale decision can never match a newer call.
-  const calls = reply.toolCalls.map((call, index) => ({ ...call, callId: `c${state.iterations}-${index + 1}` }));
+  const calls = reply.calls.map((call, index) => ({ ...call, callId: `c${state.iterations}-${index + 1}` }));
   await actOnToolCalls(state, reply.thought, calls, tools, reply.usage);
   await critiqueIteration(state);
 }

@@ -1,7 +1,7 @@
 import { ChildWorkflowFailure, executeChild, isCancellation } from '@temporalio/workflow';
 import type { AgentConfigInput } from '../shared/config';
 import { AGENT_WORKFLOW_TYPE } from '../shared/messages';
-import type { ParsedToolCall } from '../shared/protocol/model-io';
+import { parseDelegation, type ParsedToolCall } from '../shared/protocol';
 import { errorObservation } from '../shared/observation';
 import { AgentStatusKey } from '../shared/search-attributes';
 import type { ToolObservation } from '../shared/tool-protocol';
@@ -12,12 +12,6 @@ import { recordUsage, type RunState } from './run-state';
 export interface Delegation {
   observation: ToolObservation;
   childWorkflowId?: string;
-}
-
-function delegateArgs(args: unknown): { agent: string; task: string } | null {
-  if (typeof args !== 'object' || args === null) return null;
-  const { agent, task } = args as Record<string, unknown>;
-  return typeof agent === 'string' && typeof task === 'string' && task.trim() !== '' ? { agent, task } : null;
 }
 
 /** The child's config: the parent's, with the subagent's overrides and whatever is left of the token budget. */
@@ -42,7 +36,7 @@ function childConfig(state: RunState, agent: string, remainingTokens: number | u
  */
 export async function delegate(state: RunState, call: ParsedToolCall): Promise<Delegation> {
   const names = Object.keys(state.config.subagents);
-  const args = delegateArgs(call.args);
+  const args = parseDelegation(call.args);
   if (!args) return { observation: errorObservation(call.tool, call.args, 'delegate needs {"agent": "<name>", "task": "<task>"}', 'invalid_arguments') };
   if (!state.config.subagents[args.agent]) {
     return { observation: errorObservation(call.tool, call.args, `unknown subagent "${args.agent}"; subagents: ${names.join(', ')}`, 'invalid_arguments') };

@@ -1,8 +1,8 @@
-import type { ParsedToolCall } from '../shared/protocol/model-io';
+import type { ParsedToolCall } from '../shared/protocol';
 import { describeCall } from '../shared/observation';
 import type { ToolObservation } from '../shared/tool-protocol';
 import { summarize } from './activity-proxies';
-import { renderScratchpad } from './prompt';
+import { renderScratchpad } from '../shared/protocol';
 import { recordUsage, type RunState } from './run-state';
 
 /**

@@ -1,7 +1,7 @@
-import type { ChatMessage, ModelReply } from '../shared/protocol/model-io';
+import { tagsOf, toModelReply, type ChatMessage, type ModelReply } from '../shared/protocol';
 import { outputSchemaOf } from '../shared/output';
 import { callModel, callModelLocally } from './activity-proxies';
-import { buildMessages, tagsOf } from './prompt';
+import { buildMessages } from './prompt';
 import { recordUsage, type RunState } from './run-state';
 
 /** The next prompt: the running summary and the window of steps it does not cover yet, plus notes and feedback. */
@@ -19,7 +19,7 @@ export async function think(state: RunState, messages: ChatMessage[], tools: str
     ? Object.fromEntries(Object.entries(config.subagents).map(([name, sub]) => [name, sub.description]))
     : {};
   const call = config.modelCalls === 'local' ? callModelLocally : callModel;
-  const reply = await call.executeWithOptions({ summary }, [
+  const recorded = await call.executeWithOptions({ summary }, [
     {
       messages,
       model: config.model,
@@ -32,6 +32,8 @@ export async function think(state: RunState, messages: ChatMessage[], tools: str
       outputSchema: outputSchemaOf(config),
     },
   ]);
+  // Histories recorded before the reply became a tagged union hold the old shape: read both.
+  const reply = toModelReply(recorded);
   recordUsage(state, reply.usage);
   return reply;
 }

@@ -1,5 +1,5 @@
 import { ActivityFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
-import { DELEGATE_TOOL, type ParsedToolCall } from '../shared/protocol/model-io';
+import { DELEGATE_TOOL, type ParsedToolCall } from '../shared/protocol';
 import { describeCall, errorObservation } from '../shared/observation';
 import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import type { ReActStep, TokenUsage } from '../shared/types';

@@ -1,20 +1,20 @@
 import { describe, it, expect } from 'vitest';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
-import { readNativeReply, readTextReply, readUsage } from '../../src/worker/activities/model-reply';
-import type { ModelToolCall, TextTags } from '../../src/shared/protocol/model-io';
+import { readNativeReply, readTextReply } from '../../src/shared/protocol';
+import { readUsage } from '../../src/worker/activities/usage';
+import { toModelReply, type ModelReply, type ModelToolCall, type TextTags } from '../../src/shared/protocol';
 
 const usage = { promptTokens: 120, completionTokens: 30, totalTokens: 150 };
 const tags: TextTags = { thought: 'Thought:', action: 'Action:', observation: 'Observation:' };
 const toolCall = (id: string, name: string, argumentsText: string): ModelToolCall => ({ id, name, argumentsText });
+const callsOf = (reply: ModelReply) => (reply.type === 'tool_calls' ? reply.calls : []);
 
 describe('readNativeReply', () => {
   it('takes text without tool calls as the final answer', () => {
     expect(readNativeReply('  Paris is the capital.  ', [], usage)).toEqual({
+      type: 'final_answer',
       thought: 'Paris is the capital.',
-      toolCalls: [],
-      finalAnswer: 'Paris is the capital.',
-      malformed: null,
-      clarification: null,
+      answer: 'Paris is the capital.',
       confidence: null,
       usage,
       assistantMessage: { role: 'assistant', content: '  Paris is the capital.  ' },
@@ -22,10 +22,10 @@ describe('readNativeReply', () => {
   });
 
   it.each(['', '  \n '])('refuses an empty reply (%j) with a message the model can act on', (content) => {
-    const reply = readNativeReply(content, [], usage);
-    expect(reply.finalAnswer).toBeNull();
-    expect(reply.toolCalls).toEqual([]);
-    expect(reply.malformed).toBe('Your reply was empty. Call a tool or give the final answer.');
+    expect(readNativeReply(content, [], usage)).toMatchObject({
+      type: 'malformed',
+      problem: 'Your reply was empty. Call a tool or give the final answer.',
+    });
   });
 
   it('parses every tool call and keeps the text as the thought', () => {
@@ -35,9 +35,8 @@ describe('readNativeReply', () => {
     ];
     const reply = readNativeReply('I need the population first.', calls, usage);
     expect(reply.thought).toBe('I need the population first.');
-    expect(reply.finalAnswer).toBeNull();
-    expect(reply.malformed).toBeNull();
-    expect(reply.toolCalls).toEqual([
+    expect(reply.type).toBe('tool_calls');
+    expect(callsOf(reply)).toEqual([
       { callId: 'call-1', tool: 'search', argumentsText: '{"query": "Lyon"}', args: { query: 'Lyon' } },
       { callId: 'call-2', tool: 'calculator', argumentsText: '{"expression": "1+1"}', args: { expression: '1+1' } },
     ]);
@@ -50,15 +49,15 @@ describe('readNativeReply', () => {
 
   it('gives empty arguments to a call with no arguments text', () => {
     const reply = readNativeReply('Listing is the first step.', [toolCall('c', 'list_files', '  ')], usage);
-    expect(reply.toolCalls[0]?.args).toEqual({});
-    expect(reply.toolCalls[0]?.parseError).toBeUndefined();
+    expect(callsOf(reply)[0]?.args).toEqual({});
+    expect(callsOf(reply)[0]?.parseError).toBeUndefined();
   });
 
   it('reports bad JSON arguments as a parse error instead of failing the reply', () => {
     const reply = readNativeReply('Searching.', [toolCall('c', 'search', '{"query": ')], usage);
-    expect(reply.malformed).toBeNull();
-    expect(reply.toolCalls).toHaveLength(1);
-    const [call] = reply.toolCalls;
+    expect(reply.type).toBe('tool_calls');
+    expect(callsOf(reply)).toHaveLength(1);
+    const [call] = callsOf(reply);
     expect(call?.tool).toBe('search');
     expect(call?.argumentsText).toBe('{"query": ');
     expect(call?.args).toBeUndefined();
@@ -70,16 +69,13 @@ describe('readNativeReply', () => {
       readNativeReply('', [toolCall('f', 'final_answer', argumentsText)], usage);
 
     it('takes its answer as the final answer', () => {
-      const reply = finalCall('{"answer": "42"}');
-      expect(reply.finalAnswer).toBe('42');
-      expect(reply.toolCalls).toEqual([]);
-      expect(reply.malformed).toBeNull();
+      expect(finalCall('{"answer": "42"}')).toMatchObject({ type: 'final_answer', answer: '42' });
     });
 
     it('renders a non-string answer as JSON', () => {
-      expect(finalCall('{"answer": {"city": "Paris", "rank": 1}}').finalAnswer).toBe('{"city":"Paris","rank":1}');
-      expect(finalCall('{"answer": 42}').finalAnswer).toBe('42');
-      expect(finalCall('{"answer": false}').finalAnswer).toBe('false');
+      expect(finalCall('{"answer": {"city": "Paris", "rank": 1}}')).toMatchObject({ answer: '{"city":"Paris","rank":1}' });
+      expect(finalCall('{"answer": 42}')).toMatchObject({ answer: '42' });
+      expect(finalCall('{"answer": false}')).toMatchObject({ answer: 'false' });
     });
 
     it.each([
@@ -89,24 +85,17 @@ describe('readNativeReply', () => {
       ['', 'final_answer needs {"answer": "..."}; got nothing'],
       ['{"answer": ', 'final_answer needs {"answer": "..."}; got {"answer": '],
     ])('refuses %j without an answer', (argumentsText, message) => {
-      const reply = finalCall(argumentsText);
-      expect(reply.finalAnswer).toBeNull();
-      expect(reply.toolCalls).toEqual([]);
-      expect(reply.malformed).toBe(message);
+      expect(finalCall(argumentsText)).toMatchObject({ type: 'malformed', problem: message });
     });
 
     // Text mode refuses an empty final answer too ("Your final answer is empty").
     it.each(['{"answer": ""}', '{"answer": "   "}'])('refuses the blank answer %j', (argumentsText) => {
-      const reply = finalCall(argumentsText);
-      expect(reply.finalAnswer).toBeNull();
-      expect(reply.malformed).not.toBeNull();
+      expect(finalCall(argumentsText).type).toBe('malformed');
     });
 
     it('wins over other calls in the same reply', () => {
       const calls = [toolCall('a', 'search', '{"query": "x"}'), toolCall('b', 'final_answer', '{"answer": "done"}')];
-      const reply = readNativeReply('Enough information now.', calls, usage);
-      expect(reply.finalAnswer).toBe('done');
-      expect(reply.toolCalls).toEqual([]);
+      expect(readNativeReply('Enough information now.', calls, usage)).toMatchObject({ type: 'final_answer', answer: 'done' });
     });
   });
 });
@@ -115,14 +104,11 @@ describe('readTextReply', () => {
   it('turns the action into one tool call whose id derives from the response id', () => {
     const content = 'Thought: I need the weather.\nAction: weather\nAction Input: {"city": "Oslo"}';
     expect(readTextReply(content, tags, 'chatcmpl-9', usage)).toEqual({
+      type: 'tool_calls',
       thought: 'I need the weather.',
-      toolCalls: [
+      calls: [
         { callId: 'chatcmpl-9-0', tool: 'weather', argumentsText: '{"city": "Oslo"}', args: { city: 'Oslo' } },
       ],
-      finalAnswer: null,
-      malformed: null,
-      clarification: null,
-      confidence: null,
       usage,
       assistantMessage: { role: 'assistant', content },
     });
@@ -130,41 +116,38 @@ describe('readTextReply', () => {
 
   it('keeps a parse error on the call', () => {
     const reply = readTextReply('Thought: Go.\nAction: search\nAction Input: {oops}', tags, 'r1', usage);
-    expect(reply.toolCalls[0]?.callId).toBe('r1-0');
-    expect(reply.toolCalls[0]?.parseError).toContain('not valid JSON');
+    expect(callsOf(reply)[0]?.callId).toBe('r1-0');
+    expect(callsOf(reply)[0]?.parseError).toContain('not valid JSON');
   });
 
   it('reads a final answer', () => {
     const reply = readTextReply('Thought: I know it.\nFinal Answer: Oslo is cold.', tags, 'r2', usage);
-    expect(reply).toMatchObject({ thought: 'I know it.', finalAnswer: 'Oslo is cold.', malformed: null });
-    expect(reply.toolCalls).toEqual([]);
+    expect(reply).toMatchObject({ type: 'final_answer', thought: 'I know it.', answer: 'Oslo is cold.' });
   });
 
   it('passes on why a reply could not be understood', () => {
     const reply = readTextReply('Just some musing.', tags, 'r3', usage);
-    expect(reply.finalAnswer).toBeNull();
-    expect(reply.toolCalls).toEqual([]);
-    expect(reply.malformed).toContain('no "Action:" and no "Final Answer:" line');
+    expect(reply.type).toBe('malformed');
+    expect(reply.type === 'malformed' && reply.problem).toContain('no "Action:" and no "Final Answer:" line');
   });
 
   it('treats an Action of final_answer with an answer as the final answer', () => {
     const content = 'Thought: Done.\nAction: final_answer\nAction Input: {"answer": "Oslo"}';
-    expect(readTextReply(content, tags, 'r4', usage)).toMatchObject({ finalAnswer: 'Oslo', toolCalls: [] });
+    expect(readTextReply(content, tags, 'r4', usage)).toMatchObject({ type: 'final_answer', answer: 'Oslo' });
   });
 
   it('refuses an Action of final_answer without a usable answer, with the same message as native mode', () => {
     const content = 'Thought: Done.\nAction: final_answer\nAction Input: {}';
     expect(readTextReply(content, tags, 'r6', usage)).toMatchObject({
-      finalAnswer: null,
-      toolCalls: [],
-      malformed: 'final_answer needs {"answer": "..."}; got {}',
+      type: 'malformed',
+      problem: 'final_answer needs {"answer": "..."}; got {}',
     });
   });
 
   it('uses the configured tags', () => {
     const custom: TextTags = { thought: 'Reasoning:', action: 'Tool:', observation: 'Result:' };
     const reply = readTextReply('Reasoning: Look.\nTool: search\nTool Input: {"q": "x"}', custom, 'r5', usage);
-    expect(reply.toolCalls).toEqual([
+    expect(callsOf(reply)).toEqual([
       { callId: 'r5-0', tool: 'search', argumentsText: '{"q": "x"}', args: { q: 'x' } },
     ]);
   });
@@ -190,5 +173,28 @@ describe('readUsage', () => {
       completionTokens: 10,
       totalTokens: 111,
     });
+  });
+});
+
+describe('toModelReply, the tolerant reader of recorded replies', () => {
+  const base = { thought: 't', usage, assistantMessage: { role: 'assistant' as const, content: 't' } };
+  const legacy = { ...base, toolCalls: [], finalAnswer: null, malformed: null, clarification: null, confidence: null };
+
+  it('reads the nullable-field shape older workers recorded, in the order the loop tested its fields', () => {
+    expect(toModelReply({ ...legacy, malformed: 'bad', finalAnswer: 'x' })).toEqual({ ...base, type: 'malformed', problem: 'bad' });
+    expect(toModelReply({ ...legacy, finalAnswer: '42', confidence: 0.5 })).toEqual({ ...base, type: 'final_answer', answer: '42', confidence: 0.5 });
+    expect(toModelReply({ ...legacy, clarification: { callId: 'q', question: 'Which?' } })).toEqual({
+      ...base,
+      type: 'clarification',
+      callId: 'q',
+      question: 'Which?',
+    });
+    const calls = [{ callId: 'c', tool: 'search', argumentsText: '{}', args: {} }];
+    expect(toModelReply({ ...legacy, toolCalls: calls })).toEqual({ ...base, type: 'tool_calls', calls });
+  });
+
+  it('passes the tagged union through', () => {
+    const reply: ModelReply = { ...base, type: 'final_answer', answer: 'a', confidence: null };
+    expect(toModelReply(reply)).toBe(reply);
   });
 });

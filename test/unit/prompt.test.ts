@@ -1,8 +1,9 @@
 import { describe, it, expect } from 'vitest';
 import { agentConfigSchema, type AgentConfigInput } from '../../src/shared/config';
-import type { ChatMessage } from '../../src/shared/protocol/model-io';
+import type { ChatMessage } from '../../src/shared/protocol';
 import type { ReActStep } from '../../src/shared/types';
-import { buildMessages, forcedAnswerInstruction, renderScratchpad } from '../../src/workflow/prompt';
+import { renderScratchpad } from '../../src/shared/protocol';
+import { buildMessages, forcedAnswerInstruction } from '../../src/workflow/prompt';
 
 const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { parseTextReply } from '../../src/shared/protocol/text-format';
-import { readNativeReply, readTextReply } from '../../src/worker/activities/model-reply';
+import { parseTextReply } from '../../src/shared/protocol';
+import { readNativeReply, readTextReply } from '../../src/shared/protocol';
 import { agentConfigSchema, validateAgentConfig } from '../../src/shared/config';
 import { argsHash } from '../../src/shared/canonical';
 import { CHARS_PER_TOKEN, truncateToTokens } from '../../src/shared/observation';
@@ -30,7 +30,7 @@ describe('no input throws outside the documented error types', () => {
     fc.assert(
       fc.property(fc.string(), fc.string({ minLength: 1 }), fc.string(), (argumentsText, name, content) => {
         const reply = readNativeReply(content, [{ id: 'c', name, argumentsText }], usage);
-        for (const call of reply.toolCalls) expect(call.args !== undefined || call.parseError !== undefined).toBe(true);
+        for (const call of reply.type === 'tool_calls' ? reply.calls : []) expect(call.args !== undefined || call.parseError !== undefined).toBe(true);
       }),
       { numRuns: 2000 },
     );

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import { parseTextReply, textProtocolInstructions } from '../../src/shared/protocol/text-format';
-import type { TextTags } from '../../src/shared/protocol/model-io';
+import { parseTextReply, textProtocolInstructions } from '../../src/shared/protocol';
+import type { TextTags } from '../../src/shared/protocol';
 
 const tags: TextTags = { thought: 'Thought:', action: 'Action:', observation: 'Observation:' };
 const customTags: TextTags = { thought: 'Reasoning:', action: 'Tool:', observation: 'Result:' };

@@ -52,34 +52,43 @@ export interface ParsedToolCall {
   parseError?: string;
 }
 
-/** Output of the `callModel` activity: already parsed and classified, never a raw provider object. */
-export interface ModelReply {
+/** What every model reply carries, whatever it asks for. */
+export interface ReplyBase {
+  /** The reasoning text (native mode: the assistant text; text mode: the Thought section). */
   thought: string;
-  toolCalls: ParsedToolCall[];
-  /** Set when the reply is a final answer (no tool call, or the built-in final_answer tool). */
-  finalAnswer: string | null;
-  /** Set when the reply could not be understood; fed back to the model. */
-  malformed: string | null;
-  /** Set when the model asks the user a question (the built-in request_clarification action). */
-  clarification: { callId: string; question: string } | null;
-  /** The confidence in [0, 1] the model gave with its final answer, if any. */
-  confidence: number | null;
   usage: TokenUsage;
   /** The raw assistant message, replayed to the model in the next prompt. */
   assistantMessage: ChatMessage & { role: 'assistant' };
 }
 
-/** Name of the built-in tool native-mode models may call to finish. */
-export const FINAL_ANSWER_TOOL = 'final_answer';
-/** Name of the built-in action with which a model asks the user a question. */
-export const CLARIFICATION_TOOL = 'request_clarification';
-/** Name of the built-in action that hands a task to a named subagent. */
-export const DELEGATE_TOOL = 'delegate';
+/**
+ * Output of the `callModel` activity, already parsed and classified: tool calls to run, a final answer, a question
+ * for the user (the built-in request_clarification action), or a reply that could not be understood (fed back).
+ */
+export type ModelReply = ReplyBase &
+  (
+    | { type: 'tool_calls'; calls: ParsedToolCall[] }
+    | { type: 'final_answer'; answer: string; /** The confidence in [0, 1] given with the answer, if any. */ confidence: number | null }
+    | { type: 'clarification'; callId: string; question: string }
+    | { type: 'malformed'; problem: string }
+  );
 
-/** Tag that introduces the answer in text mode. */
-export const FINAL_ANSWER_TAG = 'Final Answer:';
+/** The reply shape workers returned before the tagged union: nullable fields. Recorded histories still hold it. */
+export interface LegacyModelReply extends ReplyBase {
+  toolCalls: ParsedToolCall[];
+  finalAnswer: string | null;
+  malformed: string | null;
+  clarification: { callId: string; question: string } | null;
+  confidence: number | null;
+}
 
-/** The tag of the arguments line, derived from the action tag: `Action:` gives `Action Input:`. */
-export function actionInputTag(tags: TextTags): string {
-  return `${tags.action.replace(/:\s*$/, '')} Input:`;
+/** Reads a recorded `callModel` result of either shape (a tolerant reader, so older histories replay). */
+export function toModelReply(raw: ModelReply | LegacyModelReply): ModelReply {
+  if ('type' in raw) return raw;
+  const base: ReplyBase = { thought: raw.thought, usage: raw.usage, assistantMessage: raw.assistantMessage };
+  // The order the loop used to test the nullable fields in.
+  if (raw.malformed !== null) return { ...base, type: 'malformed', problem: raw.malformed };
+  if (raw.finalAnswer !== null) return { ...base, type: 'final_answer', answer: raw.finalAnswer, confidence: raw.confidence };
+  if (raw.clarification) return { ...base, type: 'clarification', ...raw.clarification };
+  return { ...base, type: 'tool_calls', calls: raw.toolCalls };
 }

@@ -1,4 +1,20 @@
-import { actionInputTag, FINAL_ANSWER_TAG, type TextTags } from './model-io';
+import type { AgentConfig } from '../config';
+import type { ReActStep } from '../types';
+import { CLARIFICATION_TOOL, DELEGATE_TOOL } from './builtin-actions';
+import type { TextTags } from './model-io';
+
+/** Tag that introduces the answer in text mode. */
+export const FINAL_ANSWER_TAG = 'Final Answer:';
+
+/** The tag of the arguments line, derived from the action tag: `Action:` gives `Action Input:`. */
+export function actionInputTag(tags: TextTags): string {
+  return `${tags.action.replace(/:\s*$/, '')} Input:`;
+}
+
+/** The text-protocol tags of a config. */
+export function tagsOf(config: Pick<AgentConfig, 'thoughtTag' | 'actionTag' | 'observationTag'>): TextTags {
+  return { thought: config.thoughtTag, action: config.actionTag, observation: config.observationTag };
+}
 
 /** A text-mode reply, understood. Exactly one of `action`, `finalAnswer` or `malformed` is set. */
 export interface TextReply {
@@ -114,4 +130,44 @@ export function parseTextReply(reply: string, tags: TextTags): TextReply {
   if (tool === '') return { thought, malformed: `The "${tags.action}" line names no tool. ${format}` };
   const argumentsText = section('input') ?? '';
   return { thought, action: { tool, argumentsText, ...parseArguments(argumentsText) } };
+}
+
+/** Tool arguments as the model writes them: JSON, or the raw text when they never parsed. */
+export function renderArguments(args: unknown): string {
+  return typeof args === 'string' ? args : (JSON.stringify(args) ?? '{}');
+}
+
+/** One step in the text protocol, as the model would have written it plus the observation it was given. */
+export function renderTextStep(step: ReActStep, tags: TextTags): { reply: string; observation: string | null } {
+  const thought = `${tags.thought} ${step.thought}`;
+  switch (step.action.type) {
+    case 'tool_call':
+      return {
+        reply: `${thought}\n${tags.action} ${step.action.tool}\n${actionInputTag(tags)} ${renderArguments(step.action.args)}`,
+        observation: `${tags.observation} ${step.observation ?? ''}`,
+      };
+    case 'final_answer':
+      return { reply: `${thought}\n${FINAL_ANSWER_TAG} ${step.action.answer}`, observation: null };
+    case 'clarification':
+      return {
+        reply: `${thought}\n${tags.action} ${CLARIFICATION_TOOL}\n${actionInputTag(tags)} ${JSON.stringify({ question: step.action.question })}`,
+        observation: `${tags.observation} ${step.observation ?? ''}`,
+      };
+    case 'delegate':
+      return {
+        reply: `${thought}\n${tags.action} ${DELEGATE_TOOL}\n${actionInputTag(tags)} ${JSON.stringify({ agent: step.action.agent, task: step.action.task })}`,
+        observation: `${tags.observation} ${step.observation ?? ''}`,
+      };
+  }
+}
+
+/** The scratchpad as text (Thought / Action / Action Input / Observation), served by the getScratchpad query. */
+export function renderScratchpad(steps: readonly ReActStep[], config: Pick<AgentConfig, 'thoughtTag' | 'actionTag' | 'observationTag'>): string {
+  const tags = tagsOf(config);
+  return steps
+    .map((step) => {
+      const { reply, observation } = renderTextStep(step, tags);
+      return observation === null ? reply : `${reply}\n${observation}`;
+    })
+    .join('\n\n');
 }

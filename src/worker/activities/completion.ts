@@ -2,7 +2,7 @@ import type OpenAI from 'openai';
 import type { TokenUsage } from '../../shared/types';
 import { withHeartbeats } from './heartbeat';
 import { classifyModelError } from './model-errors';
-import { readUsage } from './model-reply';
+import { readUsage } from './usage';
 
 /** What the auxiliary model activities (summaries, critic) need. */
 export interface CompletionDependencies {

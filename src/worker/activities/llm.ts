@@ -5,20 +5,31 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import {
+  CLARIFICATION_DESCRIPTION,
+  CLARIFICATION_PARAMETERS,
   CLARIFICATION_TOOL,
   DELEGATE_TOOL,
+  delegateDescription,
+  delegateParameters,
+  FINAL_ANSWER_DESCRIPTION,
   FINAL_ANSWER_TOOL,
+  finalAnswerParameters,
+  readNativeReply,
+  readTextReply,
+  textProtocolInstructions,
   type CallModelInput,
   type ChatMessage,
   type ModelReply,
-} from '../../shared/protocol/model-io';
+} from '../../shared/protocol';
+
+/** How text mode has always described the clarification action (kept: text-mode prompts are what models learned). */
+const CLARIFICATION_TEXT_DESCRIPTION = 'ask the user a question when the task is ambiguous; the answer comes back as the observation.';
 import { toolParametersSchema, renderToolCatalog } from '../tools/catalog';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
 import { withHeartbeats } from './heartbeat';
 import { classifyModelError } from './model-errors';
-import { readNativeReply, readTextReply, readUsage } from './model-reply';
-import { textProtocolInstructions } from '../../shared/protocol/text-format';
+import { readUsage } from './usage';
 
 /** What the model activity needs from the worker process. */
 export interface ModelDependencies {
@@ -28,70 +39,17 @@ export interface ModelDependencies {
   registry: ToolRegistry;
 }
 
-/** The built-in final_answer tool; with an output schema its `answer` is that structured object. */
-function finalAnswerTool(outputSchema: Record<string, unknown> | undefined): ChatCompletionTool {
-  return {
-    type: 'function',
-    function: {
-      name: FINAL_ANSWER_TOOL,
-      description: 'Give the final answer to the task and stop.',
-      parameters: {
-        type: 'object',
-        properties: {
-          answer: outputSchema ?? { type: 'string', description: 'The final answer' },
-          confidence: { type: 'number', minimum: 0, maximum: 1, description: 'Optional: how sure you are, 0 to 1' },
-        },
-        required: ['answer'],
-      },
-    },
-  };
+function providerTool(name: string, description: string, parameters: Record<string, unknown>): ChatCompletionTool {
+  return { type: 'function', function: { name, description, parameters } };
 }
 
-const clarificationTool: ChatCompletionTool = {
-  type: 'function',
-  function: {
-    name: CLARIFICATION_TOOL,
-    description: 'Ask the user a question when the task is ambiguous or needs information only they have. The run waits for the answer.',
-    parameters: {
-      type: 'object',
-      properties: { question: { type: 'string', description: 'One clear question for the user' } },
-      required: ['question'],
-    },
-  },
-};
-
-/** The text-mode catalog entry of the clarification action. */
-const CLARIFICATION_ENTRY = `- ${CLARIFICATION_TOOL}: ask the user a question when the task is ambiguous; the answer comes back as the observation.
-  arguments (JSON Schema): {"type":"object","properties":{"question":{"type":"string"}},"required":["question"]}`;
-
-function delegateParameters(subagents: Record<string, string>): Record<string, unknown> {
-  return {
-    type: 'object',
-    properties: {
-      agent: { type: 'string', enum: Object.keys(subagents), description: 'Which subagent' },
-      task: { type: 'string', description: 'The task, self-contained: the subagent sees nothing else' },
-    },
-    required: ['agent', 'task'],
-  };
-}
-
-function delegateDescription(subagents: Record<string, string>): string {
-  const list = Object.entries(subagents).map(([name, description]) => `${name} (${description})`).join('; ');
-  return `Hand a self-contained task to a subagent and get its answer. Subagents: ${list}.`;
-}
-
-function delegateTool(subagents: Record<string, string>): ChatCompletionTool {
-  return {
-    type: 'function',
-    function: { name: DELEGATE_TOOL, description: delegateDescription(subagents), parameters: delegateParameters(subagents) },
-  };
+/** The text-mode catalog entry of a built-in action. */
+function catalogEntry(name: string, description: string, parameters: Record<string, unknown>): string {
+  return `- ${name}: ${description}\n  arguments (JSON Schema): ${JSON.stringify(parameters)}`;
 }
 
 function toProviderTool(tool: AnyToolDefinition): ChatCompletionTool {
-  return {
-    type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: toolParametersSchema(tool) },
-  };
+  return providerTool(tool.name, tool.description, toolParametersSchema(tool));
 }
 
 function toProviderMessage(message: ChatMessage): ChatCompletionMessageParam {
@@ -139,17 +97,19 @@ export function buildModelRequest(
   const actionsOffered = input.tools.length > 0 || input.allowClarification === true || subagents !== undefined;
   if (input.mode === 'native') {
     const builtins = [
-      finalAnswerTool(input.outputSchema),
-      ...(input.allowClarification ? [clarificationTool] : []),
-      ...(subagents ? [delegateTool(subagents)] : []),
+      providerTool(FINAL_ANSWER_TOOL, FINAL_ANSWER_DESCRIPTION, finalAnswerParameters(input.outputSchema)),
+      ...(input.allowClarification ? [providerTool(CLARIFICATION_TOOL, CLARIFICATION_DESCRIPTION, CLARIFICATION_PARAMETERS)] : []),
+      ...(subagents ? [providerTool(DELEGATE_TOOL, delegateDescription(subagents), delegateParameters(subagents))] : []),
     ];
     const offered = actionsOffered ? [...tools.map(toProviderTool), ...builtins] : undefined;
     return { model, messages, ...(offered ? { tools: offered } : {}) };
   }
-  const delegateEntry = subagents
-    ? `\n- ${DELEGATE_TOOL}: ${delegateDescription(subagents)}\n  arguments (JSON Schema): ${JSON.stringify(delegateParameters(subagents))}`
-    : '';
-  const catalog = `${renderToolCatalog(tools)}${input.allowClarification ? `\n${CLARIFICATION_ENTRY}` : ''}${delegateEntry}`;
+  const entries = [
+    renderToolCatalog(tools),
+    ...(input.allowClarification ? [catalogEntry(CLARIFICATION_TOOL, CLARIFICATION_TEXT_DESCRIPTION, { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] })] : []),
+    ...(subagents ? [catalogEntry(DELEGATE_TOOL, delegateDescription(subagents), delegateParameters(subagents))] : []),
+  ];
+  const catalog = entries.join('\n');
   const protocol = actionsOffered ? `${catalog}\n\n${textProtocolInstructions(input.tags)}` : 'Answer now without tools.';
   return { model, messages: withSystemSuffix(messages, `\n\n${protocol}`), stop: [`\n${input.tags.observation}`] };
 }

@@ -1,0 +1,59 @@
+import type { TokenUsage } from '../types';
+import { CLARIFICATION_TOOL, FINAL_ANSWER_TOOL, parseClarification, parseFinalAnswer } from './builtin-actions';
+import type { ModelReply, ModelToolCall, ParsedToolCall, ReplyBase, TextTags } from './model-io';
+import { parseTextReply } from './text-format';
+
+/** Parses one call's arguments; bad JSON is kept as a parse error the model will be told about, never thrown. */
+export function parseToolCall(call: ModelToolCall): ParsedToolCall {
+  const base = { callId: call.id, tool: call.name, argumentsText: call.argumentsText };
+  if (call.argumentsText.trim() === '') return { ...base, args: {} };
+  try {
+    return { ...base, args: JSON.parse(call.argumentsText) as unknown };
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    return { ...base, parseError: `the arguments are not valid JSON (${reason})` };
+  }
+}
+
+/** A built-in action (final_answer, request_clarification) settles a reply; any other call leaves it open (null). */
+function settledBy(call: ParsedToolCall, base: ReplyBase): ModelReply | null {
+  if (call.tool === FINAL_ANSWER_TOOL) {
+    const parsed = parseFinalAnswer(call.args, call.argumentsText);
+    return 'problem' in parsed ? { ...base, type: 'malformed', problem: parsed.problem } : { ...base, type: 'final_answer', ...parsed };
+  }
+  if (call.tool === CLARIFICATION_TOOL) {
+    const parsed = parseClarification(call.args, call.argumentsText);
+    return 'problem' in parsed
+      ? { ...base, type: 'malformed', problem: parsed.problem }
+      : { ...base, type: 'clarification', callId: call.callId, question: parsed.question };
+  }
+  return null;
+}
+
+/** Understands a native tool-calling reply: text is the thought, tool calls are actions, no call is the answer. */
+export function readNativeReply(content: string, toolCalls: ModelToolCall[], usage: TokenUsage): ModelReply {
+  const thought = content.trim();
+  const base: ReplyBase = { thought, usage, assistantMessage: { role: 'assistant', content, ...(toolCalls.length ? { toolCalls } : {}) } };
+  if (toolCalls.length === 0) {
+    if (thought === '') return { ...base, type: 'malformed', problem: 'Your reply was empty. Call a tool or give the final answer.' };
+    return { ...base, type: 'final_answer', answer: thought, confidence: null };
+  }
+  const calls = toolCalls.map(parseToolCall);
+  // A built-in action (answer or question) settles the reply; other calls in the same reply are not run.
+  for (const call of calls) {
+    const settled = settledBy(call, base);
+    if (settled) return settled;
+  }
+  return { ...base, type: 'tool_calls', calls };
+}
+
+/** Understands a text-mode reply; the single action gets a call ID derived from the response ID. */
+export function readTextReply(content: string, tags: TextTags, responseId: string, usage: TokenUsage): ModelReply {
+  const parsed = parseTextReply(content, tags);
+  const base: ReplyBase = { thought: parsed.thought, usage, assistantMessage: { role: 'assistant', content } };
+  if (parsed.malformed !== undefined) return { ...base, type: 'malformed', problem: parsed.malformed };
+  if (parsed.finalAnswer !== undefined) return { ...base, type: 'final_answer', answer: parsed.finalAnswer, confidence: null };
+  if (!parsed.action) return { ...base, type: 'malformed', problem: 'No action found.' };
+  const call: ParsedToolCall = { callId: `${responseId}-0`, ...parsed.action };
+  return settledBy(call, base) ?? { ...base, type: 'tool_calls', calls: [call] };
+}
