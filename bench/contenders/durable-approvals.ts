@@ -63,7 +63,7 @@ export async function measureApprovalLatency(stack: DurableStack, job: ApprovalJ
   const latencies: number[] = [];
   for (const id of ids) {
     const result = await succeeded(stack, id);
-    const startedAt = (result.trace.steps.find((step) => step.decision === 'approve')?.observationData as { startedAt?: number })?.startedAt;
+    const startedAt = (result.trace.steps.find((step) => step.decision?.kind === 'approve')?.observationData as { startedAt?: number })?.startedAt;
     if (typeof startedAt !== 'number') throw new Error(`${id}: the approved tool did not report its start`);
     latencies.push(startedAt - (sentAt.get(id) ?? NaN));
   }

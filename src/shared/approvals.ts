@@ -51,8 +51,21 @@ export const decisionSchema = z.discriminatedUnion('decision', [
   z.strictObject({ ...base, decision: z.literal('respond'), observation: z.string() }),
 ]);
 
-/** A decision about one pending tool call. */
+/** A decision about one pending tool call: the one shape a person's decision has, whoever sends it and how. */
 export type Decision = z.infer<typeof decisionSchema>;
+
+/** The kinds of decision a person can make about a pending call. */
+export type DecisionKind = Decision['decision'];
+
+/**
+ * How a call that waited for a person was settled, as the trace records it: the decision's kind (or `timeout` when
+ * nobody decided in time), and `always` when an approve-always decision (on this call or a sibling of the same tool)
+ * approved it. `always` stays a flag from the decision to the trace; it never becomes a kind of its own.
+ */
+export interface DecisionOutcome {
+  kind: DecisionKind | 'timeout';
+  always?: true;
+}
 
 /** An answer to the model's clarification question; `callId` is optional because a run asks one at a time. */
 export const answerSchema = z.strictObject({ answer: z.string().trim().min(1), callId: z.string().min(1).optional() });
@@ -64,7 +77,9 @@ export type Answer = z.infer<typeof answerSchema>;
 export interface AppliedDecision {
   callId: string;
   tool: string;
-  decision: Decision['decision'];
+  decision: DecisionKind;
+  /** True for an approve-always: later calls of this tool in the run (and pending siblings) need no decision. */
+  always: boolean;
   /** The arguments the tool will run with (edited ones for `edit`), or null when it will not run. */
   args: unknown;
 }

@@ -1,3 +1,4 @@
+import type { DecisionOutcome } from './approvals';
 import type { AgentConfigInput } from './config';
 
 /** Tokens reported by the model for one call, or summed over a run. */
@@ -35,8 +36,8 @@ export interface ReActStep {
   critic?: { decision: string; reasoning: string; confidence: number; refinedQuery?: string };
   /** The child workflow that ran a delegated task. */
   childWorkflowId?: string;
-  /** How a person (or a policy) decided a call that needed confirmation. */
-  decision?: 'approve' | 'always' | 'edit' | 'reject' | 'respond' | 'timeout';
+  /** How a call that needed confirmation was settled: by a person's decision, or `timeout`. */
+  decision?: DecisionOutcome;
   /** ISO time the step was recorded (workflow time, so replay-safe). */
   timestamp: string;
   /** Usage of the model call that produced this step (zero on the 2nd+ parallel call of one reply). */

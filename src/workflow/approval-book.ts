@@ -4,6 +4,7 @@ import {
   type Answer,
   type AppliedDecision,
   type Decision,
+  type DecisionOutcome,
   type PendingCall,
   type PendingDecisions,
   type PendingQuestion,
@@ -12,8 +13,11 @@ import { formatZodIssues } from '../shared/validation';
 
 /** How a pending call was settled: run it (with these arguments), or give the model this observation instead. */
 export type Resolution =
-  | { outcome: 'run'; args: unknown; decision: 'approve' | 'always' | 'edit' }
-  | { outcome: 'observe'; text: string; isError: boolean; decision: 'reject' | 'respond' | 'timeout' };
+  | { outcome: 'run'; args: unknown; decision: DecisionOutcome }
+  | { outcome: 'observe'; text: string; isError: boolean; decision: DecisionOutcome };
+
+/** The outcome of a call an approve-always decision let through. */
+const ALWAYS: DecisionOutcome = { kind: 'approve', always: true };
 
 /** A pending call and, once decided, its resolution (read by the waiting loop, then closed). */
 export interface PendingEntry {
@@ -84,23 +88,23 @@ export class ApprovalBook {
     const { call } = entry;
     switch (decision.decision) {
       case 'approve':
-        entry.resolution = { outcome: 'run', args: call.args, decision: decision.always ? 'always' : 'approve' };
+        entry.resolution = { outcome: 'run', args: call.args, decision: decision.always ? ALWAYS : { kind: 'approve' } };
         if (decision.always) this.approveAlways(call.tool);
-        return { callId: call.callId, tool: call.tool, decision: 'approve', args: call.args };
+        return { callId: call.callId, tool: call.tool, decision: 'approve', always: decision.always === true, args: call.args };
       case 'edit':
-        entry.resolution = { outcome: 'run', args: decision.args, decision: 'edit' };
-        return { callId: call.callId, tool: call.tool, decision: 'edit', args: decision.args };
+        entry.resolution = { outcome: 'run', args: decision.args, decision: { kind: 'edit' } };
+        return { callId: call.callId, tool: call.tool, decision: 'edit', always: false, args: decision.args };
       case 'reject':
         entry.resolution = {
           outcome: 'observe',
           text: `[rejected] A person declined to run ${call.tool}: ${decision.reason}`,
           isError: true,
-          decision: 'reject',
+          decision: { kind: 'reject' },
         };
-        return { callId: call.callId, tool: call.tool, decision: 'reject', args: null };
+        return { callId: call.callId, tool: call.tool, decision: 'reject', always: false, args: null };
       case 'respond':
-        entry.resolution = { outcome: 'observe', text: decision.observation, isError: false, decision: 'respond' };
-        return { callId: call.callId, tool: call.tool, decision: 'respond', args: null };
+        entry.resolution = { outcome: 'observe', text: decision.observation, isError: false, decision: { kind: 'respond' } };
+        return { callId: call.callId, tool: call.tool, decision: 'respond', always: false, args: null };
     }
   }
 
@@ -108,7 +112,7 @@ export class ApprovalBook {
     if (!this.alwaysApproved.includes(tool)) this.alwaysApproved.push(tool);
     for (const entry of this.entries.values()) {
       if (entry.call.tool === tool && !entry.resolution) {
-        entry.resolution = { outcome: 'run', args: entry.call.args, decision: 'always' };
+        entry.resolution = { outcome: 'run', args: entry.call.args, decision: ALWAYS };
       }
     }
   }

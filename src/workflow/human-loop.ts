@@ -98,7 +98,7 @@ export async function awaitDecision(state: RunState, callId: string, tool: strin
     if (state.config.onApprovalTimeout === 'end') {
       stopRun(state, 'timeout', `no decision on call ${callId} (${tool}) arrived within ${label}`);
     }
-    return { outcome: 'observe', text: `[timeout] ${describeCall(tool, args)}: ${message}`, isError: true, decision: 'timeout' };
+    return { outcome: 'observe', text: `[timeout] ${describeCall(tool, args)}: ${message}`, isError: true, decision: { kind: 'timeout' } };
   } finally {
     state.approvals.close(callId);
     publishStatus(state);

@@ -82,7 +82,7 @@ interface CallOutcome {
 function toolOutcome(outcome: CallOutcome): 'ok' | 'error' | 'refused' {
   const { observation } = outcome;
   if (!observation.isError) return 'ok';
-  const neverRan = observation.errorKind !== 'tool_error' || outcome.decision === 'reject' || outcome.decision === 'timeout';
+  const neverRan = observation.errorKind !== 'tool_error' || outcome.decision?.kind === 'reject' || outcome.decision?.kind === 'timeout';
   return neverRan ? 'refused' : 'error';
 }
 
@@ -109,7 +109,7 @@ async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<
   }
   const ran = { ...call, args: resolution.args };
   const observation = await condenseObservation(state, ran, await execute(state, ran, tool));
-  return { observation, decision: resolution.decision, ...(resolution.decision === 'edit' ? { args: resolution.args } : {}) };
+  return { observation, decision: resolution.decision, ...(resolution.decision.kind === 'edit' ? { args: resolution.args } : {}) };
 }
 
 function toStep(state: RunState, thought: string, call: ParsedToolCall, outcome: CallOutcome, usage: TokenUsage): ReActStep {
@@ -161,7 +161,7 @@ export async function actOnToolCalls(
     // Errors of the run (not a person's rejection) go to the error history.
     if (outcome.observation.errorKind) recordError(state, outcome.observation.errorKind, outcome.observation.text);
     countToolCall(call.tool, toolOutcome(outcome));
-    if (outcome.decision) countDecision(outcome.decision);
+    if (outcome.decision) countDecision(outcome.decision.kind);
     state.callSignatures.push(callSignature(call.tool, step.action.type === 'tool_call' ? step.action.args : null));
     // Stall detection only looks at the latest run of identical calls: keep the state bounded.
     state.callSignatures.splice(0, state.callSignatures.length - state.config.stallThreshold);

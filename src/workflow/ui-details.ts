@@ -16,7 +16,7 @@ function clip(text: string): string {
 function stepLines(step: ReActStep): string[] {
   const lines = [`**${step.iteration}. Thought:** ${clip(step.thought || '(none)')}`];
   const action = step.action;
-  if (action.type === 'tool_call') lines.push(`- Action: \`${clip(describeCall(action.tool, action.args, 120))}\`${step.decision ? ` (${step.decision})` : ''}`);
+  if (action.type === 'tool_call') lines.push(`- Action: \`${clip(describeCall(action.tool, action.args, 120))}\`${step.decision ? ` (${step.decision.kind}${step.decision.always ? ', always' : ''})` : ''}`);
   if (action.type === 'delegate') lines.push(`- Delegated to **${action.agent}**: ${clip(action.task)}${step.childWorkflowId ? ` (\`${step.childWorkflowId}\`)` : ''}`);
   if (action.type === 'clarification') lines.push(`- Asked: ${clip(action.question)}`);
   if (action.type === 'final_answer') lines.push(`- **Final answer${step.forced ? ' (forced)' : ''}:** ${clip(action.answer)}`);

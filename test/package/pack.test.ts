@@ -41,6 +41,6 @@ describe('the packed package, installed into a scratch project', () => {
     expect(report.applied).toMatchObject({ tool: 'send_email', decision: 'approve' });
     expect(report.sent).toMatchObject([{ to: 'bob', body: 'the report' }]);
     expect(report.result).toMatchObject({ success: true, terminationReason: 'success', finalAnswer: 'Done: the report went to bob.' });
-    expect(report.result.trace.steps[0]).toMatchObject({ observation: 'sent to bob', decision: 'approve' });
+    expect(report.result.trace.steps[0]).toMatchObject({ observation: 'sent to bob', decision: { kind: 'approve' } });
   }, 300_000);
 });

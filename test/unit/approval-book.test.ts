@@ -43,12 +43,18 @@ describe('ApprovalBook', () => {
     const first = book.open(call('c1-1'));
     const sibling = book.open(call('c1-2'));
     const other = book.open(call('c1-3', 'transfer', { amount: 5 }));
-    expect(book.apply({ callId: 'c1-1', decision: 'approve', always: true }, first)).toEqual({ callId: 'c1-1', tool: 'delete_record', decision: 'approve', args: { id: 'c1-1' } });
-    expect(sibling.resolution).toEqual({ outcome: 'run', args: { id: 'c1-2' }, decision: 'always' });
+    expect(book.apply({ callId: 'c1-1', decision: 'approve', always: true }, first)).toEqual({
+      callId: 'c1-1',
+      tool: 'delete_record',
+      decision: 'approve',
+      always: true,
+      args: { id: 'c1-1' },
+    });
+    expect(sibling.resolution).toEqual({ outcome: 'run', args: { id: 'c1-2' }, decision: { kind: 'approve', always: true } });
     expect(other.resolution).toBeUndefined();
     expect(book.alwaysApproved).toEqual(['delete_record']);
     book.apply({ callId: 'c1-3', decision: 'respond', observation: 'paid already' }, other);
-    expect(other.resolution).toEqual({ outcome: 'observe', text: 'paid already', isError: false, decision: 'respond' });
+    expect(other.resolution).toEqual({ outcome: 'observe', text: 'paid already', isError: false, decision: { kind: 'respond' } });
   });
 
   it('checks answers against the pending question', () => {

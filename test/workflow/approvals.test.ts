@@ -30,9 +30,9 @@ describe('confirmation decisions', () => {
     expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBeUndefined(); // nothing ran before the decision
 
     const applied = await harness.agents.approve(run.workflowId, undefined, { argsHash: call?.argsHash });
-    expect(applied).toEqual({ callId: 'c1-1', tool: 'delete_record', decision: 'approve', args: { id: 'r1' } });
+    expect(applied).toEqual({ callId: 'c1-1', tool: 'delete_record', decision: 'approve', always: false, args: { id: 'r1' } });
     const result = await run.result();
-    expect(result.trace.steps[0]).toMatchObject({ decision: 'approve', observation: 'deleted r1' });
+    expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'approve' }, observation: 'deleted r1' });
     expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBe(1);
     const final = (await harness.client.workflow.getHandle(run.workflowId).describe()).typedSearchAttributes;
     expect(final.get(AgentStatusKey)).toBe('Completed');
@@ -44,7 +44,7 @@ describe('confirmation decisions', () => {
     await waitForPending(harness, run.workflowId);
     await harness.agents.reject(run.workflowId, 'c1-1', 'that record is still referenced by invoices');
     const result = await run.result();
-    expect(result.trace.steps[0]).toMatchObject({ decision: 'reject', isError: true });
+    expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'reject' }, isError: true });
     expect(result.trace.steps[0]?.observation).toContain('that record is still referenced by invoices');
     expect(recordedEffects.has(`${run.workflowId}:c1-1`)).toBe(false);
     const seen = harness.model.requests(run.modelName)[1]?.messages.find((message) => message.role === 'tool');
@@ -62,7 +62,7 @@ describe('confirmation decisions', () => {
     const applied = await harness.agents.edit(run.workflowId, 'c1-1', { id: 'r3-archived' });
     expect(applied.args).toEqual({ id: 'r3-archived' });
     const result = await run.result();
-    expect(result.trace.steps[0]).toMatchObject({ decision: 'edit', observation: 'deleted r3-archived' });
+    expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'edit' }, observation: 'deleted r3-archived' });
     expect(result.trace.steps[0]?.action).toMatchObject({ args: { id: 'r3-archived' } });
   });
 
@@ -71,7 +71,7 @@ describe('confirmation decisions', () => {
     await waitForPending(harness, run.workflowId);
     await harness.agents.respond(run.workflowId, 'c1-1', 'Record r4 was already deleted yesterday.');
     const result = await run.result();
-    expect(result.trace.steps[0]).toMatchObject({ decision: 'respond', isError: false, observation: 'Record r4 was already deleted yesterday.' });
+    expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'respond' }, isError: false, observation: 'Record r4 was already deleted yesterday.' });
     expect(recordedEffects.has(`${run.workflowId}:c1-1`)).toBe(false);
   });
 
@@ -99,7 +99,7 @@ describe('confirmation decisions', () => {
     await expect(harness.agents.approve(run.workflowId, 'c1-1')).rejects.toThrow('Call c1-1 was already decided');
     expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c2-1']);
     await harness.agents.reject(run.workflowId, 'c2-1', 'one is enough');
-    expect((await run.result()).trace.steps.map((step) => step.decision)).toEqual(['approve', 'reject', undefined]);
+    expect((await run.result()).trace.steps.map((step) => step.decision?.kind)).toEqual(['approve', 'reject', undefined]);
   });
 
   it('an invalid signal is recorded in the error history and changes nothing', async () => {

@@ -23,7 +23,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c1-1']);
     await harness.agents.reject(run.workflowId, 'c1-1', 'keep a');
     const result = await run.result();
-    expect(result.trace.steps.slice(0, 2).map((step) => [step.action.type === 'tool_call' && step.action.callId, step.decision])).toEqual([
+    expect(result.trace.steps.slice(0, 2).map((step) => [step.action.type === 'tool_call' && step.action.callId, step.decision?.kind])).toEqual([
       ['c1-1', 'reject'],
       ['c1-2', 'approve'],
     ]);
@@ -53,7 +53,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     });
     const result = await run.result();
     expect(result.terminationReason).toBe('success');
-    expect(result.trace.steps[0]).toMatchObject({ decision: 'timeout', isError: true });
+    expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'timeout' }, isError: true });
     expect(result.trace.steps[0]?.observation).toContain('no decision arrived within 2s; the call was not run');
     expect(recordedEffects.has(`${run.workflowId}:c1-1`)).toBe(false);
   });
@@ -79,7 +79,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     await harness.agents.approve(run.workflowId, undefined, { always: true });
     const result = await run.result();
     expect(result.trace.steps.map((step) => step.observation)).toEqual(['deleted x1', 'deleted x2', null]);
-    expect(result.trace.steps[0]?.decision).toBe('always');
+    expect(result.trace.steps[0]?.decision).toEqual({ kind: 'approve', always: true });
     expect(result.trace.steps[1]?.decision).toBeUndefined(); // never waited
   });
 
@@ -90,7 +90,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     const pending = await waitForPending(harness, run.workflowId);
     expect(pending.approvals[0]).toMatchObject({ callId: 'c2-1', args: { amount: 500, to: 'bob' } });
     await harness.agents.approve(run.workflowId);
-    expect((await run.result()).trace.steps.map((step) => step.decision)).toEqual([undefined, 'approve', undefined]);
+    expect((await run.result()).trace.steps.map((step) => step.decision)).toEqual([undefined, { kind: 'approve' }, undefined]);
 
     const waived = await harness.start([{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'w' } }] }, { answer: 'ok' }], 'q', {
       skipConfirmation: ['delete_record'],
@@ -125,7 +125,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
       await harness.client.workflow.getHandle(run.workflowId).signal(decideSignal, { callId: 'c1-1', decision: 'approve' });
       expect(recordedEffects.has(`${run.workflowId}:c1-1`)).toBe(false);
     });
-    expect((await run.result()).trace.steps[0]).toMatchObject({ decision: 'approve', observation: 'deleted d2' });
+    expect((await run.result()).trace.steps[0]).toMatchObject({ decision: { kind: 'approve' }, observation: 'deleted d2' });
     expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBe(1);
   });
 });
