@@ -89,7 +89,9 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   }
   // Like a final answer, a question needs no separate thought: the question says what is missing.
   if (reply.clarification) return clarify(state, reply.thought, `c${state.iterations}-1`, reply.clarification.question, reply.usage);
-  const problem = validateThought(reply.thought, config);
+  // Rules 1 judged the thought alone; the called tools' names let rules 2 refuse thoughts that only restate the calls.
+  const calledTools = state.rules >= 2 ? reply.toolCalls.map((call) => call.tool) : undefined;
+  const problem = validateThought(reply.thought, config, calledTools);
   if (problem !== null) {
     state.rejectedThoughts += 1;
     recordError(state, 'invalid_thought', problem);

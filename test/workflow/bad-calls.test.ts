@@ -82,6 +82,22 @@ describe('bad tool calls become observations the model can act on', () => {
     expect(JSON.stringify(second?.messages.at(-1))).toContain('Your reply had no thought');
   });
 
+  it('a thought that only restates the action is sent back, even when it is long enough', async () => {
+    const call = { name: 'calculator', args: { expression: '17*23' } };
+    const run = await harness.start([
+      { thought: 'Calling the calculator tool now.', toolCalls: [call] },
+      { thought: 'The calculator gives exact results, so I will use it for 17 * 23.', toolCalls: [call] },
+      { answer: '391' },
+    ]);
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('391');
+    expect(result.trace.rejectedThoughts).toBe(1);
+    expect(result.trace.steps).toHaveLength(2);
+    expect(result.trace.steps[0]?.thought).toBe('The calculator gives exact results, so I will use it for 17 * 23.');
+    const second = harness.model.requests(run.modelName)[1];
+    expect(JSON.stringify(second?.messages.at(-1))).toContain('Your thought \\"Calling the calculator tool now.\\" only names an action.');
+  });
+
   it('malformed output (final_answer without an answer) is fed back, not thrown', async () => {
     const run = await harness.start([
       { thought, toolCalls: [{ name: 'final_answer', args: { text: 'oops' } }] },
