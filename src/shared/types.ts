@@ -87,7 +87,7 @@ export interface ReActTrace {
   errorHistory: AgentErrorRecord[];
   /** Replies refused by thought validation (missing, short or degenerate thought). */
   rejectedThoughts: number;
-  /** A human-readable reason for the stop, e.g. "tool search called 3 times in a row with the same arguments". */
+  /** A human-readable reason for the stop, e.g. "search was called with the same arguments in 3 iterations in a row". */
   terminationDetail: string | null;
   /** Which run of the continue-as-new chain this is (1 = the first); `steps` are this run's own. */
   run: number;
@@ -157,6 +157,7 @@ export interface CarriedState {
   toolUsage: Record<string, number>;
   rejectedThoughts: number;
   errorHistory: AgentErrorRecord[];
+  /** At most `stallThreshold` entries. */
   callSignatures: string[];
   alwaysApproved: string[];
   summary: string | null;

@@ -50,7 +50,7 @@ export interface RunState {
   feedback: string[];
   /** Notes for the model's next call (the critic's verdict); cleared once sent. */
   notes: string[];
-  /** Normalised signatures of every tool call, for stall detection. */
+  /** For stall detection, the latest signatures: one per call under rules 1, one per iteration under rules 2. */
   callSignatures: string[];
   phase: AgentStatus['state'];
   runningTools: string[];

@@ -12,7 +12,7 @@ import { delegate } from './subagents';
 import { condenseObservation } from './summaries';
 import { awaitDecision } from './human-loop';
 import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
-import { callSignature, trailingRepeats } from './stall';
+import { callSignature, iterationSignature, stallDetail, trailingRepeats } from './stall';
 import { matchStopCondition } from './termination';
 
 /**
@@ -148,6 +148,7 @@ export async function actOnToolCalls(
   state.phase = 'acting';
   const settled = await Promise.allSettled(calls.map((call) => settle(state, call, tools)));
   let interruption: Error | undefined;
+  const signatures: string[] = [];
   calls.forEach((call, index) => {
     const result = settled[index] as PromiseSettledResult<CallOutcome>;
     if (result.status === 'rejected') interruption ??= result.reason as Error;
@@ -162,16 +163,31 @@ export async function actOnToolCalls(
     if (outcome.observation.errorKind) recordError(state, outcome.observation.errorKind, outcome.observation.text);
     countToolCall(call.tool, toolOutcome(outcome));
     if (outcome.decision) countDecision(outcome.decision);
-    state.callSignatures.push(callSignature(call.tool, step.action.type === 'tool_call' ? step.action.args : null));
-    // Stall detection only looks at the latest run of identical calls: keep the state bounded.
-    state.callSignatures.splice(0, state.callSignatures.length - state.config.stallThreshold);
+    signatures.push(callSignature(call.tool, step.action.type === 'tool_call' ? step.action.args : null));
     const custom = matchStopCondition(step, state.config.stopWhen);
     if (custom) stopRun(state, 'custom', custom);
   });
   if (interruption !== undefined) throw interruption;
-  const repeats = trailingRepeats(state.callSignatures);
+  detectStall(state, calls, signatures);
+}
+
+/**
+ * Rules 1 counted calls, so identical parallel calls of one reply looked like a stall; rules 2 counts iterations,
+ * each identified by the set of its calls.
+ */
+function detectStall(state: RunState, calls: readonly ParsedToolCall[], signatures: readonly string[]): void {
   const last = calls[calls.length - 1];
-  if (last && repeats >= state.config.stallThreshold) {
-    stopRun(state, 'stalled', `${last.tool} was called ${repeats} times in a row with the same arguments`);
-  }
+  if (!last) return;
+  const threshold = state.config.stallThreshold;
+  if (state.rules >= 2) state.callSignatures.push(iterationSignature(signatures));
+  else state.callSignatures.push(...signatures);
+  // Stall detection only looks at the latest run of identical signatures: keep the state bounded.
+  state.callSignatures.splice(0, state.callSignatures.length - threshold);
+  const repeats = trailingRepeats(state.callSignatures);
+  if (repeats < threshold) return;
+  const detail =
+    state.rules >= 2
+      ? stallDetail(calls.map((call) => call.tool), repeats)
+      : `${last.tool} was called ${repeats} times in a row with the same arguments`;
+  stopRun(state, 'stalled', detail);
 }
