@@ -84,6 +84,12 @@ export interface ReActTrace {
   totalTokens: number;
   /** Calls per tool name, including refused ones. */
   toolUsage: Record<string, number>;
+  /**
+   * Calls per tool name that ran: calls refused (unknown tool, bad arguments, a hook), rejected or answered by a person,
+   * or left without a decision are not counted; while the run is live, calls still settling count. `maxCallsPerTool`
+   * caps these. Absent in results of older versions.
+   */
+  toolRuns?: Record<string, number>;
   errorHistory: AgentErrorRecord[];
   /** Replies refused by thought validation (missing, short or degenerate thought). */
   rejectedThoughts: number;
@@ -155,6 +161,8 @@ export interface CarriedState {
   iterations: number;
   usage: TokenUsage;
   toolUsage: Record<string, number>;
+  /** Absent when carried by a version that predates it. */
+  toolRuns?: Record<string, number>;
   rejectedThoughts: number;
   errorHistory: AgentErrorRecord[];
   /** At most `stallThreshold` entries. */

@@ -34,7 +34,9 @@ function admit(
     return { refusal: errorObservation(call.tool, args, call.parseError, 'invalid_arguments') };
   }
   const limit = state.config.maxCallsPerTool[call.tool];
-  if (limit !== undefined && (state.toolUsage[call.tool] ?? 0) >= limit) {
+  // Rules 1 capped every call the model made; rules 2 caps calls that ran (or hold a slot while they settle).
+  const used = state.rules >= 2 ? state.toolRuns : state.toolUsage;
+  if (limit !== undefined && (used[call.tool] ?? 0) >= limit) {
     const message = `this run may call ${call.tool} at most ${limit} times; use another tool or give the final answer`;
     return { refusal: errorObservation(call.tool, args, message, 'tool_limit') };
   }
@@ -86,21 +88,52 @@ function toolOutcome(outcome: CallOutcome): 'ok' | 'error' | 'refused' {
   return neverRan ? 'refused' : 'error';
 }
 
+/** Whether an admitted call reached its tool; a call that did not gives its `toolRuns` slot back. */
+interface RunSlot {
+  ran: boolean;
+}
+
+function countRun(state: RunState, tool: string, delta: 1 | -1): void {
+  state.toolRuns[tool] = (state.toolRuns[tool] ?? 0) + delta;
+}
+
+/** Runs the tool's activity; a call the worker refuses (unknown tool, arguments the tool refuses) did not run. */
+async function executeInSlot(state: RunState, call: ParsedToolCall, tool: ToolInfo, slot: RunSlot): Promise<ToolObservation> {
+  slot.ran = true; // a call cut short while running still ran: its side effects may have happened
+  const observation = await execute(state, call, tool);
+  if (observation.errorKind === 'unknown_tool' || observation.errorKind === 'invalid_arguments') slot.ran = false;
+  return observation;
+}
+
 /** Admits, confirms (when the policy asks for it) and runs one call. */
 async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<string, ToolInfo>): Promise<CallOutcome> {
-  // Admission reads the count before this call: every call counts, refused ones included.
+  // Admission reads the counts before this call; toolUsage counts every call, refused ones included.
   const admission = call.tool === DELEGATE_TOOL && Object.keys(state.config.subagents).length > 0 ? 'delegate' : admit(state, call, tools);
   state.toolUsage[call.tool] = (state.toolUsage[call.tool] ?? 0) + 1;
-  if (admission === 'delegate') return delegate(state, call);
+  if (admission === 'delegate') {
+    const delegation = await delegate(state, call);
+    if (delegation.childWorkflowId !== undefined) countRun(state, call.tool, 1);
+    return delegation;
+  }
   if ('refusal' in admission) return { observation: admission.refusal };
-  const { tool } = admission;
+  // Reserved before the first await, so the other calls of the same reply are admitted against it.
+  const slot: RunSlot = { ran: false };
+  countRun(state, call.tool, 1);
+  try {
+    return await settleAdmitted(state, call, admission.tool, slot);
+  } finally {
+    if (!slot.ran) countRun(state, call.tool, -1);
+  }
+}
+
+async function settleAdmitted(state: RunState, call: ParsedToolCall, tool: ToolInfo, slot: RunSlot): Promise<CallOutcome> {
   const beforeToolCall = state.hooks.beforeToolCall;
   if (beforeToolCall) {
     const verdict = callHook('beforeToolCall', () => beforeToolCall({ tool: call.tool, args: call.args, callId: call.callId }));
     if (!verdict.allow) return { observation: errorObservation(call.tool, call.args, `refused before running: ${verdict.message}`, 'invalid_arguments') };
   }
   if (!needsConfirmation(tool, call.args, state.config, state.approvals.alwaysApproved)) {
-    return { observation: await condenseObservation(state, call, await execute(state, call, tool)) };
+    return { observation: await condenseObservation(state, call, await executeInSlot(state, call, tool, slot)) };
   }
   // Each call runs as soon as its own decision arrives: one slow reviewer does not hold up the other calls.
   const resolution = await awaitDecision(state, call.callId, call.tool, call.args);
@@ -108,7 +141,7 @@ async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<
     return { observation: { text: resolution.text, isError: resolution.isError, truncated: false }, decision: resolution.decision };
   }
   const ran = { ...call, args: resolution.args };
-  const observation = await condenseObservation(state, ran, await execute(state, ran, tool));
+  const observation = await condenseObservation(state, ran, await executeInSlot(state, ran, tool, slot));
   return { observation, decision: resolution.decision, ...(resolution.decision === 'edit' ? { args: resolution.args } : {}) };
 }
 

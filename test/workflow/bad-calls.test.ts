@@ -119,6 +119,51 @@ describe('bad tool calls become observations the model can act on', () => {
     expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual(['tool_limit']);
   });
 
+  it('maxCallsPerTool counts only calls that ran: bad JSON and schema refusals leave the slot free', async () => {
+    const calc = (args: unknown) => ({ thought, toolCalls: [{ name: 'calculator', args }] });
+    const run = await harness.start(
+      [
+        { thought, toolCalls: [{ name: 'calculator', rawArguments: '{"expression": "6*' }] },
+        calc({ expr: '6*7' }),
+        calc({ expression: '6*7' }),
+        calc({ expression: '6*8' }),
+        { answer: '42' },
+      ],
+      'q',
+      { maxCallsPerTool: { calculator: 1 } },
+    );
+    const result = await run.result();
+    expect(result.trace.steps[2]).toMatchObject({ isError: false, observationData: { result: 42 } });
+    expect(result.trace.steps[3]?.observation).toContain('may call calculator at most 1 times');
+    expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual(['invalid_arguments', 'invalid_arguments', 'tool_limit']);
+    expect(result.trace.toolUsage).toEqual({ calculator: 4 });
+    expect(result.trace.toolRuns).toEqual({ calculator: 1 });
+  });
+
+  it('maxCallsPerTool: parallel calls of one reply cannot overshoot the cap; a refused one does not take a slot', async () => {
+    const run = await harness.start(
+      [
+        {
+          thought,
+          toolCalls: [
+            { name: 'calculator', rawArguments: '{"expression": "6*' },
+            { name: 'calculator', args: { expression: '6*7' } },
+            { name: 'calculator', args: { expression: '6*8' } },
+          ],
+        },
+        { answer: '42' },
+      ],
+      'q',
+      { maxCallsPerTool: { calculator: 1 } },
+    );
+    const result = await run.result();
+    const [bad, first, second] = result.trace.steps;
+    expect(bad?.observation).toContain('the arguments are not valid JSON');
+    expect(first).toMatchObject({ isError: false, observationData: { result: 42 } });
+    expect(second?.observation).toContain('may call calculator at most 1 times');
+    expect(result.trace.toolRuns).toEqual({ calculator: 1 });
+  });
+
   it('long observations are truncated to maxObservationTokens before the model sees them', async () => {
     const run = await harness.start(
       [{ thought, toolCalls: [{ name: 'read_file', args: { path: 'big.txt' } }] }, { answer: 'a lot of x' }],
