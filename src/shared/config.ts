@@ -6,7 +6,7 @@ import { formatZodIssues } from './validation';
 
 /** Default cap on model calls per run. */
 export const DEFAULT_MAX_ITERATIONS = 10;
-/** Same tool + same normalised arguments this many times in a row ends the run as `stalled`. */
+/** The same calls (tool + normalised arguments) in this many iterations in a row end the run as `stalled`. */
 export const DEFAULT_STALL_THRESHOLD = 3;
 /** Observations longer than this (estimated tokens) are truncated before the model sees them. */
 export const DEFAULT_MAX_OBSERVATION_TOKENS = 2000;

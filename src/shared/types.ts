@@ -85,10 +85,16 @@ export interface ReActTrace {
   totalTokens: number;
   /** Calls per tool name, including refused ones. */
   toolUsage: Record<string, number>;
+  /**
+   * Calls per tool name that ran: calls refused (unknown tool, bad arguments, a hook), rejected or answered by a person,
+   * or left without a decision are not counted; while the run is live, calls still settling count. `maxCallsPerTool`
+   * caps these. Absent in results of older versions.
+   */
+  toolRuns?: Record<string, number>;
   errorHistory: AgentErrorRecord[];
   /** Replies refused by thought validation (missing, short or degenerate thought). */
   rejectedThoughts: number;
-  /** A human-readable reason for the stop, e.g. "tool search called 3 times in a row with the same arguments". */
+  /** A human-readable reason for the stop, e.g. "search was called with the same arguments in 3 iterations in a row". */
   terminationDetail: string | null;
   /** Which run of the continue-as-new chain this is (1 = the first); `steps` are this run's own. */
   run: number;
@@ -156,8 +162,11 @@ export interface CarriedState {
   iterations: number;
   usage: TokenUsage;
   toolUsage: Record<string, number>;
+  /** Absent when carried by a version that predates it. */
+  toolRuns?: Record<string, number>;
   rejectedThoughts: number;
   errorHistory: AgentErrorRecord[];
+  /** At most `stallThreshold` entries. */
   callSignatures: string[];
   alwaysApproved: string[];
   summary: string | null;

@@ -98,7 +98,9 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
 /** A reply with tool calls: validate the thought, check the phrases, then run the calls. */
 async function act(state: RunState, reply: ModelReply & { type: 'tool_calls' }, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
   const { config } = state;
-  const problem = validateThought(reply.thought, config);
+  // Rules 1 judged the thought alone; the called tools' names let rules 2 refuse thoughts that only restate the calls.
+  const calledTools = state.rules >= 2 ? reply.calls.map((call) => call.tool) : undefined;
+  const problem = validateThought(reply.thought, config, calledTools);
   if (problem !== null) {
     state.rejectedThoughts += 1;
     recordError(state, 'invalid_thought', problem);

@@ -40,7 +40,10 @@ export interface RunState {
   run: number;
   stepsBefore: number;
   errorHistory: ReActTrace['errorHistory'];
+  /** Calls per tool the model made, refused ones included. */
   toolUsage: Record<string, number>;
+  /** Calls per tool that ran, plus calls admitted and still settling (see `ReActTrace.toolRuns`). */
+  toolRuns: Record<string, number>;
   usage: TokenUsage;
   iterations: number;
   /** Iterations done by earlier runs of the chain. */
@@ -50,7 +53,7 @@ export interface RunState {
   feedback: string[];
   /** Notes for the model's next call (the critic's verdict); cleared once sent. */
   notes: string[];
-  /** Normalised signatures of every tool call, for stall detection. */
+  /** For stall detection, the latest signatures: one per call under rules 1, one per iteration under rules 2. */
   callSignatures: string[];
   phase: AgentStatus['state'];
   runningTools: string[];
@@ -108,6 +111,8 @@ export function createRunState(
     stepsBefore: carried?.stepsBefore ?? 0,
     errorHistory: carried?.errorHistory ?? [],
     toolUsage: carried?.toolUsage ?? {},
+    // A chain from before toolRuns existed carries only toolUsage, which counted every call: the cap stays as strict.
+    toolRuns: carried?.toolRuns ?? { ...carried?.toolUsage },
     usage: carried?.usage ?? ZERO_USAGE,
     iterations: carried?.iterations ?? 0,
     iterationsAtStart: carried?.iterations ?? 0,
@@ -141,6 +146,7 @@ export function toCarried(state: RunState): CarriedState {
     iterations: state.iterations,
     usage: state.usage,
     toolUsage: state.toolUsage,
+    toolRuns: state.toolRuns,
     rejectedThoughts: state.rejectedThoughts,
     errorHistory: state.errorHistory.slice(-CARRIED_ERRORS),
     callSignatures: state.callSignatures,
@@ -193,6 +199,7 @@ export function toTrace(state: RunState): ReActTrace {
     totalIterations: state.iterations,
     totalTokens: state.usage.totalTokens,
     toolUsage: state.toolUsage,
+    toolRuns: state.toolRuns,
     errorHistory: state.errorHistory,
     rejectedThoughts: state.rejectedThoughts,
     terminationDetail: state.stop?.detail ?? null,

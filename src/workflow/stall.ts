@@ -1,3 +1,5 @@
+import { argsHash } from '../shared/canonical';
+
 /** Canonical form of tool arguments: keys sorted, strings trimmed, whitespace collapsed and lower-cased. */
 export function normalizeArgs(value: unknown): string {
   return JSON.stringify(canonical(value));
@@ -13,7 +15,7 @@ function canonical(value: unknown): unknown {
   return value ?? null;
 }
 
-/** Identity of a call for stall detection. */
+/** Identity of a call for stall detection (rules 1 compares these one call at a time). */
 export function callSignature(tool: string, args: unknown): string {
   return `${tool} ${normalizeArgs(args)}`;
 }
@@ -25,4 +27,19 @@ export function trailingRepeats(signatures: readonly string[]): number {
   let count = 0;
   for (let index = signatures.length - 1; index >= 0 && signatures[index] === last; index--) count++;
   return count;
+}
+
+/**
+ * Identity of one iteration (rules 2): the set of its calls' signatures, so order and duplicates within a reply do
+ * not matter. Hashed, so what continue-as-new carries stays small however many calls or how large the arguments.
+ */
+export function iterationSignature(callSignatures: readonly string[]): string {
+  return argsHash([...new Set(callSignatures)].sort());
+}
+
+/** The termination detail of a stall (rules 2): which tools, and for how many iterations. */
+export function stallDetail(tools: readonly string[], iterations: number): string {
+  const names = [...new Set(tools)];
+  const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : (names[0] ?? 'a tool');
+  return `${list} ${names.length > 1 ? 'were' : 'was'} called with the same arguments in ${iterations} iterations in a row`;
 }

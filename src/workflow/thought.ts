@@ -10,16 +10,68 @@ const DEGENERATE_THOUGHTS: readonly RegExp[] = [
   /^(?:thinking|thought|ok(?:ay)?|sure|hmm+|none|n\/a|tbd|\.+|-+)[.!]?$/i,
 ];
 
+/** Verbs of acting, in their base form: with a tool's name they say which action, never why. */
+const ACTION_VERBS = new Set([
+  'use', 'call', 'invoke', 'run', 'try', 'execute', 'employ', 'utilize', 'utilise', 'apply', 'perform', 'trigger',
+  'launch', 'start', 'begin', 'make', 'do', 'go', 'proceed', 'check', 'look', 'see', 'need', 'want', 'let',
+]);
+
+/** Words that carry no content of their own (matched exactly: stemming them would swallow real words). */
+const FILLER = new Set([
+  'i', 'me', 'my', 'we', 'us', 'our', 'it', 'its', 'this', 'that', 'the', 'a', 'an', 'to', 'for', 'with', 'via', 'by',
+  'on', 'of', 'in', 'at', 'from', 'into', 'and', 'up', 'will', 'shall', 'should', 'must', 'can', 'could', 'would',
+  'may', 'might', 'am', 'is', 'are', 'be', 'going', 'gonna', 'now', 'then', 'next', 'first', 'again', 'just', 'so',
+  'ok', 'okay', 'alright', 'sure', 'right', 'here', 'there', 'please', 'ahead', 'also', 'once', 'time', 'step',
+  'tool', 'tools', 'function', 'action', 's', 'll', 'm', 've', 'd', 're',
+]);
+
+/** Suffixes of English inflections and what replaces them in the base form. */
+const INFLECTIONS: ReadonlyArray<readonly [string, string]> = [
+  ['ies', 'y'], ['es', ''], ['s', ''], ['ed', ''], ['ed', 'e'], ['ing', ''], ['ing', 'e'],
+];
+
+/** The word and what it may be an inflection of ("calling" → "call", "using" → "use", "running" → "run"). */
+function baseForms(word: string): string[] {
+  const forms = [word];
+  for (const [suffix, replacement] of INFLECTIONS) {
+    if (word.length <= suffix.length + 1 || !word.endsWith(suffix)) continue;
+    const stem = word.slice(0, -suffix.length) + replacement;
+    forms.push(stem);
+    if (replacement === '' && /(.)\1$/.test(stem)) forms.push(stem.slice(0, -1));
+  }
+  return forms;
+}
+
+/** The words a tool's name can appear as: whole, without separators, and its parts split on _, - and camelCase. */
+function nameWords(toolNames: readonly string[]): Set<string> {
+  const words = new Set<string>();
+  for (const name of toolNames) {
+    words.add(name.toLowerCase().replace(/[_-]/g, ''));
+    for (const part of name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').split(/[\s_-]+/)) words.add(part.toLowerCase());
+  }
+  words.delete('');
+  return words;
+}
+
+/** True when nothing is left of the thought once the called tools' names, action verbs, filler and punctuation go. */
+function onlyRestatesAction(text: string, toolNames: readonly string[]): boolean {
+  const names = nameWords(toolNames);
+  const words = text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '');
+  return words.every((word) => FILLER.has(word) || baseForms(word).some((form) => ACTION_VERBS.has(form) || names.has(form)));
+}
+
 /**
  * Checks a thought that accompanies a tool call. Returns feedback for the model when it is missing, too short or
- * degenerate, or null when it is acceptable (always null when `requireThought` is off).
+ * degenerate, or null when it is acceptable (always null when `requireThought` is off). `toolNames`, the tools the
+ * reply calls (rules 2), also catch thoughts that only restate the action ("Using the calculator.").
  */
-export function validateThought(thought: string, config: AgentConfig): string | null {
+export function validateThought(thought: string, config: AgentConfig, toolNames?: readonly string[]): string | null {
   if (!config.requireThought) return null;
   const text = thought.trim();
   const ask = 'Before calling a tool, write your reasoning: what you know, what is missing, and why this tool helps.';
   if (text === '') return `Your reply had no thought. ${ask}`;
-  if (DEGENERATE_THOUGHTS.some((pattern) => pattern.test(text))) {
+  const degenerate = DEGENERATE_THOUGHTS.some((pattern) => pattern.test(text));
+  if (degenerate || (toolNames !== undefined && onlyRestatesAction(text, toolNames))) {
     return `Your thought "${text}" only names an action. ${ask}`;
   }
   if (text.length < config.minThoughtLength) {

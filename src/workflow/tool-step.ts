@@ -12,7 +12,7 @@ import { delegate } from './subagents';
 import { condenseObservation } from './summaries';
 import { awaitDecision } from './human-loop';
 import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
-import { callSignature, trailingRepeats } from './stall';
+import { callSignature, iterationSignature, stallDetail, trailingRepeats } from './stall';
 import { matchStopCondition } from './termination';
 
 /**
@@ -34,7 +34,9 @@ function admit(
     return { refusal: errorObservation(call.tool, args, call.parseError, 'invalid_arguments') };
   }
   const limit = state.config.maxCallsPerTool[call.tool];
-  if (limit !== undefined && (state.toolUsage[call.tool] ?? 0) >= limit) {
+  // Rules 1 capped every call the model made; rules 2 caps calls that ran (or hold a slot while they settle).
+  const used = state.rules >= 2 ? state.toolRuns : state.toolUsage;
+  if (limit !== undefined && (used[call.tool] ?? 0) >= limit) {
     const message = `this run may call ${call.tool} at most ${limit} times; use another tool or give the final answer`;
     return { refusal: errorObservation(call.tool, args, message, 'tool_limit') };
   }
@@ -86,21 +88,52 @@ function toolOutcome(outcome: CallOutcome): 'ok' | 'error' | 'refused' {
   return neverRan ? 'refused' : 'error';
 }
 
+/** Whether an admitted call reached its tool; a call that did not gives its `toolRuns` slot back. */
+interface RunSlot {
+  ran: boolean;
+}
+
+function countRun(state: RunState, tool: string, delta: 1 | -1): void {
+  state.toolRuns[tool] = (state.toolRuns[tool] ?? 0) + delta;
+}
+
+/** Runs the tool's activity; a call the worker refuses (unknown tool, arguments the tool refuses) did not run. */
+async function executeInSlot(state: RunState, call: ParsedToolCall, tool: ToolInfo, slot: RunSlot): Promise<ToolObservation> {
+  slot.ran = true; // a call cut short while running still ran: its side effects may have happened
+  const observation = await execute(state, call, tool);
+  if (observation.errorKind === 'unknown_tool' || observation.errorKind === 'invalid_arguments') slot.ran = false;
+  return observation;
+}
+
 /** Admits, confirms (when the policy asks for it) and runs one call. */
 async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<string, ToolInfo>): Promise<CallOutcome> {
-  // Admission reads the count before this call: every call counts, refused ones included.
+  // Admission reads the counts before this call; toolUsage counts every call, refused ones included.
   const admission = call.tool === DELEGATE_TOOL && Object.keys(state.config.subagents).length > 0 ? 'delegate' : admit(state, call, tools);
   state.toolUsage[call.tool] = (state.toolUsage[call.tool] ?? 0) + 1;
-  if (admission === 'delegate') return delegate(state, call);
+  if (admission === 'delegate') {
+    const delegation = await delegate(state, call);
+    if (delegation.childWorkflowId !== undefined) countRun(state, call.tool, 1);
+    return delegation;
+  }
   if ('refusal' in admission) return { observation: admission.refusal };
-  const { tool } = admission;
+  // Reserved before the first await, so the other calls of the same reply are admitted against it.
+  const slot: RunSlot = { ran: false };
+  countRun(state, call.tool, 1);
+  try {
+    return await settleAdmitted(state, call, admission.tool, slot);
+  } finally {
+    if (!slot.ran) countRun(state, call.tool, -1);
+  }
+}
+
+async function settleAdmitted(state: RunState, call: ParsedToolCall, tool: ToolInfo, slot: RunSlot): Promise<CallOutcome> {
   const beforeToolCall = state.hooks.beforeToolCall;
   if (beforeToolCall) {
     const verdict = callHook('beforeToolCall', () => beforeToolCall({ tool: call.tool, args: call.args, callId: call.callId }));
     if (!verdict.allow) return { observation: errorObservation(call.tool, call.args, `refused before running: ${verdict.message}`, 'invalid_arguments') };
   }
   if (!needsConfirmation(tool, call.args, state.config, state.approvals.alwaysApproved)) {
-    return { observation: await condenseObservation(state, call, await execute(state, call, tool)) };
+    return { observation: await condenseObservation(state, call, await executeInSlot(state, call, tool, slot)) };
   }
   // Each call runs as soon as its own decision arrives: one slow reviewer does not hold up the other calls.
   const resolution = await awaitDecision(state, call.callId, call.tool, call.args);
@@ -108,7 +141,7 @@ async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<
     return { observation: { text: resolution.text, isError: resolution.isError, truncated: false }, decision: resolution.decision };
   }
   const ran = { ...call, args: resolution.args };
-  const observation = await condenseObservation(state, ran, await execute(state, ran, tool));
+  const observation = await condenseObservation(state, ran, await executeInSlot(state, ran, tool, slot));
   return { observation, decision: resolution.decision, ...(resolution.decision.kind === 'edit' ? { args: resolution.args } : {}) };
 }
 
@@ -148,6 +181,7 @@ export async function actOnToolCalls(
   state.phase = 'acting';
   const settled = await Promise.allSettled(calls.map((call) => settle(state, call, tools)));
   let interruption: Error | undefined;
+  const signatures: string[] = [];
   calls.forEach((call, index) => {
     const result = settled[index] as PromiseSettledResult<CallOutcome>;
     if (result.status === 'rejected') interruption ??= result.reason as Error;
@@ -162,16 +196,31 @@ export async function actOnToolCalls(
     if (outcome.observation.errorKind) recordError(state, outcome.observation.errorKind, outcome.observation.text);
     countToolCall(call.tool, toolOutcome(outcome));
     if (outcome.decision) countDecision(outcome.decision.kind);
-    state.callSignatures.push(callSignature(call.tool, step.action.type === 'tool_call' ? step.action.args : null));
-    // Stall detection only looks at the latest run of identical calls: keep the state bounded.
-    state.callSignatures.splice(0, state.callSignatures.length - state.config.stallThreshold);
+    signatures.push(callSignature(call.tool, step.action.type === 'tool_call' ? step.action.args : null));
     const custom = matchStopCondition(step, state.config.stopWhen);
     if (custom) stopRun(state, 'custom', custom);
   });
   if (interruption !== undefined) throw interruption;
-  const repeats = trailingRepeats(state.callSignatures);
+  detectStall(state, calls, signatures);
+}
+
+/**
+ * Rules 1 counted calls, so identical parallel calls of one reply looked like a stall; rules 2 counts iterations,
+ * each identified by the set of its calls.
+ */
+function detectStall(state: RunState, calls: readonly ParsedToolCall[], signatures: readonly string[]): void {
   const last = calls[calls.length - 1];
-  if (last && repeats >= state.config.stallThreshold) {
-    stopRun(state, 'stalled', `${last.tool} was called ${repeats} times in a row with the same arguments`);
-  }
+  if (!last) return;
+  const threshold = state.config.stallThreshold;
+  if (state.rules >= 2) state.callSignatures.push(iterationSignature(signatures));
+  else state.callSignatures.push(...signatures);
+  // Stall detection only looks at the latest run of identical signatures: keep the state bounded.
+  state.callSignatures.splice(0, state.callSignatures.length - threshold);
+  const repeats = trailingRepeats(state.callSignatures);
+  if (repeats < threshold) return;
+  const detail =
+    state.rules >= 2
+      ? stallDetail(calls.map((call) => call.tool), repeats)
+      : `${last.tool} was called ${repeats} times in a row with the same arguments`;
+  stopRun(state, 'stalled', detail);
 }

@@ -63,10 +63,45 @@ describe('validateThought', () => {
     expect(validateThought(thought, config)).toBeNull();
   });
 
+  // Rules 2 passes the names of the tools the reply calls; stripped of them, verbs and filler, nothing is left.
+  it.each([
+    ['Now I will use the calculator tool.', ['calculator']],
+    ['Using the calculator.', ['calculator']],
+    ['Calling the calculator tool now.', ['calculator']],
+    ['OK, I will now execute the calculator function.', ['calculator']],
+    ['Running read_file now.', ['read_file']],
+    ['Reading the file with the read-file tool.', ['read_file']],
+    ['I am going to invoke getWeather.', ['getWeather']],
+    ["Let's try the web search tools again!", ['web_search']],
+    ['Searching the web, then calling the calculator.', ['web_search', 'calculator']],
+    ['Trying calculator and search.', ['calculator', 'search']],
+  ])('refuses %j, which only restates the calls of %j', (thought, tools) => {
+    expect(validateThought(thought, config, tools)).toBe(
+      `Your thought "${thought}" only names an action. ` +
+        'Before calling a tool, write your reasoning: what you know, what is missing, and why this tool helps.',
+    );
+  });
+
+  it.each([
+    ['The calculator gives exact results, so I will use it for 17 * 23.', ['calculator']],
+    ['Using the calculator to multiply 17 by 23.', ['calculator']],
+    ['I know the city is Lyon but not its population; the search tool can look it up.', ['search']],
+    ['The port is probably in config.json, so I will read it with read_file.', ['read_file']],
+    ['Searching the web for the 2024 Lyon census, since my data stops in 2021.', ['web_search']],
+    ['I do not trust my arithmetic, calculator please.', ['calculator']],
+  ])('accepts %j, which reasons about the calls of %j', (thought, tools) => {
+    expect(validateThought(thought, config, tools)).toBeNull();
+  });
+
+  it('without tool names (rules 1) judges the thought alone, as runs recorded before the check did', () => {
+    expect(validateThought('Calling the calculator tool now.', config)).toBeNull();
+    expect(validateThought('Calling the calculator tool now.', config, ['calculator'])).toContain('only names an action');
+  });
+
   it('accepts anything when requireThought is off', () => {
     const lax = agentConfigSchema.parse({ requireThought: false });
     for (const thought of ['', 'Let me check.', 'I will use the calculator tool.', 'x']) {
-      expect(validateThought(thought, lax)).toBeNull();
+      expect(validateThought(thought, lax, ['calculator'])).toBeNull();
     }
   });
 });

@@ -51,6 +51,22 @@ describe('confirmation decisions', () => {
     expect(String(seen?.content)).toContain('still referenced by invoices');
   });
 
+  it('a rejected call gives its maxCallsPerTool slot back: the next call waits for approval and runs', async () => {
+    const run = await harness.start([deleteCall('r6'), deleteCall('r7'), { answer: 'deleted r7 instead' }], 'q', {
+      maxCallsPerTool: { delete_record: 1 },
+    });
+    await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
+    await harness.agents.reject(run.workflowId, 'c1-1', 'keep r6');
+    await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
+    await harness.agents.approve(run.workflowId, 'c2-1');
+    const result = await run.result();
+    expect(result.trace.steps.slice(0, 2).map((step) => [step.decision?.kind, step.observation])).toEqual([
+      ['reject', expect.stringContaining('keep r6')],
+      ['approve', 'deleted r7'],
+    ]);
+    expect(result.trace.toolRuns).toEqual({ delete_record: 1 });
+  });
+
   it('edit: an invalid edit is refused to the sender and the call stays pending; a valid one runs with the new args', async () => {
     const run = await startDelete('r3');
     await waitForPending(harness, run.workflowId);

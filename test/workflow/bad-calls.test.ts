@@ -82,6 +82,22 @@ describe('bad tool calls become observations the model can act on', () => {
     expect(JSON.stringify(second?.messages.at(-1))).toContain('Your reply had no thought');
   });
 
+  it('a thought that only restates the action is sent back, even when it is long enough', async () => {
+    const call = { name: 'calculator', args: { expression: '17*23' } };
+    const run = await harness.start([
+      { thought: 'Calling the calculator tool now.', toolCalls: [call] },
+      { thought: 'The calculator gives exact results, so I will use it for 17 * 23.', toolCalls: [call] },
+      { answer: '391' },
+    ]);
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('391');
+    expect(result.trace.rejectedThoughts).toBe(1);
+    expect(result.trace.steps).toHaveLength(2);
+    expect(result.trace.steps[0]?.thought).toBe('The calculator gives exact results, so I will use it for 17 * 23.');
+    const second = harness.model.requests(run.modelName)[1];
+    expect(JSON.stringify(second?.messages.at(-1))).toContain('Your thought \\"Calling the calculator tool now.\\" only names an action.');
+  });
+
   it('malformed output (final_answer without an answer) is fed back, not thrown', async () => {
     const run = await harness.start([
       { thought, toolCalls: [{ name: 'final_answer', args: { text: 'oops' } }] },
@@ -101,6 +117,51 @@ describe('bad tool calls become observations the model can act on', () => {
     const result = await run.result();
     expect(result.trace.steps[1]?.observation).toContain('at most 1 times');
     expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual(['tool_limit']);
+  });
+
+  it('maxCallsPerTool counts only calls that ran: bad JSON and schema refusals leave the slot free', async () => {
+    const calc = (args: unknown) => ({ thought, toolCalls: [{ name: 'calculator', args }] });
+    const run = await harness.start(
+      [
+        { thought, toolCalls: [{ name: 'calculator', rawArguments: '{"expression": "6*' }] },
+        calc({ expr: '6*7' }),
+        calc({ expression: '6*7' }),
+        calc({ expression: '6*8' }),
+        { answer: '42' },
+      ],
+      'q',
+      { maxCallsPerTool: { calculator: 1 } },
+    );
+    const result = await run.result();
+    expect(result.trace.steps[2]).toMatchObject({ isError: false, observationData: { result: 42 } });
+    expect(result.trace.steps[3]?.observation).toContain('may call calculator at most 1 times');
+    expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual(['invalid_arguments', 'invalid_arguments', 'tool_limit']);
+    expect(result.trace.toolUsage).toEqual({ calculator: 4 });
+    expect(result.trace.toolRuns).toEqual({ calculator: 1 });
+  });
+
+  it('maxCallsPerTool: parallel calls of one reply cannot overshoot the cap; a refused one does not take a slot', async () => {
+    const run = await harness.start(
+      [
+        {
+          thought,
+          toolCalls: [
+            { name: 'calculator', rawArguments: '{"expression": "6*' },
+            { name: 'calculator', args: { expression: '6*7' } },
+            { name: 'calculator', args: { expression: '6*8' } },
+          ],
+        },
+        { answer: '42' },
+      ],
+      'q',
+      { maxCallsPerTool: { calculator: 1 } },
+    );
+    const result = await run.result();
+    const [bad, first, second] = result.trace.steps;
+    expect(bad?.observation).toContain('the arguments are not valid JSON');
+    expect(first).toMatchObject({ isError: false, observationData: { result: 42 } });
+    expect(second?.observation).toContain('may call calculator at most 1 times');
+    expect(result.trace.toolRuns).toEqual({ calculator: 1 });
   });
 
   it('long observations are truncated to maxObservationTokens before the model sees them', async () => {

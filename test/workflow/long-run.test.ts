@@ -76,4 +76,25 @@ describe('long runs stay bounded', () => {
     const attributes = (await harness.client.workflow.getHandle(run.workflowId).describe()).typedSearchAttributes;
     expect(attributes.get(AgentStatusKey)).toBe('Completed');
   });
+
+  it('the count of calls that ran and stall detection by iteration survive continue-as-new', async () => {
+    const thought = 'I need the product of these numbers and the calculator computes it exactly.';
+    const calc = (...expressions: string[]) => ({ thought, toolCalls: expressions.map((expression) => ({ name: 'calculator', args: { expression } })) });
+    const capped = await harness.start(
+      [calc('6*7'), { thought, toolCalls: [{ name: 'calculator', rawArguments: '{"expression": ' }] }, calc('6*8'), { answer: '42' }],
+      'q',
+      { maxStepsPerRun: 2, maxCallsPerTool: { calculator: 1 } },
+    );
+    const cappedResult = await capped.result();
+    expect(cappedResult.trace.run).toBe(2);
+    expect(cappedResult.trace.steps.slice(0, 3).map((step) => step.isError)).toEqual([false, true, true]);
+    expect(cappedResult.trace.steps[2]?.observation).toContain('may call calculator at most 1 times');
+    expect(cappedResult.trace.toolRuns).toEqual({ calculator: 1 });
+
+    const stalled = await harness.start([calc('2+2', '2+2'), calc('2+2'), calc('2+2'), { answer: '4' }], 'q', { maxStepsPerRun: 2, stallThreshold: 3 });
+    const stalledResult = await stalled.result();
+    expect(stalledResult.trace.run).toBe(2);
+    expect(stalledResult.terminationReason).toBe('stalled');
+    expect(stalledResult.trace.terminationDetail).toBe('calculator was called with the same arguments in 3 iterations in a row');
+  });
 });

@@ -44,9 +44,36 @@ describe('termination reasons', () => {
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('stalled');
-    expect(result.trace.terminationDetail).toBe('calculator was called 3 times in a row with the same arguments');
+    expect(result.trace.terminationDetail).toBe('calculator was called with the same arguments in 3 iterations in a row');
     expect(result.trace.steps.filter((step) => step.action.type === 'tool_call')).toHaveLength(3);
     expect(result.finalAnswer).toBe('I kept repeating 2 + 2 = 4.');
+  });
+
+  it('stalled counts replies: identical parallel calls in one reply are not a stall', async () => {
+    const triple = { ...calc('2 + 2'), toolCalls: [1, 2, 3].map(() => ({ name: 'calculator', args: { expression: '2 + 2' } })) };
+    const run = await harness.start([triple, { answer: 'Three identical checks all gave 4.' }], 'q', { stallThreshold: 3 });
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    expect(result.trace.terminationDetail).toBe('the model gave a final answer');
+    expect(result.trace.steps.filter((step) => step.action.type === 'tool_call')).toHaveLength(3);
+    expect(result.finalAnswer).toBe('Three identical checks all gave 4.');
+  });
+
+  it('stalled: stallThreshold replies in a row with the same set of calls, in any order', async () => {
+    const reply = (...expressions: string[]) => ({
+      ...calc(expressions.join(' and ')),
+      toolCalls: expressions.map((expression) => ({ name: 'calculator', args: { expression } })),
+    });
+    const run = await harness.start(
+      [reply('2 + 2', '3 + 3'), reply('3 + 3 ', '2 + 2'), reply('2 + 2', '2 + 2', '3 + 3'), { answer: 'I kept repeating the same sums.' }],
+      'q',
+      { stallThreshold: 3 },
+    );
+    const result = await run.result();
+    expect(result.terminationReason).toBe('stalled');
+    expect(result.trace.terminationDetail).toBe('calculator was called with the same arguments in 3 iterations in a row');
+    expect(result.trace.totalIterations).toBe(3);
+    expect(result.finalAnswer).toBe('I kept repeating the same sums.');
   });
 
   it('token_budget: stops before a call that would exceed the budget', async () => {
