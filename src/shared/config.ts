@@ -75,51 +75,46 @@ const phrases = z.array(z.string().min(1)).max(100);
 
 /** The one schema for a run's configuration. Unknown fields are refused so typos surface before a run starts. */
 export const agentConfigSchema = z.strictObject({
-  maxIterations: positiveInt(100_000).default(DEFAULT_MAX_ITERATIONS),
-  thoughtPrompt: z.string().default(DEFAULT_THOUGHT_PROMPT),
-  requireThought: z.boolean().default(true),
-  minThoughtLength: z.number().int().min(0).max(10_000).default(DEFAULT_MIN_THOUGHT_LENGTH),
-  thoughtTag: z.string().min(1).default(DEFAULT_THOUGHT_TAG),
-  actionTag: z.string().min(1).default(DEFAULT_ACTION_TAG),
-  observationTag: z.string().min(1).default(DEFAULT_OBSERVATION_TAG),
-  enableScratchpad: z.boolean().default(true),
-  successPhrases: phrases.default([]),
-  failurePhrases: phrases.default([]),
-  stallThreshold: z.number().int().min(2).max(1000).default(DEFAULT_STALL_THRESHOLD),
-  maxObservationTokens: z.number().int().min(16).max(1_000_000).default(DEFAULT_MAX_OBSERVATION_TOKENS),
-  tokenBudget: positiveInt(1_000_000_000).optional(),
-  timeoutSeconds: z.number().positive().max(365 * 24 * 3600).optional(),
-  maxCallsPerTool: z.record(z.string().min(1), z.number().int().min(0)).default({}),
-  stopWhen: z.array(stopCondition).max(100).default([]),
-  forceFinalAnswer: z.boolean().default(true),
-  tools: z.array(z.string().min(1)).max(500).optional(),
-  systemPrompt: z.string().default(DEFAULT_SYSTEM_PROMPT),
-  model: z.string().min(1).optional(),
-  toolCalling: z.enum(['native', 'text']).default('native'),
-  /**
-   * 'local' runs the thinking calls (one per iteration) as local activities in the workflow's worker: no task-queue
-   * round trips, so a fast model's step costs milliseconds instead of tens. A call cut short by a worker crash is
-   * made again, and a long call holds the workflow task open (queries and signals wait for its heartbeat). Summaries,
-   * the critic and observation condensing stay activities.
-   */
-  modelCalls: z.enum(['activity', 'local']).default('activity'),
-  requireConfirmation: z.array(z.string().min(1)).max(500).default([]),
-  skipConfirmation: z.array(z.string().min(1)).max(500).default([]),
-  approvalTimeout: duration.default(DEFAULT_APPROVAL_TIMEOUT),
-  onApprovalTimeout: z.enum(['reject', 'end']).default('reject'),
-  allowClarification: z.boolean().default(true),
-  maxStepsPerRun: z.number().int().min(2).max(10_000).default(DEFAULT_MAX_STEPS_PER_RUN),
-  carrySteps: z.number().int().min(0).max(1000).default(DEFAULT_CARRY_STEPS),
-  summaryEvery: positiveInt(10_000).optional(),
-  summarizeObservationsOver: positiveInt(10_000_000).optional(),
-  critic: z.boolean().default(false),
+  maxIterations: positiveInt(100_000).default(DEFAULT_MAX_ITERATIONS).describe('model calls before the run stops with `max_iterations`'),
+  thoughtPrompt: z.string().default(DEFAULT_THOUGHT_PROMPT).describe('what do I know, what is missing, the next step, which tool'),
+  requireThought: z.boolean().default(true).describe('a tool call without a real thought (missing, too short, or only restating the call, e.g. "Using the calculator.") is sent back with feedback'),
+  minThoughtLength: z.number().int().min(0).max(10_000).default(DEFAULT_MIN_THOUGHT_LENGTH).describe('characters a thought needs when `requireThought` is on'),
+  thoughtTag: z.string().min(1).default(DEFAULT_THOUGHT_TAG).describe('text-mode tag'),
+  actionTag: z.string().min(1).default(DEFAULT_ACTION_TAG).describe('text-mode tag; the arguments tag is derived from it (`Action Input:`)'),
+  observationTag: z.string().min(1).default(DEFAULT_OBSERVATION_TAG).describe('text-mode tag; also the stop sequence'),
+  enableScratchpad: z.boolean().default(true).describe('send every earlier step to the model; false sends only the latest reply\'s steps'),
+  successPhrases: phrases.default([]).describe('a thought containing one ends the run with `success` (the thought is the answer)'),
+  failurePhrases: phrases.default([]).describe('a thought or answer containing one ends the run with `failure`'),
+  stallThreshold: z.number().int().min(2).max(1000).default(DEFAULT_STALL_THRESHOLD).describe('the same calls (tool + normalised arguments; a reply\'s calls as a set) in this many iterations in a row → `stalled`'),
+  maxObservationTokens: z.number().int().min(16).max(1_000_000).default(DEFAULT_MAX_OBSERVATION_TOKENS).describe('observations are cut to this many estimated tokens'),
+  tokenBudget: positiveInt(1_000_000_000).optional().describe('stop with `token_budget` before a call that would exceed it'),
+  timeoutSeconds: z.number().positive().max(365 * 24 * 3600).optional().describe('a durable timer; when it fires, in-flight activities are cancelled → `timeout`'),
+  maxCallsPerTool: z.record(z.string().min(1), z.number().int().min(0)).default({}).describe('calls that would run past a tool\'s cap are refused with an observation; only calls that ran count (refused, rejected, answered and timed-out calls free their slot; see `trace.toolRuns`)'),
+  stopWhen: z.array(stopCondition).max(100).default([]).describe('custom stops → `custom`: `{type:\'tool_called\', tool}` (a call that ran without error), `{type:\'observation_contains\', text, tool?}`, `{type:\'thought_contains\', text}`'),
+  forceFinalAnswer: z.boolean().default(true).describe('after a stop other than `success`/`cancelled`, one tool-less call for the best answer and why it stopped'),
+  tools: z.array(z.string().min(1)).max(500).optional().describe('tools offered to the model; an unknown name fails the run at its start'),
+  systemPrompt: z.string().default(DEFAULT_SYSTEM_PROMPT).describe('the system prompt (tool catalog and protocol are added to it)'),
+  model: z.string().min(1).optional().describe('model for this run'),
+  toolCalling: z.enum(['native', 'text']).default('native').describe('native tool calling, or the tagged text protocol for models without it'),
+  modelCalls: z.enum(['activity', 'local']).default('activity').describe('`local` runs the thinking calls as local activities in the workflow\'s worker: no task-queue round trips, same timeout and retries (summaries and the critic stay activities). For fast models: a call cut short by a worker crash is made again, and a long one holds the workflow task open (see Benchmarks)'),
+  requireConfirmation: z.array(z.string().min(1)).max(500).default([]).describe('tools whose calls wait for a person in this run, whatever their own policy'),
+  skipConfirmation: z.array(z.string().min(1)).max(500).default([]).describe('tools whose calls never wait in this run (waives their policy)'),
+  approvalTimeout: duration.default(DEFAULT_APPROVAL_TIMEOUT).describe('how long a pending call or question waits (a durable timer)'),
+  onApprovalTimeout: z.enum(['reject', 'end']).default('reject').describe('on timeout: tell the model no decision arrived, or end the run with reason `timeout`'),
+  allowClarification: z.boolean().default(true).describe('offer the built-in `request_clarification` action (the run waits for an `answer`)'),
+  maxStepsPerRun: z.number().int().min(2).max(10_000).default(DEFAULT_MAX_STEPS_PER_RUN).describe('iterations one run does before it continues-as-new (sooner when the server suggests it)'),
+  carrySteps: z.number().int().min(0).max(1000).default(DEFAULT_CARRY_STEPS).describe('latest steps carried into the next run for the model to see'),
+  summaryEvery: positiveInt(10_000).optional().describe('every N iterations a summarise call condenses the steps so far into "Conversation so far"'),
+  summarizeObservationsOver: positiveInt(10_000_000).optional().describe('observations over this many estimated tokens are summarised by the model (raw size recorded)'),
+  critic: z.boolean().default(false).describe('after each observation a critic call classifies it (`CONTINUE`, `RETRY_WITH_REFINEMENT`, `CALL_DIFFERENT_TOOL`, `INSUFFICIENT_DATA` → `failure`), recorded in the step and shown to the next thought'),
   signature: z
     .string()
     .superRefine((value, context) => {
       const parsed = parseSignature(value);
       if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: parsed });
     })
-    .optional(),
+    .optional()
+    .describe('`"context, question -> answer, sources: list"`: named inputs (pass the query as `{ context, question }`) and required output fields; zod objects work too: `start(inputs, config, { inputSchema, outputSchema })`'),
   outputSchema: z
     .record(z.string(), z.unknown())
     .superRefine((value, context) => {
@@ -127,9 +122,10 @@ export const agentConfigSchema = z.strictObject({
       const compiled = compileJsonSchema(value);
       if (typeof compiled === 'string') context.addIssue({ code: 'custom', message: compiled });
     })
-    .optional(),
-  outputMode: z.enum(['simple', 'structured']).default('simple'),
-  subagents: z.record(z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'a subagent name is letters, digits, _ or -'), subagentSchema).default({}),
+    .optional()
+    .describe('the final answer must be JSON matching it (`AgentClient.start(..., { outputSchema: zodSchema })` converts zod); an invalid answer goes back to the model; the data is `result.output`'),
+  outputMode: z.enum(['simple', 'structured']).default('simple').describe('`structured` adds `result.structured`: answer, reasoning, confidence, tool usage, iterations, summary, error history'),
+  subagents: z.record(z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'a subagent name is letters, digits, _ or -'), subagentSchema).default({}).describe('helpers the model may `delegate` a task to; each runs as a child workflow'),
 });
 
 /** Configuration as callers write it: every field optional. */
