@@ -30,6 +30,7 @@ import {
 } from './run-state';
 import { checkBeforeThinking, findPhrase } from './termination';
 import { validateThought } from './thought';
+import { waivedMandatoryTools } from './confirmation';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { critiqueIteration } from './critic-step';
 import { refreshDetails } from './ui-details';
@@ -192,6 +193,12 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     const catalog = await lookup.executeWithOptions({ summary: 'list tools' }, [config.tools]);
     if (catalog.unknown.length > 0) {
       throw invalidInput(`Unknown tools in config.tools: ${catalog.unknown.join(', ')}`);
+    }
+    const waived = state.rules >= 2 ? waivedMandatoryTools(catalog.tools, config) : [];
+    if (waived.length > 0) {
+      throw invalidInput(
+        `skipConfirmation cannot waive ${waived.join(', ')}: the tool's author requires a person to confirm every call (confirm: 'always')`,
+      );
     }
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));
     await runLoop(state, tools);

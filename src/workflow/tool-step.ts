@@ -132,7 +132,7 @@ async function settleAdmitted(state: RunState, call: ParsedToolCall, tool: ToolI
     const verdict = callHook('beforeToolCall', () => beforeToolCall({ tool: call.tool, args: call.args, callId: call.callId }));
     if (!verdict.allow) return { observation: errorObservation(call.tool, call.args, `refused before running: ${verdict.message}`, 'invalid_arguments') };
   }
-  if (!needsConfirmation(tool, call.args, state.config, state.approvals.alwaysApproved)) {
+  if (!needsConfirmation(tool, call.args, state.config, state.approvals.alwaysApproved, state.rules >= 2)) {
     return { observation: await condenseObservation(state, call, await executeInSlot(state, call, tool, slot)) };
   }
   // Each call runs as soon as its own decision arrives: one slow reviewer does not hold up the other calls.

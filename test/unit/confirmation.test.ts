@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { argsHash } from '../../src/shared/canonical';
 import { formatDuration, parseDuration } from '../../src/shared/duration';
-import { needsConfirmation, normalizePath, ruleHolds } from '../../src/workflow/confirmation';
+import { needsConfirmation, normalizePath, ruleHolds, waivedMandatoryTools } from '../../src/workflow/confirmation';
 
 const config = { requireConfirmation: [] as string[], skipConfirmation: [] as string[] };
 
@@ -38,6 +38,15 @@ describe('confirmation rules', () => {
     expect(needsConfirmation(tool, {}, { ...config, skipConfirmation: ['delete'] }, [])).toBe(false);
     expect(needsConfirmation(tool, {}, config, ['delete'])).toBe(false);
     expect(needsConfirmation({ name: 'calc', confirm: 'never' }, {}, { ...config, requireConfirmation: ['calc'] }, [])).toBe(true);
+  });
+
+  it("under rule set 2 the config cannot waive a tool its author declared confirm: 'always'; a person's approve-always can", () => {
+    const tool = { name: 'delete', confirm: 'always' as const };
+    expect(needsConfirmation(tool, {}, { ...config, skipConfirmation: ['delete'] }, [], true)).toBe(true);
+    expect(needsConfirmation(tool, {}, config, ['delete'], true)).toBe(false);
+    const rule = { name: 'pay', confirm: { when: 'greater_than', arg: 'amount', value: 100 } as const };
+    expect(needsConfirmation(rule, { amount: 500 }, { ...config, skipConfirmation: ['pay'] }, [], true)).toBe(false);
+    expect(waivedMandatoryTools([tool, rule, { name: 'calc', confirm: 'never' }], { skipConfirmation: ['delete', 'pay', 'calc'] })).toEqual(['delete']);
   });
 
   it('normalizePath resolves . and .. like POSIX', () => {

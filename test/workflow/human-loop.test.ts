@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { AgentRunError } from '../../src/client';
+import { ErrorType } from '../../src/shared/errors';
 import { decideSignal } from '../../src/shared/messages';
 import { AgentStatusKey } from '../../src/shared/search-attributes';
 import { useHarness, waitForPending } from '../support/harness';
@@ -92,10 +94,10 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     await harness.agents.approve(run.workflowId);
     expect((await run.result()).trace.steps.map((step) => step.decision)).toEqual([undefined, { kind: 'approve' }, undefined]);
 
-    const waived = await harness.start([{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'w' } }] }, { answer: 'ok' }], 'q', {
-      skipConfirmation: ['delete_record'],
-    });
-    expect((await waived.result()).trace.steps[0]?.observation).toBe('deleted w');
+    // A rule-based policy is the run's to waive: the large transfer runs without a decision.
+    const waived = await harness.start([large, { answer: 'ok' }], 'q', { skipConfirmation: ['transfer'] });
+    expect((await waived.result()).trace.steps[0]).toMatchObject({ observation: 'sent 500 to bob' });
+    expect((await waived.result()).trace.steps[0]?.decision).toBeUndefined();
 
     const required = await harness.start(
       [{ thought, toolCalls: [{ name: 'calculator', args: { expression: '1+1' } }] }, { answer: 'ok' }],
@@ -105,6 +107,20 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     expect((await waitForPending(harness, required.workflowId)).approvals[0]?.tool).toBe('calculator');
     await harness.agents.approve(required.workflowId);
     expect((await required.result()).trace.steps[0]?.observationData).toMatchObject({ result: 2 });
+  });
+
+  it("a config cannot waive a tool whose author made confirmation mandatory: the run is refused at start", async () => {
+    const run = await harness.start([{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'mandatory' } }] }, { answer: 'ok' }], 'q', {
+      skipConfirmation: ['calculator', 'delete_record'],
+    });
+    const failure = await run.result().catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(AgentRunError);
+    expect(failure).toMatchObject({
+      type: ErrorType.InvalidConfig,
+      message: "skipConfirmation cannot waive delete_record: the tool's author requires a person to confirm every call (confirm: 'always')",
+    });
+    expect(harness.model.requests(run.modelName)).toHaveLength(0); // refused before the first thought
+    expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBeUndefined();
   });
 
   it('a pending approval survives a worker shutdown; a fresh worker completes the run and the tool runs once', async () => {
