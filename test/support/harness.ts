@@ -80,8 +80,12 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     client,
     async restartWorker(meanwhile) {
       await stopWorker();
-      await meanwhile?.();
-      current = await startWorker();
+      try {
+        await meanwhile?.();
+      } finally {
+        // A failing `meanwhile` must still leave a worker for the next tests and for close().
+        current = await startWorker();
+      }
     },
     async start(turns, query = 'test query', config = {}) {
       const modelName = `scenario-${randomUUID()}`;
