@@ -21,5 +21,5 @@ export interface LedgerReceipt extends LedgerWrite {
   balance: number;
 }
 
-/** Path of one write, keyed by the tool call's idempotency key (workflow ID + call ID). */
+/** Path of one write, keyed by the tool call's idempotency key (the run chain's first run ID + call ID). */
 export const effectPath = (idempotencyKey: string): string => `/effects/${encodeURIComponent(idempotencyKey)}`;

@@ -1,10 +1,13 @@
 /**
- * Re-records the replay histories in test/histories/: representative runs (success, each decision kind,
- * clarification, continue-as-new, subagent, cancellation, timeout, critic and summary) on a fresh embedded dev
- * server with the scripted model. Run it only when a workflow change is meant to change histories, and guard the
- * change with patched() so the old histories still replay (see README, "Changing workflow code").
+ * Re-records the replay histories in test/histories/: representative runs (success, each decision kind, parallel
+ * calls decided out of order, clarification, continue-as-new, subagent, cancellation, timeout, critic and summary)
+ * on a fresh embedded dev server with the scripted model. Run it only when a workflow change is meant to change
+ * histories, and guard the change with patched() so the old histories still replay (see README, "Changing workflow
+ * code"). Name scenarios to record only those: the committed histories are the corpus of older code, and
+ * re-recording them would lose it.
  *
- *   npx tsx scripts/record-histories.ts
+ *   npx tsx scripts/record-histories.ts                       # every scenario
+ *   npx tsx scripts/record-histories.ts parallel-decisions    # only the named ones
  */
 import { writeFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -51,6 +54,17 @@ const scenarios: Record<string, Scenario> = {
   reject: decided(remove('c'), (agents, id) => agents.reject(id, 'c1-1', 'keep it')),
   edit: decided(remove('d'), (agents, id) => agents.edit(id, 'c1-1', { id: 'd2' })),
   respond: decided(remove('e'), (agents, id) => agents.respond(id, 'c1-1', 'already gone')),
+  // One reply with three calls that need confirmation, decided in another order than the model made them.
+  'parallel-decisions': async (agents, model, name) => {
+    const calls = ['f', 'g', 'h'].map((id) => ({ name: 'delete_record', args: { id } }));
+    const handle = await run(agents, model, name, [{ thought, toolCalls: calls }, { answer: 'done' }]);
+    await waitForPending({ agents }, handle.workflowId, { approvals: 3 });
+    await agents.approve(handle.workflowId, 'c1-2');
+    await agents.edit(handle.workflowId, 'c1-3', { id: 'h2' });
+    await agents.reject(handle.workflowId, 'c1-1', 'keep f');
+    await handle.result();
+    return [handle.workflowId];
+  },
   clarification: async (agents, model, name) => {
     const handle = await run(agents, model, name, [{ toolCalls: [{ name: 'request_clarification', args: { question: 'Which one?' } }] }, { answer: 'ok' }]);
     await waitForPending({ agents }, handle.workflowId, { approvals: 0, question: true });
@@ -101,14 +115,26 @@ const scenarios: Record<string, Scenario> = {
   },
 };
 
+/** The scenarios named on the command line (all when none is), refusing unknown names before anything starts. */
+function chosenScenarios(names: string[]): Array<[string, Scenario]> {
+  if (names.length === 0) return Object.entries(scenarios);
+  const unknown = names.filter((name) => !(name in scenarios));
+  if (unknown.length > 0) {
+    console.error(`Unknown scenarios: ${unknown.join(', ')} (known: ${Object.keys(scenarios).join(', ')})`);
+    process.exit(2);
+  }
+  return names.map((name) => [name, scenarios[name] as Scenario]);
+}
+
 async function main(): Promise<void> {
+  const chosen = chosenScenarios(process.argv.slice(2));
   const stack = await startLocalStack({
     taskQueue: 'record-histories',
     registry: new ToolRegistry([...createBuiltinTools({ root: process.cwd() }), ...createTestTools()]),
   });
   const { model, client, agents } = stack;
   try {
-    for (const [name, scenario] of Object.entries(scenarios)) {
+    for (const [name, scenario] of chosen) {
       const workflowIds = await scenario(agents, model, name);
       let index = 0;
       for (const workflowId of workflowIds) {

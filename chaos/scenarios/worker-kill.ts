@@ -67,8 +67,10 @@ async function killedRun(context: ChaosContext, kit: ScenarioKit, lane: Lane, in
   }));
   const targetWrite = random.int(0, LEDGER_RUN_WRITES - 1);
   let checks = 0;
+  // Keys start with the run chain's first run ID, known once the run has started (its first model reply is slower).
+  let keyPrefix: string | undefined;
   const stopListening = kit.ledger.onRequest(({ kind, idempotencyKey }) => {
-    if (phase !== 'tool' || kind !== 'check' || !idempotencyKey.startsWith(`${workflowId}:`)) return;
+    if (phase !== 'tool' || kind !== 'check' || keyPrefix === undefined || !idempotencyKey.startsWith(keyPrefix)) return;
     // From the check's arrival the kill can land before the write is applied or after it, before its receipt.
     if (checks++ === targetWrite) kill.fire(random.int(0, 2 * LEDGER_HOLD_MS - 50));
   });
@@ -76,6 +78,8 @@ async function killedRun(context: ChaosContext, kit: ScenarioKit, lane: Lane, in
   const outcome = (async () => {
     const config = { model, maxIterations: 12, ...(phase === 'approval' ? { requireConfirmation: [LEDGER_TOOL] } : {}) };
     await lane.agents.start(ledgerQuery(plan), config, { workflowId });
+    const { raw } = await lane.agents.client.workflow.getHandle(workflowId).describe();
+    keyPrefix = `${raw.workflowExecutionInfo?.firstRunId ?? workflowId}:`;
     let callId: string | undefined;
     if (phase === 'approval') {
       callId = (await waitForApproval(lane.agents, workflowId, 60_000)).approvals[0]?.callId;

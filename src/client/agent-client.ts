@@ -162,17 +162,24 @@ export class AgentClient {
       try {
         raw = (await workflow.result()) as ReActResult;
       } catch (error) {
-        throw toRunError(error, workflowId);
+        const failure = toRunError(error, workflowId);
+        if (!(failure instanceof AgentRunError) || !failure.trace) throw failure;
+        const trace = await stitchTrace(this.client, workflowId, failure.trace);
+        throw new AgentRunError(failure.message, workflowId, failure.type, trace);
       }
       return { ...raw, trace: await stitchTrace(this.client, workflowId, raw.trace) };
     };
     return {
       workflowId,
       result,
-      // A finished run's trace comes from its result, so it is readable without a worker running.
+      // A finished run's trace comes from its result (or the failure it attached), so it is readable without a worker.
       getTrace: async () => {
         const { status } = await workflow.describe();
         if (status.name === 'COMPLETED') return (await result()).trace;
+        if (status.name === 'FAILED') {
+          const failure = await result().catch((error: unknown) => error);
+          if (failure instanceof AgentRunError && failure.trace) return failure.trace;
+        }
         return stitchTrace(this.client, workflowId, await workflow.query(getTraceQuery));
       },
       getScratchpad: () => workflow.query(getScratchpadQuery),

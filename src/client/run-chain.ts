@@ -1,10 +1,31 @@
 import type { Client } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
 import { getTraceQuery } from '../shared/messages';
-import type { ReActStep, ReActTrace } from '../shared/types';
+import type { AgentWorkflowInput, ArchivedSteps, ReActStep, ReActTrace } from '../shared/types';
 
-/** The run IDs before `runId` in a continue-as-new chain, oldest first (one history event read per run). */
-async function earlierRunIds(client: Client, workflowId: string, runId: string): Promise<string[]> {
-  const ids: string[] = [];
+/** An earlier run of a chain, with the steps the next run's start event archived for it (none in older histories). */
+interface EarlierRun {
+  runId: string;
+  archive: ArchivedSteps | undefined;
+}
+
+/** The `previousSteps` a run's input carries, decoded with the client's codecs (e.g. encryption) and converter. */
+async function archivedSteps(client: Client, payload: Payload | undefined): Promise<ArchivedSteps | undefined> {
+  if (!payload) return undefined;
+  const { payloadCodecs, payloadConverter } = client.options.loadedDataConverter;
+  let payloads = [payload];
+  // Codecs encode first to last, so they decode last to first.
+  for (const codec of [...payloadCodecs].reverse()) payloads = await codec.decode(payloads);
+  const input = payloadConverter.fromPayload<AgentWorkflowInput | undefined>(payloads[0] as Payload);
+  return input?.previousSteps;
+}
+
+/**
+ * The runs before `runId` in a continue-as-new chain, oldest first: one history event read per run, whose start
+ * event names the run before it and holds that run's archived steps.
+ */
+async function earlierRuns(client: Client, workflowId: string, runId: string, withSteps: boolean): Promise<EarlierRun[]> {
+  const runs: EarlierRun[] = [];
   let current = runId;
   for (;;) {
     const page = await client.workflowService.getWorkflowExecutionHistory({
@@ -12,25 +33,27 @@ async function earlierRunIds(client: Client, workflowId: string, runId: string):
       execution: { workflowId, runId: current },
       maximumPageSize: 1,
     });
-    const previous: string | null | undefined =
-      page.history?.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId;
+    const started = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes;
+    const previous: string | null | undefined = started?.continuedExecutionRunId;
     if (!previous) break;
-    ids.unshift(previous);
+    const archive = withSteps ? await archivedSteps(client, started?.input?.payloads?.[0] ?? undefined) : undefined;
+    runs.unshift({ runId: previous, archive });
     current = previous;
   }
-  return ids;
+  return runs;
 }
 
 /**
- * The whole trace of a run that continued-as-new: each earlier run is asked for its own steps (a query a worker
- * answers by replaying that run), and they are put before the latest run's steps.
+ * The whole trace of a run that continued-as-new: earlier runs' steps are put before the latest run's. They come
+ * from the archive in the next run's start event, so a finished chain needs no worker; a run recorded before
+ * archives existed (or whose steps did not fit one) is asked with a query, which a worker answers by replaying it.
  */
 export async function stitchTrace(client: Client, workflowId: string, trace: ReActTrace, runId?: string): Promise<ReActTrace> {
   if (trace.run <= 1) return trace;
   const latest = runId ?? (await client.workflow.getHandle(workflowId).describe()).runId;
   const earlier: ReActStep[] = [];
-  for (const id of await earlierRunIds(client, workflowId, latest)) {
-    earlier.push(...(await client.workflow.getHandle(workflowId, id).query(getTraceQuery)).steps);
+  for (const { runId: id, archive } of await earlierRuns(client, workflowId, latest, true)) {
+    earlier.push(...(archive ?? (await client.workflow.getHandle(workflowId, id).query(getTraceQuery))).steps);
   }
   return { ...trace, steps: [...earlier, ...trace.steps] };
 }
@@ -38,5 +61,5 @@ export async function stitchTrace(client: Client, workflowId: string, trace: ReA
 /** Every run ID of a workflow's continue-as-new chain, oldest first (the latest run last). */
 export async function chainRunIds(client: Client, workflowId: string): Promise<string[]> {
   const latest = (await client.workflow.getHandle(workflowId).describe()).runId;
-  return [...(await earlierRunIds(client, workflowId, latest)), latest];
+  return [...(await earlierRuns(client, workflowId, latest, false)).map((run) => run.runId), latest];
 }

@@ -32,6 +32,11 @@ export interface RunToolInput {
   args: unknown;
   callId: string;
   maxObservationTokens: number;
+  /**
+   * The key the handler gets: the run chain's first run ID + call ID. Absent in calls scheduled by older workflow
+   * code, whose retries keep the old `workflowId:callId` key.
+   */
+  idempotencyKey?: string;
 }
 
 /** A tool's result as the model will see it, plus what the trace keeps. */

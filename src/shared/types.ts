@@ -38,6 +38,11 @@ export interface ReActStep {
   childWorkflowId?: string;
   /** How a call that needed confirmation was settled: by a person's decision, or `timeout`. */
   decision?: DecisionOutcome;
+  /**
+   * True on a step of an earlier run whose archive (see {@link ArchivedSteps}) dropped its structured data and maybe
+   * cut its observation (which then says so), to keep the continue-as-new input under Temporal's size limit.
+   */
+  clippedInArchive?: boolean;
   /** ISO time the step was recorded (workflow time, so replay-safe). */
   timestamp: string;
   /** Usage of the model call that produced this step (zero on the 2nd+ parallel call of one reply). */
@@ -177,6 +182,16 @@ export interface CarriedState {
   stepsBefore: number;
 }
 
+/**
+ * A run's own steps, handed to the next run's input when it continues-as-new so the next run's start event holds
+ * them: a client reads a finished chain's trace from history alone, with no worker to answer queries.
+ */
+export interface ArchivedSteps {
+  steps: ReActStep[];
+  /** How many steps were clipped to fit the size cap (each marked `clippedInArchive`). */
+  clippedSteps: number;
+}
+
 /** Input of the agent workflow. */
 export interface AgentWorkflowInput {
   query: string;
@@ -187,4 +202,9 @@ export interface AgentWorkflowInput {
   config?: AgentConfigInput;
   /** Set only by continue-as-new. */
   carried?: CarriedState;
+  /**
+   * Set only by continue-as-new (rule set 2): the previous run's steps, for clients reading history. The run does
+   * not keep them in its state, so they are never handed on again.
+   */
+  previousSteps?: ArchivedSteps;
 }

@@ -1,6 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { AgentWorkflowInput, ReActResult } from '../shared/types';
 import { toCarried, type RunState } from './run-state';
+import { archiveSteps } from './step-archive';
 
 /** Whether this run should hand over to a fresh one: the server suggests it, or the run did maxStepsPerRun iterations. */
 export function shouldContinueAsNew(state: RunState): boolean {
@@ -15,10 +16,13 @@ export function shouldContinueAsNew(state: RunState): boolean {
  */
 export async function continueAsNewNow(state: RunState): Promise<never> {
   await condition(allHandlersFinished);
+  // Rule set 2 puts this run's steps in the next run's start event, where clients read them with no worker.
+  const previousSteps = state.rules >= 2 ? archiveSteps(state.steps) : undefined;
   // Typed by signature rather than by importing the workflow, which imports this module.
   return continueAsNew<(input: AgentWorkflowInput) => Promise<ReActResult>>({
     query: state.query,
     config: state.config,
     carried: toCarried(state),
+    ...(previousSteps ? { previousSteps } : {}),
   });
 }

@@ -1,4 +1,4 @@
-import { ActivityFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import { DELEGATE_TOOL, type ParsedToolCall } from '../shared/protocol';
 import { describeCall, errorObservation } from '../shared/observation';
 import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
@@ -51,6 +51,14 @@ function failureMessage(error: unknown, tool: ToolInfo): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/**
+ * Keyed on the chain's first run ID, which continue-as-new keeps: a later run reusing the workflow ID gets new keys,
+ * so a de-duplicating API does not drop its effects. Rule set 1 leaves it to the activity's old `workflowId:callId`.
+ */
+function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: string } {
+  return state.rules >= 2 ? { idempotencyKey: `${workflowInfo().firstExecutionRunId}:${callId}` } : {};
+}
+
 async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
   state.runningTools.push(call.tool);
   try {
@@ -60,7 +68,7 @@ async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): P
         startToCloseTimeout: tool.timeout,
         retry: tool.retry,
       },
-      [{ tool: call.tool, args: call.args, callId: call.callId, maxObservationTokens: state.config.maxObservationTokens }],
+      [{ tool: call.tool, args: call.args, callId: call.callId, maxObservationTokens: state.config.maxObservationTokens, ...idempotencyKey(state, call.callId) }],
     );
   } catch (error) {
     if (isCancellation(error)) throw error;

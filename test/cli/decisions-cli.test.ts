@@ -1,5 +1,7 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startScriptedModel, type ScriptedModelServer } from '../../src/testing/scripted-model';
@@ -15,7 +17,8 @@ afterAll(async () => {
   await model?.close();
 });
 
-function start(args: string[]) {
+/** Runs the CLI; a child still running after `killAfterMs` is killed (its exit code is then null). */
+function start(args: string[], killAfterMs?: number) {
   const child = spawn(process.execPath, [CLI, ...args], {
     env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: undefined },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -23,12 +26,13 @@ function start(args: string[]) {
   const output = { stdout: '', stderr: '' };
   child.stdout.on('data', (chunk: Buffer) => (output.stdout += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
-  const done = new Promise<number | null>((resolve) => child.on('close', resolve));
+  const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill(), killAfterMs);
+  const done = new Promise<number | null>((resolve) => child.on('close', resolve)).finally(() => clearTimeout(timer));
   return { output, done };
 }
 
-async function cli(args: string[]) {
-  const { output, done } = start(args);
+async function cli(args: string[], killAfterMs?: number) {
+  const { output, done } = start(args, killAfterMs);
   return { code: await done, ...output };
 }
 
@@ -74,5 +78,26 @@ describe('deciding from the CLI while `run` waits', () => {
     const trace = await cli(['trace', workflowId]);
     expect(trace.stdout).toContain('Action: calculator {"expression":"21*2"}');
     expect(trace.stdout).toContain('success: 2 iterations');
+  });
+
+  it('result and trace of a finished continue-as-new chain need no worker', async () => {
+    const thought = 'Each sum needs the calculator, so I call it once more.';
+    const calc = (expression: string) => ({ thought, toolCalls: [{ name: 'calculator', args: { expression } }] });
+    model.script('cli-chain', [calc('1+1'), calc('2+2'), calc('3+3'), calc('4+4'), { answer: 'Done adding.' }]);
+    const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-cli-')), 'config.json');
+    writeFileSync(config, JSON.stringify({ maxStepsPerRun: 2 }));
+    const run = await cli(['run', '--json', '--config', config, '--model', 'cli-chain', 'Add four times']);
+    expect(run.code).toBe(0);
+    const { workflowId, trace: live } = JSON.parse(run.stdout) as { workflowId: string; trace: { run: number } };
+    expect(live.run).toBe(3);
+
+    // The run's in-process worker has exited: nothing polls this task queue any more.
+    const trace = await cli(['trace', workflowId], 20_000);
+    expect(trace.code).toBe(0);
+    for (const expression of ['1+1', '2+2', '3+3', '4+4']) expect(trace.stdout).toContain(`Action: calculator {"expression":"${expression}"}`);
+    expect(trace.stdout).toContain('success: 5 iterations');
+    const result = await cli(['result', workflowId, '--json'], 20_000);
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { trace: { steps: unknown[] } }).trace.steps).toHaveLength(5);
   });
 });

@@ -9,7 +9,7 @@ import { createBuiltinTools } from '../../src/worker/tools/builtin';
 import type { AnyToolDefinition } from '../../src/worker/tools/define-tool';
 import { ToolRegistry } from '../../src/worker/tools/registry';
 import { createAgentWorker, createOpenAIClient } from '../../src/worker';
-import { createTestTools } from './test-tools';
+import { createTestTools, firstRunIdOf } from './test-tools';
 
 // Worker lifecycle logs at INFO drown test output; warnings and errors still show.
 Runtime.install({ logger: new DefaultLogger('WARN') });
@@ -29,9 +29,10 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-/** A started run and the name of the scripted model it talks to. */
+/** A started run, the name of the scripted model it talks to, and the first run ID its tool calls' keys start with. */
 export interface Run extends AgentRunHandle {
   modelName: string;
+  firstRunId: string;
 }
 
 /** Options of a harness: where file tools are confined, the model client's timeout, and extra tools to register. */
@@ -79,14 +80,18 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     client,
     async restartWorker(meanwhile) {
       await stopWorker();
-      await meanwhile?.();
-      current = await startWorker();
+      try {
+        await meanwhile?.();
+      } finally {
+        // A failing `meanwhile` must still leave a worker for the next tests and for close().
+        current = await startWorker();
+      }
     },
     async start(turns, query = 'test query', config = {}) {
       const modelName = `scenario-${randomUUID()}`;
       model.script(modelName, turns);
       const handle = await agents.start(query, { ...config, model: modelName });
-      return { ...handle, modelName };
+      return { ...handle, modelName, firstRunId: await firstRunIdOf(client, handle.workflowId) };
     },
     async close() {
       await stopWorker();

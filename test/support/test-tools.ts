@@ -1,8 +1,20 @@
+import type { Client } from '@temporalio/client';
 import { z } from 'zod';
 import { defineTool, type AnyToolDefinition } from '../../src/worker/tools/define-tool';
 
 /** Effects recorded by `record_effect`, keyed by idempotency key, to check exactly-once behaviour. */
 export const recordedEffects = new Map<string, number>();
+
+/**
+ * The first run ID of a workflow's current run chain: tool calls of the chain get `<firstRunId>:<callId>` as their
+ * idempotency key, so tests look effects up by it.
+ */
+export async function firstRunIdOf(client: Client, workflowId: string): Promise<string> {
+  const { raw } = await client.workflow.getHandle(workflowId).describe();
+  const firstRunId = raw.workflowExecutionInfo?.firstRunId;
+  if (!firstRunId) throw new Error(`the server did not report the first run ID of ${workflowId}`);
+  return firstRunId;
+}
 
 /** Idempotency keys of `wait_forever` calls whose abort signal fired (cancellation reached the activity). */
 export const abortedCalls = new Set<string>();

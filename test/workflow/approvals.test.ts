@@ -27,13 +27,13 @@ describe('confirmation decisions', () => {
     const attributes = (await harness.client.workflow.getHandle(run.workflowId).describe()).typedSearchAttributes;
     expect(attributes.get(AgentStatusKey)).toBe('AwaitingApproval');
     expect(attributes.get(AgentPendingToolsKey)).toEqual(['delete_record']);
-    expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBeUndefined(); // nothing ran before the decision
+    expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBeUndefined(); // nothing ran before the decision
 
     const applied = await harness.agents.approve(run.workflowId, undefined, { argsHash: call?.argsHash });
     expect(applied).toEqual({ callId: 'c1-1', tool: 'delete_record', decision: 'approve', always: false, args: { id: 'r1' } });
     const result = await run.result();
     expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'approve' }, observation: 'deleted r1' });
-    expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBe(1);
+    expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBe(1);
     const final = (await harness.client.workflow.getHandle(run.workflowId).describe()).typedSearchAttributes;
     expect(final.get(AgentStatusKey)).toBe('Completed');
     expect(final.get(AgentPendingToolsKey)).toBeUndefined();
@@ -46,7 +46,7 @@ describe('confirmation decisions', () => {
     const result = await run.result();
     expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'reject' }, isError: true });
     expect(result.trace.steps[0]?.observation).toContain('that record is still referenced by invoices');
-    expect(recordedEffects.has(`${run.workflowId}:c1-1`)).toBe(false);
+    expect(recordedEffects.has(`${run.firstRunId}:c1-1`)).toBe(false);
     const seen = harness.model.requests(run.modelName)[1]?.messages.find((message) => message.role === 'tool');
     expect(String(seen?.content)).toContain('still referenced by invoices');
   });
@@ -88,7 +88,7 @@ describe('confirmation decisions', () => {
     await harness.agents.respond(run.workflowId, 'c1-1', 'Record r4 was already deleted yesterday.');
     const result = await run.result();
     expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'respond' }, isError: false, observation: 'Record r4 was already deleted yesterday.' });
-    expect(recordedEffects.has(`${run.workflowId}:c1-1`)).toBe(false);
+    expect(recordedEffects.has(`${run.firstRunId}:c1-1`)).toBe(false);
   });
 
   it('unknown, stale and mismatched decisions are refused by the update validator, leaving no trace in history', async () => {

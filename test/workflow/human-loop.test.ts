@@ -18,10 +18,10 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     await waitForPending(harness, run.workflowId, { approvals: 2 });
     await harness.agents.approve(run.workflowId, 'c1-2');
     // The second call ran while the first still waits: no head-of-line blocking.
-    for (let attempt = 0; attempt < 100 && !recordedEffects.has(`${run.workflowId}:c1-2`); attempt++) {
+    for (let attempt = 0; attempt < 100 && !recordedEffects.has(`${run.firstRunId}:c1-2`); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    expect(recordedEffects.get(`${run.workflowId}:c1-2`)).toBe(1);
+    expect(recordedEffects.get(`${run.firstRunId}:c1-2`)).toBe(1);
     expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c1-1']);
     await harness.agents.reject(run.workflowId, 'c1-1', 'keep a');
     const result = await run.result();
@@ -57,7 +57,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     expect(result.terminationReason).toBe('success');
     expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'timeout' }, isError: true });
     expect(result.trace.steps[0]?.observation).toContain('no decision arrived within 2s; the call was not run');
-    expect(recordedEffects.has(`${run.workflowId}:c1-1`)).toBe(false);
+    expect(recordedEffects.has(`${run.firstRunId}:c1-1`)).toBe(false);
   });
 
   it('approval timeout with onApprovalTimeout "end": the run ends with reason timeout', async () => {
@@ -130,7 +130,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     await harness.agents.approve(run.workflowId, 'c1-1');
     const result = await run.result();
     expect(result.finalAnswer).toBe('deleted');
-    expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBe(1);
+    expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBe(1);
   });
 
   it('a decision sent while no worker runs is kept; the next worker runs the tool exactly once', async () => {
@@ -139,9 +139,9 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     await harness.restartWorker(async () => {
       // The signal lands in history at once; nothing can act on it until a worker is back.
       await harness.client.workflow.getHandle(run.workflowId).signal(decideSignal, { callId: 'c1-1', decision: 'approve' });
-      expect(recordedEffects.has(`${run.workflowId}:c1-1`)).toBe(false);
+      expect(recordedEffects.has(`${run.firstRunId}:c1-1`)).toBe(false);
     });
     expect((await run.result()).trace.steps[0]).toMatchObject({ decision: { kind: 'approve' }, observation: 'deleted d2' });
-    expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBe(1);
+    expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBe(1);
   });
 });

@@ -72,7 +72,7 @@ describe('long runs stay bounded', () => {
     expect(result.trace.terminationDetail).toContain('(4000 used)');
     expect(result.trace.steps.map((step) => step.observation)).toEqual(['deleted r0', 'deleted r1', 'deleted r2', 'deleted r3']);
     expect(result.trace.steps.map((step) => step.decision)).toEqual([{ kind: 'approve', always: true }, undefined, undefined, undefined]);
-    expect(recordedEffects.get(`${run.workflowId}:c3-1`)).toBe(1);
+    expect(recordedEffects.get(`${run.firstRunId}:c3-1`)).toBe(1);
     const attributes = (await harness.client.workflow.getHandle(run.workflowId).describe()).typedSearchAttributes;
     expect(attributes.get(AgentStatusKey)).toBe('Completed');
   });

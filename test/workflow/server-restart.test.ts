@@ -12,7 +12,7 @@ import { createBuiltinTools } from '../../src/worker/tools/builtin';
 import { ToolRegistry } from '../../src/worker/tools/registry';
 import { createAgentWorker, createOpenAIClient } from '../../src/worker';
 import { waitForPending } from '../support/harness';
-import { createTestTools, recordedEffects } from '../support/test-tools';
+import { createTestTools, firstRunIdOf, recordedEffects } from '../support/test-tools';
 import { freePort } from '../../src/testing/free-port';
 
 
@@ -53,6 +53,7 @@ describe('a persisted dev server', () => {
     let side = await connect(server, model.baseURL);
     try {
       const run = await side.agents.start('delete the stale record', { model: 'restart' });
+      const firstRunId = await firstRunIdOf(side.agents.client, run.workflowId);
       await waitForPending(side, run.workflowId);
       await side.close();
       await server.stop();
@@ -63,7 +64,7 @@ describe('a persisted dev server', () => {
       await side.agents.approve(run.workflowId, 'c1-1');
       const result = await side.agents.result(run.workflowId);
       expect(result.finalAnswer).toBe('deleted after the restart');
-      expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBe(1);
+      expect(recordedEffects.get(`${firstRunId}:c1-1`)).toBe(1);
     } finally {
       await side.close();
       await server.stop();

@@ -100,7 +100,7 @@ describe('termination reasons', () => {
     expect(result.finalAnswer).toBe('I ran out of time waiting for the slow tool.');
     expect(result.trace.terminationDetail).toContain('2s');
     const call = result.trace.steps[0]?.action;
-    expect(call?.type === 'tool_call' && abortedCalls.has(`${run.workflowId}:${call.callId}`)).toBe(true);
+    expect(call?.type === 'tool_call' && abortedCalls.has(`${run.firstRunId}:${call.callId}`)).toBe(true);
   });
 
   it('failure: a failure phrase in the answer ends the run as failed', async () => {

@@ -57,8 +57,8 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
       return errorObservation(input.tool, input.args, `invalid arguments: ${formatZodIssues(parsed.error.issues)}`, 'invalid_arguments');
     }
     const context = Context.current();
-    const runId = context.info.workflowExecution?.workflowId ?? context.info.activityId;
-    const idempotencyKey = `${runId}:${input.callId}`;
+    const workflowId = context.info.workflowExecution?.workflowId ?? context.info.activityId;
+    const idempotencyKey = input.idempotencyKey ?? `${workflowId}:${input.callId}`;
     return withHeartbeats(async (signal) => {
       try {
         const output = await tool.handler(parsed.data, { idempotencyKey, signal });

@@ -22,7 +22,10 @@ export interface ToolRetryPolicy {
 
 /** What a handler receives besides its validated arguments. */
 export interface ToolContext {
-  /** Workflow ID + call ID: stable across retries and worker restarts, for de-duplicating side effects. */
+  /**
+   * The run chain's first run ID + call ID (`<firstRunId>:c3-1`), for de-duplicating side effects: stable across
+   * retries, worker restarts and continue-as-new, and different for a later run that reuses the workflow ID.
+   */
   idempotencyKey: string;
   /** Aborted when the run is cancelled or timed out, or the activity is otherwise cancelled. */
   signal: AbortSignal;
