@@ -24,6 +24,8 @@ export interface CritiqueInput {
   latest: string;
   summary: string | null;
   model?: string;
+  /** Completion cap from the run's token budget. */
+  maxTokens?: number;
 }
 
 /** Output of the `critique` activity: a verdict, or why the reply could not be read. */

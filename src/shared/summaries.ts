@@ -4,9 +4,10 @@ import type { TokenUsage } from './types';
 export const SUMMARIZER_MARKER = 'You condense an agent\'s work.';
 
 /** Input of the `summarize` activity. */
-export type SummarizeInput =
-  | { kind: 'conversation'; query: string; previousSummary: string | null; steps: string; model?: string }
-  | { kind: 'observation'; query: string; call: string; text: string; model?: string };
+export type SummarizeInput = (
+  | { kind: 'conversation'; query: string; previousSummary: string | null; steps: string }
+  | { kind: 'observation'; query: string; call: string; text: string }
+) & { model?: string; /** Completion cap from the run's token budget. */ maxTokens?: number };
 
 /** Output of the `summarize` activity. */
 export interface SummarizeOutput {

@@ -107,6 +107,11 @@ export interface ReActTrace {
   stepsInEarlierRuns: number;
   /** The running summary the model sees as "Conversation so far", if any. */
   summary: string | null;
+  /**
+   * After a stop other than success or cancellation: whether the forced final answer was given, skipped (e.g. it
+   * would not fit in the token budget) or failed, and why. Absent when none was due or `forceFinalAnswer` is off.
+   */
+  forcedFinalAnswer?: { status: 'given' | 'skipped' | 'failed'; reason?: string };
 }
 
 /** What a run returns. */

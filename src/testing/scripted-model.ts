@@ -22,15 +22,22 @@ export interface ScriptedModelServer {
 const tokens = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
 
 function completion(model: string, index: number, turn: ScriptedTurn, request: RecordedRequest): object {
-  const toolCalls = (turn.toolCalls ?? []).map((call, position) => ({
+  let toolCalls = (turn.toolCalls ?? []).map((call, position) => ({
     id: call.id ?? `call_${index}_${position}`,
     type: 'function',
     function: { name: call.name, arguments: call.rawArguments ?? JSON.stringify(call.args ?? {}) },
   }));
-  const content = turn.content ?? turn.answer ?? turn.thought ?? '';
+  let content = turn.content ?? turn.answer ?? turn.thought ?? '';
   const promptTokens = turn.usage?.promptTokens ?? tokens(JSON.stringify(request.messages).length);
-  const completionTokens =
-    turn.usage?.completionTokens ?? tokens(content.length + JSON.stringify(toolCalls).length * Number(toolCalls.length > 0));
+  const generated = (): number => tokens(content.length + JSON.stringify(toolCalls).length * Number(toolCalls.length > 0));
+  // Like a real server, a reply longer than max_tokens is cut there: the tool calls never finish, the text stops.
+  const limit = typeof request.max_tokens === 'number' ? request.max_tokens : undefined;
+  const cut = limit !== undefined && turn.usage?.completionTokens === undefined && generated() > limit;
+  if (cut) {
+    toolCalls = [];
+    content = content.slice(0, limit * CHARS_PER_TOKEN);
+  }
+  const completionTokens = turn.usage?.completionTokens ?? generated();
   return {
     id: `chatcmpl-${model}-${index}`,
     object: 'chat.completion',
@@ -39,7 +46,7 @@ function completion(model: string, index: number, turn: ScriptedTurn, request: R
     choices: [
       {
         index: 0,
-        finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+        finish_reason: cut ? 'length' : toolCalls.length > 0 ? 'tool_calls' : 'stop',
         message: { role: 'assistant', content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
       },
     ],

@@ -1,4 +1,5 @@
-import { criticNote } from '../shared/critic';
+import { criticMessages, criticNote, type CritiqueInput } from '../shared/critic';
+import { loopCallAllowance, withCap } from './token-budget';
 import { critique } from './activity-proxies';
 import { renderScratchpad } from '../shared/protocol';
 import { recordError, recordUsage, stopRun, type RunState } from './run-state';
@@ -12,9 +13,11 @@ export async function critiqueIteration(state: RunState): Promise<void> {
   const latest = state.steps.filter((step) => step.iteration === state.iterations && step.observation !== null);
   const last = latest[latest.length - 1];
   if (!state.config.critic || state.stop || !last) return;
-  const output = await critique.executeWithOptions({ summary: 'critic' }, [
-    { query: state.query, latest: renderScratchpad(latest, state.config), summary: state.summary, model: state.config.model },
-  ]);
+  const input: CritiqueInput = { query: state.query, latest: renderScratchpad(latest, state.config), summary: state.summary, model: state.config.model };
+  // Over the token budget the critic is skipped: it only advises, and the loop's own check ends the run.
+  const allowed = loopCallAllowance(state, criticMessages(input));
+  if ('refused' in allowed) return;
+  const output = await critique.executeWithOptions({ summary: 'critic' }, [withCap(input, allowed.maxTokens)]);
   recordUsage(state, output.usage);
   if ('malformed' in output) {
     recordError(state, 'malformed_output', output.malformed);

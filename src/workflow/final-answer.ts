@@ -4,6 +4,7 @@ import { checkOutput } from '../shared/output';
 import { forcedAnswerInstruction } from './prompt';
 import { nowIso, recordError, recordStep, type RunState } from './run-state';
 import { promptFor, think } from './thinking';
+import { allowance, estimatePromptTokens } from './token-budget';
 
 /** Records the final answer as the last step. */
 function finish(state: RunState, reply: ModelReply, answer: string, forced = false): void {
@@ -59,12 +60,23 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
   state.phase = 'finishing';
   const messages = promptFor(state, []);
   messages.push({ role: 'user', content: forcedAnswerInstruction(state.stop.detail) });
+  const allowed = allowance(state, estimatePromptTokens(state, messages));
+  if ('refused' in allowed) {
+    // A hard budget wins over the forced answer: skip it, and say so where the user reads why the run stopped.
+    const reason = `it would not fit in the token budget: ${allowed.refused}`;
+    state.forcedFinalAnswer = { status: 'skipped', reason };
+    state.stop.detail = `${state.stop.detail}; the forced final answer was skipped because ${reason}`;
+    return;
+  }
   try {
-    const reply = await think(state, messages, [], 'final answer · forced');
+    const reply = await think(state, messages, [], 'final answer · forced', allowed.maxTokens);
     const answer = reply.type === 'final_answer' ? reply.answer : reply.assistantMessage.content.trim() || reply.thought;
     acceptFinalAnswer(state, reply, answer, true);
+    state.forcedFinalAnswer = { status: 'given' };
   } catch (error) {
     if (isCancellation(error)) throw error;
-    recordError(state, 'model_error', `forced final answer failed: ${modelFailureMessage(error)}`);
+    const reason = modelFailureMessage(error);
+    recordError(state, 'model_error', `forced final answer failed: ${reason}`);
+    state.forcedFinalAnswer = { status: 'failed', reason };
   }
 }

@@ -29,6 +29,7 @@ import {
   type RunState,
 } from './run-state';
 import { checkBeforeThinking, findPhrase } from './termination';
+import { loopCallAllowance } from './token-budget';
 import { validateThought } from './thought';
 import { waivedMandatoryTools } from './confirmation';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
@@ -63,11 +64,14 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
     estimateTokens(JSON.stringify(messages)),
   );
   if (limit) return stopRun(state, limit.reason, limit.detail);
+  // Rule set 2: the budget is a hard cap, with room kept for the forced final answer.
+  const allowed = loopCallAllowance(state, messages);
+  if ('refused' in allowed) return stopRun(state, 'token_budget', allowed.refused);
 
   state.iterations += 1;
   state.phase = 'thinking';
   countIteration();
-  const reply = await think(state, messages, [...tools.keys()], `think · step ${state.iterations}`);
+  const reply = await think(state, messages, [...tools.keys()], `think · step ${state.iterations}`, allowed.maxTokens);
   state.feedback = [];
   state.notes = [];
   switch (reply.type) {

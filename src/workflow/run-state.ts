@@ -68,6 +68,10 @@ export interface RunState {
   readonly rules: 1 | 2;
   /** Validator of the final answer when the run has an output schema or signature (built once per run). */
   readonly outputValidator: z.ZodType | undefined;
+  /** How far the character estimate of prompt tokens fell short of the model's reports (token budget only). */
+  promptTokenRatio: number;
+  /** What became of the forced final answer, once the run needed one. */
+  forcedFinalAnswer: ReActTrace['forcedFinalAnswer'];
   /** The validated final answer. */
   output: unknown;
   confidence: number | null;
@@ -129,6 +133,8 @@ export function createRunState(
     outputValidator: validatorFor(config),
     output: undefined,
     confidence: null,
+    promptTokenRatio: 1,
+    forcedFinalAnswer: undefined,
     approvals,
     searchAttributes,
     publishedStatus: '',
@@ -206,6 +212,7 @@ export function toTrace(state: RunState): ReActTrace {
     run: state.run,
     stepsInEarlierRuns: state.stepsBefore,
     summary: state.summary,
+    ...(state.forcedFinalAnswer ? { forcedFinalAnswer: state.forcedFinalAnswer } : {}),
   };
 }
 

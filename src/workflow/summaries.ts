@@ -4,6 +4,8 @@ import type { ToolObservation } from '../shared/tool-protocol';
 import { summarize } from './activity-proxies';
 import { renderScratchpad } from '../shared/protocol';
 import { recordUsage, type RunState } from './run-state';
+import { loopCallAllowance, withCap } from './token-budget';
+import { summaryMessages, type SummarizeInput } from '../shared/summaries';
 
 /**
  * Every `summaryEvery` iterations, folds the steps the model still sees into the running summary ("Conversation so
@@ -12,15 +14,17 @@ import { recordUsage, type RunState } from './run-state';
 export async function summarizeConversationIfDue(state: RunState): Promise<void> {
   const every = state.config.summaryEvery;
   if (every === undefined || state.iterations === 0 || state.iterations % every !== 0 || state.window.length === 0) return;
-  const output = await summarize.executeWithOptions({ summary: 'summarise' }, [
-    {
-      kind: 'conversation',
-      query: state.query,
-      previousSummary: state.summary,
-      steps: renderScratchpad(state.window, state.config),
-      model: state.config.model,
-    },
-  ]);
+  const input: SummarizeInput = {
+    kind: 'conversation',
+    query: state.query,
+    previousSummary: state.summary,
+    steps: renderScratchpad(state.window, state.config),
+    model: state.config.model,
+  };
+  // Over the token budget the summary is skipped: the loop's own check then ends the run.
+  const allowed = loopCallAllowance(state, summaryMessages(input));
+  if ('refused' in allowed) return;
+  const output = await summarize.executeWithOptions({ summary: 'summarise' }, [withCap(input, allowed.maxTokens)]);
   recordUsage(state, output.usage);
   state.summary = output.summary;
   state.window = [];
@@ -35,9 +39,11 @@ export async function condenseObservation(
   const over = state.config.summarizeObservationsOver;
   const rawTokens = observation.rawTokens ?? 0;
   if (over === undefined || observation.isError || rawTokens <= over) return observation;
-  const output = await summarize.executeWithOptions({ summary: `summarise · ${call.tool} result` }, [
-    { kind: 'observation', query: state.query, call: describeCall(call.tool, call.args), text: observation.text, model: state.config.model },
-  ]);
+  const input: SummarizeInput = { kind: 'observation', query: state.query, call: describeCall(call.tool, call.args), text: observation.text, model: state.config.model };
+  // Over the token budget the (already truncated) observation stays as it is.
+  const allowed = loopCallAllowance(state, summaryMessages(input));
+  if ('refused' in allowed) return observation;
+  const output = await summarize.executeWithOptions({ summary: `summarise · ${call.tool} result` }, [withCap(input, allowed.maxTokens)]);
   recordUsage(state, output.usage);
   return { ...observation, text: output.summary, truncated: false, summarizedFromTokens: rawTokens };
 }

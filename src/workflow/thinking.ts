@@ -3,6 +3,7 @@ import { outputSchemaOf } from '../shared/output';
 import { callModel, callModelLocally } from './activity-proxies';
 import { buildMessages } from './prompt';
 import { recordUsage, type RunState } from './run-state';
+import { learnPromptRatio } from './token-budget';
 
 /** The next prompt: the running summary and the window of steps it does not cover yet, plus notes and feedback. */
 export function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
@@ -10,8 +11,17 @@ export function promptFor(state: RunState, feedback: readonly string[]): ChatMes
   return buildMessages({ query, config, summary, steps, feedback, notes });
 }
 
-/** One model call; `tools` empty means the model must answer now (no tools, no question, no delegation). */
-export async function think(state: RunState, messages: ChatMessage[], tools: string[], summary: string): Promise<ModelReply> {
+/**
+ * One model call; `tools` empty means the model must answer now (no tools, no question, no delegation). `maxTokens`
+ * caps the reply when the run has a token budget.
+ */
+export async function think(
+  state: RunState,
+  messages: ChatMessage[],
+  tools: string[],
+  summary: string,
+  maxTokens?: number,
+): Promise<ModelReply> {
   const { config } = state;
   const offering = tools.length > 0;
   const allowClarification = config.allowClarification && offering;
@@ -30,10 +40,12 @@ export async function think(state: RunState, messages: ChatMessage[], tools: str
       allowClarification,
       subagents,
       outputSchema: outputSchemaOf(config),
+      ...(maxTokens !== undefined ? { maxTokens } : {}),
     },
   ]);
   // Histories recorded before the reply became a tagged union hold the old shape: read both.
   const reply = toModelReply(recorded);
   recordUsage(state, reply.usage);
+  if (maxTokens !== undefined) learnPromptRatio(state, messages, reply.usage.promptTokens);
   return reply;
 }

@@ -40,6 +40,8 @@ export interface CallModelInput {
   subagents?: Record<string, string>;
   /** JSON Schema the final answer must match (from outputSchema or a signature). */
   outputSchema?: Record<string, unknown>;
+  /** Most completion tokens the reply may use (sent as `max_tokens`): what the run's token budget leaves. */
+  maxTokens?: number;
 }
 
 /** A parsed tool call: args are present when the arguments text was valid JSON. */

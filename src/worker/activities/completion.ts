@@ -15,11 +15,13 @@ export async function completeText(
   deps: CompletionDependencies,
   model: string | undefined,
   messages: Array<{ role: 'system' | 'user'; content: string }>,
+  maxTokens?: number,
 ): Promise<{ text: string; usage: TokenUsage }> {
   const chosen = model ?? deps.defaultModel;
   const completion = await withHeartbeats(async (signal) => {
     try {
-      return await deps.openai.chat.completions.create({ model: chosen, messages }, { signal });
+      const cap = maxTokens !== undefined ? { max_tokens: maxTokens } : {};
+      return await deps.openai.chat.completions.create({ model: chosen, messages, ...cap }, { signal });
     } catch (error) {
       throw classifyModelError(error, { baseURL: deps.openai.baseURL, model: chosen });
     }

@@ -95,6 +95,8 @@ export function buildModelRequest(
   const messages = withSystemSuffix(input.messages.map(toProviderMessage), shape);
   const subagents = input.subagents && Object.keys(input.subagents).length > 0 ? input.subagents : undefined;
   const actionsOffered = input.tools.length > 0 || input.allowClarification === true || subagents !== undefined;
+  // max_tokens rather than max_completion_tokens: nearly every OpenAI-compatible server knows it.
+  const cap = input.maxTokens !== undefined ? { max_tokens: input.maxTokens } : {};
   if (input.mode === 'native') {
     const builtins = [
       providerTool(FINAL_ANSWER_TOOL, FINAL_ANSWER_DESCRIPTION, finalAnswerParameters(input.outputSchema)),
@@ -102,7 +104,7 @@ export function buildModelRequest(
       ...(subagents ? [providerTool(DELEGATE_TOOL, delegateDescription(subagents), delegateParameters(subagents))] : []),
     ];
     const offered = actionsOffered ? [...tools.map(toProviderTool), ...builtins] : undefined;
-    return { model, messages, ...(offered ? { tools: offered } : {}) };
+    return { model, messages, ...(offered ? { tools: offered } : {}), ...cap };
   }
   const entries = [
     renderToolCatalog(tools),
@@ -111,7 +113,7 @@ export function buildModelRequest(
   ];
   const catalog = entries.join('\n');
   const protocol = actionsOffered ? `${catalog}\n\n${textProtocolInstructions(input.tags)}` : 'Answer now without tools.';
-  return { model, messages: withSystemSuffix(messages, `\n\n${protocol}`), stop: [`\n${input.tags.observation}`] };
+  return { model, messages: withSystemSuffix(messages, `\n\n${protocol}`), stop: [`\n${input.tags.observation}`], ...cap };
 }
 
 /** Creates the `callModel` activity: one chat completion, parsed and classified; Temporal owns retries. */
@@ -134,8 +136,13 @@ export function createCallModel(deps: ModelDependencies): (input: CallModelInput
     );
     const promptChars = JSON.stringify(request.messages).length;
     const usage = readUsage(completion, promptChars, content.length);
-    return input.mode === 'native'
-      ? readNativeReply(content, toolCalls, usage)
-      : readTextReply(content, input.tags, completion.id, usage);
+    const reply =
+      input.mode === 'native' ? readNativeReply(content, toolCalls, usage) : readTextReply(content, input.tags, completion.id, usage);
+    // A reply the token limit cut off is not an answer, however it reads: the model is told, not believed.
+    if (completion.choices[0]?.finish_reason === 'length' && reply.type !== 'tool_calls') {
+      const problem = `Your reply was cut off at the token limit${input.maxTokens !== undefined ? ` of ${input.maxTokens} tokens` : ''}; reply more briefly.`;
+      return { thought: reply.thought, usage, assistantMessage: reply.assistantMessage, type: 'malformed', problem };
+    }
+    return reply;
   };
 }

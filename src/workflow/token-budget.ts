@@ -1,0 +1,57 @@
+import { estimateTokens } from '../shared/observation';
+import type { RunState } from './run-state';
+
+/** Fewest completion tokens a call under a token budget is made with; with less room the call is not made. */
+export const MIN_COMPLETION_TOKENS = 64;
+/** Completion tokens kept for the forced final answer while the loop decides whether it can afford another call. */
+export const FINAL_ANSWER_COMPLETION_TOKENS = 256;
+
+/** What a model call may spend: no cap (no budget, or a run recorded before rule set 2), a cap, or not at all. */
+export type CallAllowance = { maxTokens?: undefined } | { maxTokens: number } | { refused: string };
+
+/** Estimated prompt tokens of a request, scaled by how far the estimate fell short of the model's own reports. */
+export function estimatePromptTokens(state: RunState, request: unknown): number {
+  return Math.ceil(estimateTokens(JSON.stringify(request)) * state.promptTokenRatio);
+}
+
+/**
+ * Learns from a call's reported usage how far the character estimate is off (tool definitions and the tokenizer
+ * add what the message text alone does not show), so the next call's estimate is not too low. Never below 1.
+ */
+export function learnPromptRatio(state: RunState, request: unknown, reportedPromptTokens: number): void {
+  const raw = estimateTokens(JSON.stringify(request));
+  if (raw > 0 && reportedPromptTokens > 0) state.promptTokenRatio = Math.max(1, reportedPromptTokens / raw);
+}
+
+/**
+ * Whether a call with this prompt fits the run's token budget while `reserve` tokens stay free for later, and the
+ * completion cap that keeps it inside. The budget is a hard cap from rule set 2 on; earlier runs replay uncapped.
+ */
+export function allowance(state: RunState, promptTokens: number, reserve = 0): CallAllowance {
+  const budget = state.config.tokenBudget;
+  if (budget === undefined || state.rules < 2) return {};
+  const left = budget - state.usage.totalTokens;
+  const maxTokens = left - promptTokens - reserve;
+  if (maxTokens >= MIN_COMPLETION_TOKENS) return { maxTokens };
+  const kept = reserve > 0 ? `, keeping ~${reserve} for the final answer` : '';
+  return {
+    refused:
+      `the next model call (~${promptTokens} prompt tokens and at least ${MIN_COMPLETION_TOKENS} for the reply${kept}) ` +
+      `would exceed the budget of ${budget} tokens (${state.usage.totalTokens} used)`,
+  };
+}
+
+/**
+ * The allowance of any call the loop makes before its end (thinking, summaries, the critic): room for the call itself
+ * and, when the run will force a final answer, for that too.
+ */
+export function loopCallAllowance(state: RunState, request: unknown): CallAllowance {
+  const promptTokens = estimatePromptTokens(state, request);
+  const reserve = state.config.forceFinalAnswer ? promptTokens + FINAL_ANSWER_COMPLETION_TOKENS : 0;
+  return allowance(state, promptTokens, reserve);
+}
+
+/** An activity input with the allowance's completion cap, when there is one. */
+export function withCap<T extends object>(input: T, maxTokens: number | undefined): T & { maxTokens?: number } {
+  return maxTokens === undefined ? input : { ...input, maxTokens };
+}

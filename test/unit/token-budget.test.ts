@@ -1,0 +1,48 @@
+import { describe, expect, it } from 'vitest';
+import { validateAgentConfig, type AgentConfigInput } from '../../src/shared/config';
+import { createRunState } from '../../src/workflow/run-state';
+import { allowance, learnPromptRatio, loopCallAllowance, MIN_COMPLETION_TOKENS } from '../../src/workflow/token-budget';
+
+function state(config: AgentConfigInput, used = 0, rules: 1 | 2 = 2) {
+  const validation = validateAgentConfig(config);
+  if (!validation.ok) throw new Error(validation.message);
+  const run = createRunState('q', validation.config, 'wf', 0, false, undefined, {}, rules);
+  run.usage = { promptTokens: used, completionTokens: 0, totalTokens: used };
+  return run;
+}
+
+describe('token budget allowance', () => {
+  it('caps the completion at what the budget leaves after the prompt and the reserve', () => {
+    expect(allowance(state({ tokenBudget: 1000 }, 200), 300, 100)).toEqual({ maxTokens: 400 });
+    expect(allowance(state({ tokenBudget: 1000 }, 200), 300)).toEqual({ maxTokens: 500 });
+  });
+
+  it('refuses a call that would leave less than the minimum reply, naming the numbers', () => {
+    const refused = allowance(state({ tokenBudget: 1000 }, 900), 40);
+    expect(refused).toEqual({
+      refused: `the next model call (~40 prompt tokens and at least ${MIN_COMPLETION_TOKENS} for the reply) would exceed the budget of 1000 tokens (900 used)`,
+    });
+    expect(allowance(state({ tokenBudget: 1000 }, 1000 - 40 - MIN_COMPLETION_TOKENS), 40)).toEqual({ maxTokens: MIN_COMPLETION_TOKENS });
+  });
+
+  it('sets no cap without a budget, or for runs recorded under rule set 1', () => {
+    expect(allowance(state({}), 10_000)).toEqual({});
+    expect(allowance(state({ tokenBudget: 10 }, 0, 1), 10_000)).toEqual({});
+  });
+
+  it('keeps room for the forced final answer only when the run will force one', () => {
+    const messages = [{ role: 'user', content: 'x'.repeat(396) }]; // ~100 estimated tokens as JSON
+    const withAnswer = loopCallAllowance(state({ tokenBudget: 1000 }), messages);
+    const without = loopCallAllowance(state({ tokenBudget: 1000, forceFinalAnswer: false }), messages);
+    expect('maxTokens' in without && 'maxTokens' in withAnswer && without.maxTokens - withAnswer.maxTokens).toBeGreaterThan(256);
+  });
+
+  it('learns from reported usage when the character estimate runs low, never below it', () => {
+    const run = state({ tokenBudget: 1000 });
+    const request = [{ role: 'user', content: 'x'.repeat(396) }];
+    learnPromptRatio(run, request, 300);
+    expect(run.promptTokenRatio).toBeCloseTo(300 / 107, 5); // the JSON of the request is 428 characters, ~107 tokens
+    learnPromptRatio(run, request, 10);
+    expect(run.promptTokenRatio).toBe(1);
+  });
+});
