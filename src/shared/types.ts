@@ -185,6 +185,8 @@ export interface CarriedState {
   feedback: string[];
   notes: string[];
   stepsBefore: number;
+  /** How far the prompt-token estimate ran low (token budget; absent in state carried by older code). */
+  promptTokenRatio?: number;
 }
 
 /**

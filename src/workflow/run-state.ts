@@ -133,7 +133,7 @@ export function createRunState(
     outputValidator: validatorFor(config),
     output: undefined,
     confidence: null,
-    promptTokenRatio: 1,
+    promptTokenRatio: carried?.promptTokenRatio ?? 1,
     forcedFinalAnswer: undefined,
     approvals,
     searchAttributes,
@@ -162,6 +162,7 @@ export function toCarried(state: RunState): CarriedState {
     feedback: state.feedback,
     notes: state.notes,
     stepsBefore: state.stepsBefore + state.steps.length,
+    promptTokenRatio: state.promptTokenRatio,
   };
 }
 
