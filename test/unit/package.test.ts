@@ -1,0 +1,44 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type OpenAI from 'openai';
+import { DurableAgentPlugin, STOCK_WORKFLOWS_PATH } from '../../src/worker';
+
+const root = path.resolve(__dirname, '../..');
+const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    return entry.isDirectory() ? sourceFiles(full) : entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+describe('the package', () => {
+  it('declares every package its shipped code imports (an undeclared one breaks installs that do not hoist it)', () => {
+    const imported = new Set<string>();
+    for (const file of sourceFiles(path.join(root, 'src'))) {
+      for (const match of readFileSync(file, 'utf8').matchAll(/from '([^.'][^']*)'/g)) {
+        const specifier = match[1] ?? '';
+        if (specifier.startsWith('node:') || builtinModules.includes(specifier)) continue;
+        imported.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] ?? ''));
+      }
+    }
+    expect([...imported].filter((name) => !(name in manifest.dependencies))).toEqual([]);
+  });
+
+  it('DurableAgentPlugin adds the activities, and the stock workflows only to a worker that names none', () => {
+    const plugin = new DurableAgentPlugin({ openai: {} as OpenAI, defaultModel: 'm', tools: [] });
+    const bare = plugin.configureWorker({ taskQueue: 'q' });
+    expect(bare.workflowsPath).toBe(STOCK_WORKFLOWS_PATH);
+    expect(Object.keys(bare.activities ?? {})).toEqual(expect.arrayContaining(['callModel', 'runTool', 'listTools', 'summarize', 'critique']));
+    expect(plugin.configureWorker({ taskQueue: 'q', workflowsPath: '/mine' }).workflowsPath).toBe('/mine');
+    const bundled = plugin.configureWorker({ taskQueue: 'q', workflowBundle: { code: 'x' } });
+    expect(bundled.workflowsPath).toBeUndefined();
+    expect(bundled.workflowBundle).toEqual({ code: 'x' });
+    // The user's own activities stay beside the agent's.
+    const mine = async () => 'mine';
+    expect(Object.keys(plugin.configureWorker({ taskQueue: 'q', activities: { mine } }).activities ?? {})).toContain('mine');
+  });
+});
