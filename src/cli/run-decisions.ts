@@ -43,7 +43,7 @@ export function createRunDecisions(agents: AgentClient, workflowId: string, inte
         } catch (error) {
           say(error instanceof Error ? error.message : String(error));
           // A refused edit leaves the call pending: ask again. Anything else (decided elsewhere, run over): stop.
-          if (!(error instanceof DecisionRefusedError) || !/still pending/.test(error.message)) return;
+          if (!(error instanceof DecisionRefusedError) || error.reason !== 'invalid_edit') return;
         }
       }
     },

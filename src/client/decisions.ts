@@ -1,5 +1,5 @@
-import { WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import type { AppliedDecision, Decision, PendingCall, PendingQuestion } from '../shared/approvals';
+import { ApplicationFailure, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { AppliedDecision, Decision, PendingCall, PendingQuestion, RefusalReason } from '../shared/approvals';
 import { answerUpdate, decideUpdate, getPendingQuery } from '../shared/messages';
 import { AgentStatusKey } from '../shared/search-attributes';
 import { DecisionRefusedError } from './errors';
@@ -34,14 +34,16 @@ export async function resolveCallId(handle: WorkflowHandle, callId: string | und
   const { approvals } = await handle.query(getPendingQuery);
   const only = approvals[0];
   if (approvals.length === 1 && only) return only.callId;
-  if (approvals.length === 0) throw new DecisionRefusedError(`Run ${handle.workflowId} has no pending call`);
+  if (approvals.length === 0) throw new DecisionRefusedError(`Run ${handle.workflowId} has no pending call`, 'not_pending');
   const ids = approvals.map((call) => `${call.callId} (${call.tool})`).join(', ');
-  throw new DecisionRefusedError(`Run ${handle.workflowId} has ${approvals.length} pending calls; name one: ${ids}`);
+  throw new DecisionRefusedError(`Run ${handle.workflowId} has ${approvals.length} pending calls; name one: ${ids}`, 'ambiguous_call');
 }
 
 function refused(error: unknown): unknown {
-  if (error instanceof WorkflowUpdateFailedError && error.cause) return new DecisionRefusedError(error.cause.message);
-  return error;
+  if (!(error instanceof WorkflowUpdateFailedError) || !error.cause) return error;
+  const details = error.cause instanceof ApplicationFailure ? error.cause.details : undefined;
+  const reason = typeof details?.[0] === 'string' ? (details[0] as RefusalReason) : undefined;
+  return new DecisionRefusedError(error.cause.message, reason);
 }
 
 /** Sends a decision by update and returns what it did; a refused decision throws DecisionRefusedError. */

@@ -1,3 +1,4 @@
+import type { RefusalReason } from '../shared/approvals';
 import type { ReActTrace } from '../shared/types';
 import { DurableAgentError } from '../shared/errors';
 
@@ -28,4 +29,11 @@ export class SearchAttributesMissingError extends DurableAgentError {
 /** A decision the run refused (unknown or already-decided call, stale argsHash, invalid edit); nothing changed. */
 export class DecisionRefusedError extends DurableAgentError {
   override readonly name = 'DecisionRefusedError';
+  constructor(
+    message: string,
+    /** Why, for code to branch on; `undefined` when a run of an older version refused without saying. */
+    readonly reason: RefusalReason | undefined,
+  ) {
+    super(message);
+  }
 }

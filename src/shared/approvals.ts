@@ -73,6 +73,19 @@ export const answerSchema = z.strictObject({ answer: z.string().trim().min(1), c
 /** An answer to a clarification question. */
 export type Answer = z.infer<typeof answerSchema>;
 
+/**
+ * Why a run refused a decision or an answer; nothing changed. Machine-readable, so callers branch on it (a CLI re-asks
+ * after an invalid edit, an inbox drops a call decided elsewhere) and never on the message text.
+ */
+export type RefusalReason =
+  | 'invalid_payload'
+  | 'already_decided'
+  | 'not_pending'
+  | 'stale_args'
+  | 'invalid_edit'
+  | 'ambiguous_call'
+  | 'no_question';
+
 /** What a decision did, returned to the sender of the update. */
 export interface AppliedDecision {
   callId: string;

@@ -8,6 +8,7 @@ import {
   type PendingCall,
   type PendingDecisions,
   type PendingQuestion,
+  type RefusalReason,
 } from '../shared/approvals';
 import { formatZodIssues } from '../shared/validation';
 
@@ -26,7 +27,7 @@ export interface PendingEntry {
 }
 
 /** A checked decision or answer, or the one-line reason it was refused. */
-export type Checked<T> = { ok: true; value: T } | { ok: false; message: string };
+export type Checked<T> = { ok: true; value: T } | { ok: false; message: string; reason: RefusalReason };
 
 /**
  * What a run is waiting for and the rules for deciding it. Pure (no Temporal APIs), so the update validator, the
@@ -63,20 +64,21 @@ export class ApprovalBook {
   /** Validates a decision payload against what is pending. */
   checkDecision(payload: unknown): Checked<{ decision: Decision; entry: PendingEntry }> {
     const parsed = decisionSchema.safeParse(payload);
-    if (!parsed.success) return { ok: false, message: `Invalid decision: ${formatZodIssues(parsed.error.issues)}` };
+    if (!parsed.success) return { ok: false, reason: 'invalid_payload', message: `Invalid decision: ${formatZodIssues(parsed.error.issues)}` };
     const decision = parsed.data;
     const entry = this.entries.get(decision.callId);
     if (this.closed.has(decision.callId) || entry?.resolution) {
-      return { ok: false, message: `Call ${decision.callId} was already decided` };
+      return { ok: false, reason: 'already_decided', message: `Call ${decision.callId} was already decided` };
     }
     if (!entry) {
       const waiting = this.snapshot().approvals.map((call) => call.callId);
       const hint = waiting.length > 0 ? `pending: ${waiting.join(', ')}` : 'nothing is pending';
-      return { ok: false, message: `No pending call ${decision.callId} (${hint})` };
+      return { ok: false, reason: 'not_pending', message: `No pending call ${decision.callId} (${hint})` };
     }
     if (decision.argsHash !== undefined && decision.argsHash !== entry.call.argsHash) {
       return {
         ok: false,
+        reason: 'stale_args',
         message: `argsHash ${decision.argsHash} does not match call ${decision.callId} (${entry.call.argsHash}): the decision is about other arguments`,
       };
     }
@@ -120,11 +122,11 @@ export class ApprovalBook {
   /** Validates an answer payload against the pending question. */
   checkAnswer(payload: unknown): Checked<Answer> {
     const parsed = answerSchema.safeParse(payload);
-    if (!parsed.success) return { ok: false, message: `Invalid answer: ${formatZodIssues(parsed.error.issues)}` };
+    if (!parsed.success) return { ok: false, reason: 'invalid_payload', message: `Invalid answer: ${formatZodIssues(parsed.error.issues)}` };
     const pending = this.question;
-    if (!pending || pending.answer !== undefined) return { ok: false, message: 'No question is waiting for an answer' };
+    if (!pending || pending.answer !== undefined) return { ok: false, reason: 'no_question', message: 'No question is waiting for an answer' };
     if (parsed.data.callId !== undefined && parsed.data.callId !== pending.pending.callId) {
-      return { ok: false, message: `Question ${parsed.data.callId} is not the pending one (${pending.pending.callId})` };
+      return { ok: false, reason: 'not_pending', message: `Question ${parsed.data.callId} is not the pending one (${pending.pending.callId})` };
     }
     return { ok: true, value: parsed.data };
   }

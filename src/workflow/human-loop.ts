@@ -1,5 +1,5 @@
 import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
-import type { PendingCall } from '../shared/approvals';
+import type { PendingCall, RefusalReason } from '../shared/approvals';
 import { argsHash } from '../shared/canonical';
 import { formatDuration, parseDuration } from '../shared/duration';
 import { answerSignal, answerUpdate, decideSignal, decideUpdate, getPendingQuery } from '../shared/messages';
@@ -14,27 +14,30 @@ import { recordError, stopRun, type RunState } from './run-state';
 /** Type of the failure an update sender gets for a refused decision or answer. */
 export const INVALID_DECISION = ErrorType.InvalidDecision;
 
-function refuse(message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type: INVALID_DECISION, message, nonRetryable: true });
+/** The failure a refused update returns; its details carry the {@link RefusalReason} callers branch on. */
+function refuse(refusal: { message: string; reason: RefusalReason }): ApplicationFailure {
+  return ApplicationFailure.create({ type: INVALID_DECISION, message: refusal.message, nonRetryable: true, details: [refusal.reason] });
 }
 
 /** Applies a decision; an edit is first re-validated by the tool's own schema (an activity on the worker). */
 async function decide(state: RunState, payload: unknown) {
   const first = state.approvals.checkDecision(payload);
-  if (!first.ok) throw refuse(first.message);
+  if (!first.ok) throw refuse(first);
   if (first.value.decision.decision === 'edit') {
     const problem = await validateToolArgs({ tool: first.value.entry.call.tool, args: first.value.decision.args });
-    if (problem !== null) throw refuse(`Edit refused, call ${first.value.decision.callId} is still pending: ${problem}`);
+    if (problem !== null) {
+      throw refuse({ reason: 'invalid_edit', message: `Edit refused, call ${first.value.decision.callId} is still pending: ${problem}` });
+    }
   }
   // Another decision may have landed while the edit was being validated.
   const checked = state.approvals.checkDecision(payload);
-  if (!checked.ok) throw refuse(checked.message);
+  if (!checked.ok) throw refuse(checked);
   return state.approvals.apply(checked.value.decision, checked.value.entry);
 }
 
 function answer(state: RunState, payload: unknown): string {
   const checked = state.approvals.checkAnswer(payload);
-  if (!checked.ok) throw refuse(checked.message);
+  if (!checked.ok) throw refuse(checked);
   const question = state.approvals.question;
   if (question) question.answer = checked.value.answer;
   return question?.pending.question ?? '';
@@ -47,7 +50,7 @@ export function installHumanHandlers(state: RunState): void {
   setHandler(decideUpdate, (payload) => decide(state, payload), {
     validator: (payload) => {
       const checked = approvals.checkDecision(payload);
-      if (!checked.ok) throw refuse(checked.message);
+      if (!checked.ok) throw refuse(checked);
     },
   });
   setHandler(decideSignal, async (payload) => {
@@ -59,7 +62,7 @@ export function installHumanHandlers(state: RunState): void {
   setHandler(answerUpdate, (payload) => answer(state, payload), {
     validator: (payload) => {
       const checked = approvals.checkAnswer(payload);
-      if (!checked.ok) throw refuse(checked.message);
+      if (!checked.ok) throw refuse(checked);
     },
   });
   setHandler(answerSignal, (payload) => {

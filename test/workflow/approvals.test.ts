@@ -73,6 +73,7 @@ describe('confirmation decisions', () => {
     const invalid = harness.agents.edit(run.workflowId, 'c1-1', { id: '' });
     await expect(invalid).rejects.toBeInstanceOf(DecisionRefusedError);
     await expect(invalid).rejects.toThrow(/Edit refused, call c1-1 is still pending: invalid arguments for delete_record: id: /);
+    await expect(invalid).rejects.toMatchObject({ reason: 'invalid_edit' }); // what the CLI branches on to ask again
     expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c1-1']);
 
     const applied = await harness.agents.edit(run.workflowId, 'c1-1', { id: 'r3-archived' });
@@ -95,9 +96,11 @@ describe('confirmation decisions', () => {
     const run = await startDelete('r5');
     await waitForPending(harness, run.workflowId);
     await expect(harness.agents.approve(run.workflowId, 'c9-9')).rejects.toThrow('No pending call c9-9 (pending: c1-1)');
-    await expect(harness.agents.approve(run.workflowId, 'c1-1', { argsHash: '0000000000000000' })).rejects.toThrow(
-      /argsHash 0000000000000000 does not match call c1-1/,
-    );
+    await expect(harness.agents.approve(run.workflowId, 'c9-9')).rejects.toMatchObject({ reason: 'not_pending' });
+    const stale = harness.agents.approve(run.workflowId, 'c1-1', { argsHash: '0000000000000000' });
+    await expect(stale).rejects.toThrow(/argsHash 0000000000000000 does not match call c1-1/);
+    await expect(stale).rejects.toMatchObject({ reason: 'stale_args' });
+    await expect(harness.agents.decide(run.workflowId, 'c1-1', { decision: 'reject', reason: ' ' })).rejects.toMatchObject({ reason: 'invalid_payload' });
     await harness.agents.approve(run.workflowId, 'c1-1');
     await run.result();
     await expect(harness.agents.approve(run.workflowId, 'c1-1')).rejects.toThrow();
@@ -113,6 +116,7 @@ describe('confirmation decisions', () => {
     const second = await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
     expect(second.approvals[0]?.args).toEqual({ id: 'r7' });
     await expect(harness.agents.approve(run.workflowId, 'c1-1')).rejects.toThrow('Call c1-1 was already decided');
+    await expect(harness.agents.approve(run.workflowId, 'c1-1')).rejects.toMatchObject({ reason: 'already_decided' });
     expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c2-1']);
     await harness.agents.reject(run.workflowId, 'c2-1', 'one is enough');
     expect((await run.result()).trace.steps.map((step) => step.decision?.kind)).toEqual(['approve', 'reject', undefined]);
