@@ -20,6 +20,7 @@ function parse(argv: string[]) {
         args: { type: 'string' },
         observation: { type: 'string' },
         json: { type: 'boolean', default: false },
+        address: { type: 'string' },
       },
     });
   } catch (error) {
@@ -43,11 +44,12 @@ function parseEditArgs(text: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
-/** Runs one of {@link DECISION_COMMANDS} against TEMPORAL_ADDRESS (default localhost:7233). */
+/** Runs one of {@link DECISION_COMMANDS} against --address, else TEMPORAL_ADDRESS, else localhost:7233. */
 export async function decisionCommand(command: (typeof DECISION_COMMANDS)[number], argv: string[], out: Say): Promise<number> {
   const { values, positionals } = parse(argv);
   const [workflowId, second] = positionals;
-  const agents = await AgentClient.connect();
+  // --address wins over TEMPORAL_ADDRESS: `run` prints it when its server is not the default one.
+  const agents = await AgentClient.connect(values.address ? { address: values.address } : {});
   try {
     if (command === 'pending') {
       const items = await agents.listPending();

@@ -29,7 +29,8 @@ Commands:
   respond <workflowId> [callId] --observation TEXT
   answer  <workflowId> "<text>"
   trace   <workflowId> [--json]     result <workflowId> [--json]     cancel <workflowId>
-  (callId may be left out when exactly one call is pending; decision commands use TEMPORAL_ADDRESS or localhost:7233)
+  (callId may be left out when exactly one call is pending; these commands take --address host:port,
+   else TEMPORAL_ADDRESS, else localhost:7233)
 
 run options:
   --tools a,b               Tools the agent may use (default: all built-ins)

@@ -96,7 +96,8 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
     if (server.uiUrl) say(`  ${server.uiUrl}/namespaces/${env.temporalNamespace}/workflows/${run.workflowId}`);
     say(`Query: ${query}`);
     const follower = followTrace(async () => (await run.getTrace()).steps, say);
-    const decisions = createRunDecisions(agents, run.workflowId, options.interactive, say);
+    const isDefault = ['localhost:7233', '127.0.0.1:7233'].includes(server.address);
+    const decisions = createRunDecisions(agents, run.workflowId, options.interactive, say, isDefault ? undefined : server.address);
     const watcher = watchPending(() => agents.getPending(run.workflowId), (item) => decisions.handle(item));
     const stopWatching = (steps: Parameters<typeof follower.stop>[0]) => {
       watcher.stop();

@@ -8,28 +8,30 @@ import type { NewPending } from './pending-watcher';
 type Say = (line: string) => void;
 
 /** Prints how to decide from another terminal (or the Temporal UI) without prompting. */
-function printHint(item: NewPending, workflowId: string, say: Say): void {
-  const bin = 'durable-react-agent';
+function printHint(item: NewPending, workflowId: string, say: Say, address: string | undefined): void {
+  // A server of `run`'s own on another port is not where the other terminal would look: name it.
+  const at = address === undefined ? '' : ` --address ${address}`;
+  const verb = (command: string): string => `durable-react-agent ${command}${at}`;
   if (item.kind === 'question') {
     say(`The agent asks (${item.question.callId}): ${item.question.question}`);
-    say(`  answer with: ${bin} answer ${workflowId} "<text>"`);
+    say(`  answer with: ${verb('answer')} ${workflowId} "<text>"`);
     return;
   }
   const { call } = item;
   say(`Waiting for a decision on ${call.callId}: ${describeCall(call.tool, call.args)}  (deadline ${call.deadline})`);
-  say(`  ${bin} approve ${workflowId} ${call.callId} [--always]`);
-  say(`  ${bin} reject ${workflowId} ${call.callId} --reason "<why>"   |   edit ... --args '<json>'   |   respond ... --observation "<text>"`);
+  say(`  ${verb('approve')} ${workflowId} ${call.callId} [--always]`);
+  say(`  ${verb('reject')} ${workflowId} ${call.callId} --reason "<why>"   |   edit ... --args '<json>'   |   respond ... --observation "<text>"`);
 }
 
 /**
  * What `run` does when its run waits for a person: on a terminal it asks (and re-asks after a refused edit);
  * otherwise it prints the commands that decide from elsewhere.
  */
-export function createRunDecisions(agents: AgentClient, workflowId: string, interactive: boolean, say: Say) {
+export function createRunDecisions(agents: AgentClient, workflowId: string, interactive: boolean, say: Say, address?: string) {
   const rl = interactive ? createInterface({ input: process.stdin, output: process.stderr }) : null;
   return {
     async handle(item: NewPending): Promise<void> {
-      if (!rl) return printHint(item, workflowId, say);
+      if (!rl) return printHint(item, workflowId, say, address);
       if (item.kind === 'question') {
         const text = (await rl.question(`\nThe agent asks: ${item.question.question}\n> `)).trim();
         await agents.answer(workflowId, text || '(no answer)', item.question.callId);

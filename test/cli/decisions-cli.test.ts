@@ -18,9 +18,9 @@ afterAll(async () => {
 });
 
 /** Runs the CLI; a child still running after `killAfterMs` is killed (its exit code is then null). */
-function start(args: string[], killAfterMs?: number) {
+function start(args: string[], killAfterMs?: number, env: NodeJS.ProcessEnv = {}) {
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: undefined },
+    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: undefined, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = { stdout: '', stderr: '' };
@@ -31,8 +31,8 @@ function start(args: string[], killAfterMs?: number) {
   return { output, done };
 }
 
-async function cli(args: string[], killAfterMs?: number) {
-  const { output, done } = start(args, killAfterMs);
+async function cli(args: string[], killAfterMs?: number, env?: NodeJS.ProcessEnv) {
+  const { output, done } = start(args, killAfterMs, env);
   return { code: await done, ...output };
 }
 
@@ -51,7 +51,9 @@ describe('deciding from the CLI while `run` waits', () => {
     }
     const workflowId = /Run (agent-[0-9a-f-]+) started/.exec(run.output.stderr)?.[1] ?? '';
     expect(run.output.stderr).toContain(`Waiting for a decision on c1-1: calculator({"expression":"21*2"})`);
-    expect(run.output.stderr).toContain(`durable-react-agent approve ${workflowId} c1-1 [--always]`);
+    // The suite's server is not on the default port, so the printed commands name it.
+    const address = inject('temporalAddress');
+    expect(run.output.stderr).toContain(`durable-react-agent approve --address ${address} ${workflowId} c1-1 [--always]`);
 
     let pending = await cli(['pending']);
     for (let attempt = 0; attempt < 50 && !pending.stdout.includes(workflowId); attempt++) {
@@ -67,7 +69,8 @@ describe('deciding from the CLI while `run` waits', () => {
     const noReason = await cli(['reject', workflowId]);
     expect(noReason.code).toBe(2);
 
-    const approved = await cli(['approve', workflowId]);
+    // The printed command works as printed, from a terminal without TEMPORAL_ADDRESS.
+    const approved = await cli(['approve', '--address', address, workflowId], undefined, { TEMPORAL_ADDRESS: undefined });
     expect(approved.code).toBe(0);
     expect(approved.stdout).toBe('approved c1-1 (calculator)\n');
 
