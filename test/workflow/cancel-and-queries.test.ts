@@ -30,6 +30,25 @@ describe('cancellation', () => {
     expect(result.trace.steps[1]?.observation).toContain('interrupted');
     expect(harness.model.requests(run.modelName)).toHaveLength(2);
   });
+
+  it("Temporal shows a cancelled agent run as Completed; AgentStatus = 'Cancelled' finds it", async () => {
+    const run = await harness.start([{ thought: 'The slow data source has the figure, so I wait for its answer.', toolCalls: [{ name: 'wait_forever', args: {} }] }]);
+    await eventually(() => run.getStatus(), (status) => status.runningTools.includes('wait_forever'));
+    await run.cancel();
+    expect((await run.result()).terminationReason).toBe('cancelled');
+    // The workflow returns its partial result, so Temporal's own status is Completed, not Cancelled.
+    expect((await harness.client.workflow.getHandle(run.workflowId).describe()).status.name).toBe('COMPLETED');
+    const query = `AgentStatus = 'Cancelled' AND WorkflowId = '${run.workflowId}'`;
+    const found = await eventually(
+      async () => {
+        const ids: string[] = [];
+        for await (const execution of harness.client.workflow.list({ query })) ids.push(execution.workflowId);
+        return ids;
+      },
+      (ids) => ids.length > 0,
+    );
+    expect(found).toEqual([run.workflowId]);
+  });
 });
 
 describe('queries', () => {
