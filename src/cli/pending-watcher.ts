@@ -1,28 +1,22 @@
-import type { PendingCall, PendingDecisions, PendingQuestion } from '../shared/approvals';
-
-/** Something a person must act on, seen for the first time. */
-export type NewPending = { kind: 'approval'; call: PendingCall } | { kind: 'question'; question: PendingQuestion };
+import type { PendingItem } from '../client/decisions';
 
 /**
- * Polls what a run waits for and hands each new call or question to `handle`, one at a time (a prompt must finish
- * before the next starts). Read errors are ignored: the next poll tries again.
+ * Polls what a run (and its running subagents) wait for and hands each new call or question to `handle`, one at a
+ * time (a prompt must finish before the next starts). Read errors are ignored: the next poll tries again.
  */
 export function watchPending(
-  read: () => Promise<PendingDecisions>,
-  handle: (item: NewPending) => Promise<void>,
+  read: () => Promise<PendingItem[]>,
+  handle: (item: PendingItem) => Promise<void>,
   intervalMs = 300,
 ): { stop(): void } {
   const seen = new Set<string>();
   let stopped = false;
   const loop = async () => {
     while (!stopped) {
-      const pending = await read().catch(() => null);
-      const items: NewPending[] = [
-        ...(pending?.approvals ?? []).map((call) => ({ kind: 'approval' as const, call })),
-        ...(pending?.question ? [{ kind: 'question' as const, question: pending.question }] : []),
-      ];
+      const items = await read().catch(() => []);
       for (const item of items) {
-        const id = item.kind === 'approval' ? item.call.callId : item.question.callId;
+        // Call IDs are per run: a subagent's c1-1 is not the parent's.
+        const id = `${item.workflowId} ${item.callId}`;
         if (stopped || seen.has(id)) continue;
         seen.add(id);
         await handle(item).catch(() => undefined);

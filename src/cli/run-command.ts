@@ -98,7 +98,7 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
     const follower = followTrace(async () => (await run.getTrace()).steps, say);
     const isDefault = ['localhost:7233', '127.0.0.1:7233'].includes(server.address);
     const decisions = createRunDecisions(agents, run.workflowId, options.interactive, say, isDefault ? undefined : server.address);
-    const watcher = watchPending(() => agents.getPending(run.workflowId), (item) => decisions.handle(item));
+    const watcher = watchPending(() => agents.getPendingInRun(run.workflowId), (item) => decisions.handle(item));
     const stopWatching = (steps: Parameters<typeof follower.stop>[0]) => {
       watcher.stop();
       decisions.close();

@@ -1,46 +1,48 @@
 import { createInterface } from 'node:readline/promises';
 import type { AgentClient } from '../client/agent-client';
-import { DecisionRefusedError } from '../client/decisions';
+import { DecisionRefusedError, type PendingItem } from '../client/decisions';
 import { describeCall } from '../shared/observation';
 import { promptDecision } from './decision-prompt';
-import type { NewPending } from './pending-watcher';
 
 type Say = (line: string) => void;
 
 /** Prints how to decide from another terminal (or the Temporal UI) without prompting. */
-function printHint(item: NewPending, workflowId: string, say: Say, address: string | undefined): void {
+function printHint(item: PendingItem, runId: string, say: Say, address: string | undefined): void {
   // A server of `run`'s own on another port is not where the other terminal would look: name it.
   const at = address === undefined ? '' : ` --address ${address}`;
   const verb = (command: string): string => `durable-react-agent ${command}${at}`;
+  const where = item.workflowId === runId ? '' : ` in subagent run ${item.workflowId}`;
   if (item.kind === 'question') {
-    say(`The agent asks (${item.question.callId}): ${item.question.question}`);
-    say(`  answer with: ${verb('answer')} ${workflowId} "<text>"`);
+    say(`The agent asks${where} (${item.callId}): ${item.question}`);
+    say(`  answer with: ${verb('answer')} ${item.workflowId} "<text>"`);
     return;
   }
-  const { call } = item;
-  say(`Waiting for a decision on ${call.callId}: ${describeCall(call.tool, call.args)}  (deadline ${call.deadline})`);
-  say(`  ${verb('approve')} ${workflowId} ${call.callId} [--always]`);
-  say(`  ${verb('reject')} ${workflowId} ${call.callId} --reason "<why>"   |   edit ... --args '<json>'   |   respond ... --observation "<text>"`);
+  say(`Waiting for a decision on ${item.callId}${where}: ${describeCall(item.tool, item.args)}  (deadline ${item.deadline})`);
+  say(`  ${verb('approve')} ${item.workflowId} ${item.callId} [--always]`);
+  say(`  ${verb('reject')} ${item.workflowId} ${item.callId} --reason "<why>"   |   edit ... --args '<json>'   |   respond ... --observation "<text>"`);
 }
 
 /**
- * What `run` does when its run waits for a person: on a terminal it asks (and re-asks after a refused edit);
- * otherwise it prints the commands that decide from elsewhere.
+ * What `run` does when its run, or a subagent it started, waits for a person: on a terminal it asks (and re-asks
+ * after a refused edit); otherwise it prints the commands that decide from elsewhere. Each decision goes to the run
+ * that waits for it.
  */
-export function createRunDecisions(agents: AgentClient, workflowId: string, interactive: boolean, say: Say, address?: string) {
+export function createRunDecisions(agents: AgentClient, runId: string, interactive: boolean, say: Say, address?: string) {
   const rl = interactive ? createInterface({ input: process.stdin, output: process.stderr }) : null;
   return {
-    async handle(item: NewPending): Promise<void> {
-      if (!rl) return printHint(item, workflowId, say, address);
+    async handle(item: PendingItem): Promise<void> {
+      if (!rl) return printHint(item, runId, say, address);
+      const where = item.workflowId === runId ? '' : ` (subagent run ${item.workflowId})`;
       if (item.kind === 'question') {
-        const text = (await rl.question(`\nThe agent asks: ${item.question.question}\n> `)).trim();
-        await agents.answer(workflowId, text || '(no answer)', item.question.callId);
+        const text = (await rl.question(`\nThe agent asks${where}: ${item.question}\n> `)).trim();
+        await agents.answer(item.workflowId, text || '(no answer)', item.callId);
         return;
       }
+      if (where) say(`\nA subagent is waiting${where}.`);
       for (;;) {
-        const body = await promptDecision(rl, item.call, say);
+        const body = await promptDecision(rl, item, say);
         try {
-          await agents.decide(workflowId, item.call.callId, body);
+          await agents.decide(item.workflowId, item.callId, body);
           return;
         } catch (error) {
           say(error instanceof Error ? error.message : String(error));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { listPending, resolveCallId, sendAnswer, sendDecision, type PendingItem } from './decisions';
+import { listPending, listPendingInRun, resolveCallId, sendAnswer, sendDecision, type PendingItem } from './decisions';
 import { z } from 'zod';
 import { dataConverterFromEnv } from '../worker/codec';
 import { readEnv } from './env';
@@ -213,6 +213,11 @@ export class AgentClient {
   /** Every pending approval and question across running agents. */
   listPending(): Promise<PendingItem[]> {
     return listPending(this.client);
+  }
+
+  /** What a run and its running subagents wait for, each item naming the run to send its decision to. */
+  getPendingInRun(workflowId: string): Promise<PendingItem[]> {
+    return listPendingInRun(this.client, workflowId);
   }
 
   /** What one run is waiting for. */

@@ -1,5 +1,5 @@
 import { ApplicationFailure, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import type { AppliedDecision, Decision, PendingCall, PendingQuestion, RefusalReason } from '../shared/approvals';
+import type { AppliedDecision, Decision, PendingCall, PendingDecisions, PendingQuestion, RefusalReason } from '../shared/approvals';
 import { answerUpdate, decideUpdate, getPendingQuery } from '../shared/messages';
 import { AgentStatusKey } from '../shared/search-attributes';
 import { DecisionRefusedError } from './errors';
@@ -12,6 +12,13 @@ export type PendingItem =
   | ({ kind: 'approval'; workflowId: string } & PendingCall)
   | ({ kind: 'question'; workflowId: string } & PendingQuestion);
 
+/** A run's pending calls and question as items tagged with the run. */
+function itemsOf(workflowId: string, pending: PendingDecisions): PendingItem[] {
+  const items: PendingItem[] = pending.approvals.map((call) => ({ kind: 'approval', workflowId, ...call }));
+  if (pending.question) items.push({ kind: 'question', workflowId, ...pending.question });
+  return items;
+}
+
 /** Every pending approval and question across running agents (visibility query on AgentStatus, then getPending). */
 export async function listPending(client: Client): Promise<PendingItem[]> {
   const query = `${AgentStatusKey.name} IN ('AwaitingApproval', 'AwaitingInput') AND ExecutionStatus = 'Running'`;
@@ -21,9 +28,21 @@ export async function listPending(client: Client): Promise<PendingItem[]> {
       .getHandle(execution.workflowId)
       .query(getPendingQuery)
       .catch(() => null); // finished between the list and the query
-    if (!pending) continue;
-    for (const call of pending.approvals) items.push({ kind: 'approval', workflowId: execution.workflowId, ...call });
-    if (pending.question) items.push({ kind: 'question', workflowId: execution.workflowId, ...pending.question });
+    if (pending) items.push(...itemsOf(execution.workflowId, pending));
+  }
+  return items;
+}
+
+/**
+ * What one run waits for, and what its running subagents wait for (their calls wait under their own workflow IDs,
+ * so each item names the run a decision must go to). Read by queries, without visibility's delay.
+ */
+export async function listPendingInRun(client: Client, workflowId: string): Promise<PendingItem[]> {
+  const pending = await client.workflow.getHandle(workflowId).query(getPendingQuery);
+  const items = itemsOf(workflowId, pending);
+  for (const delegation of pending.delegations ?? []) {
+    // A subagent that finished between the two queries has nothing pending.
+    items.push(...(await listPendingInRun(client, delegation.workflowId).catch(() => [])));
   }
   return items;
 }

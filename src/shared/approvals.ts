@@ -35,10 +35,19 @@ export interface PendingQuestion {
   deadline: string;
 }
 
+/** A subagent running as a child workflow: its own calls and questions wait under its workflow ID. */
+export interface RunningDelegation {
+  callId: string;
+  agent: string;
+  workflowId: string;
+}
+
 /** Everything a run is waiting for; served by the `getPending` query. */
 export interface PendingDecisions {
   approvals: PendingCall[];
   question: PendingQuestion | null;
+  /** Subagents running now, whose pending calls are theirs to serve (absent in answers of older workers). */
+  delegations?: RunningDelegation[];
 }
 
 const base = { callId: z.string().min(1), argsHash: z.string().min(1).optional() };

@@ -9,6 +9,7 @@ import {
   type PendingDecisions,
   type PendingQuestion,
   type RefusalReason,
+  type RunningDelegation,
 } from '../shared/approvals';
 import { formatZodIssues } from '../shared/validation';
 
@@ -40,6 +41,8 @@ export class ApprovalBook {
   /** Tools approved with `always: true` for the rest of the run. */
   readonly alwaysApproved: string[] = [];
   question: { pending: PendingQuestion; answer?: string } | null = null;
+  /** Subagents running now, by child workflow ID, so a client can look for calls pending in them too. */
+  readonly delegations = new Map<string, RunningDelegation>();
 
   /** Registers a call waiting for a decision. */
   open(call: PendingCall): PendingEntry {
@@ -58,7 +61,7 @@ export class ApprovalBook {
   snapshot(): PendingDecisions {
     const approvals = [...this.entries.values()].filter((entry) => !entry.resolution).map((entry) => entry.call);
     const question = this.question && this.question.answer === undefined ? this.question.pending : null;
-    return { approvals, question };
+    return { approvals, question, delegations: [...this.delegations.values()] };
   }
 
   /** Validates a decision payload against what is pending. */

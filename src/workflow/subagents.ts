@@ -48,6 +48,8 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
   }
   const childWorkflowId = `${state.workflowId}/${call.callId}-${args.agent}`;
   const input: AgentWorkflowInput = { query: args.task, config: childConfig(state, args.agent, remaining) };
+  // Queries only: a client asking what the run waits for is pointed at the child, whose approvals are its own.
+  state.approvals.delegations.set(childWorkflowId, { callId: call.callId, agent: args.agent, workflowId: childWorkflowId });
   try {
     const result = await executeChild<(input: AgentWorkflowInput) => Promise<ReActResult>>(AGENT_WORKFLOW_TYPE, {
       workflowId: childWorkflowId,
@@ -63,5 +65,7 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
     if (isCancellation(error)) throw error;
     const cause = error instanceof ChildWorkflowFailure && error.cause ? error.cause.message : String(error);
     return { observation: errorObservation(call.tool, call.args, `subagent ${args.agent} failed: ${cause}`, 'tool_error'), childWorkflowId };
+  } finally {
+    state.approvals.delegations.delete(childWorkflowId);
   }
 }

@@ -103,4 +103,33 @@ describe('deciding from the CLI while `run` waits', () => {
     expect(result.code).toBe(0);
     expect((JSON.parse(result.stdout) as { trace: { steps: unknown[] } }).trace.steps).toHaveLength(5);
   });
+
+  it("run shows the calls a subagent waits for, and the printed command decides them in the subagent's run", async () => {
+    model.script('cli-parent', (request) =>
+      request.messages.some((message) => message.role === 'tool')
+        ? { answer: 'The researcher says 42.' }
+        : { thought: 'The researcher can work this out on its own, so I hand the task over.', toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'What is 21 times 2?' } }] },
+    );
+    model.script('cli-child', (request) =>
+      request.messages.some((message) => message.role === 'tool')
+        ? { answer: '42' }
+        : { thought: 'An exact product needs the calculator; it needs a person to confirm it here.', toolCalls: [{ name: 'calculator', args: { expression: '21*2' } }] },
+    );
+    const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-cli-')), 'config.json');
+    writeFileSync(config, JSON.stringify({ requireConfirmation: ['calculator'], subagents: { researcher: { description: 'Works out sums', model: 'cli-child' } } }));
+    const run = start(['run', '--no-interactive', '--config', config, '--model', 'cli-parent', 'Ask the researcher for 21 times 2']);
+    const printed = /durable-react-agent approve --address (\S+) (\S+) (c\d+-\d+) \[--always\]/;
+    for (let attempt = 0; attempt < 200 && !printed.test(run.output.stderr); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const [, address = '', childId = '', callId = ''] = printed.exec(run.output.stderr) ?? [];
+    const parentId = /Run (agent-[0-9a-f-]+) started/.exec(run.output.stderr)?.[1] ?? '';
+    expect(run.output.stderr).toContain(`Waiting for a decision on c1-1 in subagent run ${parentId}/c1-1-researcher: calculator({"expression":"21*2"})`);
+    expect(childId).toBe(`${parentId}/c1-1-researcher`);
+
+    const approved = await cli(['approve', '--address', address, childId, callId]);
+    expect(approved.stdout).toBe('approved c1-1 (calculator)\n');
+    expect(await run.done).toBe(0);
+    expect(run.output.stdout).toBe('The researcher says 42.\n');
+  });
 });
