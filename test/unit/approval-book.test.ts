@@ -35,7 +35,7 @@ describe('ApprovalBook', () => {
     expect(book.checkDecision({ callId: 'c1-1', decision: 'reject', reason: 'late' })).toEqual({ ok: false, reason: 'already_decided', message: 'Call c1-1 was already decided' });
     book.close('c1-1');
     expect(book.checkDecision({ callId: 'c1-1', decision: 'approve' })).toEqual({ ok: false, reason: 'already_decided', message: 'Call c1-1 was already decided' });
-    expect(book.snapshot()).toEqual({ approvals: [], question: null });
+    expect(book.snapshot()).toEqual({ approvals: [], question: null, delegations: [] });
   });
 
   it('applies each decision kind; always also settles pending calls of the same tool', () => {
