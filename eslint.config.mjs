@@ -5,7 +5,13 @@ import tseslint from 'typescript-eslint';
 
 // Code under these globs runs inside Temporal's deterministic workflow sandbox.
 // The bench's workflow files, and bench/scenario.ts that its floor workflow imports, are bundled for the sandbox too.
-const sandboxed = ['src/workflow/**/*.ts', 'src/workflows/**/*.ts', 'src/shared/**/*.ts', 'bench/**/*-workflow.ts', 'bench/scenario.ts'];
+const sandboxed = [
+  'src/workflow/**/*.ts',
+  'src/workflows/**/*.ts',
+  'src/shared/**/*.ts',
+  'bench/**/*-workflow.ts',
+  'bench/scenario.ts',
+];
 const nodeBuiltins = builtinModules.flatMap((name) => [name, `node:${name}`]);
 
 export default tseslint.config(
@@ -31,7 +37,10 @@ export default tseslint.config(
         'error',
         {
           paths: [
-            ...nodeBuiltins.map((name) => ({ name, message: 'Node modules are not available in the workflow sandbox.' })),
+            ...nodeBuiltins.map((name) => ({
+              name,
+              message: 'Node modules are not available in the workflow sandbox.',
+            })),
             { name: 'openai', message: 'Model calls belong in an activity (src/worker/activities).' },
             { name: '@temporalio/activity', message: 'Activity APIs cannot run in the workflow sandbox.' },
             { name: '@temporalio/worker', message: 'Worker APIs cannot run in the workflow sandbox.' },
@@ -39,9 +48,21 @@ export default tseslint.config(
           ],
           patterns: [
             {
-              group: ['**/activities', '**/activities/**', '**/worker', '**/worker/**', '**/client', '**/client/**', '**/cli/**', '**/dev/**', '**/testing', '**/testing/**'],
+              group: [
+                '**/activities',
+                '**/activities/**',
+                '**/worker',
+                '**/worker/**',
+                '**/client',
+                '**/client/**',
+                '**/cli/**',
+                '**/dev/**',
+                '**/testing',
+                '**/testing/**',
+              ],
               allowTypeImports: true,
-              message: 'The workflow sandbox may import Node-side modules (worker, client, cli, dev, testing) as types only (import type).',
+              message:
+                'The workflow sandbox may import Node-side modules (worker, client, cli, dev, testing) as types only (import type).',
             },
           ],
         },

@@ -24,7 +24,10 @@ export interface LoopResult {
 /** The models a job's runs use, in order; the warm-up run's comes first. */
 export function loopModels(job: LoopJob): string[] {
   const tool = job.tool ?? 'noop';
-  return [benchModel(tool, job.steps, `${job.tag}-warmup`), ...Array.from({ length: job.runs }, (_, i) => benchModel(tool, job.steps, `${job.tag}-${i}`))];
+  return [
+    benchModel(tool, job.steps, `${job.tag}-warmup`),
+    ...Array.from({ length: job.runs }, (_, i) => benchModel(tool, job.steps, `${job.tag}-${i}`)),
+  ];
 }
 
 /** Times the job; `runAgent` runs one agent to its final answer on the given model. */
@@ -35,5 +38,11 @@ export async function measureLoop(job: LoopJob, runAgent: (model: string) => Pro
   await pool(models.length, job.concurrency, (i) => runAgent(models[i] ?? ''));
   const seconds = (now() - started) / 1000;
   const steps = job.runs * job.steps;
-  return { runs: job.runs, steps: job.steps, seconds, msPerStep: (seconds * 1000) / steps, stepsPerSecond: steps / seconds };
+  return {
+    runs: job.runs,
+    steps: job.steps,
+    seconds,
+    msPerStep: (seconds * 1000) / steps,
+    stepsPerSecond: steps / seconds,
+  };
 }

@@ -21,7 +21,14 @@ const kb = (bytes: number): string => fixed(bytes / 1024);
 
 function table(title: string, header: string[], rows: string[][]): string {
   const line = (cells: string[]): string => `| ${cells.join(' | ')} |`;
-  return [`### ${title}`, '', line(header), line(header.map((_, i) => (i === 0 ? '---' : '---:'))), ...rows.map(line), ''].join('\n');
+  return [
+    `### ${title}`,
+    '',
+    line(header),
+    line(header.map((_, i) => (i === 0 ? '---' : '---:'))),
+    ...rows.map(line),
+    '',
+  ].join('\n');
 }
 
 /** The figures as Markdown tables (the same text goes into docs/benchmarks.md). */
@@ -31,41 +38,105 @@ export function formatTables(results: BenchResults): string {
   if (p1) {
     const bound = Object.values(p1)[0]?.msPerStep ?? NaN;
     const rows = Object.entries(p1).map(([name, r]) => [name, fixed(r.msPerStep, 2), `${fixed(r.msPerStep / bound)}×`]);
-    parts.push(table(`P1 orchestration cost per step (${Object.values(p1)[0]?.runs} agents × ${Object.values(p1)[0]?.steps} steps, one at a time)`, ['contender', 'ms per step', 'vs lower bound'], rows));
+    parts.push(
+      table(
+        `P1 orchestration cost per step (${Object.values(p1)[0]?.runs} agents × ${Object.values(p1)[0]?.steps} steps, one at a time)`,
+        ['contender', 'ms per step', 'vs lower bound'],
+        rows,
+      ),
+    );
   }
   if (p2) {
     const rows = Object.entries(p2).map(([name, r]) => [name, fixed(r.stepsPerSecond, 0), fixed(r.seconds, 1)]);
-    parts.push(table(`P2 throughput (${Object.values(p2)[0]?.runs} agents × ${Object.values(p2)[0]?.steps} steps, all at once)`, ['contender', 'steps per second', 'wall seconds'], rows));
+    parts.push(
+      table(
+        `P2 throughput (${Object.values(p2)[0]?.runs} agents × ${Object.values(p2)[0]?.steps} steps, all at once)`,
+        ['contender', 'steps per second', 'wall seconds'],
+        rows,
+      ),
+    );
   }
   if (p3) {
     const langgraph = new Map(p3.langgraph.map((row) => [row.steps, row]));
     const rows = p3.durable.map((row) => {
       const lg = langgraph.get(row.steps);
-      return [String(row.steps), kb(row.bytesPerStep), kb(row.bytes), String(row.runsInChain), kb(row.largestRunBytes), lg ? kb(lg.bytesPerStep) : '–', lg ? kb(lg.bytes) : '–'];
+      return [
+        String(row.steps),
+        kb(row.bytesPerStep),
+        kb(row.bytes),
+        String(row.runsInChain),
+        kb(row.largestRunBytes),
+        lg ? kb(lg.bytesPerStep) : '–',
+        lg ? kb(lg.bytes) : '–',
+      ];
     });
-    parts.push(table('P3 stored bytes per agent (KiB)', ['steps', 'ours per step', 'ours total', 'runs in chain', 'largest run', 'LangGraph per step', 'LangGraph total'], rows));
+    parts.push(
+      table(
+        'P3 stored bytes per agent (KiB)',
+        [
+          'steps',
+          'ours per step',
+          'ours total',
+          'runs in chain',
+          'largest run',
+          'LangGraph per step',
+          'LangGraph total',
+        ],
+        rows,
+      ),
+    );
   }
   if (p4) {
-    parts.push(table(`P4 approval decision → approved tool starts (${p4.decisions} decisions)`, ['p50 ms', 'p99 ms', 'mean ms'], [[fixed(p4.p50Ms), fixed(p4.p99Ms), fixed(p4.meanMs)]]));
+    parts.push(
+      table(
+        `P4 approval decision → approved tool starts (${p4.decisions} decisions)`,
+        ['p50 ms', 'p99 ms', 'mean ms'],
+        [[fixed(p4.p50Ms), fixed(p4.p99Ms), fixed(p4.meanMs)]],
+      ),
+    );
   }
   if (p5) {
     parts.push(
       table(
         `P5 ${p5.runs} runs parked on approval (workflow cache bounded at ${p5.maxCachedWorkflows})`,
-        ['worker RSS before (after P4) MiB', 'worker RSS parked MiB', 'worker peak (VmHWM) MiB', 'park s', 'approve + finish s', 'completed'],
-        [[fixed(p5.workerRssIdleMiB, 0), fixed(p5.workerRssParkedMiB, 0), fixed(p5.workerPeakMiB, 0), fixed(p5.parkSeconds, 0), fixed(p5.resumeSeconds, 0), `${p5.completed} / ${p5.runs}`]],
+        [
+          'worker RSS before (after P4) MiB',
+          'worker RSS parked MiB',
+          'worker peak (VmHWM) MiB',
+          'park s',
+          'approve + finish s',
+          'completed',
+        ],
+        [
+          [
+            fixed(p5.workerRssIdleMiB, 0),
+            fixed(p5.workerRssParkedMiB, 0),
+            fixed(p5.workerPeakMiB, 0),
+            fixed(p5.parkSeconds, 0),
+            fixed(p5.resumeSeconds, 0),
+            `${p5.completed} / ${p5.runs}`,
+          ],
+        ],
       ),
     );
   }
   if (p6) {
-    parts.push(table('P6 `npm start` to the first step (Temporal CLI cached)', ['median s', 'samples'], [[fixed(p6.medianSeconds, 2), p6.secondsToFirstStep.map((s) => fixed(s, 2)).join(', ')]]));
+    parts.push(
+      table(
+        'P6 `npm start` to the first step (Temporal CLI cached)',
+        ['median s', 'samples'],
+        [[fixed(p6.medianSeconds, 2), p6.secondsToFirstStep.map((s) => fixed(s, 2)).join(', ')]],
+      ),
+    );
   }
   return parts.join('\n');
 }
 
 export function printTable(results: BenchResults): void {
   const m = results.machine;
-  console.log(`durable-react-agent benchmarks${results.quick ? ' (--quick)' : ''}: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, Node ${m.node}, ${m.date}\n`);
+  console.log(
+    `durable-react-agent benchmarks${results.quick ? ' (--quick)' : ''}: ${m.cpus} × ${m.cpuModel}, ${m.memoryGiB} GiB, Node ${m.node}, ${m.date}\n`,
+  );
   console.log(formatTables(results));
 }
 
@@ -84,8 +155,12 @@ function bars(x: number, title: string, entries: Array<[string, number]>): strin
   entries.forEach(([name, value], i) => {
     const h = Math.max((value / max) * HEIGHT, 1);
     const bx = x + i * slot + 6;
-    parts.push(`<rect x="${bx}" y="${TOP + HEIGHT - h}" width="${slot - 12}" height="${h}" fill="${COLORS[i % COLORS.length]}"><title>${escape(name)}</title></rect>`);
-    parts.push(`<text x="${bx + (slot - 12) / 2}" y="${TOP + HEIGHT - h - 5}" class="v">${fixed(value, value < 10 ? 2 : 0)}</text>`);
+    parts.push(
+      `<rect x="${bx}" y="${TOP + HEIGHT - h}" width="${slot - 12}" height="${h}" fill="${COLORS[i % COLORS.length]}"><title>${escape(name)}</title></rect>`,
+    );
+    parts.push(
+      `<text x="${bx + (slot - 12) / 2}" y="${TOP + HEIGHT - h - 5}" class="v">${fixed(value, value < 10 ? 2 : 0)}</text>`,
+    );
   });
   return parts.join('\n');
 }
@@ -107,24 +182,54 @@ function lines(x: number, p3: NonNullable<BenchResults['p3']>): string {
     parts.push(`<text x="${x + WIDTH + 4}" y="${py(10 ** decade) + 4}" class="u">${10 ** decade} KiB</text>`);
   }
   for (const [color, values] of series) {
-    parts.push(`<polyline fill="none" stroke="${COLORS[color]}" stroke-width="2" points="${values.map(([s, k]) => `${px(s)},${py(k)}`).join(' ')}"/>`);
-    for (const [s, k] of values) parts.push(`<circle cx="${px(s)}" cy="${py(k)}" r="3" fill="${COLORS[color]}"><title>${s} steps: ${fixed(k)} KiB/step</title></circle>`);
+    parts.push(
+      `<polyline fill="none" stroke="${COLORS[color]}" stroke-width="2" points="${values.map(([s, k]) => `${px(s)},${py(k)}`).join(' ')}"/>`,
+    );
+    for (const [s, k] of values)
+      parts.push(
+        `<circle cx="${px(s)}" cy="${py(k)}" r="3" fill="${COLORS[color]}"><title>${s} steps: ${fixed(k)} KiB/step</title></circle>`,
+      );
   }
   for (const [, values] of series.slice(0, 1)) {
-    for (const [steps] of values) parts.push(`<text x="${px(steps)}" y="${TOP + HEIGHT + 16}" class="v">${steps}</text>`);
+    for (const [steps] of values)
+      parts.push(`<text x="${px(steps)}" y="${TOP + HEIGHT + 16}" class="v">${steps}</text>`);
   }
   return parts.join('\n');
 }
 
-const LEGEND = ['in-process loop (lower bound)', 'durable-react-agent', 'ours, local tool', 'ours, all local', 'Temporal SDK floor', 'LangGraph + SQLite'];
+const LEGEND = [
+  'in-process loop (lower bound)',
+  'durable-react-agent',
+  'ours, local tool',
+  'ours, all local',
+  'Temporal SDK floor',
+  'LangGraph + SQLite',
+];
 
 /** A self-contained SVG: P1 and P2 as bars per contender, P3 as bytes per step against run length. */
 export function renderSvg(results: BenchResults): string {
   const panels: string[] = [];
-  if (results.p1) panels.push(bars(20, 'P1 ms per step (lower is better)', Object.entries(results.p1).map(([name, r]) => [name, r.msPerStep])));
-  if (results.p2) panels.push(bars(410, `P2 steps/s, ${Object.values(results.p2)[0]?.runs ?? 0} agents at once (higher is better)`, Object.entries(results.p2).map(([name, r]) => [name, r.stepsPerSecond])));
+  if (results.p1)
+    panels.push(
+      bars(
+        20,
+        'P1 ms per step (lower is better)',
+        Object.entries(results.p1).map(([name, r]) => [name, r.msPerStep]),
+      ),
+    );
+  if (results.p2)
+    panels.push(
+      bars(
+        410,
+        `P2 steps/s, ${Object.values(results.p2)[0]?.runs ?? 0} agents at once (higher is better)`,
+        Object.entries(results.p2).map(([name, r]) => [name, r.stepsPerSecond]),
+      ),
+    );
   if (results.p3) panels.push(lines(800, results.p3));
-  const legend = LEGEND.map((name, i) => `<rect x="${20 + i * 200}" y="322" width="12" height="12" fill="${COLORS[i]}"/><text x="${38 + i * 200}" y="332" class="u">${escape(name)}</text>`);
+  const legend = LEGEND.map(
+    (name, i) =>
+      `<rect x="${20 + i * 200}" y="322" width="12" height="12" fill="${COLORS[i]}"/><text x="${38 + i * 200}" y="332" class="u">${escape(name)}</text>`,
+  );
   return [
     '<svg xmlns="http://www.w3.org/2000/svg" width="1220" height="350" viewBox="0 0 1220 350" font-family="sans-serif">',
     '<style>.t{font-size:14px;font-weight:bold}.v{font-size:11px;text-anchor:middle}.u{font-size:11px}</style>',

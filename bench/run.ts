@@ -47,16 +47,51 @@ async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record
   const size = SCALE[figure];
   // Every contender gets its own model names (the tag): the scripted model counts calls per name.
   const job: LoopJob = { baseURL, ...size, concurrency: figure === 'p1' ? 1 : size.runs, tag: figure };
-  const durable = (tool: LoopJob['tool'], modelCalls: 'activity' | 'local'): DurableJob =>
-    ({ kind: 'loop', ...job, tool, modelCalls, tag: `${figure}-${tool}-${modelCalls}`, maxCachedWorkflows: MAX_CACHED_WORKFLOWS });
+  const durable = (tool: LoopJob['tool'], modelCalls: 'activity' | 'local'): DurableJob => ({
+    kind: 'loop',
+    ...job,
+    tool,
+    modelCalls,
+    tag: `${figure}-${tool}-${modelCalls}`,
+    maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
+  });
   console.error(`${figure}: ${size.runs} agents × ${size.steps} steps, ${job.concurrency} at a time`);
   return {
-    [CONTENDERS.plain]: await runChild<LoopResult>('contenders/plain-loop.ts', { ...job, tag: `${figure}-plain` }, `${figure} plain`),
-    [CONTENDERS.durable]: await runChild<LoopResult>('contenders/durable.ts', durable('noop', 'activity'), `${figure} durable`),
-    [CONTENDERS.durableLocalTool]: await runChild<LoopResult>('contenders/durable.ts', durable('noop_local', 'activity'), `${figure} durable-local-tool`),
-    [CONTENDERS.durableAllLocal]: await runChild<LoopResult>('contenders/durable.ts', durable('noop_local', 'local'), `${figure} durable-all-local`),
-    [CONTENDERS.sdkFloor]: await runChild<LoopResult>('contenders/durable.ts', { kind: 'sdk-floor', ...job, tag: `${figure}-floor`, maxCachedWorkflows: MAX_CACHED_WORKFLOWS } satisfies DurableJob, `${figure} sdk-floor`),
-    [CONTENDERS.langgraph]: await runChild<LoopResult>('langgraph/contender.ts', { kind: 'loop', ...job, tag: `${figure}-langgraph` } satisfies LangGraphJob, `${figure} langgraph`),
+    [CONTENDERS.plain]: await runChild<LoopResult>(
+      'contenders/plain-loop.ts',
+      { ...job, tag: `${figure}-plain` },
+      `${figure} plain`,
+    ),
+    [CONTENDERS.durable]: await runChild<LoopResult>(
+      'contenders/durable.ts',
+      durable('noop', 'activity'),
+      `${figure} durable`,
+    ),
+    [CONTENDERS.durableLocalTool]: await runChild<LoopResult>(
+      'contenders/durable.ts',
+      durable('noop_local', 'activity'),
+      `${figure} durable-local-tool`,
+    ),
+    [CONTENDERS.durableAllLocal]: await runChild<LoopResult>(
+      'contenders/durable.ts',
+      durable('noop_local', 'local'),
+      `${figure} durable-all-local`,
+    ),
+    [CONTENDERS.sdkFloor]: await runChild<LoopResult>(
+      'contenders/durable.ts',
+      {
+        kind: 'sdk-floor',
+        ...job,
+        tag: `${figure}-floor`,
+        maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
+      } satisfies DurableJob,
+      `${figure} sdk-floor`,
+    ),
+    [CONTENDERS.langgraph]: await runChild<LoopResult>(
+      'langgraph/contender.ts',
+      { kind: 'loop', ...job, tag: `${figure}-langgraph` } satisfies LangGraphJob,
+      `${figure} langgraph`,
+    ),
   };
 }
 
@@ -79,13 +114,29 @@ async function main(): Promise<void> {
     if (only.has('p3')) {
       console.error(`p3: history and checkpoint bytes at ${SCALE.p3.join(', ')} steps`);
       results.p3 = {
-        durable: await runChild<HistoryRow[]>('contenders/durable.ts', { kind: 'history', baseURL: model.baseURL, sizes: SCALE.p3 } satisfies DurableJob, 'p3 durable'),
-        langgraph: await runChild<CheckpointRow[]>('langgraph/contender.ts', { kind: 'history', baseURL: model.baseURL, sizes: SCALE.p3 } satisfies LangGraphJob, 'p3 langgraph'),
+        durable: await runChild<HistoryRow[]>(
+          'contenders/durable.ts',
+          { kind: 'history', baseURL: model.baseURL, sizes: SCALE.p3 } satisfies DurableJob,
+          'p3 durable',
+        ),
+        langgraph: await runChild<CheckpointRow[]>(
+          'langgraph/contender.ts',
+          { kind: 'history', baseURL: model.baseURL, sizes: SCALE.p3 } satisfies LangGraphJob,
+          'p3 langgraph',
+        ),
       };
     }
     if (only.has('p4') || only.has('p5')) {
-      console.error(`p4/p5: ${SCALE.p4} timed decisions, then ${SCALE.p5} runs parked (workflow cache ${MAX_CACHED_WORKFLOWS})`);
-      const job: DurableJob = { kind: 'approvals', baseURL: model.baseURL, maxCachedWorkflows: MAX_CACHED_WORKFLOWS, decisions: SCALE.p4, parked: only.has('p5') ? SCALE.p5 : 0 };
+      console.error(
+        `p4/p5: ${SCALE.p4} timed decisions, then ${SCALE.p5} runs parked (workflow cache ${MAX_CACHED_WORKFLOWS})`,
+      );
+      const job: DurableJob = {
+        kind: 'approvals',
+        baseURL: model.baseURL,
+        maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
+        decisions: SCALE.p4,
+        parked: only.has('p5') ? SCALE.p5 : 0,
+      };
       const approvals = await runChild<ApprovalResult>('contenders/durable.ts', job, 'p4/p5 durable');
       if (only.has('p4')) results.p4 = approvals.latency;
       if (only.has('p5')) results.p5 = approvals.parked;

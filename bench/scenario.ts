@@ -3,7 +3,11 @@
  * call that asks for one tool call, and the tool's answer. The model (the scripted OpenAI-compatible server, on
  * loopback) answers at once; the tool does nothing. N steps therefore cost N + 1 model calls and N tool calls.
  */
-import type { ChatCompletionMessage, ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import type {
+  ChatCompletionMessage,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions';
 import type { ScriptedResponder, ScriptedTurn } from '../src/testing/scripted-model';
 
 /** The benchmark tools. `noop` runs as an activity, `noop_local` as a local activity, `guarded` needs approval. */
@@ -16,7 +20,11 @@ export const NOOP_DESCRIPTION = 'Does nothing and answers "ok". The benchmark ca
 export const NOOP_TOOLS: ChatCompletionTool[] = [
   {
     type: 'function',
-    function: { name: 'noop', description: NOOP_DESCRIPTION, parameters: { type: 'object', properties: { step: { type: 'integer' } } } },
+    function: {
+      name: 'noop',
+      description: NOOP_DESCRIPTION,
+      parameters: { type: 'object', properties: { step: { type: 'integer' } } },
+    },
   },
 ];
 
@@ -49,7 +57,11 @@ export function benchModel(tool: BenchTool, steps: number, id: string | number):
 
 function turns(tool: string, steps: number): ScriptedResponder {
   return (_request, index): ScriptedTurn => {
-    if (index < steps) return { thought: `Step ${index + 1}: call the tool once more.`, toolCalls: [{ name: tool, args: { step: index + 1 } }] };
+    if (index < steps)
+      return {
+        thought: `Step ${index + 1}: call the tool once more.`,
+        toolCalls: [{ name: tool, args: { step: index + 1 } }],
+      };
     if (index === steps) return { answer: `Finished ${steps} steps.` };
     // A model name used twice would hand the second run an instant answer and a flattering figure: fail it instead.
     return { status: 400, errorMessage: 'this benchmark model already finished its script (model name reused)' };
@@ -59,7 +71,8 @@ function turns(tool: string, steps: number): ScriptedResponder {
 /** The scripted model's `scriptFor`: derives the script from a benchmark model name. */
 export function scriptForBenchModel(model: string): ScriptedResponder | undefined {
   const [prefix, tool, steps] = model.split('.');
-  if (prefix !== 'bench' || !BENCH_TOOLS.includes(tool as BenchTool) || !Number.isInteger(Number(steps))) return undefined;
+  if (prefix !== 'bench' || !BENCH_TOOLS.includes(tool as BenchTool) || !Number.isInteger(Number(steps)))
+    return undefined;
   return turns(tool as string, Number(steps));
 }
 

@@ -16,7 +16,11 @@ export interface StartupResult {
 function once(): Promise<number> {
   return new Promise((resolve, reject) => {
     const started = now();
-    const child = spawn('npm', ['start', '--silent'], { cwd: path.resolve(__dirname, '..'), stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn('npm', ['start', '--silent'], {
+      cwd: path.resolve(__dirname, '..'),
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    });
     let firstStep: number | undefined;
     let output = '';
     const watch = (chunk: Buffer): void => {

@@ -66,16 +66,31 @@ export function ledgerTurn(plan: LedgerPlan, request: RecordedRequest): { step: 
         },
       };
     case 1:
-      return { step, turn: { thought: 'The product is known, so it can be posted as the first entry.', toolCalls: write('product', numberField(results[0], 'result')) } };
+      return {
+        step,
+        turn: {
+          thought: 'The product is known, so it can be posted as the first entry.',
+          toolCalls: write('product', numberField(results[0], 'result')),
+        },
+      };
     case 2:
-      return { step, turn: { thought: 'The product is posted; the bonus is the second and last entry.', toolCalls: write('bonus', plan.bonus) } };
+      return {
+        step,
+        turn: {
+          thought: 'The product is posted; the bonus is the second and last entry.',
+          toolCalls: write('bonus', plan.bonus),
+        },
+      };
     default:
       return { step, turn: { answer: `Balance of ${plan.account}: ${numberField(results.at(-1), 'balance')}` } };
   }
 }
 
 /** A responder playing a ledger run; `delayMs` slows every reply so a kill can land inside a model call. */
-export function ledgerResponder(plan: LedgerPlan, options: { delayMs?: number; onRequest?: (step: number) => void } = {}): ScriptedResponder {
+export function ledgerResponder(
+  plan: LedgerPlan,
+  options: { delayMs?: number; onRequest?: (step: number) => void } = {},
+): ScriptedResponder {
   return (request) => {
     const { step, turn } = ledgerTurn(plan, request);
     options.onRequest?.(step);

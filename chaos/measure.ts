@@ -32,7 +32,10 @@ export function percentile(values: readonly number[], p: number): number {
  */
 export async function activityRetries(client: Client, workflowId: string): Promise<number> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  return (history.events ?? []).reduce((sum, event) => sum + Math.max(0, (event.activityTaskStartedEventAttributes?.attempt ?? 1) - 1), 0);
+  return (history.events ?? []).reduce(
+    (sum, event) => sum + Math.max(0, (event.activityTaskStartedEventAttributes?.attempt ?? 1) - 1),
+    0,
+  );
 }
 
 /**
@@ -64,7 +67,11 @@ export async function within<T>(promise: Promise<T>, ms: number, what: string): 
 }
 
 /** Polls until the run waits for at least one approval; returns what it waits for. */
-export async function waitForApproval(agents: AgentClient, workflowId: string, timeoutMs: number): Promise<PendingDecisions> {
+export async function waitForApproval(
+  agents: AgentClient,
+  workflowId: string,
+  timeoutMs: number,
+): Promise<PendingDecisions> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     const pending = await agents.getPending(workflowId).catch(() => undefined);
@@ -91,4 +98,8 @@ export function trigger(): { fire(afterMs: number): void; fired: Promise<void> }
 
 /** A failure message from anything thrown. */
 export const describeError = (error: unknown): string =>
-  error instanceof AgentRunError ? `${error.type ?? 'AgentRunError'}: ${error.message}` : error instanceof Error ? error.message : String(error);
+  error instanceof AgentRunError
+    ? `${error.type ?? 'AgentRunError'}: ${error.message}`
+    : error instanceof Error
+      ? error.message
+      : String(error);

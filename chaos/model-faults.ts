@@ -3,9 +3,7 @@ import type { Random } from './random';
 
 /** A fault the scripted model injected into one response. */
 export type InjectedFault =
-  | { kind: 'status'; status: number; retryAfterMs?: number }
-  | { kind: 'hang' }
-  | { kind: 'malformed' };
+  { kind: 'status'; status: number; retryAfterMs?: number } | { kind: 'hang' } | { kind: 'malformed' };
 
 /** Share of responses that are each kind of fault (the rest are the scripted turn). */
 export const FAULT_MIX = { status: 0.3, hang: 0.1, malformed: 0.1 } as const;
@@ -49,8 +47,16 @@ export function withFaults(
     if (used < MAX_FAULTS_PER_CALL && roll < FAULT_MIX.status) {
       transportFaults.set(key, used + 1);
       const fault = random.pick(STATUS_FAULTS);
-      faults.set(index, { kind: 'status', status: fault.status, ...(fault.retryAfter ? { retryAfterMs: Number(fault.retryAfter) * 1000 } : {}) });
-      return { status: fault.status, errorMessage: `injected ${fault.status}`, ...(fault.retryAfter ? { retryAfter: fault.retryAfter } : {}) };
+      faults.set(index, {
+        kind: 'status',
+        status: fault.status,
+        ...(fault.retryAfter ? { retryAfterMs: Number(fault.retryAfter) * 1000 } : {}),
+      });
+      return {
+        status: fault.status,
+        errorMessage: `injected ${fault.status}`,
+        ...(fault.retryAfter ? { retryAfter: fault.retryAfter } : {}),
+      };
     }
     if (used < MAX_FAULTS_PER_CALL && roll < FAULT_MIX.status + FAULT_MIX.hang) {
       transportFaults.set(key, used + 1);
@@ -77,7 +83,12 @@ export interface RetryPolicy {
 }
 
 /** The policy `callModel` is scheduled with (src/workflow/activity-proxies.ts). */
-export const MODEL_RETRY_POLICY: RetryPolicy = { initialIntervalMs: 1000, backoffCoefficient: 2, maximumIntervalMs: 60_000, maximumAttempts: 6 };
+export const MODEL_RETRY_POLICY: RetryPolicy = {
+  initialIntervalMs: 1000,
+  backoffCoefficient: 2,
+  maximumIntervalMs: 60_000,
+  maximumAttempts: 6,
+};
 
 /** Slack for timer and clock granularity when comparing a retry's delay with the policy's. */
 const TOLERANCE_MS = 100;
@@ -112,13 +123,18 @@ export function auditRetries(
     }
     retries++;
     const fault = faults.get(index - 1);
-    const backoff = Math.min(policy.initialIntervalMs * policy.backoffCoefficient ** (attempt - 1), policy.maximumIntervalMs);
+    const backoff = Math.min(
+      policy.initialIntervalMs * policy.backoffCoefficient ** (attempt - 1),
+      policy.maximumIntervalMs,
+    );
     const delay = fault?.kind === 'status' && fault.retryAfterMs !== undefined ? fault.retryAfterMs : backoff;
     const earliest = (fault?.kind === 'hang' ? clientTimeoutMs : 0) + delay;
     const gap = current.receivedAt - previous.receivedAt;
-    if (gap < earliest - TOLERANCE_MS) violations.push(`request ${index + 1} came ${gap} ms after attempt ${attempt}, policy says ≥ ${earliest} ms`);
+    if (gap < earliest - TOLERANCE_MS)
+      violations.push(`request ${index + 1} came ${gap} ms after attempt ${attempt}, policy says ≥ ${earliest} ms`);
     attempt++;
-    if (attempt > policy.maximumAttempts) violations.push(`request ${index + 1} is attempt ${attempt} of a call (policy: ${policy.maximumAttempts})`);
+    if (attempt > policy.maximumAttempts)
+      violations.push(`request ${index + 1} is attempt ${attempt} of a call (policy: ${policy.maximumAttempts})`);
   }
   return { retries, violations };
 }

@@ -14,7 +14,8 @@ export interface ScenarioReport {
   counts: Record<string, number>;
 }
 
-const count = (records: RunRecord[], property: 'completed' | 'correct'): number => records.filter((record) => record[property]).length;
+const count = (records: RunRecord[], property: 'completed' | 'correct'): number =>
+  records.filter((record) => record[property]).length;
 const ms = (value: number): string => (Number.isNaN(value) ? '–' : String(Math.round(value)));
 
 /** The Markdown table `npm run chaos` prints: one row per scenario. */

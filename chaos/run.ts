@@ -33,7 +33,9 @@ function parseArguments(argv: string[]): Arguments {
   const only = (value('--only')?.split(',') ?? [...SCENARIOS]) as ScenarioName[];
   const unknown = only.filter((name) => !SCENARIOS.includes(name));
   if (!(scale > 0) || !Number.isInteger(seed) || unknown.length > 0) {
-    throw new Error(`usage: chaos [--scale >0] [--seed integer] [--only ${SCENARIOS.join(',')}]${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`);
+    throw new Error(
+      `usage: chaos [--scale >0] [--seed integer] [--only ${SCENARIOS.join(',')}]${unknown.length ? ` (unknown: ${unknown.join(', ')})` : ''}`,
+    );
   }
   return { scale, seed, only };
 }
@@ -52,7 +54,10 @@ async function main(): Promise<number> {
   process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
     log('bundling the workflows');
-    const { code } = await bundleWorkflowCode({ workflowsPath: path.resolve(__dirname, '../src/workflows/index.ts'), logger: new DefaultLogger('WARN') });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: path.resolve(__dirname, '../src/workflows/index.ts'),
+      logger: new DefaultLogger('WARN'),
+    });
     const workflowBundlePath = path.join(folder, 'workflow-bundle.js');
     await writeFile(workflowBundlePath, code);
     const port = await freePort();
@@ -60,12 +65,22 @@ async function main(): Promise<number> {
     while (uiPort === port) uiPort = await freePort();
     server = await startDevServer({ port, uiPort, searchAttributes: [...AGENT_SEARCH_ATTRIBUTES] });
     log(`dev server on ${server.address}; sizes ${JSON.stringify(sizes)}; seed ${args.seed}`);
-    const reports = await runChaosSuite({ address: server.address, workflowBundlePath, seed: args.seed, log }, sizes, args.only);
+    const reports = await runChaosSuite(
+      { address: server.address, workflowBundlePath, seed: args.seed, log },
+      sizes,
+      args.only,
+    );
     const wall = ((Date.now() - started) / 1000).toFixed(0);
-    console.log(`Fault suite: scale ${args.scale}, seed ${args.seed}, ${wall} s wall time, on ${os.cpus().length} cores\n`);
+    console.log(
+      `Fault suite: scale ${args.scale}, seed ${args.seed}, ${wall} s wall time, on ${os.cpus().length} cores\n`,
+    );
     console.log(formatTable(reports));
     const failures = allFailures(reports);
-    console.log(failures.length === 0 ? '\nAll expectations held.' : `\n${failures.length} failures:\n${failures.map((line) => `- ${line}`).join('\n')}`);
+    console.log(
+      failures.length === 0
+        ? '\nAll expectations held.'
+        : `\n${failures.length} failures:\n${failures.map((line) => `- ${line}`).join('\n')}`,
+    );
     return failures.length === 0 ? 0 : 1;
   } finally {
     killAllWorkers();

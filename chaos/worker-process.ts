@@ -39,7 +39,11 @@ function spawnWorker(spec: ChaosWorkerSpec): ChildProcess {
   delete env.CHAOS_WORKFLOW_BUNDLE;
   if (spec.modelTimeoutMs !== undefined) env.CHAOS_MODEL_TIMEOUT_MS = String(spec.modelTimeoutMs);
   if (spec.workflowBundlePath !== undefined) env.CHAOS_WORKFLOW_BUNDLE = spec.workflowBundlePath;
-  return spawn(process.execPath, ['--import', tsx, WORKER_ENTRY], { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return spawn(process.execPath, ['--import', tsx, WORKER_ENTRY], {
+    cwd: PROJECT_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
 }
 
 /** Worker processes started here and still running, so an interrupted suite can end them. */
@@ -62,7 +66,10 @@ export class ChaosWorker {
     readonly spec: ChaosWorkerSpec,
   ) {
     live.add(child);
-    child.stderr?.on('data', (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-STDERR_TAIL_CHARS)));
+    child.stderr?.on(
+      'data',
+      (chunk: Buffer) => (this.stderr = (this.stderr + chunk.toString()).slice(-STDERR_TAIL_CHARS)),
+    );
     this.exited = new Promise((resolve) =>
       child.once('exit', (code) => {
         this.alive = false;
@@ -112,7 +119,10 @@ export class ChaosWorker {
 
   /** What the worker last wrote on stderr (stack frames left out), for failure messages. */
   stderrTail(): string {
-    const lines = this.stderr.trim().split('\n').filter((line) => !/^\s+at /.test(line));
+    const lines = this.stderr
+      .trim()
+      .split('\n')
+      .filter((line) => !/^\s+at /.test(line));
     return lines.slice(-8).join(' | ');
   }
 

@@ -32,13 +32,17 @@ async function main(): Promise<void> {
     const worker = await createAgentWorker({
       connection,
       env,
-      registry: new ToolRegistry([...createBuiltinTools({ root: process.cwd() }), createLedgerTool(chaos.CHAOS_LEDGER_URL)]),
+      registry: new ToolRegistry([
+        ...createBuiltinTools({ root: process.cwd() }),
+        createLedgerTool(chaos.CHAOS_LEDGER_URL),
+      ]),
       openai: createOpenAIClient({ baseURL: env.openaiBaseURL, timeoutMs: chaos.CHAOS_MODEL_TIMEOUT_MS }),
       ...(chaos.CHAOS_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: chaos.CHAOS_WORKFLOW_BUNDLE } } : {}),
       workerOptions: { shutdownGraceTime: '2s' },
     });
     const running = worker.run();
-    while (worker.getState() !== 'RUNNING' && worker.getState() !== 'FAILED') await new Promise((resolve) => setTimeout(resolve, 20));
+    while (worker.getState() !== 'RUNNING' && worker.getState() !== 'FAILED')
+      await new Promise((resolve) => setTimeout(resolve, 20));
     process.stdout.write(`${READY_LINE}\n`);
     await running;
   } finally {

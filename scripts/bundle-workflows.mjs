@@ -8,7 +8,10 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 try {
-  const { code } = await bundleWorkflowCode({ workflowsPath: path.join(dist, 'workflows', 'index.js'), logger: new DefaultLogger('WARN') });
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: path.join(dist, 'workflows', 'index.js'),
+    logger: new DefaultLogger('WARN'),
+  });
   await writeFile(path.join(dist, 'workflow-bundle.js'), code);
 } catch (error) {
   process.stderr.write(`bundle-workflows: ${error instanceof Error ? error.message : String(error)}\n`);

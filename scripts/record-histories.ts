@@ -25,19 +25,31 @@ import type { AgentClient } from '../src/client/agent-client';
 
 const OUT = path.resolve(__dirname, '../test/histories');
 const thought = 'This step needs the tool, so I call it with care.';
-const calc = (expression: string): ScriptedTurn => ({ thought, toolCalls: [{ name: 'calculator', args: { expression } }] });
+const calc = (expression: string): ScriptedTurn => ({
+  thought,
+  toolCalls: [{ name: 'calculator', args: { expression } }],
+});
 const remove = (id: string): ScriptedTurn => ({ thought, toolCalls: [{ name: 'delete_record', args: { id } }] });
-
 
 type Scenario = (agents: AgentClient, model: ScriptedModelServer, name: string) => Promise<string[]>;
 
 /** Starts a run on a scripted model named after the scenario; returns the workflow IDs whose histories to keep. */
-async function run(agents: AgentClient, model: ScriptedModelServer, name: string, turns: ScriptedTurn[] | ScriptedResponder, config = {}) {
+async function run(
+  agents: AgentClient,
+  model: ScriptedModelServer,
+  name: string,
+  turns: ScriptedTurn[] | ScriptedResponder,
+  config = {},
+) {
   model.script(name, turns);
   return agents.start(`scenario ${name}`, { model: name, ...config }, { workflowId: `history-${name}` });
 }
 
-function decided(turn: ScriptedTurn, decide: (agents: AgentClient, id: string) => Promise<unknown>, config = {}): Scenario {
+function decided(
+  turn: ScriptedTurn,
+  decide: (agents: AgentClient, id: string) => Promise<unknown>,
+  config = {},
+): Scenario {
   return async (agents, model, name) => {
     const handle = await run(agents, model, name, [turn, { answer: 'done' }], config);
     await waitForPending({ agents }, handle.workflowId);
@@ -48,7 +60,9 @@ function decided(turn: ScriptedTurn, decide: (agents: AgentClient, id: string) =
 }
 
 const scenarios: Record<string, Scenario> = {
-  success: async (agents, model, name) => [(await (await run(agents, model, name, [calc('6*7'), { answer: '42' }])).result()).workflowId],
+  success: async (agents, model, name) => [
+    (await (await run(agents, model, name, [calc('6*7'), { answer: '42' }])).result()).workflowId,
+  ],
   approve: decided(remove('a'), (agents, id) => agents.approve(id, 'c1-1')),
   always: decided(remove('b'), (agents, id) => agents.approve(id, 'c1-1', { always: true })),
   reject: decided(remove('c'), (agents, id) => agents.reject(id, 'c1-1', 'keep it')),
@@ -66,14 +80,19 @@ const scenarios: Record<string, Scenario> = {
     return [handle.workflowId];
   },
   clarification: async (agents, model, name) => {
-    const handle = await run(agents, model, name, [{ toolCalls: [{ name: 'request_clarification', args: { question: 'Which one?' } }] }, { answer: 'ok' }]);
+    const handle = await run(agents, model, name, [
+      { toolCalls: [{ name: 'request_clarification', args: { question: 'Which one?' } }] },
+      { answer: 'ok' },
+    ]);
     await waitForPending({ agents }, handle.workflowId, { approvals: 0, question: true });
     await agents.answer(handle.workflowId, 'the first');
     await handle.result();
     return [handle.workflowId];
   },
   'continue-as-new': async (agents, model, name) => {
-    const handle = await run(agents, model, name, [calc('1'), calc('2'), calc('3'), calc('4'), { answer: 'four' }], { maxStepsPerRun: 2 });
+    const handle = await run(agents, model, name, [calc('1'), calc('2'), calc('3'), calc('4'), { answer: 'four' }], {
+      maxStepsPerRun: 2,
+    });
     await handle.result();
     return [handle.workflowId];
   },
@@ -82,21 +101,32 @@ const scenarios: Record<string, Scenario> = {
     const responder: ScriptedResponder = (request) => {
       if (String(request.messages[0]?.content).startsWith('Helper')) return { answer: 'helped' };
       parent += 1;
-      return parent === 1 ? { thought, toolCalls: [{ name: 'delegate', args: { agent: 'helper', task: 'help' } }] } : { answer: 'done' };
+      return parent === 1
+        ? { thought, toolCalls: [{ name: 'delegate', args: { agent: 'helper', task: 'help' } }] }
+        : { answer: 'done' };
     };
-    const handle = await run(agents, model, name, responder, { subagents: { helper: { description: 'helps', systemPrompt: 'Helper: be brief.' } } });
+    const handle = await run(agents, model, name, responder, {
+      subagents: { helper: { description: 'helps', systemPrompt: 'Helper: be brief.' } },
+    });
     await handle.result();
     return [handle.workflowId, `${handle.workflowId}/c1-1-helper`];
   },
   cancellation: async (agents, model, name) => {
     const handle = await run(agents, model, name, [{ thought, toolCalls: [{ name: 'wait_forever', args: {} }] }]);
-    for (let attempt = 0; attempt < 100 && !(await handle.getStatus()).runningTools.length; attempt++) await new Promise((r) => setTimeout(r, 100));
+    for (let attempt = 0; attempt < 100 && !(await handle.getStatus()).runningTools.length; attempt++)
+      await new Promise((r) => setTimeout(r, 100));
     await handle.cancel();
     await handle.result();
     return [handle.workflowId];
   },
   timeout: async (agents, model, name) => {
-    const handle = await run(agents, model, name, [{ thought, toolCalls: [{ name: 'wait_forever', args: {} }] }, { answer: 'timed out' }], { timeoutSeconds: 1 });
+    const handle = await run(
+      agents,
+      model,
+      name,
+      [{ thought, toolCalls: [{ name: 'wait_forever', args: {} }] }, { answer: 'timed out' }],
+      { timeoutSeconds: 1 },
+    );
     await handle.result();
     return [handle.workflowId];
   },
@@ -104,7 +134,8 @@ const scenarios: Record<string, Scenario> = {
     let calls = 0;
     const responder: ScriptedResponder = (request) => {
       const system = String(request.messages[0]?.content);
-      if (system.startsWith(CRITIC_MARKER)) return { content: '{"decision":"CONTINUE","reasoning":"enough","confidence":0.9}' };
+      if (system.startsWith(CRITIC_MARKER))
+        return { content: '{"decision":"CONTINUE","reasoning":"enough","confidence":0.9}' };
       if (system.startsWith(SUMMARIZER_MARKER)) return { content: 'summary' };
       calls += 1;
       return calls === 1 ? calc('2+2') : { answer: '4' };

@@ -72,7 +72,9 @@ if (process.argv.includes('--bench')) {
   const hiddenLock = path.join(dir, 'node_modules', '.package-lock.json');
   const benchInstalled = mtime(hiddenLock);
   if (benchInstalled === undefined || (benchLock !== undefined && benchLock > benchInstalled)) {
-    console.error('setup: installing the LangGraph contender (bench/langgraph; compiles better-sqlite3, about a minute)');
+    console.error(
+      'setup: installing the LangGraph contender (bench/langgraph; compiles better-sqlite3, about a minute)',
+    );
     // better-sqlite3 has no prebuilt binary reachable offline, so node-gyp compiles it; pointing it at this Node's
     // own headers (when the install has them) saves it from downloading them, which fails on a closed network.
     const nodeDir = path.resolve(path.dirname(process.execPath), '..');

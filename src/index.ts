@@ -4,11 +4,35 @@
  * doubles `durable-react-agent/testing`.
  */
 export * from './client/index';
-export { defineTool, ToolInputError, type AnyToolDefinition, type ToolContext, type ToolDefinition, type ToolOutput } from './worker/tools/define-tool';
-export { agentConfigSchema, validateAgentConfig, type AgentConfig, type AgentConfigInput, type StopCondition } from './shared/config';
+export {
+  defineTool,
+  ToolInputError,
+  type AnyToolDefinition,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolOutput,
+} from './worker/tools/define-tool';
+export {
+  agentConfigSchema,
+  validateAgentConfig,
+  type AgentConfig,
+  type AgentConfigInput,
+  type StopCondition,
+} from './shared/config';
 export { DurableAgentError, ErrorType, type ErrorTypeName } from './shared/errors';
-export { AGENT_SEARCH_ATTRIBUTES, AgentPendingToolsKey, AgentStatusKey, type AgentStatusValue } from './shared/search-attributes';
-export { DEFAULT_TASK_QUEUE, getPendingQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from './shared/messages';
+export {
+  AGENT_SEARCH_ATTRIBUTES,
+  AgentPendingToolsKey,
+  AgentStatusKey,
+  type AgentStatusValue,
+} from './shared/search-attributes';
+export {
+  DEFAULT_TASK_QUEUE,
+  getPendingQuery,
+  getScratchpadQuery,
+  getStatusQuery,
+  getTraceQuery,
+} from './shared/messages';
 export type * from './shared/types';
 export type {
   AppliedDecision,

@@ -36,7 +36,11 @@ const TASK = 'Call the guarded tool once, then answer.';
 
 async function startParked(stack: DurableStack, ids: string[], tag: string): Promise<void> {
   await pool(ids.length, 50, async (i) => {
-    await stack.agents.start(TASK, { model: benchModel('guarded', 1, `${tag}-${i}`), maxIterations: 2 }, { workflowId: ids[i] ?? '' });
+    await stack.agents.start(
+      TASK,
+      { model: benchModel('guarded', 1, `${tag}-${i}`), maxIterations: 2 },
+      { workflowId: ids[i] ?? '' },
+    );
   });
 }
 
@@ -48,7 +52,10 @@ async function pendingCallId(stack: DurableStack, workflowId: string): Promise<s
   }
 }
 
-export async function measureApprovalLatency(stack: DurableStack, job: ApprovalJob): Promise<Pick<ApprovalResult, 'latency'>> {
+export async function measureApprovalLatency(
+  stack: DurableStack,
+  job: ApprovalJob,
+): Promise<Pick<ApprovalResult, 'latency'>> {
   const ids = Array.from({ length: job.decisions }, (_, i) => `p4-${i}`);
   await startParked(stack, ids, 'p4');
   // Time decisions on a quiet system: every run waiting, none still on its first model call.
@@ -63,13 +70,22 @@ export async function measureApprovalLatency(stack: DurableStack, job: ApprovalJ
   const latencies: number[] = [];
   for (const id of ids) {
     const result = await succeeded(stack, id);
-    const startedAt = (result.trace.steps.find((step) => step.decision?.kind === 'approve')?.observationData as { startedAt?: number })?.startedAt;
+    const startedAt = (
+      result.trace.steps.find((step) => step.decision?.kind === 'approve')?.observationData as { startedAt?: number }
+    )?.startedAt;
     if (typeof startedAt !== 'number') throw new Error(`${id}: the approved tool did not report its start`);
     latencies.push(startedAt - (sentAt.get(id) ?? NaN));
   }
   const meanMs = latencies.reduce((sum, value) => sum + value, 0) / latencies.length;
   console.error(`approval latency: ${latencies.length} decisions measured`);
-  return { latency: { decisions: latencies.length, p50Ms: percentile(latencies, 50), p99Ms: percentile(latencies, 99), meanMs } };
+  return {
+    latency: {
+      decisions: latencies.length,
+      p50Ms: percentile(latencies, 50),
+      p99Ms: percentile(latencies, 99),
+      meanMs,
+    },
+  };
 }
 
 async function waitForParked(stack: DurableStack, count: number): Promise<void> {
@@ -80,7 +96,10 @@ async function waitForParked(stack: DurableStack, count: number): Promise<void> 
   }
 }
 
-export async function measureParkedRuns(stack: DurableStack, job: ApprovalJob): Promise<Pick<ApprovalResult, 'parked'>> {
+export async function measureParkedRuns(
+  stack: DurableStack,
+  job: ApprovalJob,
+): Promise<Pick<ApprovalResult, 'parked'>> {
   // Read after P4 in the same worker: the baseline includes P4's 200 finished runs, still cached.
   const before = await stack.workerMemory();
   const ids = Array.from({ length: job.parked }, (_, i) => `p5-${i}`);
@@ -89,7 +108,9 @@ export async function measureParkedRuns(stack: DurableStack, job: ApprovalJob): 
   await waitForParked(stack, ids.length);
   const parkSeconds = (now() - started) / 1000;
   const parked = await stack.workerMemory();
-  console.error(`parked: ${ids.length} runs awaiting approval after ${parkSeconds.toFixed(0)} s, worker RSS ${parked.rssMiB.toFixed(0)} MiB`);
+  console.error(
+    `parked: ${ids.length} runs awaiting approval after ${parkSeconds.toFixed(0)} s, worker RSS ${parked.rssMiB.toFixed(0)} MiB`,
+  );
   started = now();
   let completed = 0;
   await pool(ids.length, 50, async (i) => {

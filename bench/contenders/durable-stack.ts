@@ -23,11 +23,24 @@ export interface DurableStack {
   close(): Promise<void>;
 }
 
-export async function startDurableStack(options: { baseURL: string; maxCachedWorkflows: number; workload?: WorkerJob['workload'] }): Promise<DurableStack> {
+export async function startDurableStack(options: {
+  baseURL: string;
+  maxCachedWorkflows: number;
+  workload?: WorkerJob['workload'];
+}): Promise<DurableStack> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dra-bench-'));
-  const server = await startDevServer({ dbFile: path.join(dir, 'temporal.db'), searchAttributes: [...AGENT_SEARCH_ATTRIBUTES] });
+  const server = await startDevServer({
+    dbFile: path.join(dir, 'temporal.db'),
+    searchAttributes: [...AGENT_SEARCH_ATTRIBUTES],
+  });
   const taskQueue = 'bench';
-  const job: WorkerJob = { address: server.address, taskQueue, baseURL: options.baseURL, maxCachedWorkflows: options.maxCachedWorkflows, workload: options.workload };
+  const job: WorkerJob = {
+    address: server.address,
+    taskQueue,
+    baseURL: options.baseURL,
+    maxCachedWorkflows: options.maxCachedWorkflows,
+    workload: options.workload,
+  };
   const worker = await startWorker(job);
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
@@ -47,9 +60,13 @@ export async function startDurableStack(options: { baseURL: string; maxCachedWor
 }
 
 function startWorker(job: WorkerJob): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join(__dirname, 'durable-worker.ts'), JSON.stringify(job)], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', path.join(__dirname, 'durable-worker.ts'), JSON.stringify(job)],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   return new Promise((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`the bench worker exited with ${code} before it was ready`)));

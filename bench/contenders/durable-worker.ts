@@ -25,9 +25,23 @@ const schema = z.object({ step: z.number().int().optional() });
 export function benchRegistry(): ToolRegistry {
   return new ToolRegistry([
     defineTool({ name: 'noop', description: NOOP_DESCRIPTION, category: 'bench', schema, handler: () => 'ok' }),
-    defineTool({ name: 'noop_local', description: NOOP_DESCRIPTION, category: 'bench', schema, handler: () => 'ok', local: true }),
+    defineTool({
+      name: 'noop_local',
+      description: NOOP_DESCRIPTION,
+      category: 'bench',
+      schema,
+      handler: () => 'ok',
+      local: true,
+    }),
     // Returns when it started, so the client can measure decision-to-activity latency from the trace (P4).
-    defineTool({ name: 'guarded', description: NOOP_DESCRIPTION, category: 'bench', schema, handler: () => ({ startedAt: Date.now() }), confirm: 'always' }),
+    defineTool({
+      name: 'guarded',
+      description: NOOP_DESCRIPTION,
+      category: 'bench',
+      schema,
+      handler: () => ({ startedAt: Date.now() }),
+      confirm: 'always',
+    }),
   ]);
 }
 

@@ -25,7 +25,11 @@ export interface HistoryRow {
 }
 
 /** Starts one agent on `model` and waits for its answer; throws unless it finished the scripted work. */
-export async function runDurableAgent(stack: DurableStack, model: string, modelCalls: 'activity' | 'local'): Promise<ReActResult> {
+export async function runDurableAgent(
+  stack: DurableStack,
+  model: string,
+  modelCalls: 'activity' | 'local',
+): Promise<ReActResult> {
   const steps = Number(model.split('.')[2]);
   const run = await stack.agents.start(BENCH_TASK, { model, maxIterations: steps + 1, modelCalls });
   return succeeded(stack, run.workflowId);
@@ -34,7 +38,11 @@ export async function runDurableAgent(stack: DurableStack, model: string, modelC
 /** The SDK floor's run on `model` (sdk-floor-workflow.ts); throws unless it made every model call of its script. */
 async function runFloorAgent(stack: DurableStack, model: string): Promise<void> {
   const steps = Number(model.split('.')[2]);
-  const calls = await stack.client.workflow.execute<typeof sdkFloorAgent>('sdkFloorAgent', { taskQueue: stack.taskQueue, workflowId: `floor-${model}`, args: [model] });
+  const calls = await stack.client.workflow.execute<typeof sdkFloorAgent>('sdkFloorAgent', {
+    taskQueue: stack.taskQueue,
+    workflowId: `floor-${model}`,
+    args: [model],
+  });
   if (calls !== steps + 1) throw new Error(`the SDK floor run on ${model} made ${calls} model calls, not ${steps + 1}`);
 }
 
@@ -43,7 +51,10 @@ async function measureHistory(stack: DurableStack, sizes: number[]): Promise<His
   const rows: HistoryRow[] = [];
   for (const steps of sizes) {
     const started = now();
-    const run = await stack.agents.start(BENCH_TASK, { model: benchModel('noop', steps, 'p3'), maxIterations: steps + 1 });
+    const run = await stack.agents.start(BENCH_TASK, {
+      model: benchModel('noop', steps, 'p3'),
+      maxIterations: steps + 1,
+    });
     await succeeded(stack, run.workflowId);
     const seconds = (now() - started) / 1000;
     let bytes = 0;
@@ -55,7 +66,14 @@ async function measureHistory(stack: DurableStack, sizes: number[]): Promise<His
       bytes += size;
       largest = Math.max(largest, size);
     }
-    rows.push({ steps, runsInChain: runIds.length, bytes, bytesPerStep: bytes / steps, largestRunBytes: largest, seconds });
+    rows.push({
+      steps,
+      runsInChain: runIds.length,
+      bytes,
+      bytesPerStep: bytes / steps,
+      largestRunBytes: largest,
+      seconds,
+    });
     console.error(`history: ${steps} steps measured`);
   }
   return rows;
@@ -63,10 +81,15 @@ async function measureHistory(stack: DurableStack, sizes: number[]): Promise<His
 
 childMain<DurableJob, LoopResult | HistoryRow[] | ApprovalResult>(async (job) => {
   const maxCachedWorkflows = job.kind === 'history' ? 100 : job.maxCachedWorkflows;
-  const stack = await startDurableStack({ baseURL: job.baseURL, maxCachedWorkflows, workload: job.kind === 'sdk-floor' ? 'sdk-floor' : 'agent' });
+  const stack = await startDurableStack({
+    baseURL: job.baseURL,
+    maxCachedWorkflows,
+    workload: job.kind === 'sdk-floor' ? 'sdk-floor' : 'agent',
+  });
   try {
     if (job.kind === 'sdk-floor') return await measureLoop(job, (model) => runFloorAgent(stack, model));
-    if (job.kind === 'loop') return await measureLoop(job, async (model) => void (await runDurableAgent(stack, model, job.modelCalls)));
+    if (job.kind === 'loop')
+      return await measureLoop(job, async (model) => void (await runDurableAgent(stack, model, job.modelCalls)));
     if (job.kind === 'history') return await measureHistory(stack, job.sizes);
     const latency = await measureApprovalLatency(stack, job);
     return { ...latency, ...(await measureParkedRuns(stack, job)) };

@@ -8,7 +8,10 @@ import { proxyLocalActivities } from '@temporalio/workflow';
 import { openingMessages } from '../scenario';
 import type { FloorActivities, FloorMessage } from './sdk-floor-activities';
 
-const { floorStep } = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 1 } });
+const { floorStep } = proxyLocalActivities<FloorActivities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 1 },
+});
 
 /** Runs the agent on `model` until it answers; returns how many model calls that took. */
 export async function sdkFloorAgent(model: string): Promise<number> {

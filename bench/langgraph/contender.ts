@@ -16,7 +16,11 @@ import { loopModels, measureLoop, type LoopJob, type LoopResult } from '../measu
 import type { CheckpointRow, LangGraphJob } from '../langgraph-protocol';
 import { BENCH_SYSTEM_PROMPT, BENCH_TASK, benchModel, NOOP_DESCRIPTION } from '../scenario';
 
-const noop = tool(() => 'ok', { name: 'noop', description: NOOP_DESCRIPTION, schema: z.object({ step: z.number().int().optional() }) });
+const noop = tool(() => 'ok', {
+  name: 'noop',
+  description: NOOP_DESCRIPTION,
+  schema: z.object({ step: z.number().int().optional() }),
+});
 
 type Agent = ReturnType<typeof createReactAgent>;
 
@@ -40,7 +44,9 @@ async function runAgent(agent: Agent, model: string): Promise<number> {
 /** P3: the checkpoint and pending-write bytes one thread leaves in SQLite. */
 function threadBytes(saver: SqliteSaver, threadId: string): { checkpoints: number; bytes: number } {
   const checkpoints = saver.db
-    .prepare('SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) AS bytes FROM checkpoints WHERE thread_id = ?')
+    .prepare(
+      'SELECT COUNT(*) AS n, COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) AS bytes FROM checkpoints WHERE thread_id = ?',
+    )
     .get(threadId) as { n: number; bytes: number };
   const writes = saver.db
     .prepare('SELECT COALESCE(SUM(LENGTH(value)), 0) AS bytes FROM writes WHERE thread_id = ?')

@@ -26,7 +26,11 @@ export interface ScenarioKit {
 }
 
 /** Opens a kit against `address` (the suite's server unless the scenario runs its own). */
-export async function openKit(context: ChaosContext, address: string, ledgerOptions: LedgerServiceOptions = {}): Promise<ScenarioKit> {
+export async function openKit(
+  context: ChaosContext,
+  address: string,
+  ledgerOptions: LedgerServiceOptions = {},
+): Promise<ScenarioKit> {
   const connection = await Connection.connect({ address });
   const model = await startScriptedModel();
   const ledger = await startLedgerService(ledgerOptions);
@@ -72,7 +76,10 @@ export async function settleRun(
     completed = true;
   } catch (error) {
     problem = describeError(error);
-    await kit.client.workflow.getHandle(workflowId).terminate('chaos suite gave up on this run').catch(() => undefined);
+    await kit.client.workflow
+      .getHandle(workflowId)
+      .terminate('chaos suite gave up on this run')
+      .catch(() => undefined);
   }
   const durationMs = Date.now() - startedAt;
   if (problem !== undefined) failures.push(`${workflowId}: ${problem}`);

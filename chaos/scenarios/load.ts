@@ -27,7 +27,8 @@ function counter(steps: number): ScriptedResponder {
   };
 }
 
-const megabytes = (bytes: number | undefined): string => (bytes === undefined ? 'unknown' : `${Math.round(bytes / 1024 / 1024)} MB`);
+const megabytes = (bytes: number | undefined): string =>
+  bytes === undefined ? 'unknown' : `${Math.round(bytes / 1024 / 1024)} MB`;
 
 /** Load: many concurrent runs of several steps on one fresh worker process; all must finish with the right count. */
 export async function loadScenario(context: ChaosContext, options: LoadOptions): Promise<ScenarioReport> {
@@ -66,7 +67,10 @@ export async function loadScenario(context: ChaosContext, options: LoadOptions):
   }
   const steps = options.runs * options.steps;
   const stepsPerSecond = steps / (wallMs / 1000);
-  const notes = [`${steps} steps in ${(wallMs / 1000).toFixed(1)} s: ${stepsPerSecond.toFixed(1)} steps/s`, `worker peak RSS ${megabytes(peak)}`];
+  const notes = [
+    `${steps} steps in ${(wallMs / 1000).toFixed(1)} s: ${stepsPerSecond.toFixed(1)} steps/s`,
+    `worker peak RSS ${megabytes(peak)}`,
+  ];
   // Peak RSS is the worker process's VmHWM, read just before it stops; absent where /proc is not available.
   const counts = { steps, stepsPerSecond, ...(peak === undefined ? {} : { workerPeakRssBytes: peak }) };
   return { scenario: 'load', records, duplicateEffects: undefined, notes, failures, counts };

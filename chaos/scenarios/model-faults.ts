@@ -23,9 +23,15 @@ export interface ModelFaultOptions {
 /** The extra 401 run: must fail at once, with the typed error and exactly one request. */
 async function unauthorizedRun(kit: ScenarioKit, agents: AgentClient, failures: string[]): Promise<string> {
   const model = `chaos-401-${randomUUID()}`;
-  kit.model.script(model, [{ status: 401, errorMessage: 'Incorrect API key provided' }, { answer: 'must never be asked' }]);
+  kit.model.script(model, [
+    { status: 401, errorMessage: 'Incorrect API key provided' },
+    { answer: 'must never be asked' },
+  ]);
   const run = await agents.start('Anything at all', { model });
-  const error = await run.result().then(() => undefined, (caught: unknown) => caught);
+  const error = await run.result().then(
+    () => undefined,
+    (caught: unknown) => caught,
+  );
   const requests = kit.model.requests(model).length;
   const ok =
     error instanceof AgentRunError &&
@@ -33,8 +39,13 @@ async function unauthorizedRun(kit: ScenarioKit, agents: AgentClient, failures: 
     error.message.includes(`OPENAI_API_KEY rejected by ${kit.model.baseURL} (HTTP 401)`) &&
     requests === 1;
   const seen = error === undefined ? 'it completed' : describeError(error);
-  if (!ok) failures.push(`401 run: expected one request and a ModelAuthenticationError, got ${requests} request(s) and ${seen}`);
-  return ok ? '401 failed at once: ModelAuthenticationError after 1 request' : `401 misbehaved: ${requests} request(s), ${seen}`;
+  if (!ok)
+    failures.push(
+      `401 run: expected one request and a ModelAuthenticationError, got ${requests} request(s) and ${seen}`,
+    );
+  return ok
+    ? '401 failed at once: ModelAuthenticationError after 1 request'
+    : `401 misbehaved: ${requests} request(s), ${seen}`;
 }
 
 /**
@@ -64,7 +75,10 @@ export async function modelFaultScenario(context: ChaosContext, options: ModelFa
         const model = `chaos-faults-${index}-${randomUUID()}`;
         const workflowId = `chaos-faults-${index}-${randomUUID()}`;
         const faults = new Map<number, InjectedFault>();
-        kit.model.script(model, withFaults((request) => ledgerTurn(plan, request), random, faults, HANG_MS));
+        kit.model.script(
+          model,
+          withFaults((request) => ledgerTurn(plan, request), random, faults, HANG_MS),
+        );
         const startedAt = Date.now();
         const outcome = (async () => {
           await agents.start(ledgerQuery(plan), { model, maxIterations: 12 }, { workflowId });
@@ -72,11 +86,15 @@ export async function modelFaultScenario(context: ChaosContext, options: ModelFa
           const audit = auditRetries(kit.model.requests(model), faults, MODEL_RETRY_POLICY, timeoutMs);
           violations += audit.violations.length;
           endpointRetries += audit.retries;
-          return ledgerProblem(kit, plan, result.finalAnswer) ?? (audit.violations.length > 0 ? `retry policy: ${audit.violations.join('; ')}` : undefined);
+          return (
+            ledgerProblem(kit, plan, result.finalAnswer) ??
+            (audit.violations.length > 0 ? `retry policy: ${audit.violations.join('; ')}` : undefined)
+          );
         })();
         const record = await settleRun(kit, workflowId, startedAt, outcome, failures);
         for (const fault of faults.values()) injected[fault.kind]++;
-        if (++settled % 10 === 0 || settled === options.runs) context.log(`model faults: ${settled}/${options.runs} runs done`);
+        if (++settled % 10 === 0 || settled === options.runs)
+          context.log(`model faults: ${settled}/${options.runs} runs done`);
         return record;
       }),
     );

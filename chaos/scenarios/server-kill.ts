@@ -53,7 +53,13 @@ export async function serverKillScenario(context: ChaosContext, options: ServerK
       const kill = trigger();
       const targetTurn = random.int(1, LEDGER_RUN_TURNS - 1);
       const offset = random.int(0, MODEL_DELAY_MS + 400);
-      kit.model.script(model, ledgerResponder(plan, { delayMs: MODEL_DELAY_MS, onRequest: (step) => void (step === targetTurn && kill.fire(offset)) }));
+      kit.model.script(
+        model,
+        ledgerResponder(plan, {
+          delayMs: MODEL_DELAY_MS,
+          onRequest: (step) => void (step === targetTurn && kill.fire(offset)),
+        }),
+      );
       const startedAt = Date.now();
       const currentKit = kit;
       const outcome = (async () => {

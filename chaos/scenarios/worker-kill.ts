@@ -52,7 +52,14 @@ class Lane {
 /** SIGKILLs dealt, by where the run was. */
 type KillCounts = Record<KillPhase, number>;
 
-async function killedRun(context: ChaosContext, kit: ScenarioKit, lane: Lane, index: number, kills: KillCounts, failures: string[]): Promise<RunRecord> {
+async function killedRun(
+  context: ChaosContext,
+  kit: ScenarioKit,
+  lane: Lane,
+  index: number,
+  kills: KillCounts,
+  failures: string[],
+): Promise<RunRecord> {
   const random = runRandom(context, 1, index);
   const phase = PHASES[index % PHASES.length] ?? 'model';
   const plan = ledgerPlan(`kill-${index}-${randomUUID().slice(0, 8)}`, random);
@@ -61,22 +68,30 @@ async function killedRun(context: ChaosContext, kit: ScenarioKit, lane: Lane, in
   const kill = trigger();
   const targetTurn = random.int(0, LEDGER_RUN_TURNS - 1);
   const modelOffset = random.int(50, MODEL_DELAY_MS - 150);
-  kit.model.script(model, ledgerResponder(plan, {
-    delayMs: MODEL_DELAY_MS,
-    onRequest: (step) => void (phase === 'model' && step === targetTurn && kill.fire(modelOffset)),
-  }));
+  kit.model.script(
+    model,
+    ledgerResponder(plan, {
+      delayMs: MODEL_DELAY_MS,
+      onRequest: (step) => void (phase === 'model' && step === targetTurn && kill.fire(modelOffset)),
+    }),
+  );
   const targetWrite = random.int(0, LEDGER_RUN_WRITES - 1);
   let checks = 0;
   // Keys start with the run chain's first run ID, known once the run has started (its first model reply is slower).
   let keyPrefix: string | undefined;
   const stopListening = kit.ledger.onRequest(({ kind, idempotencyKey }) => {
-    if (phase !== 'tool' || kind !== 'check' || keyPrefix === undefined || !idempotencyKey.startsWith(keyPrefix)) return;
+    if (phase !== 'tool' || kind !== 'check' || keyPrefix === undefined || !idempotencyKey.startsWith(keyPrefix))
+      return;
     // From the check's arrival the kill can land before the write is applied or after it, before its receipt.
     if (checks++ === targetWrite) kill.fire(random.int(0, 2 * LEDGER_HOLD_MS - 50));
   });
   const startedAt = Date.now();
   const outcome = (async () => {
-    const config = { model, maxIterations: 12, ...(phase === 'approval' ? { requireConfirmation: [LEDGER_TOOL] } : {}) };
+    const config = {
+      model,
+      maxIterations: 12,
+      ...(phase === 'approval' ? { requireConfirmation: [LEDGER_TOOL] } : {}),
+    };
     await lane.agents.start(ledgerQuery(plan), config, { workflowId });
     const { raw } = await lane.agents.client.workflow.getHandle(workflowId).describe();
     keyPrefix = `${raw.workflowExecutionInfo?.firstRunId ?? workflowId}:`;

@@ -20,7 +20,8 @@ export const guardedHooks: AgentHooks = {
     }
     return { allow: true };
   },
-  shouldStop: (step) => (step.observation !== null && /TICKET-\d+/.test(step.observation) ? 'found the ticket number' : false),
+  shouldStop: (step) =>
+    step.observation !== null && /TICKET-\d+/.test(step.observation) ? 'found the ticket number' : false,
 };
 
 /** An agent workflow with guard rails: same input and result as the stock agent. */

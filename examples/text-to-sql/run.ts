@@ -24,7 +24,11 @@ export const DEFAULT_QUESTION = 'Which five customers spent the most on paid ord
 async function temporalAddress(env: RuntimeEnv): Promise<{ address: string; stop?: () => Promise<void> }> {
   if (env.temporalAddress) return { address: env.temporalAddress };
   if (await isServerAnswering(LOCAL_TEMPORAL_ADDRESS)) return { address: LOCAL_TEMPORAL_ADDRESS };
-  const server = await startDevServer({ namespace: env.temporalNamespace, searchAttributes: [...AGENT_SEARCH_ATTRIBUTES], log: console.error });
+  const server = await startDevServer({
+    namespace: env.temporalNamespace,
+    searchAttributes: [...AGENT_SEARCH_ATTRIBUTES],
+    log: console.error,
+  });
   console.error(`Temporal dev server on ${server.address}; UI at ${server.uiUrl ?? 'n/a'} while this runs`);
   return server;
 }
@@ -41,7 +45,10 @@ export async function askTextToSql(question: string, env: RuntimeEnv = readEnv()
       taskQueue: TEXT_TO_SQL_TASK_QUEUE,
       registry: new ToolRegistry(createTextToSqlTools(SAMPLE_SCHEMA)),
     });
-    const agents = new AgentClient({ client: new Client({ connection, namespace: env.temporalNamespace }), taskQueue: TEXT_TO_SQL_TASK_QUEUE });
+    const agents = new AgentClient({
+      client: new Client({ connection, namespace: env.temporalNamespace }),
+      taskQueue: TEXT_TO_SQL_TASK_QUEUE,
+    });
     return await worker.runUntil(async () => {
       const run = await agents.start(question, TEXT_TO_SQL_CONFIG);
       console.error(`run ${run.workflowId} started on ${address}`);
@@ -64,7 +71,8 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const result = await askTextToSql(process.argv.slice(2).join(' ').trim() || DEFAULT_QUESTION, env);
   for (const step of result.trace.steps) {
-    const action = step.action.type === 'tool_call' ? `${step.action.tool} ${JSON.stringify(step.action.args)}` : step.action.type;
+    const action =
+      step.action.type === 'tool_call' ? `${step.action.tool} ${JSON.stringify(step.action.args)}` : step.action.type;
     const observation = (step.observation ?? '').replace(/\s+/g, ' ').slice(0, 160);
     console.error(`· ${step.thought}\n  → ${action}\n  ← ${observation}`);
   }

@@ -38,7 +38,12 @@ export const SAMPLE_SCHEMA: DatabaseSchema = {
       description: 'Purchases: one row per order a customer placed.',
       columns: [
         { name: 'id', type: 'integer', description: 'Primary key of the order.' },
-        { name: 'customer_id', type: 'integer', description: 'The customer who placed the order.', references: 'customers.id' },
+        {
+          name: 'customer_id',
+          type: 'integer',
+          description: 'The customer who placed the order.',
+          references: 'customers.id',
+        },
         { name: 'total', type: 'numeric(10,2)', description: 'Amount charged for the whole order, in euros.' },
         { name: 'status', type: 'text', description: "Order state: 'pending', 'paid', 'shipped' or 'cancelled'." },
         { name: 'created_at', type: 'timestamp', description: 'When the order was placed.' },
@@ -49,7 +54,12 @@ export const SAMPLE_SCHEMA: DatabaseSchema = {
       description: 'Line items: which products an order contains, how many, and at what price.',
       columns: [
         { name: 'order_id', type: 'integer', description: 'The order this line belongs to.', references: 'orders.id' },
-        { name: 'product_id', type: 'integer', description: 'The product sold on this line.', references: 'products.id' },
+        {
+          name: 'product_id',
+          type: 'integer',
+          description: 'The product sold on this line.',
+          references: 'products.id',
+        },
         { name: 'quantity', type: 'integer', description: 'Number of units sold on this line.' },
         { name: 'price', type: 'numeric(10,2)', description: 'Unit price in euros at the time of the sale.' },
       ],

@@ -17,8 +17,7 @@ export interface SqlProblem {
  * such as an unqualified column two tables share), else every problem found.
  */
 export type SqlValidation =
-  | { valid: true; tables: string[]; columns: string[]; warnings?: string[] }
-  | { valid: false; problems: SqlProblem[] };
+  { valid: true; tables: string[]; columns: string[]; warnings?: string[] } | { valid: false; problems: SqlProblem[] };
 
 /** Thrown by tools that refuse a query; the message lists every problem, one per line. */
 export class SqlValidationError extends ToolInputError {
@@ -41,7 +40,8 @@ const STAR = '(.*)';
 const MAX_EXPECTED_SHOWN = 8;
 
 type Json = Record<string, unknown>;
-const isRecord = (value: unknown): value is Json => typeof value === 'object' && value !== null && !Array.isArray(value);
+const isRecord = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Names the query defines itself: CTEs, derived-table and function aliases (tables), select-list aliases (columns). */
 interface LocalNames {
@@ -72,14 +72,16 @@ function collectLocalNames(node: unknown, names: LocalNames): void {
   if (Array.isArray(node.from)) {
     for (const item of node.from) {
       // An alias without a base table belongs to a subquery or a function such as generate_series.
-      if (isRecord(item) && typeof item.table !== 'string' && typeof item.as === 'string') names.tables.add(item.as.toLowerCase());
+      if (isRecord(item) && typeof item.table !== 'string' && typeof item.as === 'string')
+        names.tables.add(item.as.toLowerCase());
     }
   }
   for (const value of Object.values(node)) collectLocalNames(value, names);
 }
 
 function addColumnRefName(column: unknown, into: Set<string>): void {
-  const expr = isRecord(column) && isRecord(column.column) && isRecord(column.column.expr) ? column.column.expr.value : undefined;
+  const expr =
+    isRecord(column) && isRecord(column.column) && isRecord(column.column.expr) ? column.column.expr.value : undefined;
   if (typeof expr === 'string') into.add(expr.toLowerCase());
 }
 
@@ -105,12 +107,16 @@ interface SyntaxErrorLike {
 
 function syntaxProblem(error: unknown): SqlProblem {
   const { message, location } = (error instanceof Error ? error : new Error(String(error))) as SyntaxErrorLike;
-  const where = location?.start?.line !== undefined ? ` at line ${location.start.line}, column ${location.start.column}` : '';
+  const where =
+    location?.start?.line !== undefined ? ` at line ${location.start.line}, column ${location.start.column}` : '';
   const parts = /^Expected (.*) but (.*) found\.$/s.exec(message);
   let text = message;
   if (parts) {
     const expected = (parts[1] ?? '').split(/, (?:or )?/);
-    const shown = expected.length > MAX_EXPECTED_SHOWN ? `${expected.slice(0, MAX_EXPECTED_SHOWN).join(', ')}, … (${expected.length} in all)` : parts[1];
+    const shown =
+      expected.length > MAX_EXPECTED_SHOWN
+        ? `${expected.slice(0, MAX_EXPECTED_SHOWN).join(', ')}, … (${expected.length} in all)`
+        : parts[1];
     text = `Expected ${shown} but ${parts[2]} found.`;
   }
   return { kind: 'syntax', message: `syntax error${where}: ${text} Fix the SQL and validate it again.` };
@@ -138,26 +144,42 @@ function closest(name: string, candidates: readonly string[]): string | undefine
 }
 
 const columnNames = (table: TableSchema): string[] => table.columns.map((column) => column.name);
-const hasColumn = (table: TableSchema, column: string): boolean => table.columns.some((candidate) => candidate.name === column);
+const hasColumn = (table: TableSchema, column: string): boolean =>
+  table.columns.some((candidate) => candidate.name === column);
 const listColumns = (table: TableSchema): string => `columns of ${table.name}: ${columnNames(table).join(', ')}`;
 
 /** Where the missing column really is: a table already in the query, another table to join, or a near spelling. */
-function columnHint(column: string, searched: readonly TableSchema[], inQuery: readonly TableSchema[], schema: DatabaseSchema): string {
+function columnHint(
+  column: string,
+  searched: readonly TableSchema[],
+  inQuery: readonly TableSchema[],
+  schema: DatabaseSchema,
+): string {
   const owners = schema.tables.filter((table) => !searched.includes(table) && hasColumn(table, column));
   const present = owners.filter((table) => inQuery.includes(table)).map((table) => `${table.name}.${column}`);
   if (present.length > 0) return ` (did you mean ${present.join(' or ')}?)`;
-  if (owners.length > 0) return ` (${owners.map((table) => table.name).join(' and ')} ${owners.length > 1 ? 'have' : 'has'} a column ${column}: join it)`;
+  if (owners.length > 0)
+    return ` (${owners.map((table) => table.name).join(' and ')} ${owners.length > 1 ? 'have' : 'has'} a column ${column}: join it)`;
   const typo = closest(column, [...new Set(searched.flatMap(columnNames))]);
   return typo ? ` (did you mean ${typo}?)` : '';
 }
 
 /** "unknown column Y in table X; columns of X: ...", with a hint; `searched` are the tables the column was looked up in. */
-function unknownColumn(column: string, searched: readonly TableSchema[], inQuery: readonly TableSchema[], schema: DatabaseSchema): SqlProblem {
+function unknownColumn(
+  column: string,
+  searched: readonly TableSchema[],
+  inQuery: readonly TableSchema[],
+  schema: DatabaseSchema,
+): SqlProblem {
   const hint = columnHint(column, searched, inQuery, schema);
-  if (searched.length === 0) return { kind: 'unknown_column', message: `unknown column ${column}: the query reads no table${hint}` };
+  if (searched.length === 0)
+    return { kind: 'unknown_column', message: `unknown column ${column}: the query reads no table${hint}` };
   const names = searched.map((table) => table.name).join(', ');
   const where = searched.length === 1 ? `table ${names}` : `tables ${names}`;
-  return { kind: 'unknown_column', message: `unknown column ${column} in ${where}${hint}; ${searched.map(listColumns).join('; ')}` };
+  return {
+    kind: 'unknown_column',
+    message: `unknown column ${column} in ${where}${hint}; ${searched.map(listColumns).join('; ')}`,
+  };
 }
 
 /**
@@ -173,13 +195,25 @@ export function validateSql(sql: string, schema: DatabaseSchema): SqlValidation 
     return { valid: false, problems: [syntaxProblem(error)] };
   }
   const statements: unknown[] = Array.isArray(parsed.ast) ? parsed.ast : [parsed.ast];
-  if (statements.length === 0) return { valid: false, problems: [{ kind: 'syntax', message: 'the query is empty: write one SELECT statement' }] };
+  if (statements.length === 0)
+    return { valid: false, problems: [{ kind: 'syntax', message: 'the query is empty: write one SELECT statement' }] };
   const writes = findWrites(statements, parsed.tableList);
   if (writes.length > 0) {
-    return { valid: false, problems: [{ kind: 'not_select', message: `only SELECT queries are allowed (found ${writes.join(', ')}); rewrite it as a single read-only SELECT` }] };
+    return {
+      valid: false,
+      problems: [
+        {
+          kind: 'not_select',
+          message: `only SELECT queries are allowed (found ${writes.join(', ')}); rewrite it as a single read-only SELECT`,
+        },
+      ],
+    };
   }
   if (statements.length > 1) {
-    return { valid: false, problems: [{ kind: 'not_select', message: `found ${statements.length} statements: submit exactly one SELECT` }] };
+    return {
+      valid: false,
+      problems: [{ kind: 'not_select', message: `found ${statements.length} statements: submit exactly one SELECT` }],
+    };
   }
 
   const local: LocalNames = { tables: new Set(), columns: new Set() };
@@ -197,7 +231,10 @@ export function validateSql(sql: string, schema: DatabaseSchema): SqlValidation 
       unknownTables.add(name);
       const typo = closest(name, [...byName.keys()]);
       const hint = typo ? ` (did you mean ${typo}?)` : '';
-      problems.push({ kind: 'unknown_table', message: `unknown table ${name}${hint}; known tables: ${schema.tables.map((t) => t.name).join(', ')}` });
+      problems.push({
+        kind: 'unknown_table',
+        message: `unknown table ${name}${hint}; known tables: ${schema.tables.map((t) => t.name).join(', ')}`,
+      });
     }
   }
 
@@ -218,7 +255,9 @@ export function validateSql(sql: string, schema: DatabaseSchema): SqlValidation 
           // A warning, not a problem: the tables may sit in different subqueries, which this check does not scope.
           columns.add(column);
           const names = owners.map((table) => table.name);
-          warnings.push(`column ${column} is in ${names.join(' and ')}: qualify it (e.g. ${names[0]}.${column}) if they share a FROM clause`);
+          warnings.push(
+            `column ${column} is in ${names.join(' and ')}: qualify it (e.g. ${names[0]}.${column}) if they share a FROM clause`,
+          );
         }
       }
       continue;
@@ -227,9 +266,15 @@ export function validateSql(sql: string, schema: DatabaseSchema): SqlValidation 
     const table = byName.get(qualifier);
     if (!table) {
       const known = inQuery.map((candidate) => candidate.name).join(', ') || 'none';
-      problems.push({ kind: 'unknown_qualifier', message: `unknown table or alias ${qualifier} in ${qualifier}.${column}; declare it in FROM/JOIN (tables in the query: ${known})` });
+      problems.push({
+        kind: 'unknown_qualifier',
+        message: `unknown table or alias ${qualifier} in ${qualifier}.${column}; declare it in FROM/JOIN (tables in the query: ${known})`,
+      });
     } else if (!inQuery.includes(table)) {
-      problems.push({ kind: 'unknown_qualifier', message: `table ${table.name} is used in ${table.name}.${column} but is not in FROM/JOIN: add it` });
+      problems.push({
+        kind: 'unknown_qualifier',
+        message: `table ${table.name} is used in ${table.name}.${column} but is not in FROM/JOIN: add it`,
+      });
     } else if (column === STAR) {
       columns.add(`${table.name}.*`);
     } else if (!hasColumn(table, column)) {
@@ -240,5 +285,7 @@ export function validateSql(sql: string, schema: DatabaseSchema): SqlValidation 
   }
   if (problems.length > 0) return { valid: false, problems };
   const tables = inQuery.map((table) => table.name);
-  return warnings.length > 0 ? { valid: true, tables, columns: [...columns], warnings } : { valid: true, tables, columns: [...columns] };
+  return warnings.length > 0
+    ? { valid: true, tables, columns: [...columns], warnings }
+    : { valid: true, tables, columns: [...columns] };
 }

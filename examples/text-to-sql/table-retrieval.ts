@@ -20,9 +20,11 @@ export interface TableRetrieval {
 const WEIGHTS = { tableName: 3, columnName: 2, description: 1 } as const;
 
 const STOPWORDS = new Set(
-  ('a an and are as at be by did do does each every for from had has have how i in is it its many me much of on or per ' +
+  (
+    'a an and are as at be by did do does each every for from had has have how i in is it its many me much of on or per ' +
     'show than that the their them there these this those to was what when where which who whose will with ' +
-    'list give find get all any most more top').split(' '),
+    'list give find get all any most more top'
+  ).split(' '),
 );
 
 /** Crude English plural folding: "categories" → "category", "orders" → "order"; enough to match names. */
@@ -70,8 +72,15 @@ export function retrieveTables(question: string, schema: DatabaseSchema, limit: 
   const chosen = (matched.length > 0 ? matched : ranked).slice(0, limit);
   const chosenNames = new Set(chosen.map((entry) => entry.table.name));
   return {
-    tables: chosen.map(({ table, score }) => ({ name: table.name, description: table.description, score, columns: table.columns })),
+    tables: chosen.map(({ table, score }) => ({
+      name: table.name,
+      description: table.description,
+      score,
+      columns: table.columns,
+    })),
     otherTables: schema.tables.map((table) => table.name).filter((name) => !chosenNames.has(name)),
-    ...(matched.length === 0 ? { note: 'No table matched a word of the question; these are the first tables of the schema. Try other words.' } : {}),
+    ...(matched.length === 0
+      ? { note: 'No table matched a word of the question; these are the first tables of the schema. Try other words.' }
+      : {}),
   };
 }

@@ -45,7 +45,13 @@ export function createTextToSqlTools(schema: DatabaseSchema): AnyToolDefinition[
       category: 'sql',
       schema: z.object({
         question: z.string().min(1).max(2000).describe('The question, or the keywords you need tables for.'),
-        limit: z.number().int().min(1).max(Math.max(1, tableCount)).optional().describe(`How many tables (default ${DEFAULT_RETRIEVAL_LIMIT}).`),
+        limit: z
+          .number()
+          .int()
+          .min(1)
+          .max(Math.max(1, tableCount))
+          .optional()
+          .describe(`How many tables (default ${DEFAULT_RETRIEVAL_LIMIT}).`),
       }),
       examples: [{ question: 'revenue per product category' }, { question: 'customers by country', limit: 2 }],
       handler: ({ question, limit }) => ({ ...retrieveTables(question, schema, limit ?? DEFAULT_RETRIEVAL_LIMIT) }),

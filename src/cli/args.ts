@@ -75,9 +75,13 @@ export function parseRunArgs(argv: string[]): RunOptions {
   if (query === '' && !values.demo) throw new UsageError('run needs a query: durable-react-agent run "<query>"');
   const config: AgentConfigInput = values.config ? readConfigFile(values.config) : {};
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
-  if (timeout !== undefined && !(timeout > 0)) throw new UsageError(`--timeout expects seconds > 0, got "${values.timeout}"`);
+  if (timeout !== undefined && !(timeout > 0))
+    throw new UsageError(`--timeout expects seconds > 0, got "${values.timeout}"`);
   const overrides: AgentConfigInput = {
-    tools: values.tools?.split(',').map((name) => name.trim()).filter(Boolean),
+    tools: values.tools
+      ?.split(',')
+      .map((name) => name.trim())
+      .filter(Boolean),
     maxIterations: integer('max-iterations', values['max-iterations']),
     stallThreshold: integer('stall-threshold', values['stall-threshold']),
     tokenBudget: integer('token-budget', values['token-budget']),

@@ -7,7 +7,17 @@ import { formatStep } from './trace-printer';
 type Say = (line: string) => void;
 
 /** The commands that act on existing runs: the human side of the loop, plus trace/result/cancel. */
-export const DECISION_COMMANDS = ['pending', 'approve', 'reject', 'edit', 'respond', 'answer', 'trace', 'result', 'cancel'] as const;
+export const DECISION_COMMANDS = [
+  'pending',
+  'approve',
+  'reject',
+  'edit',
+  'respond',
+  'answer',
+  'trace',
+  'result',
+  'cancel',
+] as const;
 
 function parse(argv: string[]) {
   try {
@@ -40,12 +50,17 @@ function parseEditArgs(text: string): Record<string, unknown> {
   } catch (error) {
     throw new UsageError(`--args is not valid JSON: ${(error as Error).message}`);
   }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) throw new UsageError('--args must be a JSON object');
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+    throw new UsageError('--args must be a JSON object');
   return parsed as Record<string, unknown>;
 }
 
 /** Runs one of {@link DECISION_COMMANDS} against --address, else TEMPORAL_ADDRESS, else localhost:7233. */
-export async function decisionCommand(command: (typeof DECISION_COMMANDS)[number], argv: string[], out: Say): Promise<number> {
+export async function decisionCommand(
+  command: (typeof DECISION_COMMANDS)[number],
+  argv: string[],
+  out: Say,
+): Promise<number> {
   const { values, positionals } = parse(argv);
   const [workflowId, second] = positionals;
   // --address wins over TEMPORAL_ADDRESS: `run` prints it when its server is not the default one.
@@ -53,10 +68,13 @@ export async function decisionCommand(command: (typeof DECISION_COMMANDS)[number
   try {
     if (command === 'pending') {
       const items = await agents.listPending();
-      if (values.json) return out(JSON.stringify(items)), 0;
-      if (items.length === 0) return out('Nothing is waiting for a decision.'), 0;
+      if (values.json) return (out(JSON.stringify(items)), 0);
+      if (items.length === 0) return (out('Nothing is waiting for a decision.'), 0);
       for (const item of items) {
-        const what = item.kind === 'approval' ? `${describeCall(item.tool, item.args)}  (argsHash ${item.argsHash})` : `question: ${item.question}`;
+        const what =
+          item.kind === 'approval'
+            ? `${describeCall(item.tool, item.args)}  (argsHash ${item.argsHash})`
+            : `question: ${item.question}`;
         out(`${item.workflowId}  ${item.callId}  ${what}  deadline ${item.deadline}`);
       }
       return 0;
@@ -65,7 +83,9 @@ export async function decisionCommand(command: (typeof DECISION_COMMANDS)[number
     switch (command) {
       case 'approve': {
         const applied = await agents.approve(id, second, { always: values.always });
-        out(`approved ${applied.callId} (${applied.tool})${values.always ? ' and every later call of it in this run' : ''}`);
+        out(
+          `approved ${applied.callId} (${applied.tool})${values.always ? ' and every later call of it in this run' : ''}`,
+        );
         return 0;
       }
       case 'reject': {
@@ -87,20 +107,29 @@ export async function decisionCommand(command: (typeof DECISION_COMMANDS)[number
         return 0;
       }
       case 'answer': {
-        const question = await agents.answer(id, required(second, 'answer needs the text: durable-react-agent answer <workflowId> "<text>"'));
+        const question = await agents.answer(
+          id,
+          required(second, 'answer needs the text: durable-react-agent answer <workflowId> "<text>"'),
+        );
         out(`answered: ${question}`);
         return 0;
       }
       case 'trace': {
         const trace = await agents.getTrace(id);
-        if (values.json) return out(JSON.stringify(trace)), 0;
+        if (values.json) return (out(JSON.stringify(trace)), 0);
         for (const step of trace.steps) out(formatStep(step));
-        out(`${trace.terminationReason ?? 'running'}: ${trace.totalIterations} iterations, ${trace.totalTokens} tokens`);
+        out(
+          `${trace.terminationReason ?? 'running'}: ${trace.totalIterations} iterations, ${trace.totalTokens} tokens`,
+        );
         return 0;
       }
       case 'result': {
         const result = await agents.result(id);
-        out(values.json ? JSON.stringify(result) : (result.finalAnswer ?? `(no final answer: ${result.terminationReason})`));
+        out(
+          values.json
+            ? JSON.stringify(result)
+            : (result.finalAnswer ?? `(no final answer: ${result.terminationReason})`),
+        );
         return 0;
       }
       case 'cancel':

@@ -14,7 +14,8 @@ async function askJsonObject(ask: Asker, say: (line: string) => void): Promise<R
     const text = await ask.question('New arguments (one JSON object): ');
     try {
       const parsed: unknown = JSON.parse(text);
-      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)) return parsed as Record<string, unknown>;
+      if (parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed))
+        return parsed as Record<string, unknown>;
       say('That is JSON but not an object; try again.');
     } catch (error) {
       say(`Not valid JSON (${(error as Error).message}); try again.`);
@@ -30,8 +31,14 @@ async function askNonEmpty(ask: Asker, prompt: string): Promise<string> {
 }
 
 /** Shows a pending call and asks what to do until the answer is usable. */
-export async function promptDecision(ask: Asker, call: PendingCall, say: (line: string) => void): Promise<DecisionBody> {
-  say(`\nThe agent wants to run ${describeCall(call.tool, call.args, 500)}  (call ${call.callId}, deadline ${call.deadline})`);
+export async function promptDecision(
+  ask: Asker,
+  call: PendingCall,
+  say: (line: string) => void,
+): Promise<DecisionBody> {
+  say(
+    `\nThe agent wants to run ${describeCall(call.tool, call.args, 500)}  (call ${call.callId}, deadline ${call.deadline})`,
+  );
   for (;;) {
     const choice = (await ask.question(`${CHOICES}? `)).trim();
     switch (choice) {

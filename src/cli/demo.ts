@@ -34,6 +34,8 @@ export const demoResponder: ScriptedResponder = (request) => {
       toolCalls: [{ name: 'text', args: { operation: 'length', text: 'durable' } }],
     };
   }
-  const tools = request.messages.filter((message) => message.role === 'tool').map((message) => resultOf(String(message.content)));
+  const tools = request.messages
+    .filter((message) => message.role === 'tool')
+    .map((message) => resultOf(String(message.content)));
   return { answer: `17 * 23 + 4 = ${tools[0]}, and "durable" has ${tools[1]} characters.` };
 };

@@ -51,13 +51,28 @@ const say = (line: string): void => void process.stderr.write(`${line}\n`);
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
 
 async function codecServerCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({ args: argv, options: { port: { type: 'string', default: '8888' }, host: { type: 'string', default: '127.0.0.1' }, origin: { type: 'string', default: 'http://localhost:8233' }, token: { type: 'string' } } });
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string', default: '8888' },
+      host: { type: 'string', default: '127.0.0.1' },
+      origin: { type: 'string', default: 'http://localhost:8233' },
+      token: { type: 'string' },
+    },
+  });
   const env = readEnv();
-  if (!env.payloadEncryptionKeys) throw new UsageError('codec-server needs PAYLOAD_ENCRYPTION_KEYS (id:base64key,…), the same keys as the workers');
+  if (!env.payloadEncryptionKeys)
+    throw new UsageError('codec-server needs PAYLOAD_ENCRYPTION_KEYS (id:base64key,…), the same keys as the workers');
   const port = Number(values.port);
   if (!Number.isInteger(port)) throw new UsageError(`--port expects a number, got "${values.port}"`);
   const token = values.token ?? process.env.CODEC_SERVER_TOKEN;
-  const { url } = await startCodecServer({ codec: new EncryptionCodec(parseEncryptionKeys(env.payloadEncryptionKeys)), origin: values.origin, token, host: values.host, port });
+  const { url } = await startCodecServer({
+    codec: new EncryptionCodec(parseEncryptionKeys(env.payloadEncryptionKeys)),
+    origin: values.origin,
+    token,
+    host: values.host,
+    port,
+  });
   say(`Codec server on ${url} for ${values.origin}${token ? ' (bearer token required)' : ''}`);
   say(`Start the UI with --ui-codec-endpoint ${url}, or set it in the UI's Data Encoder settings. Ctrl-C stops it.`);
   await new Promise<void>((resolve) => {

@@ -21,7 +21,11 @@ type Say = (line: string) => void;
 type Cleanup = () => Promise<unknown>;
 
 /** Uses TEMPORAL_ADDRESS, else a server on localhost:7233, else starts the embedded dev server. */
-async function connectServer(env: RuntimeEnv, say: Say, cleanups: Cleanup[]): Promise<{ address: string; uiUrl?: string }> {
+async function connectServer(
+  env: RuntimeEnv,
+  say: Say,
+  cleanups: Cleanup[],
+): Promise<{ address: string; uiUrl?: string }> {
   if (env.temporalAddress) return { address: env.temporalAddress };
   if (await isServerAnswering(LOCAL_TEMPORAL_ADDRESS)) {
     say(`Using the Temporal server already answering on ${LOCAL_TEMPORAL_ADDRESS}`);
@@ -37,7 +41,8 @@ async function connectServer(env: RuntimeEnv, say: Say, cleanups: Cleanup[]): Pr
   cleanups.push(() => server.stop());
   await ensureSearchAttributes(server.address, env.temporalNamespace);
   say(`Temporal dev server on ${server.address}, state in ${DEV_SERVER_DB}`);
-  if (server.uiUrl) say(`Temporal UI: ${server.uiUrl}  (up while this command runs; \`durable-react-agent server\` keeps one running)`);
+  if (server.uiUrl)
+    say(`Temporal UI: ${server.uiUrl}  (up while this command runs; \`durable-react-agent server\` keeps one running)`);
   return { address: server.address, uiUrl: server.uiUrl };
 }
 
@@ -63,7 +68,9 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
     let openai = createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL });
     if (!hasModelEndpoint(env)) {
       if (!options.demo) {
-        throw new UsageError('No model endpoint: set OPENAI_API_KEY (and OPENAI_BASE_URL for other OpenAI-compatible servers), or use --demo');
+        throw new UsageError(
+          'No model endpoint: set OPENAI_API_KEY (and OPENAI_BASE_URL for other OpenAI-compatible servers), or use --demo',
+        );
       }
       const scripted = await startScriptedModel();
       cleanups.push(() => scripted.close());
@@ -71,7 +78,9 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
       openai = createOpenAIClient({ baseURL: scripted.baseURL });
       config.model = DEMO_MODEL;
       say(`DEMO MODE: no OPENAI_API_KEY or OPENAI_BASE_URL is set, so the model is the project's scripted`);
-      say(`OpenAI-compatible server on ${scripted.baseURL} (no real LLM). Everything else is real: Temporal, the worker, the tools.`);
+      say(
+        `OpenAI-compatible server on ${scripted.baseURL} (no real LLM). Everything else is real: Temporal, the worker, the tools.`,
+      );
     }
     Runtime.install({ logger: new DefaultLogger('WARN') });
     const server = await connectServer(env, say, cleanups);
@@ -80,7 +89,13 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
       cleanups.push(() => nativeConnection.close());
       // Encryption bundles its failure converter into the workflow code, so only a plain worker takes the prebuilt bundle.
       const bundle = env.payloadEncryptionKeys ? undefined : prebuiltWorkflowBundle();
-      const worker = await createAgentWorker({ connection: nativeConnection, env, openai, toolsRoot: options.toolsRoot, ...(bundle ? { workflowBundle: bundle } : {}) });
+      const worker = await createAgentWorker({
+        connection: nativeConnection,
+        env,
+        openai,
+        toolsRoot: options.toolsRoot,
+        ...(bundle ? { workflowBundle: bundle } : {}),
+      });
       const running = worker.run();
       cleanups.push(async () => {
         worker.shutdown();
@@ -89,7 +104,11 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
     }
     const connection = await Connection.connect({ address: server.address });
     cleanups.push(() => connection.close());
-    const client = new Client({ connection, namespace: env.temporalNamespace, dataConverter: dataConverterFromEnv(env) });
+    const client = new Client({
+      connection,
+      namespace: env.temporalNamespace,
+      dataConverter: dataConverterFromEnv(env),
+    });
     const agents = new AgentClient({ client, taskQueue: env.taskQueue });
     const run = await agents.start(query, config);
     say(`Run ${run.workflowId} started on task queue "${agents.taskQueue}"`);
@@ -97,8 +116,17 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
     say(`Query: ${query}`);
     const follower = followTrace(async () => (await run.getTrace()).steps, say);
     const isDefault = ['localhost:7233', '127.0.0.1:7233'].includes(server.address);
-    const decisions = createRunDecisions(agents, run.workflowId, options.interactive, say, isDefault ? undefined : server.address);
-    const watcher = watchPending(() => agents.getPendingInRun(run.workflowId), (item) => decisions.handle(item));
+    const decisions = createRunDecisions(
+      agents,
+      run.workflowId,
+      options.interactive,
+      say,
+      isDefault ? undefined : server.address,
+    );
+    const watcher = watchPending(
+      () => agents.getPendingInRun(run.workflowId),
+      (item) => decisions.handle(item),
+    );
     const stopWatching = (steps: Parameters<typeof follower.stop>[0]) => {
       watcher.stop();
       decisions.close();
@@ -113,7 +141,9 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
       `Finished: ${result.terminationReason} after ${result.trace.totalIterations} iterations, ` +
         `${result.tokenUsage.totalTokens} tokens, ${result.executionTimeMs} ms`,
     );
-    out(options.json ? JSON.stringify(result) : (result.finalAnswer ?? `(no final answer: ${result.terminationReason})`));
+    out(
+      options.json ? JSON.stringify(result) : (result.finalAnswer ?? `(no final answer: ${result.terminationReason})`),
+    );
     return 0;
   } finally {
     process.off('SIGINT', interrupted);

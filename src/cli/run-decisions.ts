@@ -17,9 +17,13 @@ function printHint(item: PendingItem, runId: string, say: Say, address: string |
     say(`  answer with: ${verb('answer')} ${item.workflowId} "<text>"`);
     return;
   }
-  say(`Waiting for a decision on ${item.callId}${where}: ${describeCall(item.tool, item.args)}  (deadline ${item.deadline})`);
+  say(
+    `Waiting for a decision on ${item.callId}${where}: ${describeCall(item.tool, item.args)}  (deadline ${item.deadline})`,
+  );
   say(`  ${verb('approve')} ${item.workflowId} ${item.callId} [--always]`);
-  say(`  ${verb('reject')} ${item.workflowId} ${item.callId} --reason "<why>"   |   edit ... --args '<json>'   |   respond ... --observation "<text>"`);
+  say(
+    `  ${verb('reject')} ${item.workflowId} ${item.callId} --reason "<why>"   |   edit ... --args '<json>'   |   respond ... --observation "<text>"`,
+  );
 }
 
 /**
@@ -27,7 +31,13 @@ function printHint(item: PendingItem, runId: string, say: Say, address: string |
  * after a refused edit); otherwise it prints the commands that decide from elsewhere. Each decision goes to the run
  * that waits for it.
  */
-export function createRunDecisions(agents: AgentClient, runId: string, interactive: boolean, say: Say, address?: string) {
+export function createRunDecisions(
+  agents: AgentClient,
+  runId: string,
+  interactive: boolean,
+  say: Say,
+  address?: string,
+) {
   const rl = interactive ? createInterface({ input: process.stdin, output: process.stderr }) : null;
   return {
     async handle(item: PendingItem): Promise<void> {

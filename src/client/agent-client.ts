@@ -11,11 +11,16 @@ import { stitchTrace } from './run-chain';
 import { startMetadata } from './run-metadata';
 import type { AppliedDecision, Decision, PendingDecisions } from '../shared/approvals';
 import { validateAgentConfig, type AgentConfig, type AgentConfigInput } from '../shared/config';
-import { AGENT_WORKFLOW_TYPE, getPendingQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
+import {
+  AGENT_WORKFLOW_TYPE,
+  getPendingQuery,
+  getScratchpadQuery,
+  getStatusQuery,
+  getTraceQuery,
+} from '../shared/messages';
 import { AGENT_SEARCH_ATTRIBUTES, AgentStatusKey } from '../shared/search-attributes';
 import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
 import { AgentRunError, InvalidConfigError, SearchAttributesMissingError } from './errors';
-
 
 function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io: 'output' }) as Record<string, unknown>;
@@ -23,12 +28,12 @@ function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
   return json;
 }
 
-
 function explainMissingSearchAttributes(error: unknown): unknown {
   const message = error instanceof Error ? error.message : '';
   if (!/search attribute/i.test(message) || !message.includes(AgentStatusKey.name)) return error;
   const commands = AGENT_SEARCH_ATTRIBUTES.map(
-    ({ name, type }) => `temporal operator search-attribute create --name ${name} --type ${type === 'keyword' ? 'Keyword' : 'KeywordList'}`,
+    ({ name, type }) =>
+      `temporal operator search-attribute create --name ${name} --type ${type === 'keyword' ? 'Keyword' : 'KeywordList'}`,
   ).join(' && ');
   return new SearchAttributesMissingError(
     `The Temporal cluster has no ${AgentStatusKey.name} search attribute. Register them (${commands}) or create the AgentClient with searchAttributes: false`,
@@ -78,10 +83,13 @@ function queryText(query: AgentQuery, config: AgentConfig, inputSchema?: z.ZodTy
   }
   const signature = config.signature ? parseSignature(config.signature) : undefined;
   if (!signature || typeof signature === 'string') {
-    throw new InvalidConfigError('A query given as named inputs needs a signature in the config or an inputSchema, e.g. "context, question -> answer"');
+    throw new InvalidConfigError(
+      'A query given as named inputs needs a signature in the config or an inputSchema, e.g. "context, question -> answer"',
+    );
   }
   const rendered = renderInputs(signature, query);
-  if (typeof rendered !== 'string') throw new InvalidConfigError(`Missing signature inputs: ${rendered.missing.join(', ')}`);
+  if (typeof rendered !== 'string')
+    throw new InvalidConfigError(`Missing signature inputs: ${rendered.missing.join(', ')}`);
   return rendered;
 }
 
@@ -121,10 +129,18 @@ export class AgentClient {
   }
 
   /** Connects to TEMPORAL_ADDRESS (or the given address) and namespace. */
-  static async connect(options: { address?: string; namespace?: string; taskQueue?: string } = {}): Promise<AgentClient> {
+  static async connect(
+    options: { address?: string; namespace?: string; taskQueue?: string } = {},
+  ): Promise<AgentClient> {
     const env = readEnv();
-    const connection = await Connection.connect({ address: options.address ?? env.temporalAddress ?? 'localhost:7233' });
-    const client = new Client({ connection, namespace: options.namespace ?? env.temporalNamespace, dataConverter: dataConverterFromEnv(env) });
+    const connection = await Connection.connect({
+      address: options.address ?? env.temporalAddress ?? 'localhost:7233',
+    });
+    const client = new Client({
+      connection,
+      namespace: options.namespace ?? env.temporalNamespace,
+      dataConverter: dataConverterFromEnv(env),
+    });
     return new AgentClient({ client, taskQueue: options.taskQueue ?? env.taskQueue, ownsConnection: true });
   }
 
@@ -147,7 +163,13 @@ export class AgentClient {
     const typedSearchAttributes = this.searchAttributes ? [{ key: AgentStatusKey, value: 'Running' }] : undefined;
     try {
       const type = options.workflowType ?? AGENT_WORKFLOW_TYPE;
-      await this.client.workflow.start(type, { taskQueue: this.taskQueue, workflowId, args: [input], typedSearchAttributes, ...metadata });
+      await this.client.workflow.start(type, {
+        taskQueue: this.taskQueue,
+        workflowId,
+        args: [input],
+        typedSearchAttributes,
+        ...metadata,
+      });
     } catch (error) {
       throw explainMissingSearchAttributes(error);
     }
@@ -232,7 +254,11 @@ export class AgentClient {
   }
 
   /** Runs the call as proposed; `always` also approves every later call of the same tool in this run. */
-  approve(workflowId: string, callId?: string, options: { always?: boolean; argsHash?: string } = {}): Promise<AppliedDecision> {
+  approve(
+    workflowId: string,
+    callId?: string,
+    options: { always?: boolean; argsHash?: string } = {},
+  ): Promise<AppliedDecision> {
     return this.decide(workflowId, callId, { decision: 'approve', ...options });
   }
 

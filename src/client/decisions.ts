@@ -1,5 +1,12 @@
 import { ApplicationFailure, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
-import type { AppliedDecision, Decision, PendingCall, PendingDecisions, PendingQuestion, RefusalReason } from '../shared/approvals';
+import type {
+  AppliedDecision,
+  Decision,
+  PendingCall,
+  PendingDecisions,
+  PendingQuestion,
+  RefusalReason,
+} from '../shared/approvals';
 import { answerUpdate, decideUpdate, getPendingQuery } from '../shared/messages';
 import { AgentStatusKey } from '../shared/search-attributes';
 import { DecisionRefusedError } from './errors';
@@ -53,9 +60,13 @@ export async function resolveCallId(handle: WorkflowHandle, callId: string | und
   const { approvals } = await handle.query(getPendingQuery);
   const only = approvals[0];
   if (approvals.length === 1 && only) return only.callId;
-  if (approvals.length === 0) throw new DecisionRefusedError(`Run ${handle.workflowId} has no pending call`, 'not_pending');
+  if (approvals.length === 0)
+    throw new DecisionRefusedError(`Run ${handle.workflowId} has no pending call`, 'not_pending');
   const ids = approvals.map((call) => `${call.callId} (${call.tool})`).join(', ');
-  throw new DecisionRefusedError(`Run ${handle.workflowId} has ${approvals.length} pending calls; name one: ${ids}`, 'ambiguous_call');
+  throw new DecisionRefusedError(
+    `Run ${handle.workflowId} has ${approvals.length} pending calls; name one: ${ids}`,
+    'ambiguous_call',
+  );
 }
 
 function refused(error: unknown): unknown {

@@ -24,7 +24,12 @@ async function archivedSteps(client: Client, payload: Payload | undefined): Prom
  * The runs before `runId` in a continue-as-new chain, oldest first: one history event read per run, whose start
  * event names the run before it and holds that run's archived steps.
  */
-async function earlierRuns(client: Client, workflowId: string, runId: string, withSteps: boolean): Promise<EarlierRun[]> {
+async function earlierRuns(
+  client: Client,
+  workflowId: string,
+  runId: string,
+  withSteps: boolean,
+): Promise<EarlierRun[]> {
   const runs: EarlierRun[] = [];
   let current = runId;
   for (;;) {
@@ -48,7 +53,12 @@ async function earlierRuns(client: Client, workflowId: string, runId: string, wi
  * from the archive in the next run's start event, so a finished chain needs no worker; a run recorded before
  * archives existed (or whose steps did not fit one) is asked with a query, which a worker answers by replaying it.
  */
-export async function stitchTrace(client: Client, workflowId: string, trace: ReActTrace, runId?: string): Promise<ReActTrace> {
+export async function stitchTrace(
+  client: Client,
+  workflowId: string,
+  trace: ReActTrace,
+  runId?: string,
+): Promise<ReActTrace> {
   if (trace.run <= 1) return trace;
   const latest = runId ?? (await client.workflow.getHandle(workflowId).describe()).runId;
   const earlier: ReActStep[] = [];

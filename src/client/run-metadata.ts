@@ -19,7 +19,8 @@ export function startMetadata(query: string, config: AgentConfig): { staticSumma
     `**Limits:** ${limits.join(', ')}`,
   ];
   if (config.requireConfirmation.length > 0) lines.push(`**Confirm:** ${config.requireConfirmation.join(', ')}`);
-  if (Object.keys(config.subagents).length > 0) lines.push(`**Subagents:** ${Object.keys(config.subagents).join(', ')}`);
+  if (Object.keys(config.subagents).length > 0)
+    lines.push(`**Subagents:** ${Object.keys(config.subagents).join(', ')}`);
   if (config.critic) lines.push('**Critic:** on');
   if (config.signature) lines.push(`**Signature:** \`${config.signature}\``);
   return { staticSummary, staticDetails: lines.join('\n') };

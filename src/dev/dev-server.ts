@@ -105,7 +105,10 @@ export async function isServerAnswering(address: string, timeoutMs = 1000): Prom
   if (!host || !(await canConnectTcp(host, Number(port), timeoutMs))) return false;
   // lazy + ensureConnected (which calls getSystemInfo) rather than connect(): a failed connect() leaks its channel.
   const connection = Connection.lazy({ address, connectTimeout: timeoutMs });
-  const answered = await connection.ensureConnected().then(() => true, () => false);
+  const answered = await connection.ensureConnected().then(
+    () => true,
+    () => false,
+  );
   await connection.close().catch(noop);
   return answered;
 }

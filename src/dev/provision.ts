@@ -39,11 +39,20 @@ export function temporalCliCacheDir(env: NodeJS.ProcessEnv = process.env): strin
 }
 
 const isExecutableFile = (file: string): Promise<boolean> =>
-  fs.access(file, fsConstants.X_OK).then(() => fs.stat(file)).then((stat) => stat.isFile(), () => false);
+  fs
+    .access(file, fsConstants.X_OK)
+    .then(() => fs.stat(file))
+    .then(
+      (stat) => stat.isFile(),
+      () => false,
+    );
 
 async function findOnPath(name: string, env: NodeJS.ProcessEnv): Promise<string | undefined> {
   // An empty PATH entry means "current directory" to a shell; trusting the cwd for a binary is a footgun.
-  const candidates = (env.PATH ?? '').split(path.delimiter).filter(Boolean).map((dir) => path.join(dir, name));
+  const candidates = (env.PATH ?? '')
+    .split(path.delimiter)
+    .filter(Boolean)
+    .map((dir) => path.join(dir, name));
   for (const candidate of candidates) if (await isExecutableFile(candidate)) return candidate;
   return undefined;
 }

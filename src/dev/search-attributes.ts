@@ -20,7 +20,9 @@ export async function ensureSearchAttributes(address: string, namespace: string)
       searchAttributes: Object.fromEntries(
         missing.map(({ name, type }) => [
           name,
-          type === 'keyword' ? IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
+          type === 'keyword'
+            ? IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD
+            : IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD_LIST,
         ]),
       ),
     });

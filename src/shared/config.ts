@@ -63,50 +63,175 @@ const subagentSchema = z.strictObject({
   tools: z.array(z.string().min(1)).max(500).optional(),
   maxIterations: positiveInt(100_000).optional(),
   model: z.string().min(1).optional(),
-  timeoutSeconds: z.number().positive().max(365 * 24 * 3600).optional(),
+  timeoutSeconds: z
+    .number()
+    .positive()
+    .max(365 * 24 * 3600)
+    .optional(),
 });
 
 /** A subagent's definition. */
 export type SubagentConfig = z.infer<typeof subagentSchema>;
 const duration = z
   .union([z.number(), z.string()])
-  .refine((value) => parseDuration(value) !== null, 'expected seconds (a number) or a duration like "30m", "24h", "7d"');
+  .refine(
+    (value) => parseDuration(value) !== null,
+    'expected seconds (a number) or a duration like "30m", "24h", "7d"',
+  );
 const phrases = z.array(z.string().min(1)).max(100);
 
 /** The one schema for a run's configuration. Unknown fields are refused so typos surface before a run starts. */
 export const agentConfigSchema = z.strictObject({
-  maxIterations: positiveInt(100_000).default(DEFAULT_MAX_ITERATIONS).describe('model calls before the run stops with `max_iterations`'),
-  thoughtPrompt: z.string().default(DEFAULT_THOUGHT_PROMPT).describe('what do I know, what is missing, the next step, which tool'),
-  requireThought: z.boolean().default(true).describe('a tool call without a real thought (missing, too short, or only restating the call, e.g. "Using the calculator.") is sent back with feedback'),
-  minThoughtLength: z.number().int().min(0).max(10_000).default(DEFAULT_MIN_THOUGHT_LENGTH).describe('characters a thought needs when `requireThought` is on'),
+  maxIterations: positiveInt(100_000)
+    .default(DEFAULT_MAX_ITERATIONS)
+    .describe('model calls before the run stops with `max_iterations`'),
+  thoughtPrompt: z
+    .string()
+    .default(DEFAULT_THOUGHT_PROMPT)
+    .describe('what do I know, what is missing, the next step, which tool'),
+  requireThought: z
+    .boolean()
+    .default(true)
+    .describe(
+      'a tool call without a real thought (missing, too short, or only restating the call, e.g. "Using the calculator.") is sent back with feedback',
+    ),
+  minThoughtLength: z
+    .number()
+    .int()
+    .min(0)
+    .max(10_000)
+    .default(DEFAULT_MIN_THOUGHT_LENGTH)
+    .describe('characters a thought needs when `requireThought` is on'),
   thoughtTag: z.string().min(1).default(DEFAULT_THOUGHT_TAG).describe('text-mode tag'),
-  actionTag: z.string().min(1).default(DEFAULT_ACTION_TAG).describe('text-mode tag; the arguments tag is derived from it (`Action Input:`)'),
+  actionTag: z
+    .string()
+    .min(1)
+    .default(DEFAULT_ACTION_TAG)
+    .describe('text-mode tag; the arguments tag is derived from it (`Action Input:`)'),
   observationTag: z.string().min(1).default(DEFAULT_OBSERVATION_TAG).describe('text-mode tag; also the stop sequence'),
-  enableScratchpad: z.boolean().default(true).describe('send every earlier step to the model; false sends only the latest reply\'s steps'),
-  successPhrases: phrases.default([]).describe('a thought containing one ends the run with `success` (the thought is the answer)'),
+  enableScratchpad: z
+    .boolean()
+    .default(true)
+    .describe("send every earlier step to the model; false sends only the latest reply's steps"),
+  successPhrases: phrases
+    .default([])
+    .describe('a thought containing one ends the run with `success` (the thought is the answer)'),
   failurePhrases: phrases.default([]).describe('a thought or answer containing one ends the run with `failure`'),
-  stallThreshold: z.number().int().min(2).max(1000).default(DEFAULT_STALL_THRESHOLD).describe('the same calls (tool + normalised arguments; a reply\'s calls as a set) in this many iterations in a row → `stalled`'),
-  maxObservationTokens: z.number().int().min(16).max(1_000_000).default(DEFAULT_MAX_OBSERVATION_TOKENS).describe('observations are cut to this many estimated tokens'),
-  tokenBudget: positiveInt(1_000_000_000).optional().describe('a hard cap on the run\'s tokens: every model call is capped with `max_tokens`, and the run stops with `token_budget` (keeping room for the forced final answer) before a call that would not fit'),
-  timeoutSeconds: z.number().positive().max(365 * 24 * 3600).optional().describe('a durable timer; when it fires, in-flight activities are cancelled → `timeout`'),
-  maxCallsPerTool: z.record(z.string().min(1), z.number().int().min(0)).default({}).describe('calls that would run past a tool\'s cap are refused with an observation; only calls that ran count (refused, rejected, answered and timed-out calls free their slot; see `trace.toolRuns`)'),
-  stopWhen: z.array(stopCondition).max(100).default([]).describe('custom stops → `custom`: `{type:\'tool_called\', tool}` (a call that ran without error), `{type:\'observation_contains\', text, tool?}`, `{type:\'thought_contains\', text}`'),
-  forceFinalAnswer: z.boolean().default(true).describe('after a stop other than `success`/`cancelled`, one tool-less call for the best answer and why it stopped'),
-  tools: z.array(z.string().min(1)).max(500).optional().describe('tools offered to the model; an unknown name fails the run at its start'),
-  systemPrompt: z.string().default(DEFAULT_SYSTEM_PROMPT).describe('the system prompt (tool catalog and protocol are added to it)'),
+  stallThreshold: z
+    .number()
+    .int()
+    .min(2)
+    .max(1000)
+    .default(DEFAULT_STALL_THRESHOLD)
+    .describe(
+      "the same calls (tool + normalised arguments; a reply's calls as a set) in this many iterations in a row → `stalled`",
+    ),
+  maxObservationTokens: z
+    .number()
+    .int()
+    .min(16)
+    .max(1_000_000)
+    .default(DEFAULT_MAX_OBSERVATION_TOKENS)
+    .describe('observations are cut to this many estimated tokens'),
+  tokenBudget: positiveInt(1_000_000_000)
+    .optional()
+    .describe(
+      "a hard cap on the run's tokens: every model call is capped with `max_tokens`, and the run stops with `token_budget` (keeping room for the forced final answer) before a call that would not fit",
+    ),
+  timeoutSeconds: z
+    .number()
+    .positive()
+    .max(365 * 24 * 3600)
+    .optional()
+    .describe('a durable timer; when it fires, in-flight activities are cancelled → `timeout`'),
+  maxCallsPerTool: z
+    .record(z.string().min(1), z.number().int().min(0))
+    .default({})
+    .describe(
+      "calls that would run past a tool's cap are refused with an observation; only calls that ran count (refused, rejected, answered and timed-out calls free their slot; see `trace.toolRuns`)",
+    ),
+  stopWhen: z
+    .array(stopCondition)
+    .max(100)
+    .default([])
+    .describe(
+      "custom stops → `custom`: `{type:'tool_called', tool}` (a call that ran without error), `{type:'observation_contains', text, tool?}`, `{type:'thought_contains', text}`",
+    ),
+  forceFinalAnswer: z
+    .boolean()
+    .default(true)
+    .describe(
+      'after a stop other than `success`/`cancelled`, one tool-less call for the best answer and why it stopped',
+    ),
+  tools: z
+    .array(z.string().min(1))
+    .max(500)
+    .optional()
+    .describe('tools offered to the model; an unknown name fails the run at its start'),
+  systemPrompt: z
+    .string()
+    .default(DEFAULT_SYSTEM_PROMPT)
+    .describe('the system prompt (tool catalog and protocol are added to it)'),
   model: z.string().min(1).optional().describe('model for this run'),
-  toolCalling: z.enum(['native', 'text']).default('native').describe('native tool calling, or the tagged text protocol for models without it'),
-  modelCalls: z.enum(['activity', 'local']).default('activity').describe('`local` runs the thinking calls as local activities in the workflow\'s worker: no task-queue round trips, same timeout and retries (summaries and the critic stay activities). For fast models: a call cut short by a worker crash is made again, and a long one holds the workflow task open (see Benchmarks)'),
-  requireConfirmation: z.array(z.string().min(1)).max(500).default([]).describe('tools whose calls wait for a person in this run, whatever their own policy'),
-  skipConfirmation: z.array(z.string().min(1)).max(500).default([]).describe('tools whose calls never wait in this run (waives a rule-based policy; a tool declared `confirm: \'always\'` cannot be waived: the run is refused at start)'),
-  approvalTimeout: duration.default(DEFAULT_APPROVAL_TIMEOUT).describe('how long a pending call or question waits (a durable timer)'),
-  onApprovalTimeout: z.enum(['reject', 'end']).default('reject').describe('on timeout: tell the model no decision arrived, or end the run with reason `timeout`'),
-  allowClarification: z.boolean().default(true).describe('offer the built-in `request_clarification` action (the run waits for an `answer`)'),
-  maxStepsPerRun: z.number().int().min(2).max(10_000).default(DEFAULT_MAX_STEPS_PER_RUN).describe('iterations one run does before it continues-as-new (sooner when the server suggests it)'),
-  carrySteps: z.number().int().min(0).max(1000).default(DEFAULT_CARRY_STEPS).describe('latest steps carried into the next run for the model to see'),
-  summaryEvery: positiveInt(10_000).optional().describe('every N iterations a summarise call condenses the steps so far into "Conversation so far"'),
-  summarizeObservationsOver: positiveInt(10_000_000).optional().describe('observations over this many estimated tokens are summarised by the model (raw size recorded)'),
-  critic: z.boolean().default(false).describe('after each observation a critic call classifies it (`CONTINUE`, `RETRY_WITH_REFINEMENT`, `CALL_DIFFERENT_TOOL`, `INSUFFICIENT_DATA` → `failure`), recorded in the step and shown to the next thought'),
+  toolCalling: z
+    .enum(['native', 'text'])
+    .default('native')
+    .describe('native tool calling, or the tagged text protocol for models without it'),
+  modelCalls: z
+    .enum(['activity', 'local'])
+    .default('activity')
+    .describe(
+      "`local` runs the thinking calls as local activities in the workflow's worker: no task-queue round trips, same timeout and retries (summaries and the critic stay activities). For fast models: a call cut short by a worker crash is made again, and a long one holds the workflow task open (see Benchmarks)",
+    ),
+  requireConfirmation: z
+    .array(z.string().min(1))
+    .max(500)
+    .default([])
+    .describe('tools whose calls wait for a person in this run, whatever their own policy'),
+  skipConfirmation: z
+    .array(z.string().min(1))
+    .max(500)
+    .default([])
+    .describe(
+      "tools whose calls never wait in this run (waives a rule-based policy; a tool declared `confirm: 'always'` cannot be waived: the run is refused at start)",
+    ),
+  approvalTimeout: duration
+    .default(DEFAULT_APPROVAL_TIMEOUT)
+    .describe('how long a pending call or question waits (a durable timer)'),
+  onApprovalTimeout: z
+    .enum(['reject', 'end'])
+    .default('reject')
+    .describe('on timeout: tell the model no decision arrived, or end the run with reason `timeout`'),
+  allowClarification: z
+    .boolean()
+    .default(true)
+    .describe('offer the built-in `request_clarification` action (the run waits for an `answer`)'),
+  maxStepsPerRun: z
+    .number()
+    .int()
+    .min(2)
+    .max(10_000)
+    .default(DEFAULT_MAX_STEPS_PER_RUN)
+    .describe('iterations one run does before it continues-as-new (sooner when the server suggests it)'),
+  carrySteps: z
+    .number()
+    .int()
+    .min(0)
+    .max(1000)
+    .default(DEFAULT_CARRY_STEPS)
+    .describe('latest steps carried into the next run for the model to see'),
+  summaryEvery: positiveInt(10_000)
+    .optional()
+    .describe('every N iterations a summarise call condenses the steps so far into "Conversation so far"'),
+  summarizeObservationsOver: positiveInt(10_000_000)
+    .optional()
+    .describe('observations over this many estimated tokens are summarised by the model (raw size recorded)'),
+  critic: z
+    .boolean()
+    .default(false)
+    .describe(
+      'after each observation a critic call classifies it (`CONTINUE`, `RETRY_WITH_REFINEMENT`, `CALL_DIFFERENT_TOOL`, `INSUFFICIENT_DATA` → `failure`), recorded in the step and shown to the next thought',
+    ),
   signature: z
     .string()
     .superRefine((value, context) => {
@@ -114,7 +239,9 @@ export const agentConfigSchema = z.strictObject({
       if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: parsed });
     })
     .optional()
-    .describe('`"context, question -> answer, sources: list"`: named inputs (pass the query as `{ context, question }`) and required output fields; zod objects work too: `start(inputs, config, { inputSchema, outputSchema })`'),
+    .describe(
+      '`"context, question -> answer, sources: list"`: named inputs (pass the query as `{ context, question }`) and required output fields; zod objects work too: `start(inputs, config, { inputSchema, outputSchema })`',
+    ),
   outputSchema: z
     .record(z.string(), z.unknown())
     .superRefine((value, context) => {
@@ -123,9 +250,19 @@ export const agentConfigSchema = z.strictObject({
       if (typeof compiled === 'string') context.addIssue({ code: 'custom', message: compiled });
     })
     .optional()
-    .describe('the final answer must be JSON matching it (`AgentClient.start(..., { outputSchema: zodSchema })` converts zod); an invalid answer goes back to the model; the data is `result.output`'),
-  outputMode: z.enum(['simple', 'structured']).default('simple').describe('`structured` adds `result.structured`: answer, reasoning, confidence, tool usage, iterations, summary, error history'),
-  subagents: z.record(z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'a subagent name is letters, digits, _ or -'), subagentSchema).default({}).describe('helpers the model may `delegate` a task to; each runs as a child workflow'),
+    .describe(
+      'the final answer must be JSON matching it (`AgentClient.start(..., { outputSchema: zodSchema })` converts zod); an invalid answer goes back to the model; the data is `result.output`',
+    ),
+  outputMode: z
+    .enum(['simple', 'structured'])
+    .default('simple')
+    .describe(
+      '`structured` adds `result.structured`: answer, reasoning, confidence, tool usage, iterations, summary, error history',
+    ),
+  subagents: z
+    .record(z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'a subagent name is letters, digits, _ or -'), subagentSchema)
+    .default({})
+    .describe('helpers the model may `delegate` a task to; each runs as a child workflow'),
 });
 
 /** Configuration as callers write it: every field optional. */

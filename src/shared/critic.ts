@@ -5,7 +5,12 @@ import type { TokenUsage } from './types';
 export const CRITIC_MARKER = 'You are the critic of a ReAct agent.';
 
 /** What the critic can conclude after an observation. */
-export const CRITIC_DECISIONS = ['CONTINUE', 'RETRY_WITH_REFINEMENT', 'CALL_DIFFERENT_TOOL', 'INSUFFICIENT_DATA'] as const;
+export const CRITIC_DECISIONS = [
+  'CONTINUE',
+  'RETRY_WITH_REFINEMENT',
+  'CALL_DIFFERENT_TOOL',
+  'INSUFFICIENT_DATA',
+] as const;
 
 const verdictSchema = z.object({
   decision: z.enum(CRITIC_DECISIONS),
@@ -60,10 +65,15 @@ export function parseVerdict(text: string): { verdict: CriticVerdict } | { malfo
   try {
     value = JSON.parse(text.slice(start, end + 1));
   } catch (error) {
-    return { malformed: `the critic's JSON does not parse (${error instanceof Error ? error.message : String(error)})` };
+    return {
+      malformed: `the critic's JSON does not parse (${error instanceof Error ? error.message : String(error)})`,
+    };
   }
   const parsed = verdictSchema.safeParse(value);
-  if (!parsed.success) return { malformed: `the critic's verdict is invalid: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}` };
+  if (!parsed.success)
+    return {
+      malformed: `the critic's verdict is invalid: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
+    };
   return { verdict: parsed.data };
 }
 

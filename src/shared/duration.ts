@@ -11,7 +11,12 @@ export function parseDuration(value: number | string): number | null {
 
 /** Renders milliseconds for messages: `24h`, `90s`, `1500ms`. */
 export function formatDuration(milliseconds: number): string {
-  for (const [unit, size] of [['d', 86_400_000], ['h', 3_600_000], ['m', 60_000], ['s', 1000]] as const) {
+  for (const [unit, size] of [
+    ['d', 86_400_000],
+    ['h', 3_600_000],
+    ['m', 60_000],
+    ['s', 1000],
+  ] as const) {
     if (milliseconds >= size && milliseconds % size === 0) return `${milliseconds / size}${unit}`;
   }
   return `${milliseconds}ms`;

@@ -41,7 +41,12 @@ export function errorObservation(
   message: string,
   errorKind: NonNullable<ToolObservation['errorKind']> = 'tool_error',
 ): ToolObservation {
-  return { text: `${ERROR_PREFIX} ${describeCall(tool, args)}: ${message}`, isError: true, errorKind, truncated: false };
+  return {
+    text: `${ERROR_PREFIX} ${describeCall(tool, args)}: ${message}`,
+    isError: true,
+    errorKind,
+    truncated: false,
+  };
 }
 
 /** Turns a tool's output into an observation: strings as they are, JSON compact (fewer tokens) and kept as data. */
@@ -50,5 +55,7 @@ export function successObservation(output: unknown, maxTokens: number): ToolObse
   const rendered = isText ? output : (JSON.stringify(output) ?? 'null');
   const { text, truncated } = truncateToTokens(rendered, maxTokens);
   const rawTokens = estimateTokens(rendered);
-  return isText ? { text, isError: false, truncated, rawTokens } : { text, isError: false, data: output, truncated, rawTokens };
+  return isText
+    ? { text, isError: false, truncated, rawTokens }
+    : { text, isError: false, data: output, truncated, rawTokens };
 }

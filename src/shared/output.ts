@@ -4,7 +4,9 @@ import { parseSignature, signatureOutputSchema } from './signature';
 import { formatZodIssues } from './validation';
 
 /** The JSON Schema a run's final answer must match: `outputSchema`, else the signature's outputs, else none. */
-export function outputSchemaOf(config: Pick<AgentConfig, 'outputSchema' | 'signature'>): Record<string, unknown> | undefined {
+export function outputSchemaOf(
+  config: Pick<AgentConfig, 'outputSchema' | 'signature'>,
+): Record<string, unknown> | undefined {
   if (config.outputSchema) return config.outputSchema;
   if (!config.signature) return undefined;
   const signature = parseSignature(config.signature);
@@ -25,14 +27,24 @@ function jsonIn(text: string): unknown {
 }
 
 /** Checks a final answer against the output schema: the parsed value, or a message the model can act on. */
-export function checkOutput(answer: string, validator: z.ZodType): { ok: true; value: unknown } | { ok: false; message: string } {
+export function checkOutput(
+  answer: string,
+  validator: z.ZodType,
+): { ok: true; value: unknown } | { ok: false; message: string } {
   let value: unknown;
   try {
     value = jsonIn(answer);
   } catch (error) {
-    return { ok: false, message: `Your final answer must be one JSON object matching the output schema; it does not parse (${error instanceof Error ? error.message : String(error)}).` };
+    return {
+      ok: false,
+      message: `Your final answer must be one JSON object matching the output schema; it does not parse (${error instanceof Error ? error.message : String(error)}).`,
+    };
   }
   const parsed = validator.safeParse(value);
-  if (!parsed.success) return { ok: false, message: `Your final answer does not match the output schema: ${formatZodIssues(parsed.error.issues)}. Answer again.` };
+  if (!parsed.success)
+    return {
+      ok: false,
+      message: `Your final answer does not match the output schema: ${formatZodIssues(parsed.error.issues)}. Answer again.`,
+    };
   return { ok: true, value: parsed.data };
 }

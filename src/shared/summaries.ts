@@ -1,7 +1,7 @@
 import type { TokenUsage } from './types';
 
 /** First line of the summariser's system prompts; scripted models recognise summary requests by it. */
-export const SUMMARIZER_MARKER = 'You condense an agent\'s work.';
+export const SUMMARIZER_MARKER = "You condense an agent's work.";
 
 /** Input of the `summarize` activity. */
 export type SummarizeInput = (

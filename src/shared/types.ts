@@ -51,14 +51,7 @@ export interface ReActStep {
 
 /** Why a run stopped; exactly these values. */
 export type TerminationReason =
-  | 'success'
-  | 'max_iterations'
-  | 'failure'
-  | 'stalled'
-  | 'token_budget'
-  | 'timeout'
-  | 'cancelled'
-  | 'custom';
+  'success' | 'max_iterations' | 'failure' | 'stalled' | 'token_budget' | 'timeout' | 'cancelled' | 'custom';
 
 /** Kinds of problems recorded in a run's error history; each was fed back to the model or ended the run. */
 export type AgentErrorKind =

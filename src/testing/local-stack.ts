@@ -21,7 +21,11 @@ export interface LocalStack {
 /** Starts the stack with one worker on `taskQueue` (default tools unless `registry` is given). */
 export async function startLocalStack(options: { taskQueue: string; registry?: ToolRegistry }): Promise<LocalStack> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const server = await startDevServer({ port: await freePort(), uiPort: await freePort(), searchAttributes: [...AGENT_SEARCH_ATTRIBUTES] });
+  const server = await startDevServer({
+    port: await freePort(),
+    uiPort: await freePort(),
+    searchAttributes: [...AGENT_SEARCH_ATTRIBUTES],
+  });
   const model = await startScriptedModel();
   const { code } = await bundleWorkflowCode({
     workflowsPath: path.resolve(__dirname, '../workflows'),

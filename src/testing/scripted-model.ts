@@ -29,7 +29,8 @@ function completion(model: string, index: number, turn: ScriptedTurn, request: R
   }));
   let content = turn.content ?? turn.answer ?? turn.thought ?? '';
   const promptTokens = turn.usage?.promptTokens ?? tokens(JSON.stringify(request.messages).length);
-  const generated = (): number => tokens(content.length + JSON.stringify(toolCalls).length * Number(toolCalls.length > 0));
+  const generated = (): number =>
+    tokens(content.length + JSON.stringify(toolCalls).length * Number(toolCalls.length > 0));
   // Like a real server, a reply longer than max_tokens is cut there: the tool calls never finish, the text stops.
   const limit = typeof request.max_tokens === 'number' ? request.max_tokens : undefined;
   const cut = limit !== undefined && turn.usage?.completionTokens === undefined && generated() > limit;
@@ -95,11 +96,19 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
-      return sendError(response, 404, `The scripted model serves POST /v1/chat/completions, not ${request.method} ${request.url}`);
+      return sendError(
+        response,
+        404,
+        `The scripted model serves POST /v1/chat/completions, not ${request.method} ${request.url}`,
+      );
     }
     let body: RecordedRequest;
     try {
-      body = { ...(JSON.parse(await readBody(request)) as RecordedRequest), authorization: request.headers.authorization, receivedAt: Date.now() };
+      body = {
+        ...(JSON.parse(await readBody(request)) as RecordedRequest),
+        authorization: request.headers.authorization,
+        receivedAt: Date.now(),
+      };
     } catch {
       return sendError(response, 400, 'Request body is not JSON');
     }
@@ -114,7 +123,11 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     }
     const turn = typeof script === 'function' ? script(body, index) : script[index];
     if (!turn) {
-      return sendError(response, 400, `The script for model "${body.model}" has no response ${index + 1} (it has ${script.length})`);
+      return sendError(
+        response,
+        400,
+        `The script for model "${body.model}" has no response ${index + 1} (it has ${script.length})`,
+      );
     }
     if (turn.delayMs) {
       // The timer is cleared when the client gives up, so a scripted hang never keeps the process alive.

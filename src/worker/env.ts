@@ -9,7 +9,9 @@ export class InvalidEnvironmentError extends DurableAgentError {
   override readonly name = 'InvalidEnvironmentError';
 }
 
-const hostPort = z.string().regex(/^[\w.-]+:\d{1,5}$|^\[[\da-fA-F:]+\]:\d{1,5}$/, 'expected host:port, e.g. 0.0.0.0:9464');
+const hostPort = z
+  .string()
+  .regex(/^[\w.-]+:\d{1,5}$|^\[[\da-fA-F:]+\]:\d{1,5}$/, 'expected host:port, e.g. 0.0.0.0:9464');
 const duration = z.string().refine((value) => parseDuration(value) !== null, 'expected a duration like 30s or 2m');
 
 const schema = z.object({
@@ -36,9 +38,12 @@ export interface WorkerEnv {
 
 /** Reads and validates the WORKER_* variables; empty values count as unset. */
 export function readWorkerEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
-  const present = Object.fromEntries(Object.keys(schema.shape).flatMap((key) => (env[key]?.trim() ? [[key, env[key]?.trim()]] : [])));
+  const present = Object.fromEntries(
+    Object.keys(schema.shape).flatMap((key) => (env[key]?.trim() ? [[key, env[key]?.trim()]] : [])),
+  );
   const parsed = schema.safeParse(present);
-  if (!parsed.success) throw new InvalidEnvironmentError(`Invalid worker environment: ${formatZodIssues(parsed.error.issues)}`);
+  if (!parsed.success)
+    throw new InvalidEnvironmentError(`Invalid worker environment: ${formatZodIssues(parsed.error.issues)}`);
   const value = parsed.data;
   return {
     healthAddress: value.WORKER_HEALTH_ADDRESS,

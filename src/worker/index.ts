@@ -2,14 +2,32 @@
  * `durable-react-agent/worker`: the worker side. Add {@link DurableAgentPlugin} to your own `Worker.create`, or let
  * {@link createAgentWorker} build a worker with it.
  */
-export { DurableAgentPlugin, STOCK_WORKFLOWS_PATH, createDefaultRegistry, type DurableAgentPluginOptions } from './plugin';
+export {
+  DurableAgentPlugin,
+  STOCK_WORKFLOWS_PATH,
+  createDefaultRegistry,
+  type DurableAgentPluginOptions,
+} from './plugin';
 export { createAgentWorker, prebuiltWorkflowBundle, type AgentWorkerOptions } from './create-worker';
 export { createOpenAIClient, OPENAI_REQUEST_TIMEOUT_MS } from './openai-client';
 export { createActivities, type Activities, type ActivityDependencies } from './activities';
 export { ToolRegistry, DuplicateToolError } from './tools/registry';
 export { createBuiltinTools, type BuiltinToolsOptions } from './tools/builtin';
-export { defineTool, ToolInputError, type AnyToolDefinition, type ToolContext, type ToolDefinition, type ToolOutput } from './tools/define-tool';
+export {
+  defineTool,
+  ToolInputError,
+  type AnyToolDefinition,
+  type ToolContext,
+  type ToolDefinition,
+  type ToolOutput,
+} from './tools/define-tool';
 export { runWorkerProcess } from './process';
 export { readWorkerEnv, type WorkerEnv } from './env';
 export { createTracing, type Tracing } from './tracing';
-export { dataConverterFromEnv, EncryptionCodec, encryptedDataConverter, parseEncryptionKeys, type EncryptionKey } from './codec';
+export {
+  dataConverterFromEnv,
+  EncryptionCodec,
+  encryptedDataConverter,
+  parseEncryptionKeys,
+  type EncryptionKey,
+} from './codec';

@@ -31,10 +31,15 @@ async function startHealthServer(address: string, worker: Worker): Promise<Serve
  * metrics and a health endpoint. On a signal it stops polling, lets in-flight activities finish for up to
  * WORKER_SHUTDOWN_GRACE, then cancels them; Temporal retries what was cut short on another worker.
  */
-export async function runWorkerProcess(env: RuntimeEnv = readEnv(), workerEnv: WorkerEnv = readWorkerEnv()): Promise<void> {
+export async function runWorkerProcess(
+  env: RuntimeEnv = readEnv(),
+  workerEnv: WorkerEnv = readWorkerEnv(),
+): Promise<void> {
   Runtime.install({
     logger: new DefaultLogger(workerEnv.logLevel),
-    ...(workerEnv.metricsAddress ? { telemetryOptions: { metrics: { prometheus: { bindAddress: workerEnv.metricsAddress } } } } : {}),
+    ...(workerEnv.metricsAddress
+      ? { telemetryOptions: { metrics: { prometheus: { bindAddress: workerEnv.metricsAddress } } } }
+      : {}),
   });
   const address = env.temporalAddress ?? LOCAL_TEMPORAL_ADDRESS;
   const connection = await NativeConnection.connect({ address });

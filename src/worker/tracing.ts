@@ -17,13 +17,20 @@ export interface Tracing {
  */
 export function createTracing(endpoint: string, serviceName = 'durable-react-agent-worker'): Tracing {
   const resource = new Resource({ 'service.name': serviceName });
-  const spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }), {
-    scheduledDelayMillis: 1000,
-  });
+  const spanProcessor = new BatchSpanProcessor(
+    new OTLPTraceExporter({ url: `${endpoint.replace(/\/$/, '')}/v1/traces` }),
+    {
+      scheduledDelayMillis: 1000,
+    },
+  );
   const provider = new BasicTracerProvider({ resource });
   provider.addSpanProcessor(spanProcessor);
   // Registers the W3C trace-context propagator too, which the activity side uses to read its parent from headers.
   provider.register();
-  const plugin = new OpenTelemetryPlugin({ resource, spanProcessor, tracer: provider.getTracer('durable-react-agent') });
+  const plugin = new OpenTelemetryPlugin({
+    resource,
+    spanProcessor,
+    tracer: provider.getTracer('durable-react-agent'),
+  });
   return { plugin, shutdown: () => provider.shutdown() };
 }

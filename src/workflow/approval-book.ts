@@ -67,7 +67,12 @@ export class ApprovalBook {
   /** Validates a decision payload against what is pending. */
   checkDecision(payload: unknown): Checked<{ decision: Decision; entry: PendingEntry }> {
     const parsed = decisionSchema.safeParse(payload);
-    if (!parsed.success) return { ok: false, reason: 'invalid_payload', message: `Invalid decision: ${formatZodIssues(parsed.error.issues)}` };
+    if (!parsed.success)
+      return {
+        ok: false,
+        reason: 'invalid_payload',
+        message: `Invalid decision: ${formatZodIssues(parsed.error.issues)}`,
+      };
     const decision = parsed.data;
     const entry = this.entries.get(decision.callId);
     if (this.closed.has(decision.callId) || entry?.resolution) {
@@ -93,9 +98,19 @@ export class ApprovalBook {
     const { call } = entry;
     switch (decision.decision) {
       case 'approve':
-        entry.resolution = { outcome: 'run', args: call.args, decision: decision.always ? ALWAYS : { kind: 'approve' } };
+        entry.resolution = {
+          outcome: 'run',
+          args: call.args,
+          decision: decision.always ? ALWAYS : { kind: 'approve' },
+        };
         if (decision.always) this.approveAlways(call.tool);
-        return { callId: call.callId, tool: call.tool, decision: 'approve', always: decision.always === true, args: call.args };
+        return {
+          callId: call.callId,
+          tool: call.tool,
+          decision: 'approve',
+          always: decision.always === true,
+          args: call.args,
+        };
       case 'edit':
         entry.resolution = { outcome: 'run', args: decision.args, decision: { kind: 'edit' } };
         return { callId: call.callId, tool: call.tool, decision: 'edit', always: false, args: decision.args };
@@ -108,7 +123,12 @@ export class ApprovalBook {
         };
         return { callId: call.callId, tool: call.tool, decision: 'reject', always: false, args: null };
       case 'respond':
-        entry.resolution = { outcome: 'observe', text: decision.observation, isError: false, decision: { kind: 'respond' } };
+        entry.resolution = {
+          outcome: 'observe',
+          text: decision.observation,
+          isError: false,
+          decision: { kind: 'respond' },
+        };
         return { callId: call.callId, tool: call.tool, decision: 'respond', always: false, args: null };
     }
   }
@@ -125,11 +145,21 @@ export class ApprovalBook {
   /** Validates an answer payload against the pending question. */
   checkAnswer(payload: unknown): Checked<Answer> {
     const parsed = answerSchema.safeParse(payload);
-    if (!parsed.success) return { ok: false, reason: 'invalid_payload', message: `Invalid answer: ${formatZodIssues(parsed.error.issues)}` };
+    if (!parsed.success)
+      return {
+        ok: false,
+        reason: 'invalid_payload',
+        message: `Invalid answer: ${formatZodIssues(parsed.error.issues)}`,
+      };
     const pending = this.question;
-    if (!pending || pending.answer !== undefined) return { ok: false, reason: 'no_question', message: 'No question is waiting for an answer' };
+    if (!pending || pending.answer !== undefined)
+      return { ok: false, reason: 'no_question', message: 'No question is waiting for an answer' };
     if (parsed.data.callId !== undefined && parsed.data.callId !== pending.pending.callId) {
-      return { ok: false, reason: 'not_pending', message: `Question ${parsed.data.callId} is not the pending one (${pending.pending.callId})` };
+      return {
+        ok: false,
+        reason: 'not_pending',
+        message: `Question ${parsed.data.callId} is not the pending one (${pending.pending.callId})`,
+      };
     }
     return { ok: true, value: parsed.data };
   }

@@ -71,6 +71,11 @@ export function needsConfirmation(
 }
 
 /** The tools a config tries to waive although their authors made confirmation mandatory (`confirm: 'always'`). */
-export function waivedMandatoryTools(tools: Iterable<{ name: string; confirm: ConfirmationPolicy }>, config: Pick<AgentConfig, 'skipConfirmation'>): string[] {
-  return [...tools].filter((tool) => tool.confirm === 'always' && config.skipConfirmation.includes(tool.name)).map((tool) => tool.name);
+export function waivedMandatoryTools(
+  tools: Iterable<{ name: string; confirm: ConfirmationPolicy }>,
+  config: Pick<AgentConfig, 'skipConfirmation'>,
+): string[] {
+  return [...tools]
+    .filter((tool) => tool.confirm === 'always' && config.skipConfirmation.includes(tool.name))
+    .map((tool) => tool.name);
 }

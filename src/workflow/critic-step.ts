@@ -13,7 +13,12 @@ export async function critiqueIteration(state: RunState): Promise<void> {
   const latest = state.steps.filter((step) => step.iteration === state.iterations && step.observation !== null);
   const last = latest[latest.length - 1];
   if (!state.config.critic || state.stop || !last) return;
-  const input: CritiqueInput = { query: state.query, latest: renderScratchpad(latest, state.config), summary: state.summary, model: state.config.model };
+  const input: CritiqueInput = {
+    query: state.query,
+    latest: renderScratchpad(latest, state.config),
+    summary: state.summary,
+    model: state.config.model,
+  };
   // Over the token budget the critic is skipped: it only advises, and the loop's own check ends the run.
   const allowed = loopCallAllowance(state, criticMessages(input));
   if ('refused' in allowed) return;

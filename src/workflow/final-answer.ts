@@ -21,7 +21,8 @@ function finish(state: RunState, reply: ModelReply, answer: string, forced = fal
 }
 
 function confidenceIn(value: unknown): number | null {
-  const confidence = typeof value === 'object' && value !== null ? (value as Record<string, unknown>).confidence : undefined;
+  const confidence =
+    typeof value === 'object' && value !== null ? (value as Record<string, unknown>).confidence : undefined;
   return typeof confidence === 'number' && confidence >= 0 && confidence <= 1 ? confidence : null;
 }
 
@@ -70,7 +71,8 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
   }
   try {
     const reply = await think(state, messages, [], 'final answer · forced', allowed.maxTokens);
-    const answer = reply.type === 'final_answer' ? reply.answer : reply.assistantMessage.content.trim() || reply.thought;
+    const answer =
+      reply.type === 'final_answer' ? reply.answer : reply.assistantMessage.content.trim() || reply.thought;
     acceptFinalAnswer(state, reply, answer, true);
     state.forcedFinalAnswer = { status: 'given' };
   } catch (error) {

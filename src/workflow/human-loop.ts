@@ -16,7 +16,12 @@ export const INVALID_DECISION = ErrorType.InvalidDecision;
 
 /** The failure a refused update returns; its details carry the {@link RefusalReason} callers branch on. */
 function refuse(refusal: { message: string; reason: RefusalReason }): ApplicationFailure {
-  return ApplicationFailure.create({ type: INVALID_DECISION, message: refusal.message, nonRetryable: true, details: [refusal.reason] });
+  return ApplicationFailure.create({
+    type: INVALID_DECISION,
+    message: refusal.message,
+    nonRetryable: true,
+    details: [refusal.reason],
+  });
 }
 
 /** Applies a decision; an edit is first re-validated by the tool's own schema (an activity on the worker). */
@@ -26,7 +31,10 @@ async function decide(state: RunState, payload: unknown) {
   if (first.value.decision.decision === 'edit') {
     const problem = await validateToolArgs({ tool: first.value.entry.call.tool, args: first.value.decision.args });
     if (problem !== null) {
-      throw refuse({ reason: 'invalid_edit', message: `Edit refused, call ${first.value.decision.callId} is still pending: ${problem}` });
+      throw refuse({
+        reason: 'invalid_edit',
+        message: `Edit refused, call ${first.value.decision.callId} is still pending: ${problem}`,
+      });
     }
   }
   // Another decision may have landed while the edit was being validated.
@@ -77,7 +85,12 @@ export function installHumanHandlers(state: RunState): void {
 function deadlineInfo(state: RunState): { ms: number; requestedAt: string; deadline: string; label: string } {
   const ms = parseDuration(state.config.approvalTimeout) ?? 24 * 3_600_000;
   const now = Date.now();
-  return { ms, requestedAt: new Date(now).toISOString(), deadline: new Date(now + ms).toISOString(), label: formatDuration(ms) };
+  return {
+    ms,
+    requestedAt: new Date(now).toISOString(),
+    deadline: new Date(now + ms).toISOString(),
+    label: formatDuration(ms),
+  };
 }
 
 /** Waits (durably, up to `approvalTimeout`) for a decision about one call; on timeout applies `onApprovalTimeout`. */
@@ -101,7 +114,12 @@ export async function awaitDecision(state: RunState, callId: string, tool: strin
     if (state.config.onApprovalTimeout === 'end') {
       stopRun(state, 'timeout', `no decision on call ${callId} (${tool}) arrived within ${label}`);
     }
-    return { outcome: 'observe', text: `[timeout] ${describeCall(tool, args)}: ${message}`, isError: true, decision: { kind: 'timeout' } };
+    return {
+      outcome: 'observe',
+      text: `[timeout] ${describeCall(tool, args)}: ${message}`,
+      isError: true,
+      decision: { kind: 'timeout' },
+    };
   } finally {
     state.approvals.close(callId);
     publishStatus(state);
@@ -109,9 +127,15 @@ export async function awaitDecision(state: RunState, callId: string, tool: strin
 }
 
 /** Asks the user the model's question and waits for the answer, which becomes the observation. */
-export async function askUser(state: RunState, callId: string, question: string): Promise<{ text: string; answered: boolean }> {
+export async function askUser(
+  state: RunState,
+  callId: string,
+  question: string,
+): Promise<{ text: string; answered: boolean }> {
   const { ms, requestedAt, deadline, label } = deadlineInfo(state);
-  const asked: NonNullable<RunState['approvals']['question']> = { pending: { callId, question, requestedAt, deadline } };
+  const asked: NonNullable<RunState['approvals']['question']> = {
+    pending: { callId, question, requestedAt, deadline },
+  };
   state.approvals.question = asked;
   publishStatus(state);
   countDecisionRequest();
@@ -121,7 +145,8 @@ export async function askUser(state: RunState, callId: string, question: string)
       return { text: asked.answer ?? '', answered: true };
     }
     countDecision('timeout');
-    if (state.config.onApprovalTimeout === 'end') stopRun(state, 'timeout', `no answer to "${question}" within ${label}`);
+    if (state.config.onApprovalTimeout === 'end')
+      stopRun(state, 'timeout', `no answer to "${question}" within ${label}`);
     return { text: `[timeout] No answer arrived within ${label}; continue with what you know.`, answered: false };
   } finally {
     state.approvals.question = null;

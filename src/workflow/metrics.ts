@@ -27,7 +27,11 @@ function record(emit: (counters: NonNullable<typeof meters>) => void): void {
       iterations: metricMeter.createCounter('agent_iterations', 'iterations', 'Model calls made by agent loops'),
       tokens: metricMeter.createCounter('agent_tokens', 'tokens', 'Tokens reported by the model, by kind'),
       toolCalls: metricMeter.createCounter('agent_tool_calls', 'calls', 'Tool calls by tool and outcome'),
-      requests: metricMeter.createCounter('agent_decision_requests', 'requests', 'Calls and questions that waited for a person'),
+      requests: metricMeter.createCounter(
+        'agent_decision_requests',
+        'requests',
+        'Calls and questions that waited for a person',
+      ),
       decisions: metricMeter.createCounter('agent_decisions', 'decisions', 'Decisions, answers and timeouts, by kind'),
       finished: metricMeter.createCounter('agent_runs_finished', 'runs', 'Finished runs by termination reason'),
     };

@@ -28,7 +28,8 @@ function byIteration(steps: readonly ReActStep[]): ReActStep[][] {
 /** A step as the call the model made: tools as themselves, a question as the built-in clarification action. */
 function asCall(step: ReActStep): ModelToolCall | null {
   const { action } = step;
-  if (action.type === 'tool_call') return { id: action.callId, name: action.tool, argumentsText: renderArguments(action.args) };
+  if (action.type === 'tool_call')
+    return { id: action.callId, name: action.tool, argumentsText: renderArguments(action.args) };
   if (action.type === 'clarification') {
     const id = action.callId ?? `c${step.iteration}-1`;
     return { id, name: CLARIFICATION_TOOL, argumentsText: JSON.stringify({ question: action.question }) };
@@ -45,7 +46,11 @@ function nativeTurn(group: readonly ReActStep[]): ChatMessage[] {
     const call = asCall(step);
     return call ? [{ step, call }] : [];
   });
-  const assistant: ChatMessage = { role: 'assistant', content: group[0]?.thought ?? '', toolCalls: calls.map(({ call }) => call) };
+  const assistant: ChatMessage = {
+    role: 'assistant',
+    content: group[0]?.thought ?? '',
+    toolCalls: calls.map(({ call }) => call),
+  };
   const results: ChatMessage[] = calls.map(({ step, call }) => ({
     role: 'tool',
     toolCallId: call.id,
@@ -112,4 +117,3 @@ export function forcedAnswerInstruction(reasonDetail: string): string {
     'missing, and say plainly why you stopped.'
   );
 }
-

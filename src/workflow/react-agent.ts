@@ -101,7 +101,11 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
 }
 
 /** A reply with tool calls: validate the thought, check the phrases, then run the calls. */
-async function act(state: RunState, reply: ModelReply & { type: 'tool_calls' }, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
+async function act(
+  state: RunState,
+  reply: ModelReply & { type: 'tool_calls' },
+  tools: ReadonlyMap<string, ToolInfo>,
+): Promise<void> {
   const { config } = state;
   // Rules 1 judged the thought alone; the called tools' names let rules 2 refuse thoughts that only restate the calls.
   const calledTools = state.rules >= 2 ? reply.calls.map((call) => call.tool) : undefined;
@@ -127,7 +131,13 @@ async function act(state: RunState, reply: ModelReply & { type: 'tool_calls' }, 
 }
 
 /** The model asked the user a question: wait for the answer, which becomes the observation. */
-async function clarify(state: RunState, thought: string, callId: string, question: string, usage: TokenUsage): Promise<void> {
+async function clarify(
+  state: RunState,
+  thought: string,
+  callId: string,
+  question: string,
+  usage: TokenUsage,
+): Promise<void> {
   const { text } = await askUser(state, callId, question);
   recordStep(state, {
     iteration: state.iterations,
@@ -182,10 +192,20 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
 export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks = {}): Promise<ReActResult> {
   const validation = validateAgentConfig(input.config);
   if (!validation.ok) throw invalidInput(validation.message);
-  if (typeof input.query !== 'string' || input.query.trim() === '') throw invalidInput('The query must be a non-empty string');
+  if (typeof input.query !== 'string' || input.query.trim() === '')
+    throw invalidInput('The query must be a non-empty string');
   const config: AgentConfig = validation.config;
   const rules = patched(LOOP_RULES_2_PATCH) ? 2 : 1;
-  const state = createRunState(input.query, config, workflowInfo().workflowId, Date.now(), searchAttributesEnabled(), input.carried, hooks, rules);
+  const state = createRunState(
+    input.query,
+    config,
+    workflowInfo().workflowId,
+    Date.now(),
+    searchAttributesEnabled(),
+    input.carried,
+    hooks,
+    rules,
+  );
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
   setHandler(getScratchpadQuery, () => renderScratchpad(state.steps, config));
@@ -216,7 +236,12 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       recordError(state, 'model_error', cause.message);
       publishStatus(state, 'Failed');
       countFinished('failed');
-      throw ApplicationFailure.create({ type: cause.type ?? ErrorType.ModelUnavailable, message: cause.message, nonRetryable: true, details: [toTrace(state)] });
+      throw ApplicationFailure.create({
+        type: cause.type ?? ErrorType.ModelUnavailable,
+        message: cause.message,
+        nonRetryable: true,
+        details: [toTrace(state)],
+      });
     } else {
       throw error;
     }

@@ -234,7 +234,9 @@ export function toResult(state: RunState, nowMs: number): ReActResult {
   };
   if (state.config.outputMode !== 'structured') return result;
   // The reasoning is the last real thought: a native final answer's text is the answer itself.
-  const thoughts = state.steps.map((step) => step.thought).filter((thought) => thought !== '' && thought !== state.finalAnswer);
+  const thoughts = state.steps
+    .map((step) => step.thought)
+    .filter((thought) => thought !== '' && thought !== state.finalAnswer);
   const structured: StructuredOutput = {
     answer: state.output ?? state.finalAnswer,
     reasoning: thoughts[thoughts.length - 1] ?? '',

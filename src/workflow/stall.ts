@@ -40,6 +40,7 @@ export function iterationSignature(callSignatures: readonly string[]): string {
 /** The termination detail of a stall (rules 2): which tools, and for how many iterations. */
 export function stallDetail(tools: readonly string[], iterations: number): string {
   const names = [...new Set(tools)];
-  const list = names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : (names[0] ?? 'a tool');
+  const list =
+    names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : (names[0] ?? 'a tool');
   return `${list} ${names.length > 1 ? 'were' : 'was'} called with the same arguments in ${iterations} iterations in a row`;
 }

@@ -33,7 +33,9 @@ function clipStep(step: ReActStep, limit: number): ReActStep {
   return {
     ...rest,
     // The mark leads, so it survives the CLI's own clipping of long lines.
-    observation: long ? `[clipped from ${observation.length} characters in the run's archive] ${observation.slice(0, limit)}` : observation,
+    observation: long
+      ? `[clipped from ${observation.length} characters in the run's archive] ${observation.slice(0, limit)}`
+      : observation,
     clippedInArchive: true,
   };
 }

@@ -37,19 +37,40 @@ function childConfig(state: RunState, agent: string, remainingTokens: number | u
 export async function delegate(state: RunState, call: ParsedToolCall): Promise<Delegation> {
   const names = Object.keys(state.config.subagents);
   const args = parseDelegation(call.args);
-  if (!args) return { observation: errorObservation(call.tool, call.args, 'delegate needs {"agent": "<name>", "task": "<task>"}', 'invalid_arguments') };
+  if (!args)
+    return {
+      observation: errorObservation(
+        call.tool,
+        call.args,
+        'delegate needs {"agent": "<name>", "task": "<task>"}',
+        'invalid_arguments',
+      ),
+    };
   if (!state.config.subagents[args.agent]) {
-    return { observation: errorObservation(call.tool, call.args, `unknown subagent "${args.agent}"; subagents: ${names.join(', ')}`, 'invalid_arguments') };
+    return {
+      observation: errorObservation(
+        call.tool,
+        call.args,
+        `unknown subagent "${args.agent}"; subagents: ${names.join(', ')}`,
+        'invalid_arguments',
+      ),
+    };
   }
   const budget = state.config.tokenBudget;
   const remaining = budget === undefined ? undefined : budget - state.usage.totalTokens;
   if (remaining !== undefined && remaining <= 0) {
-    return { observation: errorObservation(call.tool, call.args, 'no token budget is left for a subagent', 'tool_limit') };
+    return {
+      observation: errorObservation(call.tool, call.args, 'no token budget is left for a subagent', 'tool_limit'),
+    };
   }
   const childWorkflowId = `${state.workflowId}/${call.callId}-${args.agent}`;
   const input: AgentWorkflowInput = { query: args.task, config: childConfig(state, args.agent, remaining) };
   // Queries only: a client asking what the run waits for is pointed at the child, whose approvals are its own.
-  state.approvals.delegations.set(childWorkflowId, { callId: call.callId, agent: args.agent, workflowId: childWorkflowId });
+  state.approvals.delegations.set(childWorkflowId, {
+    callId: call.callId,
+    agent: args.agent,
+    workflowId: childWorkflowId,
+  });
   try {
     const result = await executeChild<(input: AgentWorkflowInput) => Promise<ReActResult>>(AGENT_WORKFLOW_TYPE, {
       workflowId: childWorkflowId,
@@ -59,12 +80,19 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
     });
     recordUsage(state, result.tokenUsage);
     const text = result.finalAnswer ?? `(${args.agent} stopped without an answer: ${result.terminationReason})`;
-    const data = { workflowId: childWorkflowId, terminationReason: result.terminationReason, iterations: result.trace.totalIterations };
+    const data = {
+      workflowId: childWorkflowId,
+      terminationReason: result.terminationReason,
+      iterations: result.trace.totalIterations,
+    };
     return { observation: { text, isError: !result.success, truncated: false, data }, childWorkflowId };
   } catch (error) {
     if (isCancellation(error)) throw error;
     const cause = error instanceof ChildWorkflowFailure && error.cause ? error.cause.message : String(error);
-    return { observation: errorObservation(call.tool, call.args, `subagent ${args.agent} failed: ${cause}`, 'tool_error'), childWorkflowId };
+    return {
+      observation: errorObservation(call.tool, call.args, `subagent ${args.agent} failed: ${cause}`, 'tool_error'),
+      childWorkflowId,
+    };
   } finally {
     state.approvals.delegations.delete(childWorkflowId);
   }

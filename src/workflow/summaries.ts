@@ -13,7 +13,8 @@ import { summaryMessages, type SummarizeInput } from '../shared/summaries';
  */
 export async function summarizeConversationIfDue(state: RunState): Promise<void> {
   const every = state.config.summaryEvery;
-  if (every === undefined || state.iterations === 0 || state.iterations % every !== 0 || state.window.length === 0) return;
+  if (every === undefined || state.iterations === 0 || state.iterations % every !== 0 || state.window.length === 0)
+    return;
   const input: SummarizeInput = {
     kind: 'conversation',
     query: state.query,
@@ -39,11 +40,19 @@ export async function condenseObservation(
   const over = state.config.summarizeObservationsOver;
   const rawTokens = observation.rawTokens ?? 0;
   if (over === undefined || observation.isError || rawTokens <= over) return observation;
-  const input: SummarizeInput = { kind: 'observation', query: state.query, call: describeCall(call.tool, call.args), text: observation.text, model: state.config.model };
+  const input: SummarizeInput = {
+    kind: 'observation',
+    query: state.query,
+    call: describeCall(call.tool, call.args),
+    text: observation.text,
+    model: state.config.model,
+  };
   // Over the token budget the (already truncated) observation stays as it is.
   const allowed = loopCallAllowance(state, summaryMessages(input));
   if ('refused' in allowed) return observation;
-  const output = await summarize.executeWithOptions({ summary: `summarise · ${call.tool} result` }, [withCap(input, allowed.maxTokens)]);
+  const output = await summarize.executeWithOptions({ summary: `summarise · ${call.tool} result` }, [
+    withCap(input, allowed.maxTokens),
+  ]);
   recordUsage(state, output.usage);
   return { ...observation, text: output.summary, truncated: false, summarizedFromTokens: rawTokens };
 }

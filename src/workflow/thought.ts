@@ -12,22 +12,117 @@ const DEGENERATE_THOUGHTS: readonly RegExp[] = [
 
 /** Verbs of acting, in their base form: with a tool's name they say which action, never why. */
 const ACTION_VERBS = new Set([
-  'use', 'call', 'invoke', 'run', 'try', 'execute', 'employ', 'utilize', 'utilise', 'apply', 'perform', 'trigger',
-  'launch', 'start', 'begin', 'make', 'do', 'go', 'proceed', 'check', 'look', 'see', 'need', 'want', 'let',
+  'use',
+  'call',
+  'invoke',
+  'run',
+  'try',
+  'execute',
+  'employ',
+  'utilize',
+  'utilise',
+  'apply',
+  'perform',
+  'trigger',
+  'launch',
+  'start',
+  'begin',
+  'make',
+  'do',
+  'go',
+  'proceed',
+  'check',
+  'look',
+  'see',
+  'need',
+  'want',
+  'let',
 ]);
 
 /** Words that carry no content of their own (matched exactly: stemming them would swallow real words). */
 const FILLER = new Set([
-  'i', 'me', 'my', 'we', 'us', 'our', 'it', 'its', 'this', 'that', 'the', 'a', 'an', 'to', 'for', 'with', 'via', 'by',
-  'on', 'of', 'in', 'at', 'from', 'into', 'and', 'up', 'will', 'shall', 'should', 'must', 'can', 'could', 'would',
-  'may', 'might', 'am', 'is', 'are', 'be', 'going', 'gonna', 'now', 'then', 'next', 'first', 'again', 'just', 'so',
-  'ok', 'okay', 'alright', 'sure', 'right', 'here', 'there', 'please', 'ahead', 'also', 'once', 'time', 'step',
-  'tool', 'tools', 'function', 'action', 's', 'll', 'm', 've', 'd', 're',
+  'i',
+  'me',
+  'my',
+  'we',
+  'us',
+  'our',
+  'it',
+  'its',
+  'this',
+  'that',
+  'the',
+  'a',
+  'an',
+  'to',
+  'for',
+  'with',
+  'via',
+  'by',
+  'on',
+  'of',
+  'in',
+  'at',
+  'from',
+  'into',
+  'and',
+  'up',
+  'will',
+  'shall',
+  'should',
+  'must',
+  'can',
+  'could',
+  'would',
+  'may',
+  'might',
+  'am',
+  'is',
+  'are',
+  'be',
+  'going',
+  'gonna',
+  'now',
+  'then',
+  'next',
+  'first',
+  'again',
+  'just',
+  'so',
+  'ok',
+  'okay',
+  'alright',
+  'sure',
+  'right',
+  'here',
+  'there',
+  'please',
+  'ahead',
+  'also',
+  'once',
+  'time',
+  'step',
+  'tool',
+  'tools',
+  'function',
+  'action',
+  's',
+  'll',
+  'm',
+  've',
+  'd',
+  're',
 ]);
 
 /** Suffixes of English inflections and what replaces them in the base form. */
 const INFLECTIONS: ReadonlyArray<readonly [string, string]> = [
-  ['ies', 'y'], ['es', ''], ['s', ''], ['ed', ''], ['ed', 'e'], ['ing', ''], ['ing', 'e'],
+  ['ies', 'y'],
+  ['es', ''],
+  ['s', ''],
+  ['ed', ''],
+  ['ed', 'e'],
+  ['ing', ''],
+  ['ing', 'e'],
 ];
 
 /** The word and what it may be an inflection of ("calling" → "call", "using" → "use", "running" → "run"). */
@@ -56,8 +151,13 @@ function nameWords(toolNames: readonly string[]): Set<string> {
 /** True when nothing is left of the thought once the called tools' names, action verbs, filler and punctuation go. */
 function onlyRestatesAction(text: string, toolNames: readonly string[]): boolean {
   const names = nameWords(toolNames);
-  const words = text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word !== '');
-  return words.every((word) => FILLER.has(word) || baseForms(word).some((form) => ACTION_VERBS.has(form) || names.has(form)));
+  const words = text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word !== '');
+  return words.every(
+    (word) => FILLER.has(word) || baseForms(word).some((form) => ACTION_VERBS.has(form) || names.has(form)),
+  );
 }
 
 /**

@@ -28,7 +28,9 @@ function admit(
   const tool = tools.get(call.tool);
   if (!tool) {
     const available = [...tools.keys()].join(', ') || 'none';
-    return { refusal: errorObservation(call.tool, args, `unknown tool. Available tools: ${available}`, 'unknown_tool') };
+    return {
+      refusal: errorObservation(call.tool, args, `unknown tool. Available tools: ${available}`, 'unknown_tool'),
+    };
   }
   if (call.parseError !== undefined) {
     return { refusal: errorObservation(call.tool, args, call.parseError, 'invalid_arguments') };
@@ -68,7 +70,15 @@ async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): P
         startToCloseTimeout: tool.timeout,
         retry: tool.retry,
       },
-      [{ tool: call.tool, args: call.args, callId: call.callId, maxObservationTokens: state.config.maxObservationTokens, ...idempotencyKey(state, call.callId) }],
+      [
+        {
+          tool: call.tool,
+          args: call.args,
+          callId: call.callId,
+          maxObservationTokens: state.config.maxObservationTokens,
+          ...idempotencyKey(state, call.callId),
+        },
+      ],
     );
   } catch (error) {
     if (isCancellation(error)) throw error;
@@ -92,7 +102,10 @@ interface CallOutcome {
 function toolOutcome(outcome: CallOutcome): 'ok' | 'error' | 'refused' {
   const { observation } = outcome;
   if (!observation.isError) return 'ok';
-  const neverRan = observation.errorKind !== 'tool_error' || outcome.decision?.kind === 'reject' || outcome.decision?.kind === 'timeout';
+  const neverRan =
+    observation.errorKind !== 'tool_error' ||
+    outcome.decision?.kind === 'reject' ||
+    outcome.decision?.kind === 'timeout';
   return neverRan ? 'refused' : 'error';
 }
 
@@ -106,7 +119,12 @@ function countRun(state: RunState, tool: string, delta: 1 | -1): void {
 }
 
 /** Runs the tool's activity; a call the worker refuses (unknown tool, arguments the tool refuses) did not run. */
-async function executeInSlot(state: RunState, call: ParsedToolCall, tool: ToolInfo, slot: RunSlot): Promise<ToolObservation> {
+async function executeInSlot(
+  state: RunState,
+  call: ParsedToolCall,
+  tool: ToolInfo,
+  slot: RunSlot,
+): Promise<ToolObservation> {
   slot.ran = true; // a call cut short while running still ran: its side effects may have happened
   const observation = await execute(state, call, tool);
   if (observation.errorKind === 'unknown_tool' || observation.errorKind === 'invalid_arguments') slot.ran = false;
@@ -114,9 +132,16 @@ async function executeInSlot(state: RunState, call: ParsedToolCall, tool: ToolIn
 }
 
 /** Admits, confirms (when the policy asks for it) and runs one call. */
-async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<string, ToolInfo>): Promise<CallOutcome> {
+async function settle(
+  state: RunState,
+  call: ParsedToolCall,
+  tools: ReadonlyMap<string, ToolInfo>,
+): Promise<CallOutcome> {
   // Admission reads the counts before this call; toolUsage counts every call, refused ones included.
-  const admission = call.tool === DELEGATE_TOOL && Object.keys(state.config.subagents).length > 0 ? 'delegate' : admit(state, call, tools);
+  const admission =
+    call.tool === DELEGATE_TOOL && Object.keys(state.config.subagents).length > 0
+      ? 'delegate'
+      : admit(state, call, tools);
   state.toolUsage[call.tool] = (state.toolUsage[call.tool] ?? 0) + 1;
   if (admission === 'delegate') {
     const delegation = await delegate(state, call);
@@ -134,11 +159,26 @@ async function settle(state: RunState, call: ParsedToolCall, tools: ReadonlyMap<
   }
 }
 
-async function settleAdmitted(state: RunState, call: ParsedToolCall, tool: ToolInfo, slot: RunSlot): Promise<CallOutcome> {
+async function settleAdmitted(
+  state: RunState,
+  call: ParsedToolCall,
+  tool: ToolInfo,
+  slot: RunSlot,
+): Promise<CallOutcome> {
   const beforeToolCall = state.hooks.beforeToolCall;
   if (beforeToolCall) {
-    const verdict = callHook('beforeToolCall', () => beforeToolCall({ tool: call.tool, args: call.args, callId: call.callId }));
-    if (!verdict.allow) return { observation: errorObservation(call.tool, call.args, `refused before running: ${verdict.message}`, 'invalid_arguments') };
+    const verdict = callHook('beforeToolCall', () =>
+      beforeToolCall({ tool: call.tool, args: call.args, callId: call.callId }),
+    );
+    if (!verdict.allow)
+      return {
+        observation: errorObservation(
+          call.tool,
+          call.args,
+          `refused before running: ${verdict.message}`,
+          'invalid_arguments',
+        ),
+      };
   }
   if (!needsConfirmation(tool, call.args, state.config, state.approvals.alwaysApproved, state.rules >= 2)) {
     return { observation: await condenseObservation(state, call, await executeInSlot(state, call, tool, slot)) };
@@ -146,14 +186,27 @@ async function settleAdmitted(state: RunState, call: ParsedToolCall, tool: ToolI
   // Each call runs as soon as its own decision arrives: one slow reviewer does not hold up the other calls.
   const resolution = await awaitDecision(state, call.callId, call.tool, call.args);
   if (resolution.outcome === 'observe') {
-    return { observation: { text: resolution.text, isError: resolution.isError, truncated: false }, decision: resolution.decision };
+    return {
+      observation: { text: resolution.text, isError: resolution.isError, truncated: false },
+      decision: resolution.decision,
+    };
   }
   const ran = { ...call, args: resolution.args };
   const observation = await condenseObservation(state, ran, await executeInSlot(state, ran, tool, slot));
-  return { observation, decision: resolution.decision, ...(resolution.decision.kind === 'edit' ? { args: resolution.args } : {}) };
+  return {
+    observation,
+    decision: resolution.decision,
+    ...(resolution.decision.kind === 'edit' ? { args: resolution.args } : {}),
+  };
 }
 
-function toStep(state: RunState, thought: string, call: ParsedToolCall, outcome: CallOutcome, usage: TokenUsage): ReActStep {
+function toStep(
+  state: RunState,
+  thought: string,
+  call: ParsedToolCall,
+  outcome: CallOutcome,
+  usage: TokenUsage,
+): ReActStep {
   const { observation } = outcome;
   const args = 'args' in outcome ? outcome.args : (call.args ?? call.argumentsText);
   const delegated = outcome.childWorkflowId !== undefined ? (args as { agent: string; task: string }) : null;
@@ -169,7 +222,9 @@ function toStep(state: RunState, thought: string, call: ParsedToolCall, outcome:
     isError: observation.isError,
     ...(observation.data !== undefined ? { observationData: observation.data } : {}),
     ...(observation.truncated ? { truncated: true } : {}),
-    ...(observation.summarizedFromTokens !== undefined ? { summarizedFromTokens: observation.summarizedFromTokens } : {}),
+    ...(observation.summarizedFromTokens !== undefined
+      ? { summarizedFromTokens: observation.summarizedFromTokens }
+      : {}),
     timestamp: nowIso(),
     tokenUsage: usage,
   };
@@ -197,7 +252,13 @@ export async function actOnToolCalls(
     const outcome: CallOutcome =
       result.status === 'fulfilled'
         ? result.value
-        : { observation: errorObservation(call.tool, call.args, 'interrupted: the run stopped before the tool finished') };
+        : {
+            observation: errorObservation(
+              call.tool,
+              call.args,
+              'interrupted: the run stopped before the tool finished',
+            ),
+          };
     const step = toStep(state, thought, call, outcome, index === 0 ? usage : ZERO_USAGE);
     recordStep(state, step);
     // Errors of the run (not a person's rejection) go to the error history.
@@ -228,7 +289,10 @@ function detectStall(state: RunState, calls: readonly ParsedToolCall[], signatur
   if (repeats < threshold) return;
   const detail =
     state.rules >= 2
-      ? stallDetail(calls.map((call) => call.tool), repeats)
+      ? stallDetail(
+          calls.map((call) => call.tool),
+          repeats,
+        )
       : `${last.tool} was called ${repeats} times in a row with the same arguments`;
   stopRun(state, 'stalled', detail);
 }

@@ -16,10 +16,17 @@ function clip(text: string): string {
 function stepLines(step: ReActStep): string[] {
   const lines = [`**${step.iteration}. Thought:** ${clip(step.thought || '(none)')}`];
   const action = step.action;
-  if (action.type === 'tool_call') lines.push(`- Action: \`${clip(describeCall(action.tool, action.args, 120))}\`${step.decision ? ` (${step.decision.kind}${step.decision.always ? ', always' : ''})` : ''}`);
-  if (action.type === 'delegate') lines.push(`- Delegated to **${action.agent}**: ${clip(action.task)}${step.childWorkflowId ? ` (\`${step.childWorkflowId}\`)` : ''}`);
+  if (action.type === 'tool_call')
+    lines.push(
+      `- Action: \`${clip(describeCall(action.tool, action.args, 120))}\`${step.decision ? ` (${step.decision.kind}${step.decision.always ? ', always' : ''})` : ''}`,
+    );
+  if (action.type === 'delegate')
+    lines.push(
+      `- Delegated to **${action.agent}**: ${clip(action.task)}${step.childWorkflowId ? ` (\`${step.childWorkflowId}\`)` : ''}`,
+    );
   if (action.type === 'clarification') lines.push(`- Asked: ${clip(action.question)}`);
-  if (action.type === 'final_answer') lines.push(`- **Final answer${step.forced ? ' (forced)' : ''}:** ${clip(action.answer)}`);
+  if (action.type === 'final_answer')
+    lines.push(`- **Final answer${step.forced ? ' (forced)' : ''}:** ${clip(action.answer)}`);
   if (step.observation !== null) lines.push(`- Observation${step.isError ? ' ⚠' : ''}: ${clip(step.observation)}`);
   if (step.critic) lines.push(`- Critic: ${step.critic.decision} (${step.critic.confidence})`);
   return lines;
@@ -34,16 +41,23 @@ export function renderDetails(state: RunState): string {
   ];
   if (pending.approvals.length > 0 || pending.question) {
     const waiting = pending.approvals.map(
-      (call) => `- \`${call.callId}\` ${clip(describeCall(call.tool, call.args, 120))}: \`durable-react-agent approve ${state.workflowId} ${call.callId}\` or signal \`decide\` \`{"callId":"${call.callId}","decision":"approve"}\``,
+      (call) =>
+        `- \`${call.callId}\` ${clip(describeCall(call.tool, call.args, 120))}: \`durable-react-agent approve ${state.workflowId} ${call.callId}\` or signal \`decide\` \`{"callId":"${call.callId}","decision":"approve"}\``,
     );
-    if (pending.question) waiting.push(`- Question \`${pending.question.callId}\`: ${clip(pending.question.question)} (signal \`answer\` \`{"answer":"…"}\`)`);
+    if (pending.question)
+      waiting.push(
+        `- Question \`${pending.question.callId}\`: ${clip(pending.question.question)} (signal \`answer\` \`{"answer":"…"}\`)`,
+      );
     sections.push(`### Waiting for a decision\n${waiting.join('\n')}`);
   }
   if (state.summary) sections.push(`### Conversation so far\n${clip(state.summary)}`);
   const shown = state.steps.slice(-DETAIL_STEPS);
   const hidden = state.stepsBefore + state.steps.length - shown.length;
   const steps = shown.flatMap(stepLines);
-  if (steps.length > 0) sections.push(`### Scratchpad${hidden > 0 ? ` (latest ${shown.length}; ${hidden} earlier)` : ''}\n${steps.join('\n')}`);
+  if (steps.length > 0)
+    sections.push(
+      `### Scratchpad${hidden > 0 ? ` (latest ${shown.length}; ${hidden} earlier)` : ''}\n${steps.join('\n')}`,
+    );
   return sections.join('\n\n');
 }
 

@@ -10,7 +10,14 @@ import { killAllWorkers } from '../../chaos/worker-process';
 import type { RecordedRequest } from '../../src/testing/scripted-model';
 
 /** The short fault suite: the same scenarios as `npm run chaos`, a few runs each. */
-const SHORT: ChaosSizes = { workerKillRuns: 3, workerKillLanes: 3, serverKillRuns: 1, modelFaultRuns: 10, loadRuns: 20, loadSteps: 10 };
+const SHORT: ChaosSizes = {
+  workerKillRuns: 3,
+  workerKillLanes: 3,
+  serverKillRuns: 1,
+  modelFaultRuns: 10,
+  loadRuns: 20,
+  loadSteps: 10,
+};
 
 const context = (): ChaosContext => ({
   address: inject('temporalAddress'),
@@ -33,29 +40,41 @@ function expectAllRight(report: ScenarioReport, runs: number): void {
 
 // Concurrent: each scenario has its own task queues, worker processes and fakes (server kill, its own server).
 describe.concurrent('the fault suite, short', () => {
-  it('worker SIGKILLed during a model call, a tool call and an approval wait: right answers, no duplicate effects', { timeout: 150_000 }, async () => {
-    const report = await runScenario('worker-kill', context(), SHORT);
-    expectAllRight(report, SHORT.workerKillRuns);
-    expect(report.counts.kills).toBe(SHORT.workerKillRuns);
-    expect(report.duplicateEffects).toBe(0);
-    expect(report.counts.appliedWrites).toBe(2 * SHORT.workerKillRuns); // each run's two entries, once each
-  });
+  it(
+    'worker SIGKILLed during a model call, a tool call and an approval wait: right answers, no duplicate effects',
+    { timeout: 150_000 },
+    async () => {
+      const report = await runScenario('worker-kill', context(), SHORT);
+      expectAllRight(report, SHORT.workerKillRuns);
+      expect(report.counts.kills).toBe(SHORT.workerKillRuns);
+      expect(report.duplicateEffects).toBe(0);
+      expect(report.counts.appliedWrites).toBe(2 * SHORT.workerKillRuns); // each run's two entries, once each
+    },
+  );
 
-  it('dev server SIGKILLed mid-run and restarted on its database: the run completes', { timeout: 150_000 }, async () => {
-    const report = await runScenario('server-kill', context(), SHORT);
-    expectAllRight(report, SHORT.serverKillRuns);
-    expect(report.counts.kills).toBe(SHORT.serverKillRuns);
-    expect(report.duplicateEffects).toBe(0);
-  });
+  it(
+    'dev server SIGKILLed mid-run and restarted on its database: the run completes',
+    { timeout: 150_000 },
+    async () => {
+      const report = await runScenario('server-kill', context(), SHORT);
+      expectAllRight(report, SHORT.serverKillRuns);
+      expect(report.counts.kills).toBe(SHORT.serverKillRuns);
+      expect(report.duplicateEffects).toBe(0);
+    },
+  );
 
-  it('429/5xx, hangs and malformed tool calls: all runs complete, retries follow the policy, a 401 fails at once', { timeout: 150_000 }, async () => {
-    const report = await runScenario('model-faults', context(), SHORT);
-    expectAllRight(report, SHORT.modelFaultRuns); // failures would also name a 401 that did not fail fast
-    expect(report.counts.status).toBeGreaterThan(0);
-    expect(report.counts.hang).toBeGreaterThan(0);
-    expect(report.counts.malformed).toBeGreaterThan(0);
-    expect(report.counts.policyViolations).toBe(0);
-  });
+  it(
+    '429/5xx, hangs and malformed tool calls: all runs complete, retries follow the policy, a 401 fails at once',
+    { timeout: 150_000 },
+    async () => {
+      const report = await runScenario('model-faults', context(), SHORT);
+      expectAllRight(report, SHORT.modelFaultRuns); // failures would also name a 401 that did not fail fast
+      expect(report.counts.status).toBeGreaterThan(0);
+      expect(report.counts.hang).toBeGreaterThan(0);
+      expect(report.counts.malformed).toBeGreaterThan(0);
+      expect(report.counts.policyViolations).toBe(0);
+    },
+  );
 
   it('concurrent runs of 10 steps on one worker all finish with the right count', { timeout: 150_000 }, async () => {
     const report = await runScenario('load', context(), SHORT);
@@ -69,7 +88,8 @@ describe('the fault suite’s own checks can fail', () => {
     const ledger = await startLedgerService();
     try {
       const write = { account: 'acct', entry: 'product', amount: 7 };
-      const put = (key: string) => fetch(`${ledger.url}/effects/${key}`, { method: 'PUT', body: JSON.stringify(write) });
+      const put = (key: string) =>
+        fetch(`${ledger.url}/effects/${key}`, { method: 'PUT', body: JSON.stringify(write) });
       await put('run-1:c1-1');
       await put('run-1:c1-1-retry'); // a careless retry under a new key: the same entry applied again
       expect(ledger.duplicateEffects()).toBe(1);
@@ -88,10 +108,25 @@ describe('the fault suite’s own checks can fail', () => {
   });
 
   it('the retry audit flags a retry sooner than the backoff and a call over the attempt limit', () => {
-    const request = (receivedAt: number): RecordedRequest => ({ model: 'm', messages: [{ role: 'user', content: 'q' }], authorization: undefined, receivedAt });
-    const tooSoon = auditRetries([request(0), request(400)], new Map([[0, { kind: 'status', status: 500 }]]), MODEL_RETRY_POLICY, 1000);
+    const request = (receivedAt: number): RecordedRequest => ({
+      model: 'm',
+      messages: [{ role: 'user', content: 'q' }],
+      authorization: undefined,
+      receivedAt,
+    });
+    const tooSoon = auditRetries(
+      [request(0), request(400)],
+      new Map([[0, { kind: 'status', status: 500 }]]),
+      MODEL_RETRY_POLICY,
+      1000,
+    );
     expect(tooSoon.violations).toHaveLength(1);
-    const honoured = auditRetries([request(0), request(2000)], new Map([[0, { kind: 'status', status: 429, retryAfterMs: 2000 }]]), MODEL_RETRY_POLICY, 1000);
+    const honoured = auditRetries(
+      [request(0), request(2000)],
+      new Map([[0, { kind: 'status', status: 429, retryAfterMs: 2000 }]]),
+      MODEL_RETRY_POLICY,
+      1000,
+    );
     expect(honoured).toEqual({ retries: 1, violations: [] });
     const times = [0, 1000, 3000, 7000, 15_000, 31_000, 63_000];
     const tooMany = auditRetries(times.map(request), new Map(), MODEL_RETRY_POLICY, 1000);

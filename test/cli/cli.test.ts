@@ -62,10 +62,15 @@ function scripted(turns: ScriptedTurn[]): string {
 describe('durable-react-agent run', () => {
   it('prints the live trace on stderr and exactly one ReActResult JSON on stdout with --json', async () => {
     const name = scripted([
-      { thought: 'The calculator gives the exact product of these numbers.', toolCalls: [{ name: 'calculator', args: { expression: '12*12' } }] },
+      {
+        thought: 'The calculator gives the exact product of these numbers.',
+        toolCalls: [{ name: 'calculator', args: { expression: '12*12' } }],
+      },
       { answer: '144' },
     ]);
-    const outcome = await cli(['run', '--json', '--model', name, 'What is 12 squared?'], { OPENAI_BASE_URL: model.baseURL });
+    const outcome = await cli(['run', '--json', '--model', name, 'What is 12 squared?'], {
+      OPENAI_BASE_URL: model.baseURL,
+    });
     expect(outcome.stderr).toContain('[step 1] Thought: The calculator gives the exact product');
     expect(outcome.stderr).toContain('Action: calculator');
     expect(outcome.code, outcome.stderr).toBe(0);
@@ -78,10 +83,15 @@ describe('durable-react-agent run', () => {
 
   it('prints the final answer on stdout and exits 0 for a non-success termination', async () => {
     const name = scripted([
-      { thought: 'Computing the first part with the calculator tool.', toolCalls: [{ name: 'calculator', args: { expression: '1+1' } }] },
+      {
+        thought: 'Computing the first part with the calculator tool.',
+        toolCalls: [{ name: 'calculator', args: { expression: '1+1' } }],
+      },
       { answer: 'Only got as far as 1+1=2.' },
     ]);
-    const outcome = await cli(['run', '--max-iterations', '1', '--model', name, 'q'], { OPENAI_BASE_URL: model.baseURL });
+    const outcome = await cli(['run', '--max-iterations', '1', '--model', name, 'q'], {
+      OPENAI_BASE_URL: model.baseURL,
+    });
     expect(outcome.code).toBe(0);
     expect(outcome.stdout).toBe('Only got as far as 1+1=2.\n');
     expect(outcome.stderr).toContain('Finished: max_iterations');
@@ -110,7 +120,10 @@ describe('durable-react-agent run', () => {
 
   it('exits 1 with the clear message when the endpoint rejects the key', async () => {
     const name = scripted([{ status: 401, errorMessage: 'invalid key' }]);
-    const outcome = await cli(['run', '--model', name, 'q'], { OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: 'sk-wrong' });
+    const outcome = await cli(['run', '--model', name, 'q'], {
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'sk-wrong',
+    });
     expect(outcome.code).toBe(1);
     expect(outcome.stdout).toBe('');
     expect(outcome.stderr.trim().split('\n').at(-1)).toBe(

@@ -20,7 +20,14 @@ afterAll(async () => {
 /** Runs the CLI; a child still running after `killAfterMs` is killed (its exit code is then null). */
 function start(args: string[], killAfterMs?: number, env: NodeJS.ProcessEnv = {}) {
   const child = spawn(process.execPath, [CLI, ...args], {
-    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), TEMPORAL_TASK_QUEUE: taskQueue, OPENAI_BASE_URL: model.baseURL, OPENAI_API_KEY: undefined, ...env },
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: taskQueue,
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: undefined,
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const output = { stdout: '', stderr: '' };
@@ -42,9 +49,20 @@ describe('deciding from the CLI while `run` waits', () => {
     model.script('cli-approval', (request) =>
       request.messages.some((message) => message.role === 'tool')
         ? { answer: 'It is 42.' }
-        : { thought: 'An exact product needs the calculator; the user wants it confirmed first.', toolCalls: [{ name: 'calculator', args: { expression: '21*2' } }] },
+        : {
+            thought: 'An exact product needs the calculator; the user wants it confirmed first.',
+            toolCalls: [{ name: 'calculator', args: { expression: '21*2' } }],
+          },
     );
-    const run = start(['run', '--no-interactive', '--confirm', 'calculator', '--model', 'cli-approval', 'What is 21 times 2?']);
+    const run = start([
+      'run',
+      '--no-interactive',
+      '--confirm',
+      'calculator',
+      '--model',
+      'cli-approval',
+      'What is 21 times 2?',
+    ]);
     // The notice arrives in chunks: wait for its last command, not its first line.
     for (let attempt = 0; attempt < 200 && !run.output.stderr.includes('respond ... --observation'); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -53,7 +71,9 @@ describe('deciding from the CLI while `run` waits', () => {
     expect(run.output.stderr).toContain(`Waiting for a decision on c1-1: calculator({"expression":"21*2"})`);
     // The suite's server is not on the default port, so the printed commands name it.
     const address = inject('temporalAddress');
-    expect(run.output.stderr).toContain(`durable-react-agent approve --address ${address} ${workflowId} c1-1 [--always]`);
+    expect(run.output.stderr).toContain(
+      `durable-react-agent approve --address ${address} ${workflowId} c1-1 [--always]`,
+    );
 
     let pending = await cli(['pending']);
     for (let attempt = 0; attempt < 50 && !pending.stdout.includes(workflowId); attempt++) {
@@ -61,7 +81,9 @@ describe('deciding from the CLI while `run` waits', () => {
       pending = await cli(['pending']);
     }
     expect(pending.code).toBe(0);
-    expect(pending.stdout).toMatch(new RegExp(`^${workflowId}  c1-1  calculator\\(\\{"expression":"21\\*2"\\}\\)  \\(argsHash [0-9a-f]{16}\\)`, 'm'));
+    expect(pending.stdout).toMatch(
+      new RegExp(`^${workflowId}  c1-1  calculator\\(\\{"expression":"21\\*2"\\}\\)  \\(argsHash [0-9a-f]{16}\\)`, 'm'),
+    );
 
     const refused = await cli(['approve', workflowId, 'c9-9']);
     expect(refused.code).toBe(2);
@@ -70,7 +92,9 @@ describe('deciding from the CLI while `run` waits', () => {
     expect(noReason.code).toBe(2);
 
     // The printed command works as printed, from a terminal without TEMPORAL_ADDRESS.
-    const approved = await cli(['approve', '--address', address, workflowId], undefined, { TEMPORAL_ADDRESS: undefined });
+    const approved = await cli(['approve', '--address', address, workflowId], undefined, {
+      TEMPORAL_ADDRESS: undefined,
+    });
     expect(approved.code).toBe(0);
     expect(approved.stdout).toBe('approved c1-1 (calculator)\n');
 
@@ -97,7 +121,8 @@ describe('deciding from the CLI while `run` waits', () => {
     // The run's in-process worker has exited: nothing polls this task queue any more.
     const trace = await cli(['trace', workflowId], 20_000);
     expect(trace.code).toBe(0);
-    for (const expression of ['1+1', '2+2', '3+3', '4+4']) expect(trace.stdout).toContain(`Action: calculator {"expression":"${expression}"}`);
+    for (const expression of ['1+1', '2+2', '3+3', '4+4'])
+      expect(trace.stdout).toContain(`Action: calculator {"expression":"${expression}"}`);
     expect(trace.stdout).toContain('success: 5 iterations');
     const result = await cli(['result', workflowId, '--json'], 20_000);
     expect(result.code).toBe(0);
@@ -108,23 +133,45 @@ describe('deciding from the CLI while `run` waits', () => {
     model.script('cli-parent', (request) =>
       request.messages.some((message) => message.role === 'tool')
         ? { answer: 'The researcher says 42.' }
-        : { thought: 'The researcher can work this out on its own, so I hand the task over.', toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'What is 21 times 2?' } }] },
+        : {
+            thought: 'The researcher can work this out on its own, so I hand the task over.',
+            toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'What is 21 times 2?' } }],
+          },
     );
     model.script('cli-child', (request) =>
       request.messages.some((message) => message.role === 'tool')
         ? { answer: '42' }
-        : { thought: 'An exact product needs the calculator; it needs a person to confirm it here.', toolCalls: [{ name: 'calculator', args: { expression: '21*2' } }] },
+        : {
+            thought: 'An exact product needs the calculator; it needs a person to confirm it here.',
+            toolCalls: [{ name: 'calculator', args: { expression: '21*2' } }],
+          },
     );
     const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-cli-')), 'config.json');
-    writeFileSync(config, JSON.stringify({ requireConfirmation: ['calculator'], subagents: { researcher: { description: 'Works out sums', model: 'cli-child' } } }));
-    const run = start(['run', '--no-interactive', '--config', config, '--model', 'cli-parent', 'Ask the researcher for 21 times 2']);
+    writeFileSync(
+      config,
+      JSON.stringify({
+        requireConfirmation: ['calculator'],
+        subagents: { researcher: { description: 'Works out sums', model: 'cli-child' } },
+      }),
+    );
+    const run = start([
+      'run',
+      '--no-interactive',
+      '--config',
+      config,
+      '--model',
+      'cli-parent',
+      'Ask the researcher for 21 times 2',
+    ]);
     const printed = /durable-react-agent approve --address (\S+) (\S+) (c\d+-\d+) \[--always\]/;
     for (let attempt = 0; attempt < 200 && !printed.test(run.output.stderr); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     const [, address = '', childId = '', callId = ''] = printed.exec(run.output.stderr) ?? [];
     const parentId = /Run (agent-[0-9a-f-]+) started/.exec(run.output.stderr)?.[1] ?? '';
-    expect(run.output.stderr).toContain(`Waiting for a decision on c1-1 in subagent run ${parentId}/c1-1-researcher: calculator({"expression":"21*2"})`);
+    expect(run.output.stderr).toContain(
+      `Waiting for a decision on c1-1 in subagent run ${parentId}/c1-1-researcher: calculator({"expression":"21*2"})`,
+    );
     expect(childId).toBe(`${parentId}/c1-1-researcher`);
 
     const approved = await cli(['approve', '--address', address, childId, callId]);

@@ -470,7 +470,9 @@ describe('Dockerfile', () => {
   });
 
   it('builds dist/ with every dependency, and ships production dependencies only', () => {
-    expect(JSON.parse(read('package.json'))).toMatchObject({ scripts: { build: 'tsc -p tsconfig.build.json && node scripts/bundle-workflows.mjs' } });
+    expect(JSON.parse(read('package.json'))).toMatchObject({
+      scripts: { build: 'tsc -p tsconfig.build.json && node scripts/bundle-workflows.mjs' },
+    });
     const fromStages = copies(runtime).filter((copy) => copy.from !== undefined);
     const dist = fromStages.find((copy) => copy.sources.includes('/app/dist'));
     const modules = fromStages.find((copy) => copy.sources.includes('/app/node_modules'));
@@ -487,7 +489,10 @@ describe('Dockerfile', () => {
     for (const stage of dockerfile.stages) {
       const commands = runs(stage);
       if (!commands.some((command) => /^npm install(?! --global)/.test(command))) continue;
-      expect(commands.some((command) => /npm install --global .*npm@11\./.test(command)), stage.name).toBe(true);
+      expect(
+        commands.some((command) => /npm install --global .*npm@11\./.test(command)),
+        stage.name,
+      ).toBe(true);
     }
   });
 
@@ -521,7 +526,10 @@ describe('.dockerignore', () => {
     const copied = fromContext.flatMap((copy) => copy.sources);
     expect([...new Set(copied)].sort()).toEqual([...included].sort());
     for (const kept of ['node_modules', 'dist', '.data', 'test', '.git', '.env', 'workspace']) {
-      expect(included.some((entry) => entry === kept || entry.startsWith(`${kept}/`)), kept).toBe(false);
+      expect(
+        included.some((entry) => entry === kept || entry.startsWith(`${kept}/`)),
+        kept,
+      ).toBe(false);
     }
   });
 });

@@ -17,7 +17,19 @@ const harness = useHarness({ toolsRoot: SAMPLE_CODEBASE });
 /** What a sensible model would grep for when asked about authentication. */
 const AUTH_PATTERN = 'auth|login|logout|password|token|session|credential';
 /** Words that make a function name about authentication; `tokenize` splits to "tokenize", not "token". */
-const AUTH_WORDS = new Set(['auth', 'authenticate', 'login', 'logout', 'signin', 'signout', 'password', 'token', 'session', 'credential', 'credentials']);
+const AUTH_WORDS = new Set([
+  'auth',
+  'authenticate',
+  'login',
+  'logout',
+  'signin',
+  'signout',
+  'password',
+  'token',
+  'session',
+  'credential',
+  'credentials',
+]);
 
 /** Every function in the sample codebase that handles authentication, as `path: name`. */
 const AUTH_FUNCTIONS = [
@@ -91,7 +103,10 @@ const DECLARATION =
 function declarationsIn(source: string): Array<{ name: string; doc: string }> {
   return [...source.matchAll(DECLARATION)].map((match) => ({
     name: (match[2] ?? match[3])!,
-    doc: (match[1] ?? '').replace(/^\s*\*\s?/gm, '').replace(/\s+/g, ' ').trim(),
+    doc: (match[1] ?? '')
+      .replace(/^\s*\*\s?/gm, '')
+      .replace(/\s+/g, ' ')
+      .trim(),
   }));
 }
 
@@ -110,7 +125,8 @@ const analyst: ScriptedResponder = (request) => {
   const reads = results.filter((result) => result.tool === 'read_file' && !result.content.startsWith('[error]'));
   if (!listing) {
     return {
-      thought: 'I know nothing about this codebase yet, so I first look at its top-level layout to decide where to search.',
+      thought:
+        'I know nothing about this codebase yet, so I first look at its top-level layout to decide where to search.',
       toolCalls: [{ name: 'list_directory', args: { path: '.' } }],
     };
   }
@@ -119,12 +135,18 @@ const analyst: ScriptedResponder = (request) => {
     const where = folders.includes('src') ? 'src' : '.';
     return {
       thought: `The root holds ${folders.join(', ')}. Authentication code mentions logins, passwords, tokens or sessions, so I grep "${where}" for those words, ignoring case.`,
-      toolCalls: [{ name: 'grep_search', args: { pattern: AUTH_PATTERN, regex: true, ignoreCase: true, path: where, maxResults: 200 } }],
+      toolCalls: [
+        {
+          name: 'grep_search',
+          args: { pattern: AUTH_PATTERN, regex: true, ignoreCase: true, path: where, maxResults: 200 },
+        },
+      ],
     };
   }
   if (reads.length === 0) {
     const files = sourceFilesIn(grep.content);
-    if (files.length === 0) return { answer: 'No function in this codebase mentions logins, passwords, tokens or sessions.' };
+    if (files.length === 0)
+      return { answer: 'No function in this codebase mentions logins, passwords, tokens or sessions.' };
     return {
       thought: `Matches are in ${files.length} files (${files.join(', ')}). A matching line is not proof, so I read each file to judge its functions.`,
       toolCalls: files.map((file) => ({ name: 'read_file', args: { path: file } })),
@@ -133,7 +155,10 @@ const analyst: ScriptedResponder = (request) => {
   const lines = reads.flatMap((read) =>
     declarationsIn(read.content)
       .filter((declaration) => isAboutAuthentication(declaration.name))
-      .map((declaration) => `- ${String(read.args.path)}: ${declaration.name} — ${declaration.doc || 'named for authentication'}`),
+      .map(
+        (declaration) =>
+          `- ${String(read.args.path)}: ${declaration.name} — ${declaration.doc || 'named for authentication'}`,
+      ),
   );
   return { answer: `Functions that handle user authentication (${lines.length}):\n${lines.join('\n')}` };
 };
@@ -154,12 +179,17 @@ describe('code-analysis example: find all functions that handle user authenticat
     for (const name of OTHER_FUNCTIONS) expect(answer).not.toMatch(new RegExp(`\\b${name}\\b`));
     // The reasons are the files' own doc comments, so they reached the model through read_file.
     expect(answer).toContain('src/auth/password.ts: hashPassword — Hashes a plaintext password with scrypt');
-    expect(answer).toContain('src/middleware/require-login.ts: requireAuth — Middleware that rejects requests without a valid bearer token');
+    expect(answer).toContain(
+      'src/middleware/require-login.ts: requireAuth — Middleware that rejects requests without a valid bearer token',
+    );
 
     const calls = result.trace.steps.flatMap((step) => (step.action.type === 'tool_call' ? [step.action] : []));
     expect(calls.slice(0, 2).map((call) => call.tool)).toEqual(['list_directory', 'grep_search']);
     expect(new Set(calls.slice(2).map((call) => call.tool))).toEqual(new Set(['read_file']));
-    const read = calls.slice(2).map((call) => (call.args as { path: string }).path).sort();
+    const read = calls
+      .slice(2)
+      .map((call) => (call.args as { path: string }).path)
+      .sort();
     // The grep found the string helper `tokenize` too; it was read and judged, and billing code was never opened.
     expect(read).toEqual([
       'src/api/routes.ts',
@@ -183,7 +213,15 @@ describe('code-analysis example: find all functions that handle user authenticat
       [
         { thought, toolCalls: [{ name: 'read_file', args: { path: '../../package.json' } }] },
         { thought, toolCalls: [{ name: 'list_directory', args: { path: '..' } }] },
-        { thought, toolCalls: [{ name: 'grep_search', args: { pattern: 'durable-react-agent', path: path.resolve(SAMPLE_CODEBASE, '../../..') } }] },
+        {
+          thought,
+          toolCalls: [
+            {
+              name: 'grep_search',
+              args: { pattern: 'durable-react-agent', path: path.resolve(SAMPLE_CODEBASE, '../../..') },
+            },
+          ],
+        },
         { answer: 'Only the sample codebase can be read.' },
       ],
       CODE_ANALYSIS_QUERY,
@@ -198,11 +236,17 @@ describe('code-analysis example: find all functions that handle user authenticat
       expect(step.observation).not.toContain('"name": "durable-react-agent"');
     }
     // A path outside the root is the model's mistake to correct (invalid arguments), not a failing tool.
-    expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual(['invalid_arguments', 'invalid_arguments', 'invalid_arguments']);
+    expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual([
+      'invalid_arguments',
+      'invalid_arguments',
+      'invalid_arguments',
+    ]);
   });
 
   it('the expected lists name every function of the sample codebase exactly once', () => {
-    const files = readdirSync(SAMPLE_CODEBASE, { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+    const files = readdirSync(SAMPLE_CODEBASE, { recursive: true, encoding: 'utf8' }).filter((file) =>
+      file.endsWith('.ts'),
+    );
     const declared = files.flatMap((file) =>
       declarationsIn(readFileSync(path.join(SAMPLE_CODEBASE, file), 'utf8')).map((declaration) => declaration.name),
     );
@@ -211,8 +255,18 @@ describe('code-analysis example: find all functions that handle user authenticat
   });
 
   it('config.json is a valid config the CLI reads exactly as the README says', () => {
-    const options = parseRunArgs(['--root', SAMPLE_CODEBASE, '--config', CODE_ANALYSIS_CONFIG_FILE, CODE_ANALYSIS_QUERY]);
-    expect(options).toMatchObject({ query: CODE_ANALYSIS_QUERY, toolsRoot: SAMPLE_CODEBASE, config: CODE_ANALYSIS_CONFIG });
+    const options = parseRunArgs([
+      '--root',
+      SAMPLE_CODEBASE,
+      '--config',
+      CODE_ANALYSIS_CONFIG_FILE,
+      CODE_ANALYSIS_QUERY,
+    ]);
+    expect(options).toMatchObject({
+      query: CODE_ANALYSIS_QUERY,
+      toolsRoot: SAMPLE_CODEBASE,
+      config: CODE_ANALYSIS_CONFIG,
+    });
     const validation = validateAgentConfig(CODE_ANALYSIS_CONFIG);
     expect(validation.ok).toBe(true);
     expect(CODE_ANALYSIS_CONFIG.tools).toEqual(['grep_search', 'list_directory', 'read_file']);

@@ -34,7 +34,10 @@ beforeAll(async () => {
       ...config,
       resolve: {
         ...config.resolve,
-        alias: { ...config.resolve?.alias, 'durable-react-agent/workflow': path.resolve(__dirname, '../../src/workflow/index.ts') },
+        alias: {
+          ...config.resolve?.alias,
+          'durable-react-agent/workflow': path.resolve(__dirname, '../../src/workflow/index.ts'),
+        },
       },
     }),
   });
@@ -48,7 +51,11 @@ beforeAll(async () => {
   });
   running = worker.run();
   agents = new AgentClient({ client: new Client({ connection }), taskQueue });
-  closers.push(() => nativeConnection.close(), () => connection.close(), () => model.close());
+  closers.push(
+    () => nativeConnection.close(),
+    () => connection.close(),
+    () => model.close(),
+  );
 }, 120_000);
 
 afterAll(async () => {
@@ -60,14 +67,26 @@ afterAll(async () => {
 describe('the loop inside a user workflow, with hooks', () => {
   it('beforeToolCall refuses a secrets file with a message; shouldStop ends the run when the ticket shows up', async () => {
     model.script('guarded', [
-      { thought: 'Configuration files sometimes mention ticket numbers, so I try .env first.', toolCalls: [{ name: 'read_file', args: { path: '.env' } }] },
-      { thought: 'That file is off limits; today\'s notes are the next best source.', toolCalls: [{ name: 'read_file', args: { path: 'notes/today.txt' } }] },
+      {
+        thought: 'Configuration files sometimes mention ticket numbers, so I try .env first.',
+        toolCalls: [{ name: 'read_file', args: { path: '.env' } }],
+      },
+      {
+        thought: "That file is off limits; today's notes are the next best source.",
+        toolCalls: [{ name: 'read_file', args: { path: 'notes/today.txt' } }],
+      },
       { answer: 'The ticket is TICKET-4711.' },
     ]);
-    const run = await agents.start('Which ticket did the customer call about?', { model: 'guarded' }, { workflowType: 'guardedAgentWorkflow' });
+    const run = await agents.start(
+      'Which ticket did the customer call about?',
+      { model: 'guarded' },
+      { workflowType: 'guardedAgentWorkflow' },
+    );
     const result = await run.result();
     const [refused, found] = result.trace.steps;
-    expect(refused?.observation).toBe('[error] read_file({"path":".env"}): refused before running: .env holds secrets and may not be read by an agent');
+    expect(refused?.observation).toBe(
+      '[error] read_file({"path":".env"}): refused before running: .env holds secrets and may not be read by an agent',
+    );
     expect(refused?.observation).not.toContain('super-secret');
     expect(found?.observation).toContain('TICKET-4711');
     expect(result.terminationReason).toBe('custom');

@@ -29,12 +29,16 @@ const ORDERS_COLUMNS = 'columns of orders: id, customer_id, total, status, creat
 
 describe('validate_sql', () => {
   it('reports a syntax error with the parser message and position', async () => {
-    await expect(validate('SELECT FROM WHERE')).rejects.toThrow(/^syntax error at line 1, column \d+: Expected .* but "W" found\./);
+    await expect(validate('SELECT FROM WHERE')).rejects.toThrow(
+      /^syntax error at line 1, column \d+: Expected .* but "W" found\./,
+    );
   });
 
   it('shortens the parser message when it expects many tokens', async () => {
     const error = await rejectionOf(validate('SELECT * FROM orders WHERE'));
-    expect(error.message).toMatch(/^syntax error at line 1, column 27: Expected .*, … \(\d+ in all\) but end of input found\./);
+    expect(error.message).toMatch(
+      /^syntax error at line 1, column 27: Expected .*, … \(\d+ in all\) but end of input found\./,
+    );
     expect(error.message.length).toBeLessThan(300);
   });
 
@@ -42,12 +46,18 @@ describe('validate_sql', () => {
     await expect(validate('SELECT id FROM clients')).rejects.toThrow(
       'unknown table clients; known tables: customers, orders, order_items, products',
     );
-    await expect(validate('SELECT * FROM ordrs')).rejects.toThrow('unknown table ordrs (did you mean orders?); known tables:');
+    await expect(validate('SELECT * FROM ordrs')).rejects.toThrow(
+      'unknown table ordrs (did you mean orders?); known tables:',
+    );
   });
 
   it('names unknown columns with the columns of their table', async () => {
-    await expect(validate('SELECT amount FROM orders')).rejects.toThrow(`unknown column amount in table orders; ${ORDERS_COLUMNS}`);
-    await expect(validate('SELECT totl FROM orders')).rejects.toThrow(`unknown column totl in table orders (did you mean total?); ${ORDERS_COLUMNS}`);
+    await expect(validate('SELECT amount FROM orders')).rejects.toThrow(
+      `unknown column amount in table orders; ${ORDERS_COLUMNS}`,
+    );
+    await expect(validate('SELECT totl FROM orders')).rejects.toThrow(
+      `unknown column totl in table orders (did you mean total?); ${ORDERS_COLUMNS}`,
+    );
     await expect(validate('SELECT category FROM orders')).rejects.toThrow(
       'unknown column category in table orders (products has a column category: join it)',
     );
@@ -59,7 +69,9 @@ describe('validate_sql', () => {
       tables: ['orders'],
       columns: ['orders.total', 'orders.status'],
     });
-    await expect(validate('SELECT o.amount FROM orders o')).rejects.toThrow(`unknown column amount in table orders; ${ORDERS_COLUMNS}`);
+    await expect(validate('SELECT o.amount FROM orders o')).rejects.toThrow(
+      `unknown column amount in table orders; ${ORDERS_COLUMNS}`,
+    );
     await expect(validate('SELECT o.name FROM orders o JOIN customers c ON c.id = o.customer_id')).rejects.toThrow(
       'unknown column name in table orders (did you mean customers.name?)',
     );
@@ -67,9 +79,12 @@ describe('validate_sql', () => {
   });
 
   it('accepts names the query defines: CTEs, derived tables and select-list aliases', async () => {
-    const cte = 'WITH big AS (SELECT id, total FROM orders WHERE total > 100) SELECT b.total AS t FROM big b ORDER BY t';
+    const cte =
+      'WITH big AS (SELECT id, total FROM orders WHERE total > 100) SELECT b.total AS t FROM big b ORDER BY t';
     await expect(validate(cte)).resolves.toMatchObject({ valid: true, tables: ['orders'] });
-    await expect(validate('SELECT x.total FROM (SELECT total FROM orders) AS x')).resolves.toMatchObject({ valid: true });
+    await expect(validate('SELECT x.total FROM (SELECT total FROM orders) AS x')).resolves.toMatchObject({
+      valid: true,
+    });
   });
 
   it('warns about an unqualified column that two tables of the query share', async () => {
@@ -93,12 +108,16 @@ describe('validate_sql', () => {
     for (const [kind, sql] of Object.entries(writes)) {
       await expect(validate(sql), sql).rejects.toThrow(`only SELECT queries are allowed (found ${kind})`);
     }
-    await expect(validate('SELECT 1; DELETE FROM orders')).rejects.toThrow('only SELECT queries are allowed (found DELETE)');
+    await expect(validate('SELECT 1; DELETE FROM orders')).rejects.toThrow(
+      'only SELECT queries are allowed (found DELETE)',
+    );
     await expect(validate('SELECT 1; SELECT 2')).rejects.toThrow('found 2 statements: submit exactly one SELECT');
   });
 
   it('reports every problem of a query at once', async () => {
-    const error = await rejectionOf(validate('SELECT o.amount, nope FROM orders o JOIN clients c ON c.id = o.customer_id'));
+    const error = await rejectionOf(
+      validate('SELECT o.amount, nope FROM orders o JOIN clients c ON c.id = o.customer_id'),
+    );
     expect(error.name).toBe('SqlValidationError');
     expect(error.message.split('\n')).toEqual([
       'unknown table clients; known tables: customers, orders, order_items, products',
@@ -114,16 +133,27 @@ describe('validate_sql', () => {
     await expect(validate(sql)).resolves.toEqual({
       valid: true,
       tables: ['order_items', 'products'],
-      columns: ['products.category', 'order_items.quantity', 'order_items.price', 'products.id', 'order_items.product_id'],
+      columns: [
+        'products.category',
+        'order_items.quantity',
+        'order_items.price',
+        'products.id',
+        'order_items.product_id',
+      ],
     });
   });
 });
 
 describe('retrieve_tables and submit_answer', () => {
   it('ranks tables by the words of the question', async () => {
-    const byCategory = (await callTool('retrieve_tables', { question: 'Revenue per product category' })) as { tables: Array<{ name: string }> };
+    const byCategory = (await callTool('retrieve_tables', { question: 'Revenue per product category' })) as {
+      tables: Array<{ name: string }>;
+    };
     expect(byCategory.tables[0]?.name).toBe('products');
-    const byCountry = (await callTool('retrieve_tables', { question: 'How many customers per country?', limit: 1 })) as {
+    const byCountry = (await callTool('retrieve_tables', {
+      question: 'How many customers per country?',
+      limit: 1,
+    })) as {
       tables: Array<{ name: string; columns: Array<{ name: string }> }>;
       otherTables: string[];
     };
@@ -133,18 +163,26 @@ describe('retrieve_tables and submit_answer', () => {
   });
 
   it('says so when no table matches, and still returns tables', async () => {
-    const result = (await callTool('retrieve_tables', { question: 'weather forecast tomorrow' })) as { tables: unknown[]; note?: string };
+    const result = (await callTool('retrieve_tables', { question: 'weather forecast tomorrow' })) as {
+      tables: unknown[];
+      note?: string;
+    };
     expect(result.tables).toHaveLength(3);
     expect(result.note).toContain('No table matched');
   });
 
   it('submit_answer returns the submission and refuses invalid SQL or confidence', async () => {
     const submission = { query: 'SELECT COUNT(*) FROM orders', explanation: 'Counts every order.', confidence: 0.8 };
-    await expect(callTool('submit_answer', submission)).resolves.toEqual({ status: SUBMISSION_ACCEPTED, ...submission });
+    await expect(callTool('submit_answer', submission)).resolves.toEqual({
+      status: SUBMISSION_ACCEPTED,
+      ...submission,
+    });
     await expect(callTool('submit_answer', { ...submission, query: 'DROP TABLE orders' })).rejects.toThrow(
       'not submitted, fix the query first:\nonly SELECT queries are allowed (found DROP)',
     );
-    await expect(callTool('submit_answer', { ...submission, confidence: 1.5 })).rejects.toThrow(/confidence|too big|<=1/i);
+    await expect(callTool('submit_answer', { ...submission, confidence: 1.5 })).rejects.toThrow(
+      /confidence|too big|<=1/i,
+    );
   });
 });
 
@@ -159,9 +197,18 @@ describe('the text-to-SQL agent as a durable workflow', () => {
   it('retrieves tables, fixes the column validate_sql names, validates and submits', async () => {
     const run = await harness.start(
       [
-        { thought: 'I need the tables holding customers, their countries and order amounts.', toolCalls: [{ name: 'retrieve_tables', args: { question: QUESTION } }] },
-        { thought: 'Orders join customers on customer_id; I sum the amount of paid orders per country.', toolCalls: [{ name: 'validate_sql', args: { sql: WRONG_SQL } }] },
-        { thought: 'The orders table has no amount column; the charged amount is total, so I use o.total.', toolCalls: [{ name: 'validate_sql', args: { sql: FIXED_SQL } }] },
+        {
+          thought: 'I need the tables holding customers, their countries and order amounts.',
+          toolCalls: [{ name: 'retrieve_tables', args: { question: QUESTION } }],
+        },
+        {
+          thought: 'Orders join customers on customer_id; I sum the amount of paid orders per country.',
+          toolCalls: [{ name: 'validate_sql', args: { sql: WRONG_SQL } }],
+        },
+        {
+          thought: 'The orders table has no amount column; the charged amount is total, so I use o.total.',
+          toolCalls: [{ name: 'validate_sql', args: { sql: FIXED_SQL } }],
+        },
         {
           thought: 'The corrected query is valid, so I submit it with an explanation and my confidence.',
           toolCalls: [{ name: 'submit_answer', args: { query: FIXED_SQL, explanation: EXPLANATION, confidence: 0.9 } }],
@@ -178,9 +225,9 @@ describe('the text-to-SQL agent as a durable workflow', () => {
 
     const [retrieval, invalid, valid, submitted] = result.trace.steps;
     expect(retrieval?.isError).toBe(false);
-    expect((retrieval?.observationData as { tables: Array<{ name: string }> }).tables.map((table) => table.name)).toEqual(
-      expect.arrayContaining(['customers', 'orders']),
-    );
+    expect(
+      (retrieval?.observationData as { tables: Array<{ name: string }> }).tables.map((table) => table.name),
+    ).toEqual(expect.arrayContaining(['customers', 'orders']));
     expect(invalid?.isError).toBe(true);
     expect(invalid?.observation).toMatch(/^\[error\] validate_sql\(/);
     expect(invalid?.observation).toContain(`: unknown column amount in table orders; ${ORDERS_COLUMNS}`);
@@ -189,13 +236,20 @@ describe('the text-to-SQL agent as a durable workflow', () => {
       tables: ['customers', 'orders'],
       columns: ['customers.country', 'orders.total', 'orders.customer_id', 'customers.id', 'orders.status'],
     });
-    expect(submitted?.observationData).toEqual({ status: SUBMISSION_ACCEPTED, query: FIXED_SQL, explanation: EXPLANATION, confidence: 0.9 });
+    expect(submitted?.observationData).toEqual({
+      status: SUBMISSION_ACCEPTED,
+      query: FIXED_SQL,
+      explanation: EXPLANATION,
+      confidence: 0.9,
+    });
     expect(submissionOf(result)).toEqual({ query: FIXED_SQL, explanation: EXPLANATION, confidence: 0.9 });
     // SQL the validator refuses is an argument problem the model can fix, not a failing tool.
     expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual(['invalid_arguments']);
 
     // The model saw the validator's feedback as the result of its call before it fixed the query.
-    const toolMessages = harness.model.requests(run.modelName)[2]?.messages.filter((message) => message.role === 'tool');
+    const toolMessages = harness.model
+      .requests(run.modelName)[2]
+      ?.messages.filter((message) => message.role === 'tool');
     expect(String(toolMessages?.at(-1)?.content)).toContain('unknown column amount in table orders');
   });
 
@@ -206,8 +260,21 @@ describe('the text-to-SQL agent as a durable workflow', () => {
     const run = await harness.start(
       [
         { thought, toolCalls: [{ name: 'validate_sql', args: { sql: cleanup } }] },
-        { thought, toolCalls: [{ name: 'submit_answer', args: { query: 'DROP TABLE orders', explanation: 'drops it', confidence: 0.2 } }] },
-        { thought, toolCalls: [{ name: 'submit_answer', args: { query: readOnly, explanation: 'Lists the cancelled orders instead.', confidence: 0.6 } }] },
+        {
+          thought,
+          toolCalls: [
+            { name: 'submit_answer', args: { query: 'DROP TABLE orders', explanation: 'drops it', confidence: 0.2 } },
+          ],
+        },
+        {
+          thought,
+          toolCalls: [
+            {
+              name: 'submit_answer',
+              args: { query: readOnly, explanation: 'Lists the cancelled orders instead.', confidence: 0.6 },
+            },
+          ],
+        },
       ],
       'Delete all cancelled orders',
       TEXT_TO_SQL_CONFIG,
@@ -216,7 +283,9 @@ describe('the text-to-SQL agent as a durable workflow', () => {
     const [refusedValidation, refusedSubmission] = result.trace.steps;
     expect(refusedValidation?.observation).toContain('only SELECT queries are allowed (found DELETE)');
     expect(refusedSubmission?.isError).toBe(true);
-    expect(refusedSubmission?.observation).toContain('not submitted, fix the query first:\nonly SELECT queries are allowed (found DROP)');
+    expect(refusedSubmission?.observation).toContain(
+      'not submitted, fix the query first:\nonly SELECT queries are allowed (found DROP)',
+    );
     expect(result.trace.steps).toHaveLength(3);
     expect(result.terminationReason).toBe('custom');
     expect(submissionOf(result)?.query).toBe(readOnly);

@@ -4,7 +4,9 @@ import { describe, expect, inject, it } from 'vitest';
 import { loadHistories } from '../support/histories';
 
 /** Replays every committed history against a workflow bundle; returns the names that failed and why. */
-async function replayAll(workflowBundle: { codePath: string } | { code: string }): Promise<Array<{ name: string; error: string }>> {
+async function replayAll(
+  workflowBundle: { codePath: string } | { code: string },
+): Promise<Array<{ name: string; error: string }>> {
   const histories = loadHistories();
   const failures: Array<{ name: string; error: string }> = [];
   // Re-recorded scenarios keep their workflow IDs, so one ID can name a history in each recording.
@@ -15,7 +17,11 @@ async function replayAll(workflowBundle: { codePath: string } | { code: string }
     histories.map(({ workflowId, history }) => ({ workflowId, history })),
   );
   for await (const result of replays) {
-    if (result.error) failures.push({ name: names.get(result.workflowId)?.join(' or ') ?? result.workflowId, error: result.error.message });
+    if (result.error)
+      failures.push({
+        name: names.get(result.workflowId)?.join(' or ') ?? result.workflowId,
+        error: result.error.message,
+      });
   }
   return failures;
 }

@@ -4,7 +4,12 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { afterAll, beforeAll, inject } from 'vitest';
 import { AgentClient, type AgentRunHandle } from '../../src/client/agent-client';
 import type { AgentConfigInput } from '../../src/shared/config';
-import { startScriptedModel, type ScriptedModelServer, type ScriptedResponder, type ScriptedTurn } from '../../src/testing/scripted-model';
+import {
+  startScriptedModel,
+  type ScriptedModelServer,
+  type ScriptedResponder,
+  type ScriptedTurn,
+} from '../../src/testing/scripted-model';
 import { createBuiltinTools } from '../../src/worker/tools/builtin';
 import type { AnyToolDefinition } from '../../src/worker/tools/define-tool';
 import { ToolRegistry } from '../../src/worker/tools/registry';

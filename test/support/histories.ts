@@ -22,7 +22,14 @@ export function loadHistories(): Array<{ name: string; workflowId: string; histo
     .filter((file) => file.endsWith('.json'))
     .sort()
     .map((file) => {
-      const saved = JSON.parse(readFileSync(path.join(HISTORIES_DIR, file), 'utf8')) as { workflowId: string; history: Record<string, unknown> };
-      return { name: file.replace(/\.json$/, ''), workflowId: saved.workflowId, history: History.fromObject(saved.history) };
+      const saved = JSON.parse(readFileSync(path.join(HISTORIES_DIR, file), 'utf8')) as {
+        workflowId: string;
+        history: Record<string, unknown>;
+      };
+      return {
+        name: file.replace(/\.json$/, ''),
+        workflowId: saved.workflowId,
+        history: History.fromObject(saved.history),
+      };
     });
 }

@@ -19,7 +19,11 @@ describe('ApprovalBook', () => {
     const noReason = book.checkDecision({ callId: 'c1-1', decision: 'reject' });
     expect(!noReason.ok && noReason.message).toMatch(/^Invalid decision: reason: /);
     expect(book.checkDecision({ callId: 'c1-1', decision: 'maybe' })).toMatchObject({ ok: false });
-    expect(book.checkDecision({ callId: 'c1-1', decision: 'approve', extra: 1 })).toEqual({ ok: false, reason: 'invalid_payload', message: 'Invalid decision: unknown field: extra' });
+    expect(book.checkDecision({ callId: 'c1-1', decision: 'approve', extra: 1 })).toEqual({
+      ok: false,
+      reason: 'invalid_payload',
+      message: 'Invalid decision: unknown field: extra',
+    });
     expect(book.checkDecision('approve')).toMatchObject({ ok: false });
     expect(book.checkDecision({ callId: 'c1-1', decision: 'edit', args: [1] })).toMatchObject({ ok: false });
   });
@@ -27,14 +31,26 @@ describe('ApprovalBook', () => {
   it('refuses unknown, decided and mismatched calls; a closed call ID stays refused', () => {
     const book = new ApprovalBook();
     const entry = book.open(call('c1-1'));
-    expect(book.checkDecision({ callId: 'c2-1', decision: 'approve' })).toEqual({ ok: false, reason: 'not_pending', message: 'No pending call c2-1 (pending: c1-1)' });
+    expect(book.checkDecision({ callId: 'c2-1', decision: 'approve' })).toEqual({
+      ok: false,
+      reason: 'not_pending',
+      message: 'No pending call c2-1 (pending: c1-1)',
+    });
     expect(book.checkDecision({ callId: 'c1-1', decision: 'approve', argsHash: 'other' })).toMatchObject({ ok: false });
     const checked = book.checkDecision({ callId: 'c1-1', decision: 'approve', argsHash: 'hash-c1-1' });
     expect(checked.ok).toBe(true);
     book.apply({ callId: 'c1-1', decision: 'approve' }, entry);
-    expect(book.checkDecision({ callId: 'c1-1', decision: 'reject', reason: 'late' })).toEqual({ ok: false, reason: 'already_decided', message: 'Call c1-1 was already decided' });
+    expect(book.checkDecision({ callId: 'c1-1', decision: 'reject', reason: 'late' })).toEqual({
+      ok: false,
+      reason: 'already_decided',
+      message: 'Call c1-1 was already decided',
+    });
     book.close('c1-1');
-    expect(book.checkDecision({ callId: 'c1-1', decision: 'approve' })).toEqual({ ok: false, reason: 'already_decided', message: 'Call c1-1 was already decided' });
+    expect(book.checkDecision({ callId: 'c1-1', decision: 'approve' })).toEqual({
+      ok: false,
+      reason: 'already_decided',
+      message: 'Call c1-1 was already decided',
+    });
     expect(book.snapshot()).toEqual({ approvals: [], question: null, delegations: [] });
   });
 
@@ -50,19 +66,36 @@ describe('ApprovalBook', () => {
       always: true,
       args: { id: 'c1-1' },
     });
-    expect(sibling.resolution).toEqual({ outcome: 'run', args: { id: 'c1-2' }, decision: { kind: 'approve', always: true } });
+    expect(sibling.resolution).toEqual({
+      outcome: 'run',
+      args: { id: 'c1-2' },
+      decision: { kind: 'approve', always: true },
+    });
     expect(other.resolution).toBeUndefined();
     expect(book.alwaysApproved).toEqual(['delete_record']);
     book.apply({ callId: 'c1-3', decision: 'respond', observation: 'paid already' }, other);
-    expect(other.resolution).toEqual({ outcome: 'observe', text: 'paid already', isError: false, decision: { kind: 'respond' } });
+    expect(other.resolution).toEqual({
+      outcome: 'observe',
+      text: 'paid already',
+      isError: false,
+      decision: { kind: 'respond' },
+    });
   });
 
   it('checks answers against the pending question', () => {
     const book = new ApprovalBook();
-    expect(book.checkAnswer({ answer: 'x' })).toEqual({ ok: false, reason: 'no_question', message: 'No question is waiting for an answer' });
+    expect(book.checkAnswer({ answer: 'x' })).toEqual({
+      ok: false,
+      reason: 'no_question',
+      message: 'No question is waiting for an answer',
+    });
     book.question = { pending: { callId: 'c3-1', question: 'Which?', requestedAt: '', deadline: '' } };
     expect(book.checkAnswer({ answer: '  ' })).toMatchObject({ ok: false });
-    expect(book.checkAnswer({ answer: 'this', callId: 'c2-1' })).toEqual({ ok: false, reason: 'not_pending', message: 'Question c2-1 is not the pending one (c3-1)' });
+    expect(book.checkAnswer({ answer: 'this', callId: 'c2-1' })).toEqual({
+      ok: false,
+      reason: 'not_pending',
+      message: 'Question c2-1 is not the pending one (c3-1)',
+    });
     expect(book.checkAnswer({ answer: 'this' })).toEqual({ ok: true, value: { answer: 'this' } });
   });
 });

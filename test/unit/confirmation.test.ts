@@ -24,11 +24,23 @@ describe('confirmation rules', () => {
     expect(ruleHolds({ when: 'greater_than', arg: 'amount', value: 100 }, { amount: 100.01 })).toBe(true);
     expect(ruleHolds({ when: 'greater_than', arg: 'amount', value: 100 }, { amount: '5' })).toBe(true); // unsure: ask
     expect(ruleHolds({ when: 'equals', arg: 'env', value: 'production' }, { env: 'production' })).toBe(true);
-    expect(ruleHolds({ when: 'matches', arg: 'sql', pattern: '^\\s*(drop|delete)', flags: 'i' }, { sql: ' DROP TABLE x' })).toBe(true);
+    expect(
+      ruleHolds({ when: 'matches', arg: 'sql', pattern: '^\\s*(drop|delete)', flags: 'i' }, { sql: ' DROP TABLE x' }),
+    ).toBe(true);
     expect(ruleHolds({ when: 'equals', arg: 'target.env', value: 'prod' }, { target: { env: 'prod' } })).toBe(true);
-    const either = { anyOf: [{ when: 'equals', arg: 'a', value: 1 }, { when: 'equals', arg: 'b', value: 2 }] } as const;
+    const either = {
+      anyOf: [
+        { when: 'equals', arg: 'a', value: 1 },
+        { when: 'equals', arg: 'b', value: 2 },
+      ],
+    } as const;
     expect(ruleHolds(either, { a: 0, b: 2 })).toBe(true);
-    const both = { allOf: [{ when: 'equals', arg: 'a', value: 1 }, { when: 'equals', arg: 'b', value: 2 }] } as const;
+    const both = {
+      allOf: [
+        { when: 'equals', arg: 'a', value: 1 },
+        { when: 'equals', arg: 'b', value: 2 },
+      ],
+    } as const;
     expect(ruleHolds(both, { a: 0, b: 2 })).toBe(false);
   });
 
@@ -37,7 +49,9 @@ describe('confirmation rules', () => {
     expect(needsConfirmation(tool, {}, config, [])).toBe(true);
     expect(needsConfirmation(tool, {}, { ...config, skipConfirmation: ['delete'] }, [])).toBe(false);
     expect(needsConfirmation(tool, {}, config, ['delete'])).toBe(false);
-    expect(needsConfirmation({ name: 'calc', confirm: 'never' }, {}, { ...config, requireConfirmation: ['calc'] }, [])).toBe(true);
+    expect(
+      needsConfirmation({ name: 'calc', confirm: 'never' }, {}, { ...config, requireConfirmation: ['calc'] }, []),
+    ).toBe(true);
   });
 
   it("under rule set 2 the config cannot waive a tool its author declared confirm: 'always'; a person's approve-always can", () => {
@@ -46,7 +60,11 @@ describe('confirmation rules', () => {
     expect(needsConfirmation(tool, {}, config, ['delete'], true)).toBe(false);
     const rule = { name: 'pay', confirm: { when: 'greater_than', arg: 'amount', value: 100 } as const };
     expect(needsConfirmation(rule, { amount: 500 }, { ...config, skipConfirmation: ['pay'] }, [], true)).toBe(false);
-    expect(waivedMandatoryTools([tool, rule, { name: 'calc', confirm: 'never' }], { skipConfirmation: ['delete', 'pay', 'calc'] })).toEqual(['delete']);
+    expect(
+      waivedMandatoryTools([tool, rule, { name: 'calc', confirm: 'never' }], {
+        skipConfirmation: ['delete', 'pay', 'calc'],
+      }),
+    ).toEqual(['delete']);
   });
 
   it('normalizePath resolves . and .. like POSIX', () => {

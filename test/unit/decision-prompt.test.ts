@@ -34,8 +34,14 @@ describe('promptDecision (interactive run)', () => {
     expect(said.join('\n')).toContain('The agent wants to run transfer({"amount":500,"to":"bob"})  (call c2-1');
     expect(await promptDecision(scripted(['']), call, say)).toEqual({ decision: 'approve' });
     expect(await promptDecision(scripted(['A']), call, say)).toEqual({ decision: 'approve', always: true });
-    expect(await promptDecision(scripted(['r', '', 'too much']), call, say)).toEqual({ decision: 'reject', reason: 'too much' });
-    expect(await promptDecision(scripted(['s', 'Already paid.']), call, say)).toEqual({ decision: 'respond', observation: 'Already paid.' });
+    expect(await promptDecision(scripted(['r', '', 'too much']), call, say)).toEqual({
+      decision: 'reject',
+      reason: 'too much',
+    });
+    expect(await promptDecision(scripted(['s', 'Already paid.']), call, say)).toEqual({
+      decision: 'respond',
+      observation: 'Already paid.',
+    });
   });
 
   it('asks again for unknown choices and for arguments that are not a JSON object', async () => {

@@ -141,7 +141,9 @@ describe('resolveTemporalCli with Go on PATH (a fake `go`: no real build runs)',
 
 describe('temporalCliCacheDir', () => {
   it('lives under XDG_CACHE_HOME, else under ~/.cache', () => {
-    expect(temporalCliCacheDir({ XDG_CACHE_HOME: '/x/cache' })).toBe('/x/cache/durable-react-agent/temporal-cli-v1.5.1');
+    expect(temporalCliCacheDir({ XDG_CACHE_HOME: '/x/cache' })).toBe(
+      '/x/cache/durable-react-agent/temporal-cli-v1.5.1',
+    );
     expect(temporalCliCacheDir({ HOME: '/home/u' })).toBe('/home/u/.cache/durable-react-agent/temporal-cli-v1.5.1');
   });
 });

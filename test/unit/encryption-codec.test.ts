@@ -48,6 +48,8 @@ describe('EncryptionCodec', () => {
     const b = randomBytes(32).toString('base64');
     expect(parseEncryptionKeys(`new:${a}, old:${b}`).map(({ id }) => id)).toEqual(['new', 'old']);
     expect(() => parseEncryptionKeys('justakey')).toThrow(PayloadCodecError);
-    expect(() => parseEncryptionKeys(`k1:${randomBytes(16).toString('base64')}`)).toThrow('PAYLOAD_ENCRYPTION_KEYS key "k1" must decode to 32 bytes, got 16');
+    expect(() => parseEncryptionKeys(`k1:${randomBytes(16).toString('base64')}`)).toThrow(
+      'PAYLOAD_ENCRYPTION_KEYS key "k1" must decode to 32 bytes, got 16',
+    );
   });
 });

@@ -37,7 +37,12 @@ describe('one error family', () => {
   };
 
   it.each(Object.entries(classes))('%s shares the base and names itself', (name, ErrorClass) => {
-    const error = new (ErrorClass as new (message: string, ...rest: unknown[]) => Error)('boom', 'wf', undefined, undefined);
+    const error = new (ErrorClass as new (message: string, ...rest: unknown[]) => Error)(
+      'boom',
+      'wf',
+      undefined,
+      undefined,
+    );
     expect(error).toBeInstanceOf(DurableAgentError);
     expect(error.name).toBe(name);
   });
@@ -48,7 +53,8 @@ describe('one error family', () => {
       const text = readFileSync(file, 'utf8');
       // A failure type written as a string literal where the failure is built, instead of an ErrorType member.
       for (const match of text.matchAll(/ApplicationFailure\.(?:create|nonRetryable|retryable)\(([^;]*?)\)/gs)) {
-        if (/['"`][A-Z]\w*Error['"`]/.test(match[1] ?? '')) offenders.push(`${path.relative(SRC, file)}: ${match[0].slice(0, 80)}`);
+        if (/['"`][A-Z]\w*Error['"`]/.test(match[1] ?? ''))
+          offenders.push(`${path.relative(SRC, file)}: ${match[0].slice(0, 80)}`);
       }
     }
     expect(offenders).toEqual([]);

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { callHook, HOOK_ERROR } from '../../src/workflow/hooks';
 
 describe('callHook', () => {
-  it('passes a hook\'s value through', () => {
+  it("passes a hook's value through", () => {
     expect(callHook('shouldStop', () => 'done')).toBe('done');
   });
 
@@ -17,6 +17,10 @@ describe('callHook', () => {
       caught = error;
     }
     expect(caught).toBeInstanceOf(ApplicationFailure);
-    expect(caught).toMatchObject({ type: HOOK_ERROR, nonRetryable: true, message: 'The beforeToolCall hook threw: policy service unreachable' });
+    expect(caught).toMatchObject({
+      type: HOOK_ERROR,
+      nonRetryable: true,
+      message: 'The beforeToolCall hook threw: policy service unreachable',
+    });
   });
 });

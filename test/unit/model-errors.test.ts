@@ -141,12 +141,9 @@ describe('parseRetryAfter', () => {
   });
 
   // Neither is delay-seconds nor an HTTP date (RFC 9110 §10.2.3); V8's lenient Date.parse once read them as 2001.
-  it.each([[{ 'retry-after': '-5' }], [{ 'retry-after': 'soon 5' }]])(
-    'is undefined for the non-date %j',
-    (headers) => {
-      expect(parse(headers)).toBeUndefined();
-    },
-  );
+  it.each([[{ 'retry-after': '-5' }], [{ 'retry-after': 'soon 5' }]])('is undefined for the non-date %j', (headers) => {
+    expect(parse(headers)).toBeUndefined();
+  });
 
   it('falls back to retry-after when retry-after-ms is unreadable', () => {
     expect(parse({ 'retry-after-ms': 'abc', 'retry-after': '3' })).toBe(3000);

@@ -73,7 +73,9 @@ describe('readNativeReply', () => {
     });
 
     it('renders a non-string answer as JSON', () => {
-      expect(finalCall('{"answer": {"city": "Paris", "rank": 1}}')).toMatchObject({ answer: '{"city":"Paris","rank":1}' });
+      expect(finalCall('{"answer": {"city": "Paris", "rank": 1}}')).toMatchObject({
+        answer: '{"city":"Paris","rank":1}',
+      });
       expect(finalCall('{"answer": 42}')).toMatchObject({ answer: '42' });
       expect(finalCall('{"answer": false}')).toMatchObject({ answer: 'false' });
     });
@@ -95,7 +97,10 @@ describe('readNativeReply', () => {
 
     it('wins over other calls in the same reply', () => {
       const calls = [toolCall('a', 'search', '{"query": "x"}'), toolCall('b', 'final_answer', '{"answer": "done"}')];
-      expect(readNativeReply('Enough information now.', calls, usage)).toMatchObject({ type: 'final_answer', answer: 'done' });
+      expect(readNativeReply('Enough information now.', calls, usage)).toMatchObject({
+        type: 'final_answer',
+        answer: 'done',
+      });
     });
   });
 });
@@ -106,9 +111,7 @@ describe('readTextReply', () => {
     expect(readTextReply(content, tags, 'chatcmpl-9', usage)).toEqual({
       type: 'tool_calls',
       thought: 'I need the weather.',
-      calls: [
-        { callId: 'chatcmpl-9-0', tool: 'weather', argumentsText: '{"city": "Oslo"}', args: { city: 'Oslo' } },
-      ],
+      calls: [{ callId: 'chatcmpl-9-0', tool: 'weather', argumentsText: '{"city": "Oslo"}', args: { city: 'Oslo' } }],
       usage,
       assistantMessage: { role: 'assistant', content },
     });
@@ -147,9 +150,7 @@ describe('readTextReply', () => {
   it('uses the configured tags', () => {
     const custom: TextTags = { thought: 'Reasoning:', action: 'Tool:', observation: 'Result:' };
     const reply = readTextReply('Reasoning: Look.\nTool: search\nTool Input: {"q": "x"}', custom, 'r5', usage);
-    expect(callsOf(reply)).toEqual([
-      { callId: 'r5-0', tool: 'search', argumentsText: '{"q": "x"}', args: { q: 'x' } },
-    ]);
+    expect(callsOf(reply)).toEqual([{ callId: 'r5-0', tool: 'search', argumentsText: '{"q": "x"}', args: { q: 'x' } }]);
   });
 });
 
@@ -181,8 +182,17 @@ describe('toModelReply, the tolerant reader of recorded replies', () => {
   const legacy = { ...base, toolCalls: [], finalAnswer: null, malformed: null, clarification: null, confidence: null };
 
   it('reads the nullable-field shape older workers recorded, in the order the loop tested its fields', () => {
-    expect(toModelReply({ ...legacy, malformed: 'bad', finalAnswer: 'x' })).toEqual({ ...base, type: 'malformed', problem: 'bad' });
-    expect(toModelReply({ ...legacy, finalAnswer: '42', confidence: 0.5 })).toEqual({ ...base, type: 'final_answer', answer: '42', confidence: 0.5 });
+    expect(toModelReply({ ...legacy, malformed: 'bad', finalAnswer: 'x' })).toEqual({
+      ...base,
+      type: 'malformed',
+      problem: 'bad',
+    });
+    expect(toModelReply({ ...legacy, finalAnswer: '42', confidence: 0.5 })).toEqual({
+      ...base,
+      type: 'final_answer',
+      answer: '42',
+      confidence: 0.5,
+    });
     expect(toModelReply({ ...legacy, clarification: { callId: 'q', question: 'Which?' } })).toEqual({
       ...base,
       type: 'clarification',

@@ -124,7 +124,13 @@ describe('successObservation', () => {
     [null, 'null'],
     [[], '[]'],
   ])('renders the JSON value %j as %j with data', (output, text) => {
-    expect(successObservation(output, 100)).toEqual({ text, isError: false, data: output, truncated: false, rawTokens: Math.ceil(text.length / 4) });
+    expect(successObservation(output, 100)).toEqual({
+      text,
+      isError: false,
+      data: output,
+      truncated: false,
+      rawTokens: Math.ceil(text.length / 4),
+    });
   });
 
   it('truncates long text output', () => {

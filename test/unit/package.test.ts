@@ -6,7 +6,9 @@ import type OpenAI from 'openai';
 import { DurableAgentPlugin, STOCK_WORKFLOWS_PATH } from '../../src/worker';
 
 const root = path.resolve(__dirname, '../..');
-const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+};
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -22,7 +24,9 @@ describe('the package', () => {
       for (const match of readFileSync(file, 'utf8').matchAll(/from '([^.'][^']*)'/g)) {
         const specifier = match[1] ?? '';
         if (specifier.startsWith('node:') || builtinModules.includes(specifier)) continue;
-        imported.add(specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] ?? ''));
+        imported.add(
+          specifier.startsWith('@') ? specifier.split('/').slice(0, 2).join('/') : (specifier.split('/')[0] ?? ''),
+        );
       }
     }
     expect([...imported].filter((name) => !(name in manifest.dependencies))).toEqual([]);
@@ -32,13 +36,17 @@ describe('the package', () => {
     const plugin = new DurableAgentPlugin({ openai: {} as OpenAI, defaultModel: 'm', tools: [] });
     const bare = plugin.configureWorker({ taskQueue: 'q' });
     expect(bare.workflowsPath).toBe(STOCK_WORKFLOWS_PATH);
-    expect(Object.keys(bare.activities ?? {})).toEqual(expect.arrayContaining(['callModel', 'runTool', 'listTools', 'summarize', 'critique']));
+    expect(Object.keys(bare.activities ?? {})).toEqual(
+      expect.arrayContaining(['callModel', 'runTool', 'listTools', 'summarize', 'critique']),
+    );
     expect(plugin.configureWorker({ taskQueue: 'q', workflowsPath: '/mine' }).workflowsPath).toBe('/mine');
     const bundled = plugin.configureWorker({ taskQueue: 'q', workflowBundle: { code: 'x' } });
     expect(bundled.workflowsPath).toBeUndefined();
     expect(bundled.workflowBundle).toEqual({ code: 'x' });
     // The user's own activities stay beside the agent's.
     const mine = async () => 'mine';
-    expect(Object.keys(plugin.configureWorker({ taskQueue: 'q', activities: { mine } }).activities ?? {})).toContain('mine');
+    expect(Object.keys(plugin.configureWorker({ taskQueue: 'q', activities: { mine } }).activities ?? {})).toContain(
+      'mine',
+    );
   });
 });

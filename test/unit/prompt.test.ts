@@ -149,7 +149,9 @@ describe('buildMessages in text mode', () => {
   });
 
   it('keeps only the last iteration when the scratchpad is off', () => {
-    const contents = build({ toolCalling: 'text', enableScratchpad: false }).slice(2).map((m) => m.content);
+    const contents = build({ toolCalling: 'text', enableScratchpad: false })
+      .slice(2)
+      .map((m) => m.content);
     expect(contents).toEqual([
       'Thought: Now subtract them.\nAction: calculator\nAction Input: {"expression":"522000 - 342000"}',
       'Observation: 180000',

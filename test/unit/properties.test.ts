@@ -11,7 +11,26 @@ import { ApprovalBook } from '../../src/workflow/approval-book';
 const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
 const tags = { thought: 'Thought:', action: 'Action:', observation: 'Observation:' };
 // Model output is adversarial in practice: mix the protocol's own tags into random text.
-const replyText = fc.array(fc.oneof(fc.string(), fc.constantFrom('Thought:', 'Action:', 'Action Input:', 'Final Answer:', 'Observation:', '\n', '{', '}', '```json', '**')), { maxLength: 30 }).map((parts) => parts.join(''));
+const replyText = fc
+  .array(
+    fc.oneof(
+      fc.string(),
+      fc.constantFrom(
+        'Thought:',
+        'Action:',
+        'Action Input:',
+        'Final Answer:',
+        'Observation:',
+        '\n',
+        '{',
+        '}',
+        '```json',
+        '**',
+      ),
+    ),
+    { maxLength: 30 },
+  )
+  .map((parts) => parts.join(''));
 
 describe('no input throws outside the documented error types', () => {
   it('the text-mode parser: any reply yields exactly one of action, final answer or malformed', () => {
@@ -30,7 +49,8 @@ describe('no input throws outside the documented error types', () => {
     fc.assert(
       fc.property(fc.string(), fc.string({ minLength: 1 }), fc.string(), (argumentsText, name, content) => {
         const reply = readNativeReply(content, [{ id: 'c', name, argumentsText }], usage);
-        for (const call of reply.type === 'tool_calls' ? reply.calls : []) expect(call.args !== undefined || call.parseError !== undefined).toBe(true);
+        for (const call of reply.type === 'tool_calls' ? reply.calls : [])
+          expect(call.args !== undefined || call.parseError !== undefined).toBe(true);
       }),
       { numRuns: 2000 },
     );
@@ -48,10 +68,16 @@ describe('no input throws outside the documented error types', () => {
 
   it('the config schema: any value is accepted or refused with one line, never thrown', () => {
     fc.assert(
-      fc.property(fc.oneof(fc.jsonValue(), fc.dictionary(fc.constantFrom(...Object.keys(agentConfigSchema.shape), 'bogus'), fc.jsonValue())), (input) => {
-        const validation = validateAgentConfig(input);
-        if (!validation.ok) expect(validation.message).not.toContain('\n');
-      }),
+      fc.property(
+        fc.oneof(
+          fc.jsonValue(),
+          fc.dictionary(fc.constantFrom(...Object.keys(agentConfigSchema.shape), 'bogus'), fc.jsonValue()),
+        ),
+        (input) => {
+          const validation = validateAgentConfig(input);
+          if (!validation.ok) expect(validation.message).not.toContain('\n');
+        },
+      ),
       { numRuns: 2000 },
     );
   });
@@ -80,7 +106,15 @@ describe('no input throws outside the documented error types', () => {
   });
 
   it('the calculator: any text evaluates or raises ExpressionError', () => {
-    const expression = fc.array(fc.oneof(fc.string({ maxLength: 3 }), fc.constantFrom('(', ')', '+', '-', '*', '/', '^', '%', 'sqrt', 'pi', '1e308', '0', ',', 'max(')), { maxLength: 40 }).map((parts) => parts.join(''));
+    const expression = fc
+      .array(
+        fc.oneof(
+          fc.string({ maxLength: 3 }),
+          fc.constantFrom('(', ')', '+', '-', '*', '/', '^', '%', 'sqrt', 'pi', '1e308', '0', ',', 'max('),
+        ),
+        { maxLength: 40 },
+      )
+      .map((parts) => parts.join(''));
     fc.assert(
       fc.property(expression, (text) => {
         try {

@@ -1,5 +1,11 @@
 import { describe, it, expect } from 'vitest';
-import { callSignature, iterationSignature, normalizeArgs, stallDetail, trailingRepeats } from '../../src/workflow/stall';
+import {
+  callSignature,
+  iterationSignature,
+  normalizeArgs,
+  stallDetail,
+  trailingRepeats,
+} from '../../src/workflow/stall';
 
 describe('normalizeArgs', () => {
   it('ignores key order', () => {
@@ -80,7 +86,7 @@ describe('iterationSignature', () => {
   const two = callSignature('calculator', { expression: '2 + 2' });
   const three = callSignature('calculator', { expression: '3 + 3' });
 
-  it('is the set of a reply\'s calls: order and duplicates do not matter', () => {
+  it("is the set of a reply's calls: order and duplicates do not matter", () => {
     expect(iterationSignature([two, three])).toBe(iterationSignature([three, two]));
     expect(iterationSignature([two, two, three])).toBe(iterationSignature([three, two]));
     expect(iterationSignature([two, two, two])).toBe(iterationSignature([two]));
@@ -93,7 +99,9 @@ describe('iterationSignature', () => {
   });
 
   it('stays short whatever the size of the reply', () => {
-    const huge = Array.from({ length: 200 }, (_, index) => callSignature('write_file', { content: 'x'.repeat(10_000), index }));
+    const huge = Array.from({ length: 200 }, (_, index) =>
+      callSignature('write_file', { content: 'x'.repeat(10_000), index }),
+    );
     expect(iterationSignature(huge)).toMatch(/^[0-9a-f]{16}$/);
   });
 
@@ -107,7 +115,11 @@ describe('stallDetail', () => {
   it.each([
     [['calculator'], 3, 'calculator was called with the same arguments in 3 iterations in a row'],
     [['calculator', 'calculator'], 4, 'calculator was called with the same arguments in 4 iterations in a row'],
-    [['search', 'calculator', 'search'], 3, 'search and calculator were called with the same arguments in 3 iterations in a row'],
+    [
+      ['search', 'calculator', 'search'],
+      3,
+      'search and calculator were called with the same arguments in 3 iterations in a row',
+    ],
     [['a', 'b', 'c'], 2, 'a, b and c were called with the same arguments in 2 iterations in a row'],
   ])('names %j and %i iterations', (tools, iterations, detail) => {
     expect(stallDetail(tools, iterations)).toBe(detail);

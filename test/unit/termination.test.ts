@@ -93,9 +93,9 @@ describe('matchStopCondition', () => {
   });
 
   it('applies the tool filter of observation_contains', () => {
-    expect(
-      matchStopCondition(searchStep, when({ type: 'observation_contains', text: 'DONE', tool: 'search' })),
-    ).toBe('stop condition met: an observation of search contains "DONE"');
+    expect(matchStopCondition(searchStep, when({ type: 'observation_contains', text: 'DONE', tool: 'search' }))).toBe(
+      'stop condition met: an observation of search contains "DONE"',
+    );
     expect(
       matchStopCondition(searchStep, when({ type: 'observation_contains', text: 'DONE', tool: 'calculator' })),
     ).toBeNull();

@@ -95,7 +95,9 @@ describe('validateThought', () => {
 
   it('without tool names (rules 1) judges the thought alone, as runs recorded before the check did', () => {
     expect(validateThought('Calling the calculator tool now.', config)).toBeNull();
-    expect(validateThought('Calling the calculator tool now.', config, ['calculator'])).toContain('only names an action');
+    expect(validateThought('Calling the calculator tool now.', config, ['calculator'])).toContain(
+      'only names an action',
+    );
   });
 
   it('accepts anything when requireThought is off', () => {

@@ -22,7 +22,9 @@ describe('token budget allowance', () => {
     expect(refused).toEqual({
       refused: `the next model call (~40 prompt tokens and at least ${MIN_COMPLETION_TOKENS} for the reply) would exceed the budget of 1000 tokens (900 used)`,
     });
-    expect(allowance(state({ tokenBudget: 1000 }, 1000 - 40 - MIN_COMPLETION_TOKENS), 40)).toEqual({ maxTokens: MIN_COMPLETION_TOKENS });
+    expect(allowance(state({ tokenBudget: 1000 }, 1000 - 40 - MIN_COMPLETION_TOKENS), 40)).toEqual({
+      maxTokens: MIN_COMPLETION_TOKENS,
+    });
   });
 
   it('sets no cap without a budget, or for runs recorded under rule set 1', () => {
@@ -34,7 +36,8 @@ describe('token budget allowance', () => {
     const messages = [{ role: 'user', content: 'x'.repeat(396) }]; // ~100 estimated tokens as JSON
     const withAnswer = loopCallAllowance(state({ tokenBudget: 1000 }), messages);
     const without = loopCallAllowance(state({ tokenBudget: 1000, forceFinalAnswer: false }), messages);
-    const cap = (allowed: typeof without): number => ('maxTokens' in allowed && allowed.maxTokens !== undefined ? allowed.maxTokens : NaN);
+    const cap = (allowed: typeof without): number =>
+      'maxTokens' in allowed && allowed.maxTokens !== undefined ? allowed.maxTokens : NaN;
     expect(cap(without) - cap(withAnswer)).toBeGreaterThan(256);
   });
 

@@ -2,7 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { formatStep } from '../../src/cli/trace-printer';
 import type { ReActStep } from '../../src/shared/types';
 
-const base = { iteration: 2, timestamp: '2026-01-01T00:00:00.000Z', tokenUsage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 } };
+const base = {
+  iteration: 2,
+  timestamp: '2026-01-01T00:00:00.000Z',
+  tokenUsage: { promptTokens: 1, completionTokens: 1, totalTokens: 2 },
+};
 
 describe('formatStep (the live trace on stderr)', () => {
   it('shows thought, action and observation, marking errors', () => {
@@ -21,7 +25,13 @@ describe('formatStep (the live trace on stderr)', () => {
   });
 
   it('prints a native final answer (thought and answer are the same text) once, on the step line', () => {
-    const step: ReActStep = { ...base, thought: '42', action: { type: 'final_answer', answer: '42' }, observation: null, forced: true };
+    const step: ReActStep = {
+      ...base,
+      thought: '42',
+      action: { type: 'final_answer', answer: '42' },
+      observation: null,
+      forced: true,
+    };
     expect(formatStep(step)).toBe('[step 2] Final answer (forced): 42');
   });
 

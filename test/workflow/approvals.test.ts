@@ -20,7 +20,12 @@ describe('confirmation decisions', () => {
     const run = await startDelete('r1');
     const pending = await waitForPending(harness, run.workflowId);
     const call = pending.approvals[0];
-    expect(call).toMatchObject({ callId: 'c1-1', tool: 'delete_record', args: { id: 'r1' }, question: 'Run delete_record({"id":"r1"})?' });
+    expect(call).toMatchObject({
+      callId: 'c1-1',
+      tool: 'delete_record',
+      args: { id: 'r1' },
+      question: 'Run delete_record({"id":"r1"})?',
+    });
     expect(call?.argsHash).toMatch(/^[0-9a-f]{16}$/);
     expect(Date.parse(call?.deadline ?? '') - Date.parse(call?.requestedAt ?? '')).toBe(24 * 3600 * 1000);
     expect((await run.getStatus()).state).toBe('awaiting_approval');
@@ -30,7 +35,13 @@ describe('confirmation decisions', () => {
     expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBeUndefined(); // nothing ran before the decision
 
     const applied = await harness.agents.approve(run.workflowId, undefined, { argsHash: call?.argsHash });
-    expect(applied).toEqual({ callId: 'c1-1', tool: 'delete_record', decision: 'approve', always: false, args: { id: 'r1' } });
+    expect(applied).toEqual({
+      callId: 'c1-1',
+      tool: 'delete_record',
+      decision: 'approve',
+      always: false,
+      args: { id: 'r1' },
+    });
     const result = await run.result();
     expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'approve' }, observation: 'deleted r1' });
     expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBe(1);
@@ -72,7 +83,9 @@ describe('confirmation decisions', () => {
     await waitForPending(harness, run.workflowId);
     const invalid = harness.agents.edit(run.workflowId, 'c1-1', { id: '' });
     await expect(invalid).rejects.toBeInstanceOf(DecisionRefusedError);
-    await expect(invalid).rejects.toThrow(/Edit refused, call c1-1 is still pending: invalid arguments for delete_record: id: /);
+    await expect(invalid).rejects.toThrow(
+      /Edit refused, call c1-1 is still pending: invalid arguments for delete_record: id: /,
+    );
     await expect(invalid).rejects.toMatchObject({ reason: 'invalid_edit' }); // what the CLI branches on to ask again
     expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c1-1']);
 
@@ -88,19 +101,27 @@ describe('confirmation decisions', () => {
     await waitForPending(harness, run.workflowId);
     await harness.agents.respond(run.workflowId, 'c1-1', 'Record r4 was already deleted yesterday.');
     const result = await run.result();
-    expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'respond' }, isError: false, observation: 'Record r4 was already deleted yesterday.' });
+    expect(result.trace.steps[0]).toMatchObject({
+      decision: { kind: 'respond' },
+      isError: false,
+      observation: 'Record r4 was already deleted yesterday.',
+    });
     expect(recordedEffects.has(`${run.firstRunId}:c1-1`)).toBe(false);
   });
 
   it('unknown, stale and mismatched decisions are refused by the update validator, leaving no trace in history', async () => {
     const run = await startDelete('r5');
     await waitForPending(harness, run.workflowId);
-    await expect(harness.agents.approve(run.workflowId, 'c9-9')).rejects.toThrow('No pending call c9-9 (pending: c1-1)');
+    await expect(harness.agents.approve(run.workflowId, 'c9-9')).rejects.toThrow(
+      'No pending call c9-9 (pending: c1-1)',
+    );
     await expect(harness.agents.approve(run.workflowId, 'c9-9')).rejects.toMatchObject({ reason: 'not_pending' });
     const stale = harness.agents.approve(run.workflowId, 'c1-1', { argsHash: '0000000000000000' });
     await expect(stale).rejects.toThrow(/argsHash 0000000000000000 does not match call c1-1/);
     await expect(stale).rejects.toMatchObject({ reason: 'stale_args' });
-    await expect(harness.agents.decide(run.workflowId, 'c1-1', { decision: 'reject', reason: ' ' })).rejects.toMatchObject({ reason: 'invalid_payload' });
+    await expect(
+      harness.agents.decide(run.workflowId, 'c1-1', { decision: 'reject', reason: ' ' }),
+    ).rejects.toMatchObject({ reason: 'invalid_payload' });
     await harness.agents.approve(run.workflowId, 'c1-1');
     await run.result();
     await expect(harness.agents.approve(run.workflowId, 'c1-1')).rejects.toThrow();
@@ -119,7 +140,11 @@ describe('confirmation decisions', () => {
     await expect(harness.agents.approve(run.workflowId, 'c1-1')).rejects.toMatchObject({ reason: 'already_decided' });
     expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c2-1']);
     await harness.agents.reject(run.workflowId, 'c2-1', 'one is enough');
-    expect((await run.result()).trace.steps.map((step) => step.decision?.kind)).toEqual(['approve', 'reject', undefined]);
+    expect((await run.result()).trace.steps.map((step) => step.decision?.kind)).toEqual([
+      'approve',
+      'reject',
+      undefined,
+    ]);
   });
 
   it('an invalid signal is recorded in the error history and changes nothing', async () => {
@@ -129,10 +154,9 @@ describe('confirmation decisions', () => {
     await handle.signal(decideSignal, { callId: 'c1-1', decision: 'explode' } as never);
     await handle.signal(decideSignal, { callId: 'c7-7', decision: 'approve' });
     const trace = await run.getTrace();
-    expect(trace.errorHistory.filter((entry) => entry.kind === 'invalid_decision').map((entry) => entry.message)).toEqual([
-      expect.stringMatching(/^Invalid decision: decision: /),
-      'No pending call c7-7 (pending: c1-1)',
-    ]);
+    expect(
+      trace.errorHistory.filter((entry) => entry.kind === 'invalid_decision').map((entry) => entry.message),
+    ).toEqual([expect.stringMatching(/^Invalid decision: decision: /), 'No pending call c7-7 (pending: c1-1)']);
     expect((await harness.agents.getPending(run.workflowId)).approvals).toHaveLength(1);
     await handle.signal(decideSignal, { callId: 'c1-1', decision: 'approve' });
     expect((await run.result()).trace.steps[0]?.observation).toBe('deleted r8');
@@ -145,10 +169,20 @@ describe('confirmation decisions', () => {
     await waitForPending(harness, run.workflowId);
     const handle = harness.client.workflow.getHandle(run.workflowId);
     const crafted: unknown[] = [
-      null, 42, 'approve', [], {}, { callId: 'c1-1' }, { decision: 'approve' }, { callId: 1, decision: 'approve' },
-      { callId: 'c1-1', decision: 'edit', args: 'x' }, { callId: 'c1-1', decision: 'reject', reason: '' },
-      { callId: 'c1-1', decision: 'respond' }, { callId: 'c1-1', decision: 'approve', always: 'yes' },
-      { callId: 'c1-1', decision: 'approve', argsHash: 'nope' }, { callId: '../c1-1', decision: 'approve' },
+      null,
+      42,
+      'approve',
+      [],
+      {},
+      { callId: 'c1-1' },
+      { decision: 'approve' },
+      { callId: 1, decision: 'approve' },
+      { callId: 'c1-1', decision: 'edit', args: 'x' },
+      { callId: 'c1-1', decision: 'reject', reason: '' },
+      { callId: 'c1-1', decision: 'respond' },
+      { callId: 'c1-1', decision: 'approve', always: 'yes' },
+      { callId: 'c1-1', decision: 'approve', argsHash: 'nope' },
+      { callId: '../c1-1', decision: 'approve' },
     ];
     const payloads = [...crafted, ...fc.sample(fc.jsonValue(), { numRuns: 20, seed: 7 })];
     for (const payload of payloads) {

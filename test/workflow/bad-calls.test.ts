@@ -26,7 +26,9 @@ describe('bad tool calls become observations the model can act on', () => {
     expect(result.finalAnswer).toBe('Recovered: 1+1 = 2.');
 
     const observations = result.trace.steps.map((step) => step.observation);
-    expect(observations[0]).toMatch(/^\[error\] weather\(\{"city":"Lisbon"\}\): unknown tool\. Available tools: .*calculator/);
+    expect(observations[0]).toMatch(
+      /^\[error\] weather\(\{"city":"Lisbon"\}\): unknown tool\. Available tools: .*calculator/,
+    );
     expect(observations[1]).toMatch(/^\[error\] calculator\(\{"expression": "1\+\): the arguments are not valid JSON/);
     expect(observations[2]).toMatch(/^\[error\] calculator\(\{"expr":"1\+1"\}\): invalid arguments: .*expression/);
     expect(observations[3]).toBe('[error] explode({"reason":"disk full"}): exploded: disk full');
@@ -70,7 +72,10 @@ describe('bad tool calls become observations the model can act on', () => {
     const run = await harness.start([
       { toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }] },
       { thought: 'I will use the calculator tool.', toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }] },
-      { thought: 'Multiplying 2 by 3 gives the area; the calculator does it exactly.', toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }] },
+      {
+        thought: 'Multiplying 2 by 3 gives the area; the calculator does it exactly.',
+        toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }],
+      },
       { answer: '6' },
     ]);
     const result = await run.result();
@@ -95,7 +100,9 @@ describe('bad tool calls become observations the model can act on', () => {
     expect(result.trace.steps).toHaveLength(2);
     expect(result.trace.steps[0]?.thought).toBe('The calculator gives exact results, so I will use it for 17 * 23.');
     const second = harness.model.requests(run.modelName)[1];
-    expect(JSON.stringify(second?.messages.at(-1))).toContain('Your thought \\"Calling the calculator tool now.\\" only names an action.');
+    expect(JSON.stringify(second?.messages.at(-1))).toContain(
+      'Your thought \\"Calling the calculator tool now.\\" only names an action.',
+    );
   });
 
   it('malformed output (final_answer without an answer) is fed back, not thrown', async () => {
@@ -111,9 +118,13 @@ describe('bad tool calls become observations the model can act on', () => {
 
   it('maxCallsPerTool refuses calls over the cap with an observation', async () => {
     const calc = { thought, toolCalls: [{ name: 'calculator', args: { expression: '5-1' } }] };
-    const run = await harness.start([calc, { ...calc, toolCalls: [{ name: 'calculator', args: { expression: '5-2' } }] }, { answer: '4' }], 'q', {
-      maxCallsPerTool: { calculator: 1 },
-    });
+    const run = await harness.start(
+      [calc, { ...calc, toolCalls: [{ name: 'calculator', args: { expression: '5-2' } }] }, { answer: '4' }],
+      'q',
+      {
+        maxCallsPerTool: { calculator: 1 },
+      },
+    );
     const result = await run.result();
     expect(result.trace.steps[1]?.observation).toContain('at most 1 times');
     expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual(['tool_limit']);
@@ -135,7 +146,11 @@ describe('bad tool calls become observations the model can act on', () => {
     const result = await run.result();
     expect(result.trace.steps[2]).toMatchObject({ isError: false, observationData: { result: 42 } });
     expect(result.trace.steps[3]?.observation).toContain('may call calculator at most 1 times');
-    expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual(['invalid_arguments', 'invalid_arguments', 'tool_limit']);
+    expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual([
+      'invalid_arguments',
+      'invalid_arguments',
+      'tool_limit',
+    ]);
     expect(result.trace.toolUsage).toEqual({ calculator: 4 });
     expect(result.trace.toolRuns).toEqual({ calculator: 1 });
   });

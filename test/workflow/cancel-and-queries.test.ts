@@ -16,11 +16,17 @@ async function eventually<T>(read: () => Promise<T>, accept: (value: T) => boole
 describe('cancellation', () => {
   it('returns the partial trace with reason cancelled and no forced answer', async () => {
     const run = await harness.start([
-      { thought: 'First I compute the base figure with the calculator.', toolCalls: [{ name: 'calculator', args: { expression: '40+2' } }] },
+      {
+        thought: 'First I compute the base figure with the calculator.',
+        toolCalls: [{ name: 'calculator', args: { expression: '40+2' } }],
+      },
       { thought: 'Now I wait for the slow data source to answer.', toolCalls: [{ name: 'wait_forever', args: {} }] },
       { answer: 'must not be asked' },
     ]);
-    await eventually(() => run.getStatus(), (status) => status.runningTools.includes('wait_forever'));
+    await eventually(
+      () => run.getStatus(),
+      (status) => status.runningTools.includes('wait_forever'),
+    );
     await run.cancel();
     const result = await run.result();
     expect(result.terminationReason).toBe('cancelled');
@@ -32,8 +38,16 @@ describe('cancellation', () => {
   });
 
   it("Temporal shows a cancelled agent run as Completed; AgentStatus = 'Cancelled' finds it", async () => {
-    const run = await harness.start([{ thought: 'The slow data source has the figure, so I wait for its answer.', toolCalls: [{ name: 'wait_forever', args: {} }] }]);
-    await eventually(() => run.getStatus(), (status) => status.runningTools.includes('wait_forever'));
+    const run = await harness.start([
+      {
+        thought: 'The slow data source has the figure, so I wait for its answer.',
+        toolCalls: [{ name: 'wait_forever', args: {} }],
+      },
+    ]);
+    await eventually(
+      () => run.getStatus(),
+      (status) => status.runningTools.includes('wait_forever'),
+    );
     await run.cancel();
     expect((await run.result()).terminationReason).toBe('cancelled');
     // The workflow returns its partial result, so Temporal's own status is Completed, not Cancelled.
@@ -55,7 +69,10 @@ describe('queries', () => {
   it('getTrace, getScratchpad and getStatus describe a run', async () => {
     const run = await harness.start(
       [
-        { thought: 'The word length needs the text tool; counting by eye is error-prone.', toolCalls: [{ name: 'text', args: { operation: 'length', text: 'durable' } }] },
+        {
+          thought: 'The word length needs the text tool; counting by eye is error-prone.',
+          toolCalls: [{ name: 'text', args: { operation: 'length', text: 'durable' } }],
+        },
         { answer: 'durable has 7 letters' },
       ],
       'How long is "durable"?',
@@ -102,7 +119,10 @@ describe('configuration', () => {
 
 describe('AgentClient.connect', () => {
   it('connects by address, runs an agent, and close() releases the connection', async () => {
-    const agents = await AgentClient.connect({ address: inject('temporalAddress'), taskQueue: harness.agents.taskQueue });
+    const agents = await AgentClient.connect({
+      address: inject('temporalAddress'),
+      taskQueue: harness.agents.taskQueue,
+    });
     const modelName = 'connect-scenario';
     harness.model.script(modelName, [{ answer: 'connected' }]);
     const run = await agents.start('q', { model: modelName });

@@ -8,7 +8,10 @@ import { useHarness } from '../support/harness';
 
 const harness = useHarness();
 const thought = 'Each sum needs the calculator, so I call it once more.';
-const calc = (expression: string): ScriptedTurn => ({ thought, toolCalls: [{ name: 'calculator', args: { expression } }] });
+const calc = (expression: string): ScriptedTurn => ({
+  thought,
+  toolCalls: [{ name: 'calculator', args: { expression } }],
+});
 
 /** Fails instead of hanging when a call waits for a worker that is not there. */
 function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
@@ -20,13 +23,21 @@ function within<T>(promise: Promise<T>, what: string, ms = 10_000): Promise<T> {
 }
 
 const summary = (steps: readonly ReActStep[]) =>
-  steps.map((step) => [step.iteration, step.action.type === 'tool_call' ? step.action.args : step.action.type, step.observation]);
+  steps.map((step) => [
+    step.iteration,
+    step.action.type === 'tool_call' ? step.action.args : step.action.type,
+    step.observation,
+  ]);
 
 describe('the trace of a finished continue-as-new chain', () => {
   it('is read from history alone: result and getTrace return every step of every run with no worker', async () => {
-    const run = await harness.start([calc('1+1'), calc('2+2'), calc('3+3'), calc('4+4'), { answer: 'done adding' }], 'add four times', {
-      maxStepsPerRun: 2,
-    });
+    const run = await harness.start(
+      [calc('1+1'), calc('2+2'), calc('3+3'), calc('4+4'), { answer: 'done adding' }],
+      'add four times',
+      {
+        maxStepsPerRun: 2,
+      },
+    );
     const expected = [
       [1, { expression: '1+1' }, '{"expression":"1+1","result":2}'],
       [2, { expression: '2+2' }, '{"expression":"2+2","result":4}'],
@@ -48,9 +59,13 @@ describe('the trace of a finished continue-as-new chain', () => {
   });
 
   it('of a chain that failed is read from history too: getTrace and the error of result carry every step', async () => {
-    const run = await harness.start([calc('1+1'), calc('2+2'), calc('3+3'), { status: 401, errorMessage: 'Incorrect API key provided' }], 'q', {
-      maxStepsPerRun: 2,
-    });
+    const run = await harness.start(
+      [calc('1+1'), calc('2+2'), calc('3+3'), { status: 401, errorMessage: 'Incorrect API key provided' }],
+      'q',
+      {
+        maxStepsPerRun: 2,
+      },
+    );
     const expected = [
       [1, { expression: '1+1' }, '{"expression":"1+1","result":2}'],
       [2, { expression: '2+2' }, '{"expression":"2+2","result":4}'],
@@ -60,13 +75,18 @@ describe('the trace of a finished continue-as-new chain', () => {
     await harness.restartWorker(async () => {
       const trace = await within(harness.agents.getTrace(run.workflowId), 'getTrace');
       expect(summary(trace.steps)).toEqual(expected);
-      const failure = await within(harness.agents.result(run.workflowId).catch((error: unknown) => error), 'result');
+      const failure = await within(
+        harness.agents.result(run.workflowId).catch((error: unknown) => error),
+        'result',
+      );
       expect(summary((failure as AgentRunError).trace?.steps ?? [])).toEqual(expected);
     });
   });
 
   it('each run hands over only its own steps: the next run does not carry them further', async () => {
-    const run = await harness.start([calc('1'), calc('2'), calc('3'), calc('4'), { answer: 'done' }], 'q', { maxStepsPerRun: 2 });
+    const run = await harness.start([calc('1'), calc('2'), calc('3'), calc('4'), { answer: 'done' }], 'q', {
+      maxStepsPerRun: 2,
+    });
     await run.result();
     const archived: number[][] = [];
     for (const runId of (await chainRunIds(harness.client, run.workflowId)).slice(1)) {

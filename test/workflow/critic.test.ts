@@ -10,18 +10,27 @@ function script(agent: ScriptedTurn[], critic: string[]): ScriptedResponder {
   let agentIndex = 0;
   let criticIndex = 0;
   return (request) =>
-    isCritic(request) ? { content: critic[criticIndex++] ?? '{}' } : (agent[agentIndex++] ?? { status: 400, errorMessage: 'script exhausted' });
+    isCritic(request)
+      ? { content: critic[criticIndex++] ?? '{}' }
+      : (agent[agentIndex++] ?? { status: 400, errorMessage: 'script exhausted' });
 }
 
-const verdict = (decision: string, reasoning: string, confidence = 0.9) => JSON.stringify({ decision, reasoning, confidence });
+const verdict = (decision: string, reasoning: string, confidence = 0.9) =>
+  JSON.stringify({ decision, reasoning, confidence });
 
 describe('critic mode', () => {
   it('a multi-part question shows the switch: the critic sends the agent to a different tool, then says answer now', async () => {
     const run = await harness.start(
       script(
         [
-          { thought: 'First part: the AAPL share price, from the stock tool.', toolCalls: [{ name: 'stock_price', args: { symbol: 'AAPL' } }] },
-          { thought: 'The critic says the Selic rate is still missing; the rates tool has it.', toolCalls: [{ name: 'interest_rate', args: { name: 'selic' } }] },
+          {
+            thought: 'First part: the AAPL share price, from the stock tool.',
+            toolCalls: [{ name: 'stock_price', args: { symbol: 'AAPL' } }],
+          },
+          {
+            thought: 'The critic says the Selic rate is still missing; the rates tool has it.',
+            toolCalls: [{ name: 'interest_rate', args: { name: 'selic' } }],
+          },
           { answer: 'AAPL trades at 227.5 USD and the Selic rate is 10.75%.' },
         ],
         [
@@ -34,7 +43,11 @@ describe('critic mode', () => {
     );
     const result = await run.result();
     const [first, second] = result.trace.steps;
-    expect(first?.critic).toEqual({ decision: 'CALL_DIFFERENT_TOOL', reasoning: 'The AAPL price is known; the Selic rate needs the interest-rate tool.', confidence: 0.85 });
+    expect(first?.critic).toEqual({
+      decision: 'CALL_DIFFERENT_TOOL',
+      reasoning: 'The AAPL price is known; the Selic rate needs the interest-rate tool.',
+      confidence: 0.85,
+    });
     expect(second?.action).toMatchObject({ type: 'tool_call', tool: 'interest_rate' });
     expect(second?.critic?.decision).toBe('CONTINUE');
     expect(result.finalAnswer).toBe('AAPL trades at 227.5 USD and the Selic rate is 10.75%.');
@@ -49,8 +62,11 @@ describe('critic mode', () => {
     const run = await harness.start(
       script(
         [
-          { thought: 'The quote tool should know the private company too.', toolCalls: [{ name: 'stock_price', args: { symbol: 'PRIVATECO' } }] },
-          { answer: 'I could not find PrivateCo\'s valuation: it is not listed.' },
+          {
+            thought: 'The quote tool should know the private company too.',
+            toolCalls: [{ name: 'stock_price', args: { symbol: 'PRIVATECO' } }],
+          },
+          { answer: "I could not find PrivateCo's valuation: it is not listed." },
         ],
         [verdict('INSUFFICIENT_DATA', 'PrivateCo is not listed, so no tool here has its valuation.')],
       ),
@@ -59,14 +75,22 @@ describe('critic mode', () => {
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('failure');
-    expect(result.trace.terminationDetail).toBe('the critic found the data insufficient: PrivateCo is not listed, so no tool here has its valuation.');
+    expect(result.trace.terminationDetail).toBe(
+      'the critic found the data insufficient: PrivateCo is not listed, so no tool here has its valuation.',
+    );
     expect(result.trace.steps.at(-1)).toMatchObject({ forced: true });
   });
 
   it('an unreadable verdict is recorded and the run goes on', async () => {
     const run = await harness.start(
       script(
-        [{ thought: 'The AAPL price comes from the stock tool.', toolCalls: [{ name: 'stock_price', args: { symbol: 'AAPL' } }] }, { answer: '227.5 USD' }],
+        [
+          {
+            thought: 'The AAPL price comes from the stock tool.',
+            toolCalls: [{ name: 'stock_price', args: { symbol: 'AAPL' } }],
+          },
+          { answer: '227.5 USD' },
+        ],
         ['I think it is fine.'],
       ),
       'q',
@@ -74,6 +98,8 @@ describe('critic mode', () => {
     );
     const result = await run.result();
     expect(result.finalAnswer).toBe('227.5 USD');
-    expect(result.trace.errorHistory).toEqual([expect.objectContaining({ kind: 'malformed_output', message: 'the critic replied without a JSON object' })]);
+    expect(result.trace.errorHistory).toEqual([
+      expect.objectContaining({ kind: 'malformed_output', message: 'the critic replied without a JSON object' }),
+    ]);
   });
 });

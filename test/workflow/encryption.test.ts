@@ -16,18 +16,26 @@ import { startScriptedModel } from '../../src/testing/scripted-model';
 import { createAgentWorker, createOpenAIClient } from '../../src/worker';
 import { freePort } from '../../src/testing/free-port';
 
-
 const API_KEY = `sk-canary-${randomUUID()}`;
 
 /**
  * Runs three agents on a fresh persisted dev server with or without the codec: a canary in the prompt, a canary in
  * a tool result (a file the agent reads) and a canary in a failure message. Returns every byte the server stored.
  */
-async function runAndReadDatabase(dataConverter: DataConverter | undefined, canary: string, workflowBundle: { code: string } | { codePath: string }) {
+async function runAndReadDatabase(
+  dataConverter: DataConverter | undefined,
+  canary: string,
+  workflowBundle: { code: string } | { codePath: string },
+) {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'dra-canary-'));
   const root = mkdtempSync(path.join(os.tmpdir(), 'dra-canary-root-'));
   writeFileSync(path.join(root, 'secret.txt'), `tool-result-${canary}`);
-  const server = await startDevServer({ dbFile: path.join(dir, 'temporal.db'), port: await freePort(), uiPort: await freePort(), searchAttributes: [...AGENT_SEARCH_ATTRIBUTES] });
+  const server = await startDevServer({
+    dbFile: path.join(dir, 'temporal.db'),
+    port: await freePort(),
+    uiPort: await freePort(),
+    searchAttributes: [...AGENT_SEARCH_ATTRIBUTES],
+  });
   const model = await startScriptedModel();
   const nativeConnection = await NativeConnection.connect({ address: server.address });
   const connection = await Connection.connect({ address: server.address });
@@ -44,7 +52,10 @@ async function runAndReadDatabase(dataConverter: DataConverter | undefined, cana
     const agents = new AgentClient({ client: new Client({ connection, dataConverter }), taskQueue: 'canary' });
     await worker.runUntil(async () => {
       model.script('reads', [
-        { thought: 'The secret file holds what the user asks about.', toolCalls: [{ name: 'read_file', args: { path: 'secret.txt' } }] },
+        {
+          thought: 'The secret file holds what the user asks about.',
+          toolCalls: [{ name: 'read_file', args: { path: 'secret.txt' } }],
+        },
         { answer: 'I read it.' },
       ]);
       const read = await agents.start(`prompt-${canary}: what does secret.txt say?`, { model: 'reads' });
@@ -54,7 +65,8 @@ async function runAndReadDatabase(dataConverter: DataConverter | undefined, cana
       const error = (await failing.result().catch((caught: unknown) => caught)) as AgentRunError;
       expect(error).toBeInstanceOf(AgentRunError);
       expect(error.message).toContain(`failure-${canary}`); // the client decodes it back
-      for (const id of [read.workflowId, failing.workflowId]) histories.push(JSON.stringify(await agents.client.workflow.getHandle(id).fetchHistory()));
+      for (const id of [read.workflowId, failing.workflowId])
+        histories.push(JSON.stringify(await agents.client.workflow.getHandle(id).fetchHistory()));
     });
   } finally {
     await nativeConnection.close();
@@ -62,45 +74,76 @@ async function runAndReadDatabase(dataConverter: DataConverter | undefined, cana
     await model.close();
     await server.stop();
   }
-  const stored = readdirSync(dir).map((file) => readFileSync(path.join(dir, file)).toString('latin1')).join('\n');
+  const stored = readdirSync(dir)
+    .map((file) => readFileSync(path.join(dir, file)).toString('latin1'))
+    .join('\n');
   return { stored, histories: histories.join('\n') };
 }
 
 describe('payload encryption', () => {
-  it('with the codec, no canary (prompt, tool result, failure message) is in the server\'s database; without it they are', { timeout: 120_000 }, async () => {
-    const keys = [{ id: 'k1', key: randomBytes(32) }];
-    // Tests run from sources; the client requires the compiled failure converter (npm test builds dist/ first).
-    const failureConverter = path.resolve(__dirname, '../../dist/workflow/failure-converter.js');
-    const dataConverter = encryptedDataConverter(keys, failureConverter);
-    // A failure converter is part of the workflow bundle: a prebuilt bundle must be built with it (workers that
-    // bundle at start, like the CLI's and the Docker image's, pick it up from the data converter).
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: path.resolve(__dirname, '../../src/workflows/index.ts'),
-      failureConverterPath: failureConverter,
-      logger: new DefaultLogger('WARN'),
-    });
-    const encrypted = await runAndReadDatabase(dataConverter, 'ENCRYPTED-CANARY-7f3a', { code });
-    for (const where of ['prompt-', 'tool-result-', 'failure-']) expect(encrypted.stored).not.toContain(`${where}ENCRYPTED-CANARY-7f3a`);
-    // Control: the same search finds them when the codec is off, so the assertion above can fail.
-    const plain = await runAndReadDatabase(undefined, 'PLAIN-CANARY-9c1e', { codePath: inject('workflowBundlePath') });
-    for (const where of ['prompt-', 'tool-result-', 'failure-']) expect(plain.stored).toContain(`${where}PLAIN-CANARY-9c1e`);
-    // The model API key never enters any history or the database, codec on or off.
-    for (const run of [encrypted, plain]) {
-      expect(run.histories).not.toContain(API_KEY);
-      expect(run.stored).not.toContain(API_KEY);
-    }
-  });
+  it(
+    "with the codec, no canary (prompt, tool result, failure message) is in the server's database; without it they are",
+    { timeout: 120_000 },
+    async () => {
+      const keys = [{ id: 'k1', key: randomBytes(32) }];
+      // Tests run from sources; the client requires the compiled failure converter (npm test builds dist/ first).
+      const failureConverter = path.resolve(__dirname, '../../dist/workflow/failure-converter.js');
+      const dataConverter = encryptedDataConverter(keys, failureConverter);
+      // A failure converter is part of the workflow bundle: a prebuilt bundle must be built with it (workers that
+      // bundle at start, like the CLI's and the Docker image's, pick it up from the data converter).
+      const { code } = await bundleWorkflowCode({
+        workflowsPath: path.resolve(__dirname, '../../src/workflows/index.ts'),
+        failureConverterPath: failureConverter,
+        logger: new DefaultLogger('WARN'),
+      });
+      const encrypted = await runAndReadDatabase(dataConverter, 'ENCRYPTED-CANARY-7f3a', { code });
+      for (const where of ['prompt-', 'tool-result-', 'failure-'])
+        expect(encrypted.stored).not.toContain(`${where}ENCRYPTED-CANARY-7f3a`);
+      // Control: the same search finds them when the codec is off, so the assertion above can fail.
+      const plain = await runAndReadDatabase(undefined, 'PLAIN-CANARY-9c1e', {
+        codePath: inject('workflowBundlePath'),
+      });
+      for (const where of ['prompt-', 'tool-result-', 'failure-'])
+        expect(plain.stored).toContain(`${where}PLAIN-CANARY-9c1e`);
+      // The model API key never enters any history or the database, codec on or off.
+      for (const run of [encrypted, plain]) {
+        expect(run.histories).not.toContain(API_KEY);
+        expect(run.stored).not.toContain(API_KEY);
+      }
+    },
+  );
 
   it('the codec server decodes for the UI origin only, with a bearer token', async () => {
     const codec = new EncryptionCodec([{ id: 'k1', key: randomBytes(32) }]);
-    const { url, server } = await startCodecServer({ codec, origin: 'http://localhost:8233', token: 'secret-token', port: 0 });
+    const { url, server } = await startCodecServer({
+      codec,
+      origin: 'http://localhost:8233',
+      token: 'secret-token',
+      port: 0,
+    });
     try {
-      const [payload] = await codec.encode([{ metadata: { encoding: new TextEncoder().encode('json/plain') }, data: new TextEncoder().encode('"hello"') }]);
-      const body = JSON.stringify({ payloads: [{ metadata: { encoding: Buffer.from(payload!.metadata!.encoding!).toString('base64'), 'encryption-key-id': Buffer.from('k1').toString('base64') }, data: Buffer.from(payload!.data!).toString('base64') }] });
+      const [payload] = await codec.encode([
+        { metadata: { encoding: new TextEncoder().encode('json/plain') }, data: new TextEncoder().encode('"hello"') },
+      ]);
+      const body = JSON.stringify({
+        payloads: [
+          {
+            metadata: {
+              encoding: Buffer.from(payload!.metadata!.encoding!).toString('base64'),
+              'encryption-key-id': Buffer.from('k1').toString('base64'),
+            },
+            data: Buffer.from(payload!.data!).toString('base64'),
+          },
+        ],
+      });
       const headers = { origin: 'http://localhost:8233', 'content-type': 'application/json', 'x-namespace': 'default' };
       const refused = await fetch(`${url}/decode`, { method: 'POST', headers, body });
       expect(refused.status).toBe(401);
-      const decoded = await fetch(`${url}/decode`, { method: 'POST', headers: { ...headers, authorization: 'Bearer secret-token' }, body });
+      const decoded = await fetch(`${url}/decode`, {
+        method: 'POST',
+        headers: { ...headers, authorization: 'Bearer secret-token' },
+        body,
+      });
       expect(decoded.status).toBe(200);
       expect(decoded.headers.get('access-control-allow-origin')).toBe('http://localhost:8233');
       const json = (await decoded.json()) as { payloads: Array<{ data: string }> };

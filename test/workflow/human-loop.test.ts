@@ -12,7 +12,13 @@ const thought = 'These records are obsolete duplicates, so deleting them is what
 describe('parallel calls, clarification, deadlines and policies', () => {
   it('two parallel pending calls are decided independently, in reverse order; each runs when its decision arrives', async () => {
     const run = await harness.start([
-      { thought, toolCalls: [{ name: 'delete_record', args: { id: 'a' } }, { name: 'delete_record', args: { id: 'b' } }] },
+      {
+        thought,
+        toolCalls: [
+          { name: 'delete_record', args: { id: 'a' } },
+          { name: 'delete_record', args: { id: 'b' } },
+        ],
+      },
       { answer: 'done' },
     ]);
     await waitForPending(harness, run.workflowId, { approvals: 2 });
@@ -25,7 +31,11 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c1-1']);
     await harness.agents.reject(run.workflowId, 'c1-1', 'keep a');
     const result = await run.result();
-    expect(result.trace.steps.slice(0, 2).map((step) => [step.action.type === 'tool_call' && step.action.callId, step.decision?.kind])).toEqual([
+    expect(
+      result.trace.steps
+        .slice(0, 2)
+        .map((step) => [step.action.type === 'tool_call' && step.action.callId, step.decision?.kind]),
+    ).toEqual([
       ['c1-1', 'reject'],
       ['c1-2', 'approve'],
     ]);
@@ -33,7 +43,9 @@ describe('parallel calls, clarification, deadlines and policies', () => {
 
   it('clarification: the model asks, the run waits (AwaitingInput), and the answer is the observation', async () => {
     const run = await harness.start([
-      { toolCalls: [{ name: 'request_clarification', args: { question: 'Which environment: staging or production?' } }] },
+      {
+        toolCalls: [{ name: 'request_clarification', args: { question: 'Which environment: staging or production?' } }],
+      },
       { answer: 'Deploying to staging.' },
     ]);
     const pending = await waitForPending(harness, run.workflowId, { approvals: 0, question: true });
@@ -43,16 +55,23 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     expect(attributes.get(AgentStatusKey)).toBe('AwaitingInput');
     expect(await harness.agents.answer(run.workflowId, 'staging')).toBe('Which environment: staging or production?');
     const result = await run.result();
-    expect(result.trace.steps[0]).toMatchObject({ action: { type: 'clarification', question: 'Which environment: staging or production?' }, observation: 'staging' });
+    expect(result.trace.steps[0]).toMatchObject({
+      action: { type: 'clarification', question: 'Which environment: staging or production?' },
+      observation: 'staging',
+    });
     const toolMessage = harness.model.requests(run.modelName)[1]?.messages.find((message) => message.role === 'tool');
     expect(toolMessage?.content).toBe('staging');
     await expect(harness.agents.answer(run.workflowId, 'again')).rejects.toThrow();
   });
 
   it('approval timeout with onApprovalTimeout "reject": the model is told no decision arrived and continues', async () => {
-    const run = await harness.start([{ thought, toolCalls: [{ name: 'delete_record', args: { id: 't1' } }] }, { answer: 'left it alone' }], 'q', {
-      approvalTimeout: '2s',
-    });
+    const run = await harness.start(
+      [{ thought, toolCalls: [{ name: 'delete_record', args: { id: 't1' } }] }, { answer: 'left it alone' }],
+      'q',
+      {
+        approvalTimeout: '2s',
+      },
+    );
     const result = await run.result();
     expect(result.terminationReason).toBe('success');
     expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'timeout' }, isError: true });
@@ -61,10 +80,17 @@ describe('parallel calls, clarification, deadlines and policies', () => {
   });
 
   it('approval timeout with onApprovalTimeout "end": the run ends with reason timeout', async () => {
-    const run = await harness.start([{ thought, toolCalls: [{ name: 'delete_record', args: { id: 't2' } }] }, { answer: 'Stopped: nobody approved.' }], 'q', {
-      approvalTimeout: 2,
-      onApprovalTimeout: 'end',
-    });
+    const run = await harness.start(
+      [
+        { thought, toolCalls: [{ name: 'delete_record', args: { id: 't2' } }] },
+        { answer: 'Stopped: nobody approved.' },
+      ],
+      'q',
+      {
+        approvalTimeout: 2,
+        onApprovalTimeout: 'end',
+      },
+    );
     const result = await run.result();
     expect(result.terminationReason).toBe('timeout');
     expect(result.trace.terminationDetail).toBe('no decision on call c1-1 (delete_record) arrived within 2s');
@@ -92,7 +118,11 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     const pending = await waitForPending(harness, run.workflowId);
     expect(pending.approvals[0]).toMatchObject({ callId: 'c2-1', args: { amount: 500, to: 'bob' } });
     await harness.agents.approve(run.workflowId);
-    expect((await run.result()).trace.steps.map((step) => step.decision)).toEqual([undefined, { kind: 'approve' }, undefined]);
+    expect((await run.result()).trace.steps.map((step) => step.decision)).toEqual([
+      undefined,
+      { kind: 'approve' },
+      undefined,
+    ]);
 
     // A rule-based policy is the run's to waive: the large transfer runs without a decision.
     const waived = await harness.start([large, { answer: 'ok' }], 'q', { skipConfirmation: ['transfer'] });
@@ -109,22 +139,30 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     expect((await required.result()).trace.steps[0]?.observationData).toMatchObject({ result: 2 });
   });
 
-  it("a config cannot waive a tool whose author made confirmation mandatory: the run is refused at start", async () => {
-    const run = await harness.start([{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'mandatory' } }] }, { answer: 'ok' }], 'q', {
-      skipConfirmation: ['calculator', 'delete_record'],
-    });
+  it('a config cannot waive a tool whose author made confirmation mandatory: the run is refused at start', async () => {
+    const run = await harness.start(
+      [{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'mandatory' } }] }, { answer: 'ok' }],
+      'q',
+      {
+        skipConfirmation: ['calculator', 'delete_record'],
+      },
+    );
     const failure = await run.result().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AgentRunError);
     expect(failure).toMatchObject({
       type: ErrorType.InvalidConfig,
-      message: "skipConfirmation cannot waive delete_record: the tool's author requires a person to confirm every call (confirm: 'always')",
+      message:
+        "skipConfirmation cannot waive delete_record: the tool's author requires a person to confirm every call (confirm: 'always')",
     });
     expect(harness.model.requests(run.modelName)).toHaveLength(0); // refused before the first thought
     expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBeUndefined();
   });
 
   it('a pending approval survives a worker shutdown; a fresh worker completes the run and the tool runs once', async () => {
-    const run = await harness.start([{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'd1' } }] }, { answer: 'deleted' }]);
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'delete_record', args: { id: 'd1' } }] },
+      { answer: 'deleted' },
+    ]);
     await waitForPending(harness, run.workflowId);
     await harness.restartWorker(); // the new worker has an empty cache: it rebuilds the run from history
     await harness.agents.approve(run.workflowId, 'c1-1');
@@ -134,14 +172,22 @@ describe('parallel calls, clarification, deadlines and policies', () => {
   });
 
   it('a decision sent while no worker runs is kept; the next worker runs the tool exactly once', async () => {
-    const run = await harness.start([{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'd2' } }] }, { answer: 'deleted' }]);
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'delete_record', args: { id: 'd2' } }] },
+      { answer: 'deleted' },
+    ]);
     await waitForPending(harness, run.workflowId);
     await harness.restartWorker(async () => {
       // The signal lands in history at once; nothing can act on it until a worker is back.
-      await harness.client.workflow.getHandle(run.workflowId).signal(decideSignal, { callId: 'c1-1', decision: 'approve' });
+      await harness.client.workflow
+        .getHandle(run.workflowId)
+        .signal(decideSignal, { callId: 'c1-1', decision: 'approve' });
       expect(recordedEffects.has(`${run.firstRunId}:c1-1`)).toBe(false);
     });
-    expect((await run.result()).trace.steps[0]).toMatchObject({ decision: { kind: 'approve' }, observation: 'deleted d2' });
+    expect((await run.result()).trace.steps[0]).toMatchObject({
+      decision: { kind: 'approve' },
+      observation: 'deleted d2',
+    });
     expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBe(1);
   });
 });

@@ -24,34 +24,48 @@ async function chainHistories(workflowId: string) {
 }
 
 describe('long runs stay bounded', () => {
-  it('a 1,000-iteration run continues-as-new, keeps budgets and counters, and returns all its steps', { timeout: 600_000 }, async () => {
-    const iterations = 1000;
-    const responder: ScriptedResponder = (_request, index) =>
-      index < iterations
-        ? { thought: `Step ${index + 1}: I add one more term to the running total.`, toolCalls: [{ name: 'calculator', args: { expression: `${index} + 1` } }], usage: { promptTokens: 10, completionTokens: 2 } }
-        : { answer: 'Counted to 1000.', usage: { promptTokens: 10, completionTokens: 2 } };
-    const run = await harness.start(responder, 'count to 1000', { maxIterations: 2000 });
-    const result = await run.result();
+  it(
+    'a 1,000-iteration run continues-as-new, keeps budgets and counters, and returns all its steps',
+    { timeout: 600_000 },
+    async () => {
+      const iterations = 1000;
+      const responder: ScriptedResponder = (_request, index) =>
+        index < iterations
+          ? {
+              thought: `Step ${index + 1}: I add one more term to the running total.`,
+              toolCalls: [{ name: 'calculator', args: { expression: `${index} + 1` } }],
+              usage: { promptTokens: 10, completionTokens: 2 },
+            }
+          : { answer: 'Counted to 1000.', usage: { promptTokens: 10, completionTokens: 2 } };
+      const run = await harness.start(responder, 'count to 1000', { maxIterations: 2000 });
+      const result = await run.result();
 
-    expect(result.terminationReason).toBe('success');
-    expect(result.finalAnswer).toBe('Counted to 1000.');
-    expect(result.trace.totalIterations).toBe(iterations + 1);
-    expect(result.tokenUsage).toEqual({ promptTokens: 10 * 1001, completionTokens: 2 * 1001, totalTokens: 12 * 1001 });
-    expect(result.trace.toolUsage).toEqual({ calculator: iterations });
-    expect(result.trace.steps).toHaveLength(iterations + 1);
-    expect(result.trace.steps.map((step) => step.iteration)).toEqual(Array.from({ length: iterations + 1 }, (_, index) => index + 1));
-    expect(result.trace.steps[999]?.observationData).toEqual({ expression: '999 + 1', result: 1000 });
+      expect(result.terminationReason).toBe('success');
+      expect(result.finalAnswer).toBe('Counted to 1000.');
+      expect(result.trace.totalIterations).toBe(iterations + 1);
+      expect(result.tokenUsage).toEqual({
+        promptTokens: 10 * 1001,
+        completionTokens: 2 * 1001,
+        totalTokens: 12 * 1001,
+      });
+      expect(result.trace.toolUsage).toEqual({ calculator: iterations });
+      expect(result.trace.steps).toHaveLength(iterations + 1);
+      expect(result.trace.steps.map((step) => step.iteration)).toEqual(
+        Array.from({ length: iterations + 1 }, (_, index) => index + 1),
+      );
+      expect(result.trace.steps[999]?.observationData).toEqual({ expression: '999 + 1', result: 1000 });
 
-    const runs = await chainHistories(run.workflowId);
-    expect(runs.length).toBeGreaterThanOrEqual(10); // maxStepsPerRun defaults to 100
-    for (const each of runs) {
-      expect(each.events).toBeLessThan(SUGGEST_EVENTS);
-      expect(each.bytes).toBeLessThan(SUGGEST_BYTES);
-    }
-    // The model keeps seeing recent context after each hand-over.
-    const firstOfRun2 = harness.model.requests(run.modelName)[100];
-    expect(JSON.stringify(firstOfRun2?.messages)).toContain('90 + 1');
-  });
+      const runs = await chainHistories(run.workflowId);
+      expect(runs.length).toBeGreaterThanOrEqual(10); // maxStepsPerRun defaults to 100
+      for (const each of runs) {
+        expect(each.events).toBeLessThan(SUGGEST_EVENTS);
+        expect(each.bytes).toBeLessThan(SUGGEST_BYTES);
+      }
+      // The model keeps seeing recent context after each hand-over.
+      const firstOfRun2 = harness.model.requests(run.modelName)[100];
+      expect(JSON.stringify(firstOfRun2?.messages)).toContain('90 + 1');
+    },
+  );
 
   it('token budget, always-approvals and search attributes survive continue-as-new', async () => {
     const thought = 'The old record must go, so I delete it with the tool.';
@@ -73,7 +87,11 @@ describe('long runs stay bounded', () => {
     expect(result.trace.terminationDetail).toContain('(3000 used)');
     expect(result.tokenUsage.totalTokens).toBe(3000);
     expect(result.trace.steps.map((step) => step.observation)).toEqual(['deleted r0', 'deleted r1', 'deleted r2']);
-    expect(result.trace.steps.map((step) => step.decision)).toEqual([{ kind: 'approve', always: true }, undefined, undefined]);
+    expect(result.trace.steps.map((step) => step.decision)).toEqual([
+      { kind: 'approve', always: true },
+      undefined,
+      undefined,
+    ]);
     expect(recordedEffects.get(`${run.firstRunId}:c3-1`)).toBe(1);
     const attributes = (await harness.client.workflow.getHandle(run.workflowId).describe()).typedSearchAttributes;
     expect(attributes.get(AgentStatusKey)).toBe('Completed');
@@ -81,9 +99,17 @@ describe('long runs stay bounded', () => {
 
   it('the count of calls that ran and stall detection by iteration survive continue-as-new', async () => {
     const thought = 'I need the product of these numbers and the calculator computes it exactly.';
-    const calc = (...expressions: string[]) => ({ thought, toolCalls: expressions.map((expression) => ({ name: 'calculator', args: { expression } })) });
+    const calc = (...expressions: string[]) => ({
+      thought,
+      toolCalls: expressions.map((expression) => ({ name: 'calculator', args: { expression } })),
+    });
     const capped = await harness.start(
-      [calc('6*7'), { thought, toolCalls: [{ name: 'calculator', rawArguments: '{"expression": ' }] }, calc('6*8'), { answer: '42' }],
+      [
+        calc('6*7'),
+        { thought, toolCalls: [{ name: 'calculator', rawArguments: '{"expression": ' }] },
+        calc('6*8'),
+        { answer: '42' },
+      ],
       'q',
       { maxStepsPerRun: 2, maxCallsPerTool: { calculator: 1 } },
     );
@@ -93,10 +119,15 @@ describe('long runs stay bounded', () => {
     expect(cappedResult.trace.steps[2]?.observation).toContain('may call calculator at most 1 times');
     expect(cappedResult.trace.toolRuns).toEqual({ calculator: 1 });
 
-    const stalled = await harness.start([calc('2+2', '2+2'), calc('2+2'), calc('2+2'), { answer: '4' }], 'q', { maxStepsPerRun: 2, stallThreshold: 3 });
+    const stalled = await harness.start([calc('2+2', '2+2'), calc('2+2'), calc('2+2'), { answer: '4' }], 'q', {
+      maxStepsPerRun: 2,
+      stallThreshold: 3,
+    });
     const stalledResult = await stalled.result();
     expect(stalledResult.trace.run).toBe(2);
     expect(stalledResult.terminationReason).toBe('stalled');
-    expect(stalledResult.trace.terminationDetail).toBe('calculator was called with the same arguments in 3 iterations in a row');
+    expect(stalledResult.trace.terminationDetail).toBe(
+      'calculator was called with the same arguments in 3 iterations in a row',
+    );
   });
 });

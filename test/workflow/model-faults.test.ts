@@ -26,10 +26,14 @@ describe('model endpoint faults', () => {
   });
 
   it("with modelCalls: 'local', a 500 is retried and a 401 still fails the run fast with its type", async () => {
-    const retried = await harness.start([{ status: 500 }, { answer: 'fine after a retry' }], 'q', { modelCalls: 'local' });
+    const retried = await harness.start([{ status: 500 }, { answer: 'fine after a retry' }], 'q', {
+      modelCalls: 'local',
+    });
     expect((await retried.result()).finalAnswer).toBe('fine after a retry');
     expect(harness.model.requests(retried.modelName)).toHaveLength(2);
-    const refused = await harness.start([{ status: 401, errorMessage: 'Incorrect API key provided' }], 'q', { modelCalls: 'local' });
+    const refused = await harness.start([{ status: 401, errorMessage: 'Incorrect API key provided' }], 'q', {
+      modelCalls: 'local',
+    });
     const error = (await refused.result().catch((caught: unknown) => caught)) as AgentRunError;
     expect(error).toBeInstanceOf(AgentRunError);
     expect(error.type).toBe('ModelAuthenticationError');

@@ -21,7 +21,11 @@ describe('the resolved config crosses the wire', () => {
     const { config } = await startedWith(run.workflowId);
     const resolved = validateAgentConfig({ maxIterations: 3, model: run.modelName });
     expect(resolved.ok && config).toEqual(resolved.ok ? resolved.config : null);
-    expect(config).toMatchObject({ maxIterations: 3, stallThreshold: DEFAULT_STALL_THRESHOLD, thoughtPrompt: DEFAULT_THOUGHT_PROMPT });
+    expect(config).toMatchObject({
+      maxIterations: 3,
+      stallThreshold: DEFAULT_STALL_THRESHOLD,
+      thoughtPrompt: DEFAULT_THOUGHT_PROMPT,
+    });
   });
 
   it('continue-as-new hands the same resolved config to the next run', async () => {

@@ -15,7 +15,6 @@ import { waitForPending } from '../support/harness';
 import { createTestTools, firstRunIdOf, recordedEffects } from '../support/test-tools';
 import { freePort } from '../../src/testing/free-port';
 
-
 /** A worker and client against one server; close() stops both. */
 async function connect(server: DevServer, baseURL: string) {
   const nativeConnection = await NativeConnection.connect({ address: server.address });
@@ -43,10 +42,18 @@ async function connect(server: DevServer, baseURL: string) {
 describe('a persisted dev server', () => {
   it('keeps a pending approval across a server restart; the run completes after it', { timeout: 120_000 }, async () => {
     const dbFile = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-db-')), 'temporal.db');
-    const options = { dbFile, port: await freePort(), uiPort: await freePort(), searchAttributes: [...AGENT_SEARCH_ATTRIBUTES] };
+    const options = {
+      dbFile,
+      port: await freePort(),
+      uiPort: await freePort(),
+      searchAttributes: [...AGENT_SEARCH_ATTRIBUTES],
+    };
     const model = await startScriptedModel();
     model.script('restart', [
-      { thought: 'Deleting the stale record is what was asked for.', toolCalls: [{ name: 'delete_record', args: { id: 'persisted' } }] },
+      {
+        thought: 'Deleting the stale record is what was asked for.',
+        toolCalls: [{ name: 'delete_record', args: { id: 'persisted' } }],
+      },
       { answer: 'deleted after the restart' },
     ]);
     let server = await startDevServer(options);

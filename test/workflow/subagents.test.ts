@@ -29,7 +29,11 @@ describe('subagents', () => {
       script(
         [delegation, { answer: 'The researcher found 144.', usage: { promptTokens: 100, completionTokens: 10 } }],
         [
-          { thought: 'Squaring needs exact arithmetic, so the calculator.', toolCalls: [{ name: 'calculator', args: { expression: '12^2' } }], usage: { promptTokens: 50, completionTokens: 5 } },
+          {
+            thought: 'Squaring needs exact arithmetic, so the calculator.',
+            toolCalls: [{ name: 'calculator', args: { expression: '12^2' } }],
+            usage: { promptTokens: 50, completionTokens: 5 },
+          },
           { answer: '12 squared is 144.', usage: { promptTokens: 50, completionTokens: 5 } },
         ],
       ),
@@ -47,14 +51,25 @@ describe('subagents', () => {
     expect(child.trace.steps[0]?.observationData).toMatchObject({ result: 144 });
     // The parent model saw the delegation offered with the subagent's description.
     const offered = harness.model.requests(run.modelName).find((request) => !isChild(request))?.tools;
-    expect(JSON.stringify(offered?.find((tool) => tool.function.name === 'delegate'))).toContain('researcher (looks facts up)');
+    expect(JSON.stringify(offered?.find((tool) => tool.function.name === 'delegate'))).toContain(
+      'researcher (looks facts up)',
+    );
   });
 
-  it('an approval inside a child is pending under the child\'s ID and decided there', async () => {
+  it("an approval inside a child is pending under the child's ID and decided there", async () => {
     const run = await harness.start(
       script(
-        [{ ...delegation, toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'Remove record r9.' } }] }, { answer: 'Done via the researcher.' }],
-        [{ thought: 'Record r9 must go, so I delete it.', toolCalls: [{ name: 'delete_record', args: { id: 'r9' } }] }, { answer: 'r9 deleted.' }],
+        [
+          {
+            ...delegation,
+            toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'Remove record r9.' } }],
+          },
+          { answer: 'Done via the researcher.' },
+        ],
+        [
+          { thought: 'Record r9 must go, so I delete it.', toolCalls: [{ name: 'delete_record', args: { id: 'r9' } }] },
+          { answer: 'r9 deleted.' },
+        ],
       ),
       'q',
       { subagents },
@@ -66,7 +81,11 @@ describe('subagents', () => {
       await new Promise((resolve) => setTimeout(resolve, 200));
       listed = await harness.agents.listPending();
     }
-    expect(listed.find((item) => item.workflowId === childId)).toMatchObject({ kind: 'approval', callId: 'c1-1', tool: 'delete_record' });
+    expect(listed.find((item) => item.workflowId === childId)).toMatchObject({
+      kind: 'approval',
+      callId: 'c1-1',
+      tool: 'delete_record',
+    });
     await harness.agents.approve(childId, 'c1-1');
     expect((await run.result()).trace.steps[0]?.observation).toBe('r9 deleted.');
   });
@@ -74,15 +93,28 @@ describe('subagents', () => {
   it('cancelling the parent cancels the child', async () => {
     const run = await harness.start(
       script(
-        [{ ...delegation, toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'Wait for the slow source.' } }] }],
-        [{ thought: 'Only the slow source has this, so I wait for it.', toolCalls: [{ name: 'wait_forever', args: {} }] }],
+        [
+          {
+            ...delegation,
+            toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'Wait for the slow source.' } }],
+          },
+        ],
+        [
+          {
+            thought: 'Only the slow source has this, so I wait for it.',
+            toolCalls: [{ name: 'wait_forever', args: {} }],
+          },
+        ],
       ),
       'q',
       { subagents },
     );
     const childId = `${run.workflowId}/c1-1-researcher`;
     for (let attempt = 0; attempt < 100; attempt++) {
-      const status = await harness.agents.client.workflow.getHandle(childId).query('getStatus').catch(() => null);
+      const status = await harness.agents.client.workflow
+        .getHandle(childId)
+        .query('getStatus')
+        .catch(() => null);
       if ((status as { runningTools?: string[] } | null)?.runningTools?.includes('wait_forever')) break;
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -98,7 +130,10 @@ describe('subagents', () => {
       usage: { promptTokens: 1500, completionTokens: 0 },
     });
     const run = await harness.start(
-      script([{ ...delegation, usage: { promptTokens: 1000, completionTokens: 0 } }], [costly(1), costly(2), costly(3), costly(4)]),
+      script(
+        [{ ...delegation, usage: { promptTokens: 1000, completionTokens: 0 } }],
+        [costly(1), costly(2), costly(3), costly(4)],
+      ),
       'q',
       { subagents, tokenBudget: 5000, forceFinalAnswer: false },
     );

@@ -34,7 +34,9 @@ describe('a successful run', () => {
     expect(result.trace.totalTokens).toBe(result.tokenUsage.totalTokens);
     // Each step carries the usage of the model call that produced it; together they make the total.
     expect(final?.tokenUsage.totalTokens).toBeGreaterThan(0);
-    expect((step?.tokenUsage.totalTokens ?? 0) + (final?.tokenUsage.totalTokens ?? 0)).toBe(result.tokenUsage.totalTokens);
+    expect((step?.tokenUsage.totalTokens ?? 0) + (final?.tokenUsage.totalTokens ?? 0)).toBe(
+      result.tokenUsage.totalTokens,
+    );
 
     // The model saw the tool's result as a tool message answering its own call ID.
     const requests = harness.model.requests(run.modelName);
@@ -66,7 +68,9 @@ describe('a successful run', () => {
     };
     const events = history.events ?? [];
     const activities = events.filter((event) => event.activityTaskScheduledEventAttributes).map(summary);
-    const localActivities = events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity').map(summary);
+    const localActivities = events
+      .filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+      .map(summary);
     expect(activities).toEqual(['think · step 1', 'tool · interest_rate({"name":"selic"})', 'think · step 2']);
     // The catalog lookup and the calculator (declared `local: true`) run in the workflow's worker as local
     // activities, recorded as markers.
@@ -76,7 +80,10 @@ describe('a successful run', () => {
   it("with modelCalls: 'local', every model call is a local activity and the run answers the same", async () => {
     const run = await harness.start(
       [
-        { thought: 'The calculator evaluates the product exactly, so I will use it.', toolCalls: [{ name: 'calculator', args: { expression: '6 * 7' } }] },
+        {
+          thought: 'The calculator evaluates the product exactly, so I will use it.',
+          toolCalls: [{ name: 'calculator', args: { expression: '6 * 7' } }],
+        },
         { answer: 'The answer is 42.' },
       ],
       'What is 6 times 7?',
@@ -88,6 +95,8 @@ describe('a successful run', () => {
     const events = (await harness.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? [];
     // Nothing went through the task queue: no activity was scheduled, and model calls are markers in history.
     expect(events.filter((event) => event.activityTaskScheduledEventAttributes)).toEqual([]);
-    expect(events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity')).toHaveLength(4);
+    expect(
+      events.filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity'),
+    ).toHaveLength(4);
   });
 });

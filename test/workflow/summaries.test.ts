@@ -7,10 +7,14 @@ import type { RecordedRequest, ScriptedResponder } from '../../src/testing/scrip
 import { useHarness } from '../support/harness';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'dra-summary-'));
-writeFileSync(path.join(root, 'report.txt'), `Quarterly revenue was 4.2M EUR. ${'Filler sentence about nothing. '.repeat(300)}`);
+writeFileSync(
+  path.join(root, 'report.txt'),
+  `Quarterly revenue was 4.2M EUR. ${'Filler sentence about nothing. '.repeat(300)}`,
+);
 const harness = useHarness({ toolsRoot: root });
 
-const isSummaryRequest = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(SUMMARIZER_MARKER);
+const isSummaryRequest = (request: RecordedRequest) =>
+  String(request.messages[0]?.content).startsWith(SUMMARIZER_MARKER);
 
 describe('running summary and observation summaries', () => {
   it('summaryEvery folds earlier steps into "Conversation so far" and later prompts carry only the summary', async () => {
@@ -23,7 +27,10 @@ describe('running summary and observation summaries', () => {
       }
       thinks += 1;
       if (thinks > 5) return { answer: 'All sums computed.' };
-      return { thought: `Next I compute sum number ${thinks} with the calculator.`, toolCalls: [{ name: 'calculator', args: { expression: `${thinks}00 + 1` } }] };
+      return {
+        thought: `Next I compute sum number ${thinks} with the calculator.`,
+        toolCalls: [{ name: 'calculator', args: { expression: `${thinks}00 + 1` } }],
+      };
     };
     const run = await harness.start(responder, 'compute five sums', { summaryEvery: 2 });
     const result = await run.result();
@@ -42,11 +49,15 @@ describe('running summary and observation summaries', () => {
     expect(JSON.stringify(secondSummaryRequest?.messages)).toContain('400 + 1');
   });
 
-  it('summarizeObservationsOver replaces a long observation with the model\'s summary and records the raw size', async () => {
+  it("summarizeObservationsOver replaces a long observation with the model's summary and records the raw size", async () => {
     const responder: ScriptedResponder = (request, index) => {
-      if (isSummaryRequest(request)) return { content: 'The report says quarterly revenue was 4.2M EUR; the rest is filler.' };
+      if (isSummaryRequest(request))
+        return { content: 'The report says quarterly revenue was 4.2M EUR; the rest is filler.' };
       return index === 0
-        ? { thought: 'The revenue figure is in the report file, so I read it.', toolCalls: [{ name: 'read_file', args: { path: 'report.txt' } }] }
+        ? {
+            thought: 'The revenue figure is in the report file, so I read it.',
+            toolCalls: [{ name: 'read_file', args: { path: 'report.txt' } }],
+          }
         : { answer: 'Revenue was 4.2M EUR.' };
     };
     const run = await harness.start(responder, 'What was the quarterly revenue?', { summarizeObservationsOver: 500 });
@@ -54,7 +65,10 @@ describe('running summary and observation summaries', () => {
     const step = result.trace.steps[0];
     expect(step?.observation).toBe('The report says quarterly revenue was 4.2M EUR; the rest is filler.');
     expect(step?.summarizedFromTokens).toBeGreaterThan(2000);
-    const toolMessage = harness.model.requests(run.modelName).at(-1)?.messages.find((message) => message.role === 'tool');
+    const toolMessage = harness.model
+      .requests(run.modelName)
+      .at(-1)
+      ?.messages.find((message) => message.role === 'tool');
     expect(toolMessage?.content).toBe(step?.observation);
   });
 });

@@ -11,9 +11,13 @@ const calc = (expression: string) => ({
 
 describe('termination reasons', () => {
   it('max_iterations: stops at the cap, then a forced final answer explains why', async () => {
-    const run = await harness.start([calc('1+1'), calc('2+2'), { answer: 'So far: 1+1=2 and 2+2=4; I hit the iteration limit.' }], 'q', {
-      maxIterations: 2,
-    });
+    const run = await harness.start(
+      [calc('1+1'), calc('2+2'), { answer: 'So far: 1+1=2 and 2+2=4; I hit the iteration limit.' }],
+      'q',
+      {
+        maxIterations: 2,
+      },
+    );
     const result = await run.result();
     expect(result.terminationReason).toBe('max_iterations');
     expect(result.success).toBe(false);
@@ -44,14 +48,21 @@ describe('termination reasons', () => {
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('stalled');
-    expect(result.trace.terminationDetail).toBe('calculator was called with the same arguments in 3 iterations in a row');
+    expect(result.trace.terminationDetail).toBe(
+      'calculator was called with the same arguments in 3 iterations in a row',
+    );
     expect(result.trace.steps.filter((step) => step.action.type === 'tool_call')).toHaveLength(3);
     expect(result.finalAnswer).toBe('I kept repeating 2 + 2 = 4.');
   });
 
   it('stalled counts replies: identical parallel calls in one reply are not a stall', async () => {
-    const triple = { ...calc('2 + 2'), toolCalls: [1, 2, 3].map(() => ({ name: 'calculator', args: { expression: '2 + 2' } })) };
-    const run = await harness.start([triple, { answer: 'Three identical checks all gave 4.' }], 'q', { stallThreshold: 3 });
+    const triple = {
+      ...calc('2 + 2'),
+      toolCalls: [1, 2, 3].map(() => ({ name: 'calculator', args: { expression: '2 + 2' } })),
+    };
+    const run = await harness.start([triple, { answer: 'Three identical checks all gave 4.' }], 'q', {
+      stallThreshold: 3,
+    });
     const result = await run.result();
     expect(result.terminationReason).toBe('success');
     expect(result.trace.terminationDetail).toBe('the model gave a final answer');
@@ -65,13 +76,20 @@ describe('termination reasons', () => {
       toolCalls: expressions.map((expression) => ({ name: 'calculator', args: { expression } })),
     });
     const run = await harness.start(
-      [reply('2 + 2', '3 + 3'), reply('3 + 3 ', '2 + 2'), reply('2 + 2', '2 + 2', '3 + 3'), { answer: 'I kept repeating the same sums.' }],
+      [
+        reply('2 + 2', '3 + 3'),
+        reply('3 + 3 ', '2 + 2'),
+        reply('2 + 2', '2 + 2', '3 + 3'),
+        { answer: 'I kept repeating the same sums.' },
+      ],
       'q',
       { stallThreshold: 3 },
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('stalled');
-    expect(result.trace.terminationDetail).toBe('calculator was called with the same arguments in 3 iterations in a row');
+    expect(result.trace.terminationDetail).toBe(
+      'calculator was called with the same arguments in 3 iterations in a row',
+    );
     expect(result.trace.totalIterations).toBe(3);
     expect(result.finalAnswer).toBe('I kept repeating the same sums.');
   });
@@ -89,7 +107,10 @@ describe('termination reasons', () => {
   it('timeout: a workflow timer cancels the in-flight tool and the run still answers', async () => {
     const run = await harness.start(
       [
-        { thought: 'This tool takes a long time but it is the only source of the data.', toolCalls: [{ name: 'wait_forever', args: {} }] },
+        {
+          thought: 'This tool takes a long time but it is the only source of the data.',
+          toolCalls: [{ name: 'wait_forever', args: {} }],
+        },
         { answer: 'I ran out of time waiting for the slow tool.' },
       ],
       'q',
@@ -116,7 +137,12 @@ describe('termination reasons', () => {
 
   it('success: a success phrase in a thought ends the run with that thought as the answer', async () => {
     const run = await harness.start(
-      [{ thought: 'TASK COMPLETE: the report was already filed yesterday.', toolCalls: [{ name: 'calculator', args: { expression: '1' } }] }],
+      [
+        {
+          thought: 'TASK COMPLETE: the report was already filed yesterday.',
+          toolCalls: [{ name: 'calculator', args: { expression: '1' } }],
+        },
+      ],
       'q',
       { successPhrases: ['task complete'] },
     );

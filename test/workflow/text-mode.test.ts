@@ -36,7 +36,9 @@ describe('text mode (models without tool calling)', () => {
   it('honours custom tags', async () => {
     const run = await harness.start(
       [
-        { content: 'Reasoning: Exact arithmetic is needed here.\nTool: calculator\nTool Input: {"expression": "2^10"}' },
+        {
+          content: 'Reasoning: Exact arithmetic is needed here.\nTool: calculator\nTool Input: {"expression": "2^10"}',
+        },
         { content: 'Reasoning: 1024 it is.\nFinal Answer: 1024' },
       ],
       'q',

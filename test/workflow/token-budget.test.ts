@@ -29,7 +29,8 @@ describe('tokenBudget is a hard cap', () => {
 
   it('keeps room for the forced final answer: the loop stops early enough that the answer is given', async () => {
     const run = await harness.start(
-      (request, index) => (request.tools === undefined ? { answer: 'Partial: I got as far as the first sums.' } : verbose(request, index)),
+      (request, index) =>
+        request.tools === undefined ? { answer: 'Partial: I got as far as the first sums.' } : verbose(request, index),
       'add the numbers',
       { tokenBudget: 3000, maxIterations: 50 },
     );

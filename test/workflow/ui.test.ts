@@ -12,7 +12,9 @@ const text = (payload: temporal.api.common.v1.IPayload | null | undefined) =>
 const system = (request: RecordedRequest) => String(request.messages[0]?.content);
 
 async function currentDetails(workflowId: string): Promise<string> {
-  const metadata = await harness.client.workflow.getHandle(workflowId).query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+  const metadata = await harness.client.workflow
+    .getHandle(workflowId)
+    .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
   return metadata.currentDetails ?? '';
 }
 
@@ -24,12 +26,21 @@ describe('the Temporal UI reads like a ReAct trace', () => {
   it('runs carry a summary and details; activities and children carry readable summaries', async () => {
     let agentCalls = 0;
     const responder: ScriptedResponder = (request) => {
-      if (system(request).startsWith(CRITIC_MARKER)) return { content: JSON.stringify({ decision: 'CONTINUE', reasoning: 'enough', confidence: 0.9 }) };
+      if (system(request).startsWith(CRITIC_MARKER))
+        return { content: JSON.stringify({ decision: 'CONTINUE', reasoning: 'enough', confidence: 0.9 }) };
       if (system(request).startsWith(SUMMARIZER_MARKER)) return { content: 'Computed 2+2.' };
       if (system(request).startsWith('Researcher')) return { answer: 'Paris.' };
       agentCalls += 1;
-      if (agentCalls === 1) return { thought: 'Adding the numbers needs the calculator.', toolCalls: [{ name: 'calculator', args: { expression: '2+2' } }] };
-      if (agentCalls === 2) return { thought: 'The capital is a lookup for the researcher.', toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'Capital of France?' } }] };
+      if (agentCalls === 1)
+        return {
+          thought: 'Adding the numbers needs the calculator.',
+          toolCalls: [{ name: 'calculator', args: { expression: '2+2' } }],
+        };
+      if (agentCalls === 2)
+        return {
+          thought: 'The capital is a lookup for the researcher.',
+          toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'Capital of France?' } }],
+        };
       return { answer: '4, and the capital is Paris.' };
     };
     const query = `What is 2+2, and what is the capital of France? ${'Please be precise. '.repeat(10)}`;
@@ -47,7 +58,8 @@ describe('the Temporal UI reads like a ReAct trace', () => {
     expect(text(started?.userMetadata?.details)).toContain('**Subagents:** researcher');
     // Local activities (the calculator is one) are recorded as markers and carry their summary the same way.
     const isActivity = (event: (typeof events)[number]): boolean =>
-      Boolean(event.activityTaskScheduledEventAttributes) || event.markerRecordedEventAttributes?.markerName === 'core_local_activity';
+      Boolean(event.activityTaskScheduledEventAttributes) ||
+      event.markerRecordedEventAttributes?.markerName === 'core_local_activity';
     const activitySummaries = events.filter(isActivity).map((event) => text(event.userMetadata?.summary));
     expect(activitySummaries).toEqual([
       'list tools',
@@ -73,7 +85,10 @@ describe('the Temporal UI reads like a ReAct trace', () => {
 
   it('while a call waits, the current details say how to decide it', async () => {
     const run = await harness.start([
-      { thought: 'The stale record should go, so I delete it.', toolCalls: [{ name: 'delete_record', args: { id: 'ui-1' } }] },
+      {
+        thought: 'The stale record should go, so I delete it.',
+        toolCalls: [{ name: 'delete_record', args: { id: 'ui-1' } }],
+      },
       { answer: 'done' },
     ]);
     await waitForPending(harness, run.workflowId);

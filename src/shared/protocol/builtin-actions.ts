@@ -76,7 +76,10 @@ export function confidenceIn(args: unknown): number | null {
 }
 
 /** Reads a final_answer call: the answer (structured answers as JSON text) and confidence, or what is wrong. */
-export function parseFinalAnswer(args: unknown, argumentsText: string): { answer: string; confidence: number | null } | { problem: string } {
+export function parseFinalAnswer(
+  args: unknown,
+  argumentsText: string,
+): { answer: string; confidence: number | null } | { problem: string } {
   const answer = fieldText(args, 'answer');
   if (answer !== null) return { answer, confidence: confidenceIn(args) };
   return { problem: `${FINAL_ANSWER_TOOL} needs {"answer": "..."}; got ${argumentsText || 'nothing'}` };

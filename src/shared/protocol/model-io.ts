@@ -70,7 +70,11 @@ export interface ReplyBase {
 export type ModelReply = ReplyBase &
   (
     | { type: 'tool_calls'; calls: ParsedToolCall[] }
-    | { type: 'final_answer'; answer: string; /** The confidence in [0, 1] given with the answer, if any. */ confidence: number | null }
+    | {
+        type: 'final_answer';
+        answer: string;
+        /** The confidence in [0, 1] given with the answer, if any. */ confidence: number | null;
+      }
     | { type: 'clarification'; callId: string; question: string }
     | { type: 'malformed'; problem: string }
   );
@@ -90,7 +94,8 @@ export function toModelReply(raw: ModelReply | LegacyModelReply): ModelReply {
   const base: ReplyBase = { thought: raw.thought, usage: raw.usage, assistantMessage: raw.assistantMessage };
   // The order the loop used to test the nullable fields in.
   if (raw.malformed !== null) return { ...base, type: 'malformed', problem: raw.malformed };
-  if (raw.finalAnswer !== null) return { ...base, type: 'final_answer', answer: raw.finalAnswer, confidence: raw.confidence };
+  if (raw.finalAnswer !== null)
+    return { ...base, type: 'final_answer', answer: raw.finalAnswer, confidence: raw.confidence };
   if (raw.clarification) return { ...base, type: 'clarification', ...raw.clarification };
   return { ...base, type: 'tool_calls', calls: raw.toolCalls };
 }

@@ -19,7 +19,9 @@ export function parseToolCall(call: ModelToolCall): ParsedToolCall {
 function settledBy(call: ParsedToolCall, base: ReplyBase): ModelReply | null {
   if (call.tool === FINAL_ANSWER_TOOL) {
     const parsed = parseFinalAnswer(call.args, call.argumentsText);
-    return 'problem' in parsed ? { ...base, type: 'malformed', problem: parsed.problem } : { ...base, type: 'final_answer', ...parsed };
+    return 'problem' in parsed
+      ? { ...base, type: 'malformed', problem: parsed.problem }
+      : { ...base, type: 'final_answer', ...parsed };
   }
   if (call.tool === CLARIFICATION_TOOL) {
     const parsed = parseClarification(call.args, call.argumentsText);
@@ -33,9 +35,14 @@ function settledBy(call: ParsedToolCall, base: ReplyBase): ModelReply | null {
 /** Understands a native tool-calling reply: text is the thought, tool calls are actions, no call is the answer. */
 export function readNativeReply(content: string, toolCalls: ModelToolCall[], usage: TokenUsage): ModelReply {
   const thought = content.trim();
-  const base: ReplyBase = { thought, usage, assistantMessage: { role: 'assistant', content, ...(toolCalls.length ? { toolCalls } : {}) } };
+  const base: ReplyBase = {
+    thought,
+    usage,
+    assistantMessage: { role: 'assistant', content, ...(toolCalls.length ? { toolCalls } : {}) },
+  };
   if (toolCalls.length === 0) {
-    if (thought === '') return { ...base, type: 'malformed', problem: 'Your reply was empty. Call a tool or give the final answer.' };
+    if (thought === '')
+      return { ...base, type: 'malformed', problem: 'Your reply was empty. Call a tool or give the final answer.' };
     return { ...base, type: 'final_answer', answer: thought, confidence: null };
   }
   const calls = toolCalls.map(parseToolCall);
@@ -52,7 +59,8 @@ export function readTextReply(content: string, tags: TextTags, responseId: strin
   const parsed = parseTextReply(content, tags);
   const base: ReplyBase = { thought: parsed.thought, usage, assistantMessage: { role: 'assistant', content } };
   if (parsed.malformed !== undefined) return { ...base, type: 'malformed', problem: parsed.malformed };
-  if (parsed.finalAnswer !== undefined) return { ...base, type: 'final_answer', answer: parsed.finalAnswer, confidence: null };
+  if (parsed.finalAnswer !== undefined)
+    return { ...base, type: 'final_answer', answer: parsed.finalAnswer, confidence: null };
   if (!parsed.action) return { ...base, type: 'malformed', problem: 'No action found.' };
   const call: ParsedToolCall = { callId: `${responseId}-0`, ...parsed.action };
   return settledBy(call, base) ?? { ...base, type: 'tool_calls', calls: [call] };

@@ -162,7 +162,10 @@ export function renderTextStep(step: ReActStep, tags: TextTags): { reply: string
 }
 
 /** The scratchpad as text (Thought / Action / Action Input / Observation), served by the getScratchpad query. */
-export function renderScratchpad(steps: readonly ReActStep[], config: Pick<AgentConfig, 'thoughtTag' | 'actionTag' | 'observationTag'>): string {
+export function renderScratchpad(
+  steps: readonly ReActStep[],
+  config: Pick<AgentConfig, 'thoughtTag' | 'actionTag' | 'observationTag'>,
+): string {
   const tags = tagsOf(config);
   return steps
     .map((step) => {

@@ -23,7 +23,8 @@ import {
 } from '../../shared/protocol';
 
 /** How text mode has always described the clarification action (kept: text-mode prompts are what models learned). */
-const CLARIFICATION_TEXT_DESCRIPTION = 'ask the user a question when the task is ambiguous; the answer comes back as the observation.';
+const CLARIFICATION_TEXT_DESCRIPTION =
+  'ask the user a question when the task is ambiguous; the answer comes back as the observation.';
 import { toolParametersSchema, renderToolCatalog } from '../tools/catalog';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
@@ -100,20 +101,39 @@ export function buildModelRequest(
   if (input.mode === 'native') {
     const builtins = [
       providerTool(FINAL_ANSWER_TOOL, FINAL_ANSWER_DESCRIPTION, finalAnswerParameters(input.outputSchema)),
-      ...(input.allowClarification ? [providerTool(CLARIFICATION_TOOL, CLARIFICATION_DESCRIPTION, CLARIFICATION_PARAMETERS)] : []),
-      ...(subagents ? [providerTool(DELEGATE_TOOL, delegateDescription(subagents), delegateParameters(subagents))] : []),
+      ...(input.allowClarification
+        ? [providerTool(CLARIFICATION_TOOL, CLARIFICATION_DESCRIPTION, CLARIFICATION_PARAMETERS)]
+        : []),
+      ...(subagents
+        ? [providerTool(DELEGATE_TOOL, delegateDescription(subagents), delegateParameters(subagents))]
+        : []),
     ];
     const offered = actionsOffered ? [...tools.map(toProviderTool), ...builtins] : undefined;
     return { model, messages, ...(offered ? { tools: offered } : {}), ...cap };
   }
   const entries = [
     renderToolCatalog(tools),
-    ...(input.allowClarification ? [catalogEntry(CLARIFICATION_TOOL, CLARIFICATION_TEXT_DESCRIPTION, { type: 'object', properties: { question: { type: 'string' } }, required: ['question'] })] : []),
+    ...(input.allowClarification
+      ? [
+          catalogEntry(CLARIFICATION_TOOL, CLARIFICATION_TEXT_DESCRIPTION, {
+            type: 'object',
+            properties: { question: { type: 'string' } },
+            required: ['question'],
+          }),
+        ]
+      : []),
     ...(subagents ? [catalogEntry(DELEGATE_TOOL, delegateDescription(subagents), delegateParameters(subagents))] : []),
   ];
   const catalog = entries.join('\n');
-  const protocol = actionsOffered ? `${catalog}\n\n${textProtocolInstructions(input.tags)}` : 'Answer now without tools.';
-  return { model, messages: withSystemSuffix(messages, `\n\n${protocol}`), stop: [`\n${input.tags.observation}`], ...cap };
+  const protocol = actionsOffered
+    ? `${catalog}\n\n${textProtocolInstructions(input.tags)}`
+    : 'Answer now without tools.';
+  return {
+    model,
+    messages: withSystemSuffix(messages, `\n\n${protocol}`),
+    stop: [`\n${input.tags.observation}`],
+    ...cap,
+  };
 }
 
 /** Creates the `callModel` activity: one chat completion, parsed and classified; Temporal owns retries. */
@@ -132,12 +152,16 @@ export function createCallModel(deps: ModelDependencies): (input: CallModelInput
     const message = completion.choices[0]?.message;
     const content = message?.content ?? '';
     const toolCalls = (message?.tool_calls ?? []).flatMap((call) =>
-      call.type === 'function' ? [{ id: call.id, name: call.function.name, argumentsText: call.function.arguments }] : [],
+      call.type === 'function'
+        ? [{ id: call.id, name: call.function.name, argumentsText: call.function.arguments }]
+        : [],
     );
     const promptChars = JSON.stringify(request.messages).length;
     const usage = readUsage(completion, promptChars, content.length);
     const reply =
-      input.mode === 'native' ? readNativeReply(content, toolCalls, usage) : readTextReply(content, input.tags, completion.id, usage);
+      input.mode === 'native'
+        ? readNativeReply(content, toolCalls, usage)
+        : readTextReply(content, input.tags, completion.id, usage);
     // A reply the token limit cut off is not an answer, however it reads: the model is told, not believed.
     if (completion.choices[0]?.finish_reason === 'length' && reply.type !== 'tool_calls') {
       const problem = `Your reply was cut off at the token limit${input.maxTokens !== undefined ? ` of ${input.maxTokens} tokens` : ''}; reply more briefly.`;

@@ -49,12 +49,20 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
   return async function runTool(input: RunToolInput): Promise<ToolObservation> {
     const tool = registry.get(input.tool);
     if (!tool) {
-      const available = registry.list().map((candidate) => candidate.name).join(', ');
+      const available = registry
+        .list()
+        .map((candidate) => candidate.name)
+        .join(', ');
       return errorObservation(input.tool, input.args, `unknown tool. Available tools: ${available}`, 'unknown_tool');
     }
     const parsed = tool.schema.safeParse(input.args);
     if (!parsed.success) {
-      return errorObservation(input.tool, input.args, `invalid arguments: ${formatZodIssues(parsed.error.issues)}`, 'invalid_arguments');
+      return errorObservation(
+        input.tool,
+        input.args,
+        `invalid arguments: ${formatZodIssues(parsed.error.issues)}`,
+        'invalid_arguments',
+      );
     }
     const context = Context.current();
     const workflowId = context.info.workflowExecution?.workflowId ?? context.info.activityId;
@@ -66,7 +74,8 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
       } catch (error) {
         if (signal.aborted) throw error;
         const message = errorMessage(error);
-        if (error instanceof ToolInputError) return errorObservation(input.tool, input.args, message, 'invalid_arguments');
+        if (error instanceof ToolInputError)
+          return errorObservation(input.tool, input.args, message, 'invalid_arguments');
         if (context.info.attempt < retryPolicyOf(tool).maximumAttempts) {
           throw ApplicationFailure.retryable(message, ErrorType.ToolFailed);
         }

@@ -50,14 +50,18 @@ export async function startCodecServer(options: CodecServerOptions): Promise<{ u
       return;
     }
     if (options.token && request.headers.authorization !== `Bearer ${options.token}`) {
-      response.writeHead(401, { ...cors, 'content-type': 'application/json' }).end('{"error":"a bearer token is required"}');
+      response
+        .writeHead(401, { ...cors, 'content-type': 'application/json' })
+        .end('{"error":"a bearer token is required"}');
       return;
     }
     let payloads: Payload[];
     try {
-      payloads = (Payloads.fromObject(JSON.parse(await body(request)) as Record<string, unknown>).payloads ?? []);
+      payloads = Payloads.fromObject(JSON.parse(await body(request)) as Record<string, unknown>).payloads ?? [];
     } catch {
-      response.writeHead(400, { ...cors, 'content-type': 'application/json' }).end('{"error":"expected {\\"payloads\\": [...]}"}');
+      response
+        .writeHead(400, { ...cors, 'content-type': 'application/json' })
+        .end('{"error":"expected {\\"payloads\\": [...]}"}');
       return;
     }
     const result = route === '/encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);

@@ -38,7 +38,8 @@ export class EncryptionCodec implements PayloadCodec {
     const [active] = keys;
     if (!active) throw new PayloadCodecError('The encryption codec needs at least one key');
     for (const { id, key } of keys) {
-      if (key.length !== 32) throw new PayloadCodecError(`Encryption key "${id}" must be 32 bytes (AES-256), got ${key.length}`);
+      if (key.length !== 32)
+        throw new PayloadCodecError(`Encryption key "${id}" must be 32 bytes (AES-256), got ${key.length}`);
     }
     this.active = active;
     this.byId = new Map(keys.map(({ id, key }) => [id, key]));
@@ -64,11 +65,15 @@ export class EncryptionCodec implements PayloadCodec {
       const keyIdBytes = payload.metadata?.[KEY_ID_METADATA];
       const keyId = keyIdBytes ? decoder.decode(keyIdBytes) : '';
       const key = this.byId.get(keyId);
-      if (!key) throw new PayloadCodecError(`No decryption key "${keyId}" (known: ${[...this.byId.keys()].join(', ')})`);
+      if (!key)
+        throw new PayloadCodecError(`No decryption key "${keyId}" (known: ${[...this.byId.keys()].join(', ')})`);
       const data = Buffer.from(payload.data ?? new Uint8Array());
       const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, IV_BYTES));
       decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-      const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+      const plain = Buffer.concat([
+        decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
+        decipher.final(),
+      ]);
       return temporal.api.common.v1.Payload.decode(inflateRawSync(plain));
     });
   }
@@ -85,10 +90,12 @@ export function parseEncryptionKeys(text: string): EncryptionKey[] {
     .filter(Boolean)
     .map((entry) => {
       const colon = entry.indexOf(':');
-      if (colon <= 0) throw new PayloadCodecError('PAYLOAD_ENCRYPTION_KEYS entries are id:base64key, e.g. k1:<44 base64 characters>');
+      if (colon <= 0)
+        throw new PayloadCodecError('PAYLOAD_ENCRYPTION_KEYS entries are id:base64key, e.g. k1:<44 base64 characters>');
       const id = entry.slice(0, colon);
       const key = Buffer.from(entry.slice(colon + 1), 'base64');
-      if (key.length !== 32) throw new PayloadCodecError(`PAYLOAD_ENCRYPTION_KEYS key "${id}" must decode to 32 bytes, got ${key.length}`);
+      if (key.length !== 32)
+        throw new PayloadCodecError(`PAYLOAD_ENCRYPTION_KEYS key "${id}" must decode to 32 bytes, got ${key.length}`);
       return { id, key };
     });
 }

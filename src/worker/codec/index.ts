@@ -7,4 +7,10 @@ export function dataConverterFromEnv(env: Pick<RuntimeEnv, 'payloadEncryptionKey
   return env.payloadEncryptionKeys ? encryptedDataConverter(parseEncryptionKeys(env.payloadEncryptionKeys)) : undefined;
 }
 
-export { EncryptionCodec, encryptedDataConverter, parseEncryptionKeys, PayloadCodecError, type EncryptionKey } from './encryption-codec';
+export {
+  EncryptionCodec,
+  encryptedDataConverter,
+  parseEncryptionKeys,
+  PayloadCodecError,
+  type EncryptionKey,
+} from './encryption-codec';

@@ -12,7 +12,10 @@ export function toolParametersSchema(tool: AnyToolDefinition): Record<string, un
 export function renderToolCatalog(tools: readonly AnyToolDefinition[]): string {
   if (tools.length === 0) return 'You have no tools: answer from what you know.';
   const entries = tools.map((tool) => {
-    const lines = [`- ${tool.name}: ${tool.description}`, `  arguments (JSON Schema): ${JSON.stringify(toolParametersSchema(tool))}`];
+    const lines = [
+      `- ${tool.name}: ${tool.description}`,
+      `  arguments (JSON Schema): ${JSON.stringify(toolParametersSchema(tool))}`,
+    ];
     for (const example of tool.examples ?? []) lines.push(`  example arguments: ${JSON.stringify(example)}`);
     return lines.join('\n');
   });

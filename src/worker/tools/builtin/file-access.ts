@@ -67,7 +67,8 @@ export async function resolveInsideRoot(root: string, requestedPath: string): Pr
   try {
     realRoot = await fs.realpath(lexicalRoot);
   } catch (error) {
-    if (errorCode(error) === 'ENOENT') throw new Error(`the tool's root folder "${root}" does not exist`, { cause: error });
+    if (errorCode(error) === 'ENOENT')
+      throw new Error(`the tool's root folder "${root}" does not exist`, { cause: error });
     throw error;
   }
   const candidate = path.resolve(lexicalRoot, requestedPath);
@@ -81,7 +82,8 @@ export async function resolveInsideRoot(root: string, requestedPath: string): Pr
   } catch (error) {
     const code = errorCode(error);
     if (code === 'ENOENT' || code === 'ENOTDIR') throw new PathNotFoundError(requestedPath);
-    if (code === 'EACCES' || code === 'EPERM') throw new Error(`permission denied: "${requestedPath}"`, { cause: error });
+    if (code === 'EACCES' || code === 'EPERM')
+      throw new Error(`permission denied: "${requestedPath}"`, { cause: error });
     if (code === 'ELOOP') throw new Error(`too many levels of symbolic links: "${requestedPath}"`, { cause: error });
     throw error;
   }

@@ -8,8 +8,24 @@ import { MAX_TEXT_FILE_BYTES, readTextFileIfSmall, resolveInsideRoot, toDisplayP
 
 /** File extensions the search tool indexes; other files (code, images, archives) are left to grep_search. */
 export const SEARCHABLE_EXTENSIONS: ReadonlySet<string> = new Set([
-  '.md', '.markdown', '.mdx', '.txt', '.text', '.rst', '.adoc', '.org',
-  '.json', '.jsonl', '.yaml', '.yml', '.toml', '.csv', '.tsv', '.html', '.htm', '.xml',
+  '.md',
+  '.markdown',
+  '.mdx',
+  '.txt',
+  '.text',
+  '.rst',
+  '.adoc',
+  '.org',
+  '.json',
+  '.jsonl',
+  '.yaml',
+  '.yml',
+  '.toml',
+  '.csv',
+  '.tsv',
+  '.html',
+  '.htm',
+  '.xml',
 ]);
 /** Most files one index holds; a bigger folder is indexed partially, in walk order. */
 export const MAX_INDEXED_FILES = 5000;
