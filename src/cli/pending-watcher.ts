@@ -8,12 +8,15 @@ export function watchPending(
   read: () => Promise<PendingItem[]>,
   handle: (item: PendingItem) => Promise<void>,
   intervalMs = 300,
-): { stop(): void } {
+): { stop(): Promise<void> } {
   const seen = new Set<string>();
   let stopped = false;
+  let reading: Promise<unknown> = Promise.resolve();
   const loop = async () => {
     while (!stopped) {
-      const items = await read().catch(() => []);
+      const pending = read().catch(() => []);
+      reading = pending;
+      const items = await pending;
       for (const item of items) {
         // Call IDs are per run: a subagent's c1-1 is not the parent's.
         const id = `${item.workflowId} ${item.callId}`;
@@ -26,8 +29,10 @@ export function watchPending(
   };
   void loop();
   return {
-    stop() {
+    // Resolves once no query is in flight (a prompt still open is not waited for), so the connection may close.
+    async stop() {
       stopped = true;
+      await reading;
     },
   };
 }

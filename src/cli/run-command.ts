@@ -127,16 +127,16 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
       () => agents.getPendingInRun(run.workflowId),
       (item) => decisions.handle(item),
     );
-    const stopWatching = (steps: Parameters<typeof follower.stop>[0]) => {
-      watcher.stop();
+    // Both pollers finish their queries before the cleanups close the connection.
+    const stopWatching = async (steps: Parameters<typeof follower.stop>[0]) => {
       decisions.close();
-      follower.stop(steps);
+      await Promise.all([watcher.stop(), follower.stop(steps)]);
     };
-    const result = await run.result().catch((error: unknown) => {
-      stopWatching([]);
+    const result = await run.result().catch(async (error: unknown) => {
+      await stopWatching([]);
       throw error;
     });
-    stopWatching(result.trace.steps);
+    await stopWatching(result.trace.steps);
     say(
       `Finished: ${result.terminationReason} after ${result.trace.totalIterations} iterations, ` +
         `${result.tokenUsage.totalTokens} tokens, ${result.executionTimeMs} ms`,

@@ -38,9 +38,10 @@ export function followTrace(
   readSteps: () => Promise<ReActStep[]>,
   write: (line: string) => void,
   intervalMs = 250,
-): { stop(finalSteps: ReActStep[]): void } {
+): { stop(finalSteps: ReActStep[]): Promise<void> } {
   let printed = 0;
   let stopped = false;
+  let reading: Promise<unknown> = Promise.resolve();
   const printNew = (steps: ReActStep[]) => {
     for (const step of steps.slice(printed)) write(formatStep(step));
     printed = Math.max(printed, steps.length);
@@ -48,14 +49,19 @@ export function followTrace(
   const poll = async () => {
     while (!stopped) {
       // A query can fail while the worker is starting; the next poll tries again.
-      printNew(await readSteps().catch(() => []));
+      const read = readSteps().catch(() => []);
+      reading = read;
+      printNew(await read);
       await new Promise((resolve) => setTimeout(resolve, intervalMs));
     }
   };
   void poll();
   return {
-    stop(finalSteps) {
+    // Resolves once no query is in flight, so the caller may close the connection (a query retried on a closed
+    // connection throws from a timer, which would crash the process).
+    async stop(finalSteps) {
       stopped = true;
+      await reading;
       printNew(finalSteps);
     },
   };
