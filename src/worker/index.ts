@@ -13,14 +13,7 @@ export { createOpenAIClient, OPENAI_REQUEST_TIMEOUT_MS } from './openai-client';
 export { createActivities, type Activities, type ActivityDependencies } from './activities';
 export { ToolRegistry, DuplicateToolError } from './tools/registry';
 export { createBuiltinTools, type BuiltinToolsOptions } from './tools/builtin';
-export {
-  defineTool,
-  ToolInputError,
-  type AnyToolDefinition,
-  type ToolContext,
-  type ToolDefinition,
-  type ToolOutput,
-} from './tools/define-tool';
+// defineTool and its types are the root export's: services and workers declare tools the same way.
 export { runWorkerProcess } from './process';
 export { readWorkerEnv, type WorkerEnv } from './env';
 export { createTracing, type Tracing } from './tracing';

@@ -5,7 +5,7 @@ import * as root from '../../src';
 import { TemporalCliNotFoundError } from '../../src/testing';
 import { UsageError } from '../../src/cli/args';
 import { ExpressionError, PathNotFoundError, PathOutsideRootError } from '../../src/worker/tools/builtin';
-import { DuplicateToolError, ToolInputError } from '../../src/worker';
+import { DuplicateToolError } from '../../src/worker';
 import { InvalidEnvironmentError } from '../../src/worker/env';
 import { PayloadCodecError } from '../../src/worker/codec';
 import { DurableAgentError, ErrorType } from '../../src/shared/errors';
@@ -25,7 +25,7 @@ describe('one error family', () => {
     DecisionRefusedError: root.DecisionRefusedError,
     InvalidConfigError: root.InvalidConfigError,
     SearchAttributesMissingError: root.SearchAttributesMissingError,
-    ToolInputError,
+    ToolInputError: root.ToolInputError,
     DuplicateToolError,
     ExpressionError,
     PathNotFoundError,
