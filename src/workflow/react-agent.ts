@@ -49,6 +49,8 @@ export const LOCAL_TOOL_CATALOG_PATCH = 'local-tool-catalog';
  * were recorded with when they replay, new runs get the new ones.
  */
 export const LOOP_RULES_2_PATCH = 'loop-rules-2';
+/** Patch ID of the third rule set (issue 13's hardening); a run has one rule set for its whole life. */
+export const LOOP_RULES_3_PATCH = 'loop-rules-3';
 
 function invalidInput(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, ErrorType.InvalidConfig);
@@ -195,7 +197,8 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   if (typeof input.query !== 'string' || input.query.trim() === '')
     throw invalidInput('The query must be a non-empty string');
   const config: AgentConfig = validation.config;
-  const rules = patched(LOOP_RULES_2_PATCH) ? 2 : 1;
+  // Newest first: a new run records only the newest marker; a recorded run finds the one it was recorded with.
+  const rules = patched(LOOP_RULES_3_PATCH) ? 3 : patched(LOOP_RULES_2_PATCH) ? 2 : 1;
   const state = createRunState(
     input.query,
     config,

@@ -19,6 +19,11 @@ import {
   type TokenUsage,
 } from '../shared/types';
 
+/** The loop's rule sets: each patch that changed commands adds one; a run keeps the one it started with. */
+export type RuleSet = 1 | 2 | 3;
+/** The rule set new runs get. */
+export const LATEST_RULES: RuleSet = 3;
+
 /** Why and how a run is stopping. */
 export interface StopDecision {
   reason: TerminationReason;
@@ -65,7 +70,7 @@ export interface RunState {
    * Which rule set the loop follows: 1 for runs recorded before the `loop-rules-2` patch (they must replay as they
    * ran), 2 for new runs. Rule changes that alter commands check this instead of adding a patch each.
    */
-  readonly rules: 1 | 2;
+  readonly rules: RuleSet;
   /** Validator of the final answer when the run has an output schema or signature (built once per run). */
   readonly outputValidator: z.ZodType | undefined;
   /** How far the character estimate of prompt tokens fell short of the model's reports (token budget only). */
@@ -99,7 +104,7 @@ export function createRunState(
   searchAttributes = false,
   carried?: CarriedState,
   hooks: AgentHooks = {},
-  rules: 1 | 2 = 2,
+  rules: RuleSet = LATEST_RULES,
 ): RunState {
   const approvals = new ApprovalBook();
   approvals.alwaysApproved.push(...(carried?.alwaysApproved ?? []));
