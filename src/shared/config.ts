@@ -72,12 +72,13 @@ const subagentSchema = z.strictObject({
 
 /** A subagent's definition. */
 export type SubagentConfig = z.infer<typeof subagentSchema>;
+/** Longest wait a config may ask for: a year, well inside what Temporal's timers accept. */
+export const MAX_DURATION_MS = 365 * 24 * 3600 * 1000;
 const duration = z
   .union([z.number(), z.string()])
-  .refine(
-    (value) => parseDuration(value) !== null,
-    'expected seconds (a number) or a duration like "30m", "24h", "7d"',
-  );
+  .refine((value) => parseDuration(value) !== null, 'expected seconds (a number) or a duration like "30m", "24h", "7d"')
+  // A timer the server refuses would fail the run's workflow task at the first wait, over and over.
+  .refine((value) => (parseDuration(value) ?? 0) <= MAX_DURATION_MS, 'at most a year (365d)');
 const phrases = z.array(z.string().min(1)).max(100);
 
 /** The one schema for a run's configuration. Unknown fields are refused so typos surface before a run starts. */

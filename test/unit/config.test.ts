@@ -61,6 +61,15 @@ describe('agent config defaults', () => {
     expect(config.model).toBeUndefined();
   });
 
+  it('refuses waits longer than a timer can hold, which would fail the run at its first approval', () => {
+    expect(validateAgentConfig({ approvalTimeout: '999999999d' })).toEqual({
+      ok: false,
+      message: 'Invalid agent config: approvalTimeout: at most a year (365d)',
+    });
+    expect(validateAgentConfig({ approvalTimeout: 400 * 24 * 3600 }).ok).toBe(false);
+    expect(validateAgentConfig({ approvalTimeout: '365d' }).ok).toBe(true);
+  });
+
   it('treats a missing config as the defaults', () => {
     expect(valid(undefined)).toEqual(valid({}));
     expect(valid(null)).toEqual(valid({}));

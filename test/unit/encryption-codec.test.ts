@@ -51,5 +51,9 @@ describe('EncryptionCodec', () => {
     expect(() => parseEncryptionKeys(`k1:${randomBytes(16).toString('base64')}`)).toThrow(
       'PAYLOAD_ENCRYPTION_KEYS key "k1" must decode to 32 bytes, got 16',
     );
+    // Two keys under one ID would make some payloads undecryptable: refused when the process starts.
+    expect(() => parseEncryptionKeys(`k1:${a},k1:${b}`)).toThrow(
+      'PAYLOAD_ENCRYPTION_KEYS names key "k1" twice; key IDs must be unique',
+    );
   });
 });

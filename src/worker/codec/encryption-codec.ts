@@ -84,7 +84,7 @@ export class EncryptionCodec implements PayloadCodec {
  * error naming what is wrong.
  */
 export function parseEncryptionKeys(text: string): EncryptionKey[] {
-  return text
+  const keys = text
     .split(',')
     .map((entry) => entry.trim())
     .filter(Boolean)
@@ -98,6 +98,14 @@ export function parseEncryptionKeys(text: string): EncryptionKey[] {
         throw new PayloadCodecError(`PAYLOAD_ENCRYPTION_KEYS key "${id}" must decode to 32 bytes, got ${key.length}`);
       return { id, key };
     });
+  // Payloads name the key that encrypted them: two keys under one ID would leave some payloads undecryptable.
+  const seen = new Set<string>();
+  for (const { id } of keys) {
+    if (seen.has(id))
+      throw new PayloadCodecError(`PAYLOAD_ENCRYPTION_KEYS names key "${id}" twice; key IDs must be unique`);
+    seen.add(id);
+  }
+  return keys;
 }
 
 /**
