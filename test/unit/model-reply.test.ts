@@ -168,6 +168,23 @@ describe('readUsage', () => {
     expect(readUsage(completion(true), 4000, 400)).toEqual({ promptTokens: 11, completionTokens: 7, totalTokens: 18 });
   });
 
+  it.each([
+    ['negative counts', { prompt_tokens: -500, completion_tokens: -1, total_tokens: -501 }],
+    ['strings', { prompt_tokens: '11', completion_tokens: '7', total_tokens: '18' }],
+    ['NaN and fractions', { prompt_tokens: Number.NaN, completion_tokens: 1.5, total_tokens: null }],
+  ])('does not believe %s: each bad count is estimated, so the token budget cannot be bypassed', (_label, usage) => {
+    const broken = { ...completion(false), usage } as unknown as ChatCompletion;
+    expect(readUsage(broken, 401, 40)).toEqual({ promptTokens: 101, completionTokens: 10, totalTokens: 111 });
+  });
+
+  it('keeps good counts beside a bad one, and a total below its parts becomes their sum', () => {
+    const mixed = {
+      ...completion(false),
+      usage: { prompt_tokens: 11, completion_tokens: -3, total_tokens: 2 },
+    } as unknown as ChatCompletion;
+    expect(readUsage(mixed, 401, 40)).toEqual({ promptTokens: 11, completionTokens: 10, totalTokens: 21 });
+  });
+
   it('estimates usage from characters when the endpoint omits it', () => {
     expect(readUsage(completion(false), 401, 40)).toEqual({
       promptTokens: 101,

@@ -2,17 +2,23 @@ import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { CHARS_PER_TOKEN } from '../../shared/observation';
 import type { TokenUsage } from '../../shared/types';
 
-/** Reads usage from the response; when an endpoint omits it, falls back to the character estimate. */
+/** A token count as an endpoint should report it: a whole number, not negative. */
+function count(value: unknown): number | undefined {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 0 ? value : undefined;
+}
+
+/**
+ * Reads usage from the response; when an endpoint omits it, or reports counts that are not whole non-negative
+ * numbers (negative, strings, NaN), each bad count falls back to the character estimate. Usage feeds the token budget
+ * and the metrics, so a broken report must not get past this boundary.
+ */
 export function readUsage(completion: ChatCompletion, promptChars: number, replyChars: number): TokenUsage {
-  const usage = completion.usage;
-  if (usage) {
-    return {
-      promptTokens: usage.prompt_tokens,
-      completionTokens: usage.completion_tokens,
-      totalTokens: usage.total_tokens,
-    };
-  }
-  const promptTokens = Math.ceil(promptChars / CHARS_PER_TOKEN);
-  const completionTokens = Math.ceil(replyChars / CHARS_PER_TOKEN);
-  return { promptTokens, completionTokens, totalTokens: promptTokens + completionTokens };
+  const reported = completion.usage as Record<string, unknown> | undefined;
+  const promptTokens = count(reported?.prompt_tokens) ?? Math.ceil(promptChars / CHARS_PER_TOKEN);
+  const completionTokens = count(reported?.completion_tokens) ?? Math.ceil(replyChars / CHARS_PER_TOKEN);
+  // The total is only believed when it is consistent with its parts.
+  const total = count(reported?.total_tokens);
+  const totalTokens =
+    total !== undefined && total >= promptTokens + completionTokens ? total : promptTokens + completionTokens;
+  return { promptTokens, completionTokens, totalTokens };
 }
