@@ -53,6 +53,11 @@ export function agentStatusOf(state: RunState): AgentStatusValue {
   return phase === 'completed' && state.stop?.reason === 'cancelled' ? 'Cancelled' : SEARCH_ATTRIBUTE_VALUE[phase];
 }
 
+/** Marks a run that fails before it has a state (its input was refused) as Failed, when it has the attribute. */
+export function markFailed(): void {
+  if (searchAttributesEnabled()) upsertSearchAttributes([{ key: AgentStatusKey, value: 'Failed' }]);
+}
+
 /** Publishes AgentStatus and AgentPendingTools when they changed, and refreshes the UI's current details. */
 export function publishStatus(state: RunState, status: AgentStatusValue = agentStatusOf(state)): void {
   refreshDetails(state);

@@ -14,7 +14,8 @@ import { getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/mes
 import { estimateTokens } from '../shared/observation';
 import type { ToolInfo } from '../shared/tool-protocol';
 import type { AgentWorkflowInput, ReActResult, TokenUsage } from '../shared/types';
-import { publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
+import { markFailed, publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
+import { catalogProblem } from './catalog-checks';
 import { askUser, installHumanHandlers } from './human-loop';
 import { listTools, listToolsLocally } from './activity-proxies';
 import { renderScratchpad, type ModelReply } from '../shared/protocol';
@@ -31,7 +32,6 @@ import {
 import { checkBeforeThinking, findPhrase } from './termination';
 import { loopCallAllowance } from './token-budget';
 import { validateThought } from './thought';
-import { waivedMandatoryTools } from './confirmation';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { critiqueIteration } from './critic-step';
 import { refreshDetails } from './ui-details';
@@ -192,13 +192,19 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
  * reason. `hooks` run in the workflow (see {@link AgentHooks}).
  */
 export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks = {}): Promise<ReActResult> {
-  const validation = validateAgentConfig(input.config);
-  if (!validation.ok) throw invalidInput(validation.message);
-  if (typeof input.query !== 'string' || input.query.trim() === '')
-    throw invalidInput('The query must be a non-empty string');
-  const config: AgentConfig = validation.config;
   // Newest first: a new run records only the newest marker; a recorded run finds the one it was recorded with.
   const rules = patched(LOOP_RULES_3_PATCH) ? 3 : patched(LOOP_RULES_2_PATCH) ? 2 : 1;
+  const validation = validateAgentConfig(input.config);
+  const inputProblem = !validation.ok
+    ? validation.message
+    : typeof input.query !== 'string' || input.query.trim() === ''
+      ? 'The query must be a non-empty string'
+      : null;
+  if (inputProblem !== null || !validation.ok) {
+    if (rules >= 3) markFailed();
+    throw invalidInput(inputProblem ?? 'Invalid agent config');
+  }
+  const config: AgentConfig = validation.config;
   const state = createRunState(
     input.query,
     config,
@@ -218,15 +224,8 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     // Runs recorded before the lookup became a local activity replay it as the remote activity they scheduled.
     const lookup = patched(LOCAL_TOOL_CATALOG_PATCH) ? listToolsLocally : listTools;
     const catalog = await lookup.executeWithOptions({ summary: 'list tools' }, [config.tools]);
-    if (catalog.unknown.length > 0) {
-      throw invalidInput(`Unknown tools in config.tools: ${catalog.unknown.join(', ')}`);
-    }
-    const waived = state.rules >= 2 ? waivedMandatoryTools(catalog.tools, config) : [];
-    if (waived.length > 0) {
-      throw invalidInput(
-        `skipConfirmation cannot waive ${waived.join(', ')}: the tool's author requires a person to confirm every call (confirm: 'always')`,
-      );
-    }
+    const problem = catalogProblem(config, catalog, state.rules);
+    if (problem !== null) throw invalidInput(problem);
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));
     await runLoop(state, tools);
     await forceFinalAnswer(state);
@@ -246,6 +245,11 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
         details: [toTrace(state)],
       });
     } else {
+      // A run that fails (a refused config, a throwing hook) must not keep showing AgentStatus = Running.
+      if (state.rules >= 3) {
+        publishStatus(state, 'Failed');
+        countFinished('failed');
+      }
       throw error;
     }
   }

@@ -18,11 +18,17 @@ export interface Delegation {
 function childConfig(state: RunState, agent: string, remainingTokens: number | undefined): AgentConfigInput {
   const { subagents, ...parent } = state.config;
   const sub = subagents[agent];
+  const tools = sub?.tools ?? parent.tools;
+  // The child refuses confirmation settings that name tools it does not have, so it gets only those of its tools.
+  const ofChild = (names: readonly string[]) =>
+    tools === undefined ? [...names] : names.filter((name) => tools.includes(name));
   return {
     ...parent,
     subagents: {}, // one level: a subagent does not delegate further
     systemPrompt: sub?.systemPrompt ?? parent.systemPrompt,
-    tools: sub?.tools ?? parent.tools,
+    tools,
+    requireConfirmation: ofChild(parent.requireConfirmation),
+    skipConfirmation: ofChild(parent.skipConfirmation),
     maxIterations: sub?.maxIterations ?? parent.maxIterations,
     model: sub?.model ?? parent.model,
     timeoutSeconds: sub?.timeoutSeconds,
