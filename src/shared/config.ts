@@ -8,6 +8,8 @@ import { formatZodIssues } from './validation';
 export const DEFAULT_MAX_ITERATIONS = 10;
 /** The same calls (tool + normalised arguments) in this many iterations in a row end the run as `stalled`. */
 export const DEFAULT_STALL_THRESHOLD = 3;
+/** Tool calls one reply may make: parallel calls are a handful; thousands would hold a workflow task for minutes. */
+export const DEFAULT_MAX_TOOL_CALLS_PER_REPLY = 16;
 /** Observations longer than this (estimated tokens) are truncated before the model sees them. */
 export const DEFAULT_MAX_OBSERVATION_TOKENS = 2000;
 /** Thoughts shorter than this many characters are sent back when `requireThought` is on. */
@@ -145,6 +147,15 @@ export const agentConfigSchema = z.strictObject({
     .max(365 * 24 * 3600)
     .optional()
     .describe('a durable timer; when it fires, in-flight activities are cancelled → `timeout`'),
+  maxToolCallsPerReply: z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .default(DEFAULT_MAX_TOOL_CALLS_PER_REPLY)
+    .describe(
+      'tool calls one reply may make (rule set 3); a reply with more runs none of them and is sent back with feedback, so one reply cannot flood the run with work',
+    ),
   maxCallsPerTool: z
     .record(z.string().min(1), z.number().int().min(0))
     .default({})

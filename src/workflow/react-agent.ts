@@ -109,6 +109,15 @@ async function act(
   tools: ReadonlyMap<string, ToolInfo>,
 ): Promise<void> {
   const { config } = state;
+  if (state.rules >= 3 && reply.calls.length > config.maxToolCallsPerReply) {
+    // Refused before anything is scheduled: one reply must not be able to cost a long workflow task.
+    const feedback =
+      `Your reply made ${reply.calls.length} tool calls; at most ${config.maxToolCallsPerReply} are allowed in one ` +
+      'reply. Make fewer calls at once.';
+    recordError(state, 'malformed_output', feedback);
+    state.feedback.push(feedback);
+    return;
+  }
   // Rules 1 judged the thought alone; the called tools' names let rules 2 refuse thoughts that only restate the calls.
   const calledTools = state.rules >= 2 ? reply.calls.map((call) => call.tool) : undefined;
   const problem = validateThought(reply.thought, config, calledTools);

@@ -34,6 +34,7 @@ describe('agent config defaults', () => {
       failurePhrases: [],
       stallThreshold: 3,
       maxObservationTokens: 2000,
+      maxToolCallsPerReply: 16,
       maxCallsPerTool: {},
       stopWhen: [],
       forceFinalAnswer: true,

@@ -193,4 +193,24 @@ describe('bad tool calls become observations the model can act on', () => {
     const seen = harness.model.requests(run.modelName)[1]?.messages.find((message) => message.role === 'tool');
     expect(String(seen?.content)).toBe(step?.observation);
   });
+
+  it('a reply with thousands of tool calls runs none of them: the model is told to make fewer, and the run goes on', async () => {
+    const flood = Array.from({ length: 6000 }, (_, index) => ({
+      name: 'calculator',
+      args: { expression: `${index}+1` },
+    }));
+    const run = await harness.start(
+      [
+        { thought: 'Every one of these sums is needed, so I compute them all at once.', toolCalls: flood },
+        { answer: 'I will ask for fewer sums.' },
+      ],
+      'q',
+    );
+    const result = await run.result();
+    expect(result).toMatchObject({ terminationReason: 'success', finalAnswer: 'I will ask for fewer sums.' });
+    expect(result.trace.toolUsage).toEqual({});
+    expect(result.trace.steps).toHaveLength(1);
+    const feedback = harness.model.requests(run.modelName)[1]?.messages.at(-1)?.content;
+    expect(feedback).toContain('Your reply made 6000 tool calls; at most 16 are allowed in one reply.');
+  });
 });
