@@ -2,7 +2,7 @@ import { ChildWorkflowFailure, executeChild, isCancellation } from '@temporalio/
 import type { AgentConfigInput } from '../shared/config';
 import { AGENT_WORKFLOW_TYPE } from '../shared/messages';
 import { parseDelegation, type ParsedToolCall } from '../shared/protocol';
-import { errorObservation } from '../shared/observation';
+import { errorObservation, truncateToTokens } from '../shared/observation';
 import { AgentStatusKey } from '../shared/search-attributes';
 import type { ToolObservation } from '../shared/tool-protocol';
 import type { AgentWorkflowInput, ReActResult } from '../shared/types';
@@ -85,13 +85,18 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
       ...(state.searchAttributes ? { typedSearchAttributes: [{ key: AgentStatusKey, value: 'Running' }] } : {}),
     });
     recordUsage(state, result.tokenUsage);
-    const text = result.finalAnswer ?? `(${args.agent} stopped without an answer: ${result.terminationReason})`;
+    const answer = result.finalAnswer ?? `(${args.agent} stopped without an answer: ${result.terminationReason})`;
+    // A subagent's answer is an observation like any other: bounded the same way (rule set 3).
+    const { text, truncated } =
+      state.rules >= 3
+        ? truncateToTokens(answer, state.config.maxObservationTokens)
+        : { text: answer, truncated: false };
     const data = {
       workflowId: childWorkflowId,
       terminationReason: result.terminationReason,
       iterations: result.trace.totalIterations,
     };
-    return { observation: { text, isError: !result.success, truncated: false, data }, childWorkflowId };
+    return { observation: { text, isError: !result.success, truncated, data }, childWorkflowId };
   } catch (error) {
     if (isCancellation(error)) throw error;
     const cause = error instanceof ChildWorkflowFailure && error.cause ? error.cause.message : String(error);

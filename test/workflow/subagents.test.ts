@@ -56,6 +56,21 @@ describe('subagents', () => {
     );
   });
 
+  it("a subagent's long answer is truncated like any observation before the parent's model sees it", async () => {
+    const run = await harness.start(
+      script([delegation, { answer: 'Summarised.' }], [{ answer: 'fact '.repeat(4000) }]),
+      'q',
+      { subagents, maxObservationTokens: 100 },
+    );
+    const result = await run.result();
+    expect(result.trace.steps[0]).toMatchObject({ truncated: true });
+    expect(result.trace.steps[0]?.observation).toMatch(/\[truncated: \d+ more characters\]$/);
+    const seen = harness.model
+      .requests(run.modelName)
+      .find((request) => !isChild(request) && request.messages.some((message) => message.role === 'tool'));
+    expect(String(seen?.messages.find((message) => message.role === 'tool')?.content).length).toBeLessThan(500);
+  });
+
   it("an approval inside a child is pending under the child's ID and decided there", async () => {
     const run = await harness.start(
       script(
