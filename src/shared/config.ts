@@ -135,7 +135,9 @@ export const agentConfigSchema = z.strictObject({
     .min(16)
     .max(1_000_000)
     .default(DEFAULT_MAX_OBSERVATION_TOKENS)
-    .describe('observations are cut to this many estimated tokens'),
+    .describe(
+      'observations are cut to this many estimated tokens; a JSON result is kept as `observationData` only when it fits whole',
+    ),
   tokenBudget: positiveInt(1_000_000_000)
     .optional()
     .describe(

@@ -49,13 +49,17 @@ export function errorObservation(
   };
 }
 
-/** Turns a tool's output into an observation: strings as they are, JSON compact (fewer tokens) and kept as data. */
+/**
+ * Turns a tool's output into an observation: strings as they are, JSON compact (fewer tokens) and kept as data. The
+ * data is kept only when it fits the same bound as the text: every step is stored in history and in the result, and
+ * a few large JSON results used to push a run past Temporal's payload limit and lose its final answer.
+ */
 export function successObservation(output: unknown, maxTokens: number): ToolObservation {
   const isText = typeof output === 'string';
   const rendered = isText ? output : (JSON.stringify(output) ?? 'null');
   const { text, truncated } = truncateToTokens(rendered, maxTokens);
   const rawTokens = estimateTokens(rendered);
-  return isText
+  return isText || truncated
     ? { text, isError: false, truncated, rawTokens }
     : { text, isError: false, data: output, truncated, rawTokens };
 }
