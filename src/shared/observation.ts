@@ -34,6 +34,9 @@ export function describeCall(tool: string, args: unknown, maxChars = 200): strin
   return `${tool}(${rendered})`;
 }
 
+/** Longest error message an error observation keeps. */
+export const MAX_ERROR_CHARS = 2000;
+
 /** An error observation with context (tool, arguments, message) that the model can act on. */
 export function errorObservation(
   tool: string,
@@ -41,8 +44,13 @@ export function errorObservation(
   message: string,
   errorKind: NonNullable<ToolObservation['errorKind']> = 'tool_error',
 ): ToolObservation {
+  // A tool may throw with a message of any size; the model and the history get a bounded one.
+  const clipped =
+    message.length > MAX_ERROR_CHARS
+      ? `${message.slice(0, MAX_ERROR_CHARS)}… [${message.length - MAX_ERROR_CHARS} more characters]`
+      : message;
   return {
-    text: `${ERROR_PREFIX} ${describeCall(tool, args)}: ${message}`,
+    text: `${ERROR_PREFIX} ${describeCall(tool, args)}: ${clipped}`,
     isError: true,
     errorKind,
     truncated: false,

@@ -96,6 +96,14 @@ describe('errorObservation', () => {
   });
 });
 
+describe('a tool that throws a huge message', () => {
+  it('leaves a bounded error observation, saying how much was cut', () => {
+    const observation = errorObservation('fetch', { url: 'u' }, 'boom '.repeat(1_000_000));
+    expect(observation.text.length).toBeLessThan(2300);
+    expect(observation.text).toMatch(/… \[4998000 more characters\]$/);
+  });
+});
+
 describe('successObservation', () => {
   it('keeps a string as text without data', () => {
     const observation = successObservation('Paris', 100);

@@ -69,4 +69,22 @@ describe('model endpoint faults', () => {
       await impatient.close();
     }
   });
+
+  it.each(['activity', 'local'] as const)(
+    'a multi-megabyte reply (modelCalls: %s) is refused once, with its size, and the run goes on',
+    async (modelCalls) => {
+      const run = await harness.start([{ answer: 'x'.repeat(3_000_000) }, { answer: 'Short answer.' }], 'q', {
+        modelCalls,
+      });
+      const result = await run.result();
+      expect(result).toMatchObject({ terminationReason: 'success', finalAnswer: 'Short answer.' });
+      // One paid call for the huge reply, not one per retry.
+      const requests = harness.model.requests(run.modelName);
+      expect(requests).toHaveLength(2);
+      expect(String(requests[1]?.messages.at(-1)?.content)).toContain(
+        'Your reply was 3000000 characters; replies over 200000 characters are not read. Reply more briefly.',
+      );
+      expect(JSON.stringify(result).length).toBeLessThan(100_000);
+    },
+  );
 });

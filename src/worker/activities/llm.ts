@@ -136,6 +136,25 @@ export function buildModelRequest(
   };
 }
 
+/**
+ * Longest reply (text plus tool-call arguments, in characters) the loop reads. A reply is stored in history and sent
+ * back in later prompts; a multi-megabyte one used to exceed Temporal's payload limit, time out and be paid for again
+ * on every retry.
+ */
+export const MAX_REPLY_CHARS = 200_000;
+
+/** An oversized reply, refused once as feedback the model can act on; only a short preview is kept. */
+function oversized(size: number, content: string, usage: ModelReply['usage']): ModelReply {
+  const preview = `${content.slice(0, 2000)}… [${size - Math.min(content.length, 2000)} more characters not kept]`;
+  return {
+    type: 'malformed',
+    problem: `Your reply was ${size} characters; replies over ${MAX_REPLY_CHARS} characters are not read. Reply more briefly.`,
+    thought: '',
+    usage,
+    assistantMessage: { role: 'assistant', content: preview },
+  };
+}
+
 /** Creates the `callModel` activity: one chat completion, parsed and classified; Temporal owns retries. */
 export function createCallModel(deps: ModelDependencies): (input: CallModelInput) => Promise<ModelReply> {
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
@@ -158,6 +177,9 @@ export function createCallModel(deps: ModelDependencies): (input: CallModelInput
     );
     const promptChars = JSON.stringify(request.messages).length;
     const usage = readUsage(completion, promptChars, content.length);
+    const size =
+      content.length + toolCalls.reduce((sum, call) => sum + call.name.length + call.argumentsText.length, 0);
+    if (size > MAX_REPLY_CHARS) return oversized(size, content, usage);
     const reply =
       input.mode === 'native'
         ? readNativeReply(content, toolCalls, usage)
