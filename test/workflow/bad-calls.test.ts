@@ -213,4 +213,23 @@ describe('bad tool calls become observations the model can act on', () => {
     const feedback = harness.model.requests(run.modelName)[1]?.messages.at(-1)?.content;
     expect(feedback).toContain('Your reply made 6000 tool calls; at most 16 are allowed in one reply.');
   });
+
+  it('a tool result of megabytes (a text replace blowing 7 KB up to 10 MB) is cut, kept without its data, and the run ends', async () => {
+    const blowUp = { operation: 'replace', text: 'a'.repeat(7000), search: 'a', replacement: 'x'.repeat(1500) };
+    const run = await harness.start(
+      [
+        {
+          thought: 'The template needs every placeholder expanded before I can count it.',
+          toolCalls: [{ name: 'text', args: blowUp }],
+        },
+        { answer: 'Expanded.' },
+      ],
+      'q',
+    );
+    const result = await run.result();
+    expect(result).toMatchObject({ terminationReason: 'success', finalAnswer: 'Expanded.' });
+    expect(result.trace.steps[0]).toMatchObject({ isError: false, truncated: true });
+    expect(result.trace.steps[0]).not.toHaveProperty('observationData');
+    expect(JSON.stringify(result).length).toBeLessThan(100_000);
+  });
 });
