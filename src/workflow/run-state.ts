@@ -186,9 +186,16 @@ export function nowIso(): string {
   return new Date().toISOString();
 }
 
-/** Adds an entry to the error history. */
+/** Longest message an error-history entry keeps: the history is part of every result and query. */
+export const MAX_ERROR_MESSAGE = 1000;
+
+/** Adds an entry to the error history; a long message (say, from a hostile signal) is cut and says so. */
 export function recordError(state: RunState, kind: AgentErrorKind, message: string): void {
-  state.errorHistory.push({ iteration: state.iterations, kind, message, timestamp: nowIso() });
+  const kept =
+    message.length > MAX_ERROR_MESSAGE
+      ? `${message.slice(0, MAX_ERROR_MESSAGE)}… [${message.length - MAX_ERROR_MESSAGE} more characters]`
+      : message;
+  state.errorHistory.push({ iteration: state.iterations, kind, message: kept, timestamp: nowIso() });
 }
 
 /** Adds the usage of one model call. */

@@ -164,6 +164,27 @@ describe('confirmation decisions', () => {
     expect(events.some((event) => event.workflowTaskFailedEventAttributes)).toBe(false);
   });
 
+  it('huge invalid signals leave a bounded trace: the run completes with its answer', async () => {
+    const run = await startDelete('huge');
+    await waitForPending(harness, run.workflowId);
+    const handle = harness.client.workflow.getHandle(run.workflowId);
+    // About 900 KB each, and every key unknown: the refusal used to list them all, three times over, in the result.
+    const junk = Object.fromEntries(
+      Array.from({ length: 40_000 }, (_, index) => [`field_${index}_${'x'.repeat(8)}`, 1]),
+    );
+    for (let index = 0; index < 3; index++)
+      await handle.signal(decideSignal, { callId: 'c1-1', decision: 'approve', ...junk } as never);
+    await handle.signal(decideSignal, { callId: 'c1-1', decision: 'approve' });
+    const result = await run.result();
+    expect(result.trace.steps[0]?.observation).toBe('deleted huge');
+    const refusals = result.trace.errorHistory.filter((entry) => entry.kind === 'invalid_decision');
+    expect(refusals).toHaveLength(3);
+    for (const refusal of refusals) {
+      expect(refusal.message).toMatch(/^Invalid decision: unknown fields: field_0_x+, .* and 39990 more$/);
+    }
+    expect(JSON.stringify(result).length).toBeLessThan(20_000);
+  });
+
   it('a barrage of malformed decisions by update and by signal is refused or recorded, never a failed workflow task', async () => {
     const run = await startDelete('fuzz');
     await waitForPending(harness, run.workflowId);
