@@ -31,6 +31,7 @@ function parse(argv: string[]) {
         observation: { type: 'string' },
         json: { type: 'boolean', default: false },
         address: { type: 'string' },
+        'args-hash': { type: 'string' },
       },
     });
   } catch (error) {
@@ -80,9 +81,11 @@ export async function decisionCommand(
       return 0;
     }
     const id = required(workflowId, `${command} needs a workflow ID: durable-react-agent ${command} <workflowId>`);
+    // --args-hash (from `pending`) makes the decision about those exact arguments, or refused.
+    const hash = values['args-hash'] ? { argsHash: values['args-hash'] } : {};
     switch (command) {
       case 'approve': {
-        const applied = await agents.approve(id, second, { always: values.always });
+        const applied = await agents.decide(id, second, { decision: 'approve', always: values.always, ...hash });
         out(
           `approved ${applied.callId} (${applied.tool})${values.always ? ' and every later call of it in this run' : ''}`,
         );
@@ -90,19 +93,19 @@ export async function decisionCommand(
       }
       case 'reject': {
         const reason = required(values.reason, 'reject needs --reason "<why>": the model sees it');
-        const applied = await agents.reject(id, second, reason);
+        const applied = await agents.decide(id, second, { decision: 'reject', reason, ...hash });
         out(`rejected ${applied.callId} (${applied.tool})`);
         return 0;
       }
       case 'edit': {
         const args = parseEditArgs(required(values.args, `edit needs --args '<json object>'`));
-        const applied = await agents.edit(id, second, args);
+        const applied = await agents.decide(id, second, { decision: 'edit', args, ...hash });
         out(`edited ${applied.callId}: ${describeCall(applied.tool, applied.args)}`);
         return 0;
       }
       case 'respond': {
         const observation = required(values.observation, 'respond needs --observation "<text the model sees>"');
-        const applied = await agents.respond(id, second, observation);
+        const applied = await agents.decide(id, second, { decision: 'respond', observation, ...hash });
         out(`responded to ${applied.callId} (${applied.tool}) without running it`);
         return 0;
       }

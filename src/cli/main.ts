@@ -20,7 +20,7 @@ Commands:
   run [options] "<query>"   Run an agent; live trace on stderr, final answer on stdout
   server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C
   worker                    Run a worker against TEMPORAL_ADDRESS until Ctrl-C
-  codec-server [--port 8888] [--origin http://localhost:8233] [--token T]
+  codec-server [--port 8888] [--origin http://127.0.0.1:8233] [--token T]
                             Decode/encode endpoints for the Temporal UI (needs PAYLOAD_ENCRYPTION_KEYS)
   pending [--json]          Calls and questions waiting for a person, across runs
   approve <workflowId> [callId] [--always]
@@ -29,8 +29,9 @@ Commands:
   respond <workflowId> [callId] --observation TEXT
   answer  <workflowId> "<text>"
   trace   <workflowId> [--json]     result <workflowId> [--json]     cancel <workflowId>
-  (callId may be left out when exactly one call is pending; these commands take --address host:port,
-   else TEMPORAL_ADDRESS, else localhost:7233)
+  (callId may be left out when exactly one call is pending; approve/reject/edit/respond take --args-hash HASH, from
+   pending, to decide only those exact arguments; these commands take --address host:port, else TEMPORAL_ADDRESS,
+   else localhost:7233)
 
 run options:
   --tools a,b               Tools the agent may use (default: all built-ins)
@@ -56,7 +57,8 @@ async function codecServerCommand(argv: string[]): Promise<number> {
     options: {
       port: { type: 'string', default: '8888' },
       host: { type: 'string', default: '127.0.0.1' },
-      origin: { type: 'string', default: 'http://localhost:8233' },
+      // The UI URL the embedded server prints: a CORS origin must match it exactly.
+      origin: { type: 'string', default: 'http://127.0.0.1:8233' },
       token: { type: 'string' },
     },
   });

@@ -90,6 +90,9 @@ describe('deciding from the CLI while `run` waits', () => {
     expect(refused.stderr).toBe('error: No pending call c9-9 (pending: c1-1)\n');
     const noReason = await cli(['reject', workflowId]);
     expect(noReason.code).toBe(2);
+    const stale = await cli(['approve', workflowId, 'c1-1', '--args-hash', '0000000000000000']);
+    expect(stale.code).toBe(2);
+    expect(stale.stderr).toMatch(/^error: argsHash 0000000000000000 does not match call c1-1 \([0-9a-f]{16}\)/);
 
     // The printed command works as printed, from a terminal without TEMPORAL_ADDRESS.
     const approved = await cli(['approve', '--address', address, workflowId], undefined, {
