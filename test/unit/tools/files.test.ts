@@ -1,4 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import { describe, it, expect, beforeAll, afterAll } from 'vitest';
+import { ToolInputError } from '../../../src';
 import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -168,5 +170,23 @@ describe('grep_search', () => {
     await expect(runTool(tools.grepSearch, { pattern: 'TODO', path: 'escape-dir' })).rejects.toThrow(
       PathOutsideRootError,
     );
+  });
+
+  it('refuses a backtracking pattern instead of stalling the worker, and a FIFO instead of blocking on it', async () => {
+    await expect(runTool(tools.grepSearch, { pattern: '^(a+)+$', regex: true })).rejects.toThrow(ToolInputError);
+    await expect(runTool(tools.grepSearch, { pattern: '^(a+)+$', regex: true })).rejects.toThrow(/exponential time/);
+    const fifo = path.join(root, 'pipe');
+    execFileSync('mkfifo', [fifo]);
+    try {
+      await expect(runTool(tools.grepSearch, { pattern: 'x', path: 'pipe' })).rejects.toThrow(
+        '"pipe" is not a regular file',
+      );
+      // A directory search passes it by (it is not a regular file either).
+      await expect(runTool(tools.grepSearch, { pattern: 'TODO' })).resolves.toMatchObject({
+        matches: [{ path: 'src/main.ts', line: 2 }],
+      });
+    } finally {
+      await rm(fifo);
+    }
   });
 });

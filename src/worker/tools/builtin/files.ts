@@ -1,7 +1,8 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { defineTool } from '../define-tool';
+import { regexRisk } from '../../../shared/regex-safety';
+import { defineTool, ToolInputError } from '../define-tool';
 import type { AnyToolDefinition } from '../define-tool';
 import {
   decodeText,
@@ -69,6 +70,9 @@ function buildMatcher(pattern: string, regex: boolean, ignoreCase: boolean): (li
     const needle = ignoreCase ? pattern.toLowerCase() : pattern;
     return ignoreCase ? (line) => line.toLowerCase().includes(needle) : (line) => line.includes(needle);
   }
+  // Activities share the worker's event loop: a backtracking pattern would stall every run (and /healthz) on it.
+  const risk = regexRisk(pattern);
+  if (risk !== null) throw new ToolInputError(`pattern ${risk}; use a simpler pattern, or regex: false`);
   let compiled: RegExp;
   try {
     compiled = new RegExp(pattern, ignoreCase ? 'i' : '');
@@ -76,8 +80,12 @@ function buildMatcher(pattern: string, regex: boolean, ignoreCase: boolean): (li
     const reason = error instanceof Error ? error.message : String(error);
     throw new Error(`invalid regular expression "${pattern}": ${reason}`, { cause: error });
   }
-  return (line) => compiled.test(line);
+  // Polynomial patterns (.*a.*b) on a minified megabyte line are slow too: a regex sees a line's head only.
+  return (line) => compiled.test(line.length > MAX_REGEX_LINE ? line.slice(0, MAX_REGEX_LINE) : line);
 }
+
+/** Characters of a line a regex is run on. */
+export const MAX_REGEX_LINE = 4096;
 
 function clip(text: string): string {
   const trimmed = text.trim();
@@ -164,6 +172,8 @@ export function createFileTools(options: FileToolsOptions): {
       const target = await resolveInsideRoot(root, args.path);
       const matches = buildMatcher(args.pattern, args.regex, args.ignoreCase);
       const stats = await fs.stat(target.absolute);
+      // Opening a FIFO or a device would block the read until something writes to it: regular files only.
+      if (!stats.isDirectory() && !stats.isFile()) throw new ToolInputError(`"${args.path}" is not a regular file`);
       const files = stats.isDirectory()
         ? walkFiles(target.absolute, context.signal)
         : (async function* single() {
