@@ -4,6 +4,7 @@ import { ErrorType } from '../shared/errors';
 import { UsageError } from './args';
 import { DECISION_COMMANDS, decisionCommand } from './decision-commands';
 import { DEV_SERVER_DB, runCommand } from './run-command';
+import { DevServerBusyError } from '../dev/db-lock';
 import { startDevServer } from '../dev/dev-server';
 import { parseArgs } from 'node:util';
 import { EncryptionCodec, parseEncryptionKeys, PayloadCodecError } from '../worker/codec';
@@ -141,6 +142,7 @@ export async function main(argv: string[]): Promise<number> {
       error instanceof DecisionRefusedError ||
       error instanceof InvalidEnvironmentError ||
       error instanceof PayloadCodecError ||
+      error instanceof DevServerBusyError ||
       error instanceof InvalidConfigError ||
       (error instanceof AgentRunError && error.type === ErrorType.InvalidConfig);
     return invalidInput ? 2 : 1;

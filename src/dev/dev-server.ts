@@ -6,6 +6,7 @@ import { Connection } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { errorText, GO_PACKAGE, resolveTemporalCli, TemporalCliNotFoundError } from './provision';
+import { lockDatabase } from './db-lock';
 import { devServerTuningArgs } from './tuning';
 
 const PREFERRED_PORT = 7233;
@@ -58,6 +59,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const executable = await resolveTemporalCli({ log });
   const dbFilename = options.dbFile === undefined ? undefined : path.resolve(options.dbFile);
   if (dbFilename) await fs.mkdir(path.dirname(dbFilename), { recursive: true });
+  const release = dbFilename ? await lockDatabase(dbFilename) : async () => undefined;
   const searchAttributes = options.searchAttributes?.map((a) => defineSearchAttributeKey(a.name, toSdkType(a.type)));
   const port = options.port ?? (await choosePort(PREFERRED_PORT));
   const uiPort = options.uiPort ?? (await choosePort(PREFERRED_UI_PORT, port));
@@ -75,7 +77,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       // Without `--output none` the CLI's banner lands on our stdout (and would corrupt `run --json`).
       extraArgs: ['--output', 'none', ...devServerTuningArgs()],
     },
-  }).catch((error: unknown) => {
+  }).catch(async (error: unknown) => {
+    await release();
     // Only the SDK download can fail for want of a CLI; any other failure is the server's own and keeps its error.
     if (executable.type === 'existing-path') throw error;
     const why = `The Temporal CLI is not installed and its download failed (${errorText(error).split('\n')[0]}).`;
@@ -86,7 +89,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     throw new TemporalCliNotFoundError(`${why} ${fixes}`, { cause: error });
   });
   let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> => (stopping ??= environment.teardown());
+  const stop = (): Promise<void> => (stopping ??= environment.teardown().finally(release));
   return { address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${uiPort}`, namespace, stop };
 }
 

@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import * as root from '../../src';
 import { TemporalCliNotFoundError } from '../../src/testing';
 import { UsageError } from '../../src/cli/args';
+import { DevServerBusyError } from '../../src/dev/db-lock';
 import { ExpressionError, PathNotFoundError, PathOutsideRootError } from '../../src/worker/tools/builtin';
 import { DuplicateToolError } from '../../src/worker';
 import { InvalidEnvironmentError } from '../../src/worker/env';
@@ -34,6 +35,7 @@ describe('one error family', () => {
     PayloadCodecError,
     TemporalCliNotFoundError,
     UsageError,
+    DevServerBusyError,
   };
 
   it.each(Object.entries(classes))('%s shares the base and names itself', (name, ErrorClass) => {
