@@ -1,7 +1,6 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
-import path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client';
@@ -9,50 +8,21 @@ import { startDevServer } from '../../src/dev/dev-server';
 import { ensureSearchAttributes } from '../../src/dev/search-attributes';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedResponder } from '../../src/testing/scripted-model';
 import { freePort } from '../../src/testing/free-port';
+import { CLI, killWorkerProcesses, startWorkerProcess } from '../support/worker-process';
 
-const CLI = path.resolve(__dirname, '../../dist/cli/main.js');
 let model: ScriptedModelServer;
-const children: ChildProcess[] = [];
 
 beforeAll(async () => {
   model = await startScriptedModel();
 });
 afterAll(async () => {
-  for (const child of children) child.kill('SIGKILL');
+  killWorkerProcesses();
   await model?.close();
 });
 
-/** A `durable-react-agent worker` process; resolves once its health endpoint says it polls. */
-async function startWorker(taskQueue: string, extraEnv: Record<string, string> = {}) {
-  const healthPort = await freePort();
-  const metricsPort = await freePort();
-  const child = spawn(process.execPath, [CLI, 'worker'], {
-    env: {
-      ...process.env,
-      TEMPORAL_ADDRESS: inject('temporalAddress'),
-      TEMPORAL_TASK_QUEUE: taskQueue,
-      OPENAI_BASE_URL: model.baseURL,
-      WORKER_HEALTH_ADDRESS: `127.0.0.1:${healthPort}`,
-      WORKER_METRICS_ADDRESS: `127.0.0.1:${metricsPort}`,
-      WORKER_SHUTDOWN_GRACE: '5s',
-      WORKER_LOG_LEVEL: 'WARN',
-      ...extraEnv,
-    },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  children.push(child);
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
-  const health = `http://127.0.0.1:${healthPort}/healthz`;
-  for (let attempt = 0; attempt < 300; attempt++) {
-    const ok = await fetch(health)
-      .then((response) => response.ok)
-      .catch(() => false);
-    if (ok) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  return { child, health, metrics: `http://127.0.0.1:${metricsPort}/metrics`, exited, stderr: () => stderr };
+/** A `durable-react-agent worker` process for this file's scripted model. */
+function startWorker(taskQueue: string, extraEnv: Record<string, string> = {}) {
+  return startWorkerProcess(taskQueue, model.baseURL, extraEnv);
 }
 
 describe('the worker process', () => {
