@@ -3,10 +3,20 @@ import type { AgentWorkflowInput, ReActResult } from '../shared/types';
 import { toCarried, type RunState } from './run-state';
 import { archiveSteps } from './step-archive';
 
-/** Whether this run should hand over to a fresh one: the server suggests it, or the run did maxStepsPerRun iterations. */
+/**
+ * Most characters of steps one run keeps before it hands over (rule set 3). A run's steps travel whole in its trace
+ * query and its result, which Temporal refuses over 2 MB: a run of a few large steps lost its final answer that way.
+ */
+export const MAX_RUN_STEPS_CHARS = 1_000_000;
+
+/**
+ * Whether this run should hand over to a fresh one: the server suggests it, the run did maxStepsPerRun iterations,
+ * or (rule set 3) its steps grew past {@link MAX_RUN_STEPS_CHARS}.
+ */
 export function shouldContinueAsNew(state: RunState): boolean {
   const iterationsThisRun = state.iterations - state.iterationsAtStart;
-  return iterationsThisRun >= state.config.maxStepsPerRun || workflowInfo().continueAsNewSuggested;
+  const tooLarge = state.rules >= 3 && state.stepsChars > MAX_RUN_STEPS_CHARS;
+  return iterationsThisRun >= state.config.maxStepsPerRun || tooLarge || workflowInfo().continueAsNewSuggested;
 }
 
 /**

@@ -73,6 +73,8 @@ export interface RunState {
   readonly rules: RuleSet;
   /** Validator of the final answer when the run has an output schema or signature (built once per run). */
   readonly outputValidator: z.ZodType | undefined;
+  /** Characters of this run's steps as JSON: they travel in every trace query and in the result. */
+  stepsChars: number;
   /** How far the character estimate of prompt tokens fell short of the model's reports (token budget only). */
   promptTokenRatio: number;
   /** What became of the forced final answer, once the run needed one. */
@@ -139,6 +141,7 @@ export function createRunState(
     output: undefined,
     confidence: null,
     promptTokenRatio: carried?.promptTokenRatio ?? 1,
+    stepsChars: 0,
     forcedFinalAnswer: undefined,
     approvals,
     searchAttributes,
@@ -174,6 +177,7 @@ export function toCarried(state: RunState): CarriedState {
 /** Records a step in the trace and in the model's window, and asks the shouldStop hook about it. */
 export function recordStep(state: RunState, step: ReActStep): void {
   state.steps.push(step);
+  state.stepsChars += JSON.stringify(step).length;
   state.window.push(step);
   const shouldStop = state.hooks.shouldStop;
   if (!shouldStop || step.action.type === 'final_answer') return;

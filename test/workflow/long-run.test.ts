@@ -67,6 +67,24 @@ describe('long runs stay bounded', () => {
     },
   );
 
+  it('a run of a few large steps hands over before its steps outgrow what a trace query or result can carry', async () => {
+    const bulky = 'The ledger has to be reconciled line by line, so here is my working: ' + 'z'.repeat(60_000);
+    const run = await harness.start(
+      (_request, index) =>
+        index >= 20
+          ? { answer: 'Reconciled.' }
+          : { thought: bulky, toolCalls: [{ name: 'calculator', args: { expression: `${index} + 1` } }] },
+      'q',
+      { maxIterations: 30, carrySteps: 2 },
+    );
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    // 21 steps of ~60 KB would be ~1.3 MB in one run: it continued-as-new on size, long before maxStepsPerRun (100).
+    expect(result.trace.run).toBeGreaterThanOrEqual(2);
+    expect(result.trace.steps).toHaveLength(21);
+    expect(result.trace.steps.at(-1)).toMatchObject({ action: { type: 'final_answer', answer: 'Reconciled.' } });
+  });
+
   it('token budget, always-approvals and search attributes survive continue-as-new', async () => {
     const thought = 'The old record must go, so I delete it with the tool.';
     const responder: ScriptedResponder = (_request, index) => ({
