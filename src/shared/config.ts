@@ -133,7 +133,8 @@ export const agentConfigSchema = z.strictObject({
     .number()
     .int()
     .min(16)
-    .max(1_000_000)
+    // 100,000 tokens is ~400 KB of text: an observation must fit in an activity result (2 MB) with room to spare.
+    .max(100_000)
     .default(DEFAULT_MAX_OBSERVATION_TOKENS)
     .describe(
       'observations are cut to this many estimated tokens; a JSON result is kept as `observationData` only when it fits whole',

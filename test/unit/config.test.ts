@@ -69,6 +69,11 @@ describe('agent config defaults', () => {
     });
     expect(validateAgentConfig({ approvalTimeout: 400 * 24 * 3600 }).ok).toBe(false);
     expect(validateAgentConfig({ approvalTimeout: '365d' }).ok).toBe(true);
+    // Nor observations larger than an activity result can carry.
+    expect(validateAgentConfig({ maxObservationTokens: 1_000_000 })).toEqual({
+      ok: false,
+      message: 'Invalid agent config: maxObservationTokens: Too big: expected number to be <=100000',
+    });
   });
 
   it('treats a missing config as the defaults', () => {
