@@ -65,18 +65,27 @@ export function parseRetryAfter(headers: Headers | undefined, now: number = Date
   return Math.min(Math.max(date - now, 0), MAX_RETRY_AFTER_MS);
 }
 
-function retryable(type: string, message: string, cause: unknown, nextRetryDelay?: number): ApplicationFailure {
-  return ApplicationFailure.create({
+/** How an error was classified, before it becomes an ApplicationFailure (redacted on the way). */
+interface Classification {
+  type: string;
+  message: string;
+  nonRetryable: boolean;
+  cause?: Error;
+  nextRetryDelay?: number;
+}
+
+function retryable(type: string, message: string, cause: unknown, nextRetryDelay?: number): Classification {
+  return {
     type,
     message,
     nonRetryable: false,
-    cause: cause instanceof Error ? cause : undefined,
+    ...(cause instanceof Error ? { cause } : {}),
     ...(nextRetryDelay === undefined ? {} : { nextRetryDelay }),
-  });
+  };
 }
 
-function fatal(type: string, message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type, message, nonRetryable: true });
+function fatal(type: string, message: string): Classification {
+  return { type, message, nonRetryable: true };
 }
 
 /**
@@ -86,20 +95,19 @@ function fatal(type: string, message: string): ApplicationFailure {
  * (redactSecrets) because they leave the activity for history and logs.
  */
 export function classifyModelError(error: unknown, endpoint: ModelEndpoint): unknown {
-  const classified = classifyUnredacted(error, endpoint);
-  if (!(classified instanceof ApplicationFailure)) return classified;
+  if (error instanceof APIUserAbortError) return error;
+  const { type, message, nonRetryable, cause, nextRetryDelay } = classify(error, endpoint);
   const redact = (text: string): string => redactSecrets(text, endpoint.apiKey);
   return ApplicationFailure.create({
-    type: classified.type ?? undefined,
-    message: redact(classified.message),
-    nonRetryable: classified.nonRetryable ?? undefined,
-    cause: classified.cause === undefined ? undefined : redactedCause(classified.cause, redact),
-    nextRetryDelay: classified.nextRetryDelay,
+    type,
+    message: redact(message),
+    nonRetryable,
+    ...(cause === undefined ? {} : { cause: redactedCause(cause, redact) }),
+    ...(nextRetryDelay === undefined ? {} : { nextRetryDelay }),
   });
 }
 
-function classifyUnredacted(error: unknown, endpoint: ModelEndpoint): unknown {
-  if (error instanceof APIUserAbortError) return error;
+function classify(error: unknown, endpoint: ModelEndpoint): Classification {
   if (error instanceof APIConnectionTimeoutError) {
     return retryable(ErrorType.ModelUnavailable, `Model request to ${endpoint.baseURL} timed out`, error);
   }
