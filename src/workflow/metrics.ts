@@ -54,9 +54,15 @@ export function countTokens(usage: TokenUsage): void {
   });
 }
 
-/** A tool call's outcome: ok, error (it failed), or refused (never ran: unknown, invalid, capped, rejected). */
-export function countToolCall(tool: string, outcome: 'ok' | 'error' | 'refused'): void {
-  record((m) => m.toolCalls.add(1, { tool, outcome }));
+/** Label of a tool the run does not offer: model-chosen names would give the metric unbounded cardinality. */
+export const UNKNOWN_TOOL_LABEL = 'unknown';
+
+/**
+ * A tool call's outcome: ok, error (it failed), or refused (never ran: unknown, invalid, capped, rejected). Pass
+ * undefined for a tool the run does not offer; it is labelled UNKNOWN_TOOL_LABEL.
+ */
+export function countToolCall(tool: string | undefined, outcome: 'ok' | 'error' | 'refused'): void {
+  record((m) => m.toolCalls.add(1, { tool: tool ?? UNKNOWN_TOOL_LABEL, outcome }));
 }
 
 /** A call or question starts waiting for a person. */

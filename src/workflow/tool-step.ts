@@ -14,6 +14,7 @@ import { awaitDecision } from './human-loop';
 import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
 import { callSignature, iterationSignature, stallDetail, trailingRepeats } from './stall';
 import { matchStopCondition } from './termination';
+import { addCount, ownCount, ownEntry } from './tool-counts';
 
 /**
  * Decides in the workflow, before any activity, whether a call may run: unknown tools, unparseable arguments and
@@ -35,10 +36,10 @@ function admit(
   if (call.parseError !== undefined) {
     return { refusal: errorObservation(call.tool, args, call.parseError, 'invalid_arguments') };
   }
-  const limit = state.config.maxCallsPerTool[call.tool];
+  const limit = ownEntry(state.config.maxCallsPerTool, call.tool);
   // Rules 1 capped every call the model made; rules 2 caps calls that ran (or hold a slot while they settle).
   const used = state.rules >= 2 ? state.toolRuns : state.toolUsage;
-  if (limit !== undefined && (used[call.tool] ?? 0) >= limit) {
+  if (limit !== undefined && ownCount(used, call.tool) >= limit) {
     const message = `this run may call ${call.tool} at most ${limit} times; use another tool or give the final answer`;
     return { refusal: errorObservation(call.tool, args, message, 'tool_limit') };
   }
@@ -115,7 +116,7 @@ interface RunSlot {
 }
 
 function countRun(state: RunState, tool: string, delta: 1 | -1): void {
-  state.toolRuns[tool] = (state.toolRuns[tool] ?? 0) + delta;
+  addCount(state.toolRuns, tool, delta);
 }
 
 /** Runs the tool's activity; a call the worker refuses (unknown tool, arguments the tool refuses) did not run. */
@@ -131,6 +132,11 @@ async function executeInSlot(
   return observation;
 }
 
+/** Whether the run offers this tool: only such names may become metric labels, the model can invent any other. */
+function isKnownTool(state: RunState, name: string, tools: ReadonlyMap<string, ToolInfo>): boolean {
+  return tools.has(name) || (name === DELEGATE_TOOL && Object.keys(state.config.subagents).length > 0);
+}
+
 /** Admits, confirms (when the policy asks for it) and runs one call. */
 async function settle(
   state: RunState,
@@ -142,7 +148,7 @@ async function settle(
     call.tool === DELEGATE_TOOL && Object.keys(state.config.subagents).length > 0
       ? 'delegate'
       : admit(state, call, tools);
-  state.toolUsage[call.tool] = (state.toolUsage[call.tool] ?? 0) + 1;
+  addCount(state.toolUsage, call.tool, 1);
   if (admission === 'delegate') {
     const delegation = await delegate(state, call);
     if (delegation.childWorkflowId !== undefined) countRun(state, call.tool, 1);
@@ -263,7 +269,7 @@ export async function actOnToolCalls(
     recordStep(state, step);
     // Errors of the run (not a person's rejection) go to the error history.
     if (outcome.observation.errorKind) recordError(state, outcome.observation.errorKind, outcome.observation.text);
-    countToolCall(call.tool, toolOutcome(outcome));
+    countToolCall(isKnownTool(state, call.tool, tools) ? call.tool : undefined, toolOutcome(outcome));
     if (outcome.decision) countDecision(outcome.decision.kind);
     signatures.push(callSignature(call.tool, step.action.type === 'tool_call' ? step.action.args : null));
     const custom = matchStopCondition(step, state.config.stopWhen);

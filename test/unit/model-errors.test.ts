@@ -122,6 +122,68 @@ describe('classifyModelError', () => {
   });
 });
 
+describe('classifyModelError redacts credentials', () => {
+  const apiKey = 'my-endpoint-key-0123456789';
+  const withKey = { ...endpoint, apiKey };
+
+  function failureOf(error: unknown): ApplicationFailure {
+    const result = classifyModelError(error, withKey);
+    if (!(result instanceof ApplicationFailure))
+      throw new Error(`expected an ApplicationFailure, got ${String(result)}`);
+    return result;
+  }
+
+  function providerError(status: number, message: string): APIError {
+    return APIError.generate(status, { error: { message } }, undefined, new Headers());
+  }
+
+  it('removes the configured key that a 401 echoes back', () => {
+    const failure = failureOf(providerError(401, `Incorrect API key provided: ${apiKey}`));
+    expect(failure.message).not.toContain(apiKey);
+    expect(failure.message).toBe(
+      'OPENAI_API_KEY rejected by https://llm.example.test/v1 (HTTP 401): Incorrect API key provided: [REDACTED]. ' +
+        'Set OPENAI_API_KEY to a key valid for this endpoint.',
+    );
+    expect(failure.type).toBe('ModelAuthenticationError');
+  });
+
+  it('removes sk- tokens and bearer tokens even when they are not the configured key', () => {
+    const failure = failureOf(
+      providerError(403, 'key sk-proj-AbCdEf0123456789xyz is not allowed; got header Bearer eyJhbGciOi.J9x-_~+/=='),
+    );
+    expect(failure.message).toContain('key [REDACTED] is not allowed; got header Bearer [REDACTED]');
+    expect(failure.message).not.toContain('AbCdEf0123456789');
+    expect(failure.message).not.toContain('eyJhbGciOi');
+  });
+
+  it('redacts the cause a retryable failure carries, message and stack, keeping its name', () => {
+    const error = providerError(503, `upstream rejected ${apiKey}`);
+    const failure = failureOf(error);
+    expect(failure.nonRetryable).toBe(false);
+    expect(failure.message).toBe(
+      'Model endpoint https://llm.example.test/v1 (HTTP 503) is unavailable: upstream rejected [REDACTED]',
+    );
+    expect(failure.cause?.message).toBe('503 upstream rejected [REDACTED]');
+    expect(failure.cause?.name).toBe(error.name);
+    expect(failure.cause?.stack ?? '').not.toContain(apiKey);
+  });
+
+  it('redacts errors that are not from the provider and connection causes', () => {
+    expect(failureOf(new Error(`socket closed for ${apiKey}`)).message).toBe(
+      'Model request failed: socket closed for [REDACTED]',
+    );
+    const connection = new APIConnectionError({ message: 'x', cause: new Error(`proxy refused Bearer ${apiKey}`) });
+    expect(failureOf(connection).message).toBe(
+      'Could not connect to https://llm.example.test/v1: proxy refused Bearer [REDACTED]',
+    );
+  });
+
+  it('leaves a message alone when a local endpoint uses a short placeholder key', () => {
+    const failure = classifyModelError(providerError(401, 'no key for ollama'), { ...endpoint, apiKey: 'ollama' });
+    expect((failure as ApplicationFailure).message).toContain('no key for ollama');
+  });
+});
+
 describe('parseRetryAfter', () => {
   const parse = (headers: Record<string, string>) => parseRetryAfter(new Headers(headers), NOW);
 

@@ -12,6 +12,31 @@ const harness = useHarness({ toolsRoot: root });
 const thought = 'I need this tool to find the facts the question asks about.';
 
 describe('bad tool calls become observations the model can act on', () => {
+  it('tool names that are Object.prototype members are counted like any other unknown tool', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'constructor', args: {} }] },
+      {
+        thought,
+        toolCalls: [
+          { name: 'constructor', args: {} },
+          { name: '__proto__', args: {} },
+        ],
+      },
+      { answer: 'Done without those tools.' },
+    ]);
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    expect(result.finalAnswer).toBe('Done without those tools.');
+    expect(result.trace.toolUsage.constructor).toBe(2);
+    // JSON text, because an object literal cannot hold an own "__proto__" key to compare against.
+    expect(JSON.stringify(result.trace.toolUsage)).toBe('{"constructor":2,"__proto__":1}');
+    expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual([
+      'unknown_tool',
+      'unknown_tool',
+      'unknown_tool',
+    ]);
+  });
+
   it('unknown tool, bad JSON, schema mismatch and a throwing tool, then recovery', async () => {
     const run = await harness.start([
       { thought, toolCalls: [{ name: 'weather', args: { city: 'Lisbon' } }] },

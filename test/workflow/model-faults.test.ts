@@ -25,6 +25,26 @@ describe('model endpoint faults', () => {
     expect(harness.model.requests(run.modelName)).toHaveLength(1); // no retry
   });
 
+  it('an endpoint that echoes the API key gets it redacted from the failure and the history', async () => {
+    const apiKey = 'test-key'; // the key the harness's model client sends
+    const run = await harness.start([
+      { status: 500, errorMessage: `upstream rejected Authorization: Bearer ${apiKey}` },
+      { status: 401, errorMessage: `Incorrect API key provided: ${apiKey}` },
+    ]);
+    const error = (await run.result().catch((caught: unknown) => caught)) as AgentRunError;
+    expect(error).toBeInstanceOf(AgentRunError);
+    expect(error.type).toBe('ModelAuthenticationError');
+    expect(error.message).toContain('Incorrect API key provided: [REDACTED]');
+    expect(error.message).not.toContain(apiKey);
+    const events = (await harness.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? [];
+    // Payload bytes are decoded so a key inside an encoded value would be seen too.
+    const history = JSON.stringify(events, (_key, value: unknown) =>
+      value instanceof Uint8Array ? Buffer.from(value).toString('utf8') : value,
+    );
+    expect(history).toContain('upstream rejected Authorization: Bearer [REDACTED]');
+    expect(history).not.toContain(apiKey);
+  });
+
   it("with modelCalls: 'local', a 500 is retried and a 401 still fails the run fast with its type", async () => {
     const retried = await harness.start([{ status: 500 }, { answer: 'fine after a retry' }], 'q', {
       modelCalls: 'local',

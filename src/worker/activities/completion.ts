@@ -23,7 +23,7 @@ export async function completeText(
       const cap = maxTokens !== undefined ? { max_tokens: maxTokens } : {};
       return await deps.openai.chat.completions.create({ model: chosen, messages, ...cap }, { signal });
     } catch (error) {
-      throw classifyModelError(error, { baseURL: deps.openai.baseURL, model: chosen });
+      throw classifyModelError(error, { baseURL: deps.openai.baseURL, apiKey: deps.openai.apiKey, model: chosen });
     }
   });
   const text = (completion.choices[0]?.message?.content ?? '').trim();

@@ -165,7 +165,7 @@ export function createCallModel(deps: ModelDependencies): (input: CallModelInput
       try {
         return await deps.openai.chat.completions.create(request, { signal });
       } catch (error) {
-        throw classifyModelError(error, { baseURL: deps.openai.baseURL, model });
+        throw classifyModelError(error, { baseURL: deps.openai.baseURL, apiKey: deps.openai.apiKey, model });
       }
     });
     const message = completion.choices[0]?.message;

@@ -9,6 +9,39 @@ export const MAX_RETRY_AFTER_MS = 10 * 60 * 1000;
 export interface ModelEndpoint {
   baseURL: string;
   model: string;
+  /** The key the request carried; redacted wherever an error message echoes it. */
+  apiKey?: string | null;
+}
+
+/** What a redacted credential is replaced with. */
+export const REDACTED = '[REDACTED]';
+
+/** Keys shorter than this are placeholders for local endpoints ("ollama"); replacing them would garble messages. */
+const MIN_REDACTED_KEY_LENGTH = 8;
+
+/** OpenAI-style secret keys and HTTP bearer credentials, whoever they belong to. */
+const SECRET_KEY_PATTERN = /\bsk-[A-Za-z0-9_-]{8,}/g;
+const BEARER_PATTERN = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
+
+/**
+ * Removes the API key and anything that looks like a credential from text. Some endpoints echo the key in a 401;
+ * an unredacted message would be stored in workflow history and printed in worker logs.
+ */
+export function redactSecrets(text: string, apiKey?: string | null): string {
+  const withoutKey =
+    typeof apiKey === 'string' && apiKey.length >= MIN_REDACTED_KEY_LENGTH ? text.split(apiKey).join(REDACTED) : text;
+  return withoutKey.replace(SECRET_KEY_PATTERN, REDACTED).replace(BEARER_PATTERN, `$1${REDACTED}`);
+}
+
+/** The cause with its message and stack redacted; the same object when there was nothing to redact. */
+function redactedCause(cause: Error, redact: (text: string) => string): Error {
+  const message = redact(cause.message);
+  const stack = cause.stack === undefined ? undefined : redact(cause.stack);
+  if (message === cause.message && stack === cause.stack) return cause;
+  const copy = new Error(message);
+  copy.name = cause.name;
+  copy.stack = stack;
+  return copy;
 }
 
 /**
@@ -32,27 +65,49 @@ export function parseRetryAfter(headers: Headers | undefined, now: number = Date
   return Math.min(Math.max(date - now, 0), MAX_RETRY_AFTER_MS);
 }
 
-function retryable(type: string, message: string, cause: unknown, nextRetryDelay?: number): ApplicationFailure {
-  return ApplicationFailure.create({
+/** How an error was classified, before it becomes an ApplicationFailure (redacted on the way). */
+interface Classification {
+  type: string;
+  message: string;
+  nonRetryable: boolean;
+  cause?: Error;
+  nextRetryDelay?: number;
+}
+
+function retryable(type: string, message: string, cause: unknown, nextRetryDelay?: number): Classification {
+  return {
     type,
     message,
     nonRetryable: false,
-    cause: cause instanceof Error ? cause : undefined,
+    ...(cause instanceof Error ? { cause } : {}),
     ...(nextRetryDelay === undefined ? {} : { nextRetryDelay }),
-  });
+  };
 }
 
-function fatal(type: string, message: string): ApplicationFailure {
-  return ApplicationFailure.create({ type, message, nonRetryable: true });
+function fatal(type: string, message: string): Classification {
+  return { type, message, nonRetryable: true };
 }
 
 /**
  * The one place model errors are classified. Retryable (Temporal retries with backoff): 408, 409, 429, 5xx,
  * connection errors and timeouts. Everything else fails at once with a named type and a message saying what to fix.
- * A cancellation (the run was cancelled or timed out) is returned unchanged.
+ * A cancellation (the run was cancelled or timed out) is returned unchanged. Messages and causes are redacted
+ * (redactSecrets) because they leave the activity for history and logs.
  */
 export function classifyModelError(error: unknown, endpoint: ModelEndpoint): unknown {
   if (error instanceof APIUserAbortError) return error;
+  const { type, message, nonRetryable, cause, nextRetryDelay } = classify(error, endpoint);
+  const redact = (text: string): string => redactSecrets(text, endpoint.apiKey);
+  return ApplicationFailure.create({
+    type,
+    message: redact(message),
+    nonRetryable,
+    ...(cause === undefined ? {} : { cause: redactedCause(cause, redact) }),
+    ...(nextRetryDelay === undefined ? {} : { nextRetryDelay }),
+  });
+}
+
+function classify(error: unknown, endpoint: ModelEndpoint): Classification {
   if (error instanceof APIConnectionTimeoutError) {
     return retryable(ErrorType.ModelUnavailable, `Model request to ${endpoint.baseURL} timed out`, error);
   }

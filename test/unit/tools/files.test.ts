@@ -5,7 +5,11 @@ import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createFileTools, DEFAULT_READ_MAX_BYTES } from '../../../src/worker/tools/builtin/files';
-import { PathNotFoundError, PathOutsideRootError } from '../../../src/worker/tools/builtin/file-access';
+import {
+  PathNotFoundError,
+  PathOutsideRootError,
+  SecretPathError,
+} from '../../../src/worker/tools/builtin/file-access';
 import { makeFixture, runTool } from './helpers';
 
 const MAIN_TS = 'export function main() {\n  // TODO: wire the worker\n  return 42;\n}\n';
@@ -23,12 +27,23 @@ beforeAll(async () => {
     'docs/big.txt': 'x'.repeat(DEFAULT_READ_MAX_BYTES + 1),
     'logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]),
     '.git/config': 'TODO in git metadata\n',
+    '.env': 'OPENAI_API_KEY=sk-TODO-secret\n',
+    '.env.local': 'TODO=local secret\n',
+    'config/.npmrc': '//registry.npmjs.org/:_authToken=TODO\n',
+    'config/.netrc': 'machine example.com password TODO\n',
+    'keys/server.pem': 'TODO pem\n',
+    'keys/server.KEY': 'TODO key\n',
+    'keys/id_rsa': 'TODO rsa\n',
+    'keys/id_ed25519.pub': 'TODO ed25519\n',
+    'keys/store.p12': 'TODO p12\n',
+    'keys/store.pfx': 'TODO pfx\n',
   });
   outside = await mkdtemp(path.join(os.tmpdir(), 'dra-outside-'));
   await writeFile(path.join(outside, 'secret.txt'), 'TODO top secret\n');
   await symlink(path.join(outside, 'secret.txt'), path.join(root, 'escape.txt'));
   await symlink(outside, path.join(root, 'escape-dir'));
   await symlink(path.join(root, 'README.md'), path.join(root, 'readme-link.md'));
+  await symlink(path.join(root, '.env'), path.join(root, 'innocent.txt'));
   tools = createFileTools({ root });
 });
 
@@ -87,17 +102,64 @@ describe('read_file', () => {
   });
 });
 
+describe('credential files', () => {
+  it.each([
+    ['.env'],
+    ['.env.local'],
+    ['./.ENV'],
+    ['config/.npmrc'],
+    ['config/.netrc'],
+    ['keys/server.pem'],
+    ['keys/server.KEY'],
+    ['keys/id_rsa'],
+    ['keys/id_ed25519.pub'],
+    ['keys/store.p12'],
+    ['keys/store.pfx'],
+    ['.git/config'],
+    ['innocent.txt'],
+  ])('read_file refuses %s with a message the model can act on', async (requested) => {
+    const call = runTool(tools.readFile, { path: requested });
+    await expect(call).rejects.toBeInstanceOf(SecretPathError);
+    await expect(call).rejects.toThrow(`path "${requested}" may hold credentials`);
+  });
+
+  it('read_file refuses an absolute path to .env too', async () => {
+    await expect(runTool(tools.readFile, { path: path.join(root, '.env') })).rejects.toThrow(SecretPathError);
+  });
+
+  it('list_directory leaves them out and refuses to list .git', async () => {
+    await expect(runTool(tools.listDirectory, { path: 'keys' })).resolves.toEqual({
+      path: 'keys',
+      entries: [],
+      truncated: false,
+    });
+    await expect(runTool(tools.listDirectory, { path: 'config' })).resolves.toMatchObject({ entries: [] });
+    await expect(runTool(tools.listDirectory, { path: '.git' })).rejects.toThrow(SecretPathError);
+  });
+
+  it('grep_search never reads them, across the tree or by name', async () => {
+    const output = (await runTool(tools.grepSearch, { pattern: 'TODO' })) as { matches: Array<{ path: string }> };
+    expect(output.matches.map((match) => match.path)).toEqual(['src/main.ts']);
+    await expect(runTool(tools.grepSearch, { pattern: 'sk-', path: '.env' })).rejects.toThrow(SecretPathError);
+    await expect(runTool(tools.grepSearch, { pattern: 'TODO', path: 'keys' })).resolves.toBe(
+      'No matches for "TODO" in 0 text file(s) under "keys".',
+    );
+  });
+});
+
 describe('list_directory', () => {
   it('lists the root by default, sorted, with types and file sizes', async () => {
     const output = (await runTool(tools.listDirectory, {})) as { path: string; entries: unknown[]; truncated: boolean };
     expect(output.path).toBe('.');
     expect(output.truncated).toBe(false);
     expect(output.entries).toEqual([
-      { name: '.git', type: 'dir' },
       { name: 'README.md', type: 'file', size: 32 },
+      { name: 'config', type: 'dir' },
       { name: 'docs', type: 'dir' },
       { name: 'escape-dir', type: 'symlink' },
       { name: 'escape.txt', type: 'symlink' },
+      { name: 'innocent.txt', type: 'symlink' },
+      { name: 'keys', type: 'dir' },
       { name: 'logo.png', type: 'file', size: 12 },
       { name: 'readme-link.md', type: 'symlink' },
       { name: 'src', type: 'dir' },

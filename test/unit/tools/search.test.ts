@@ -31,6 +31,24 @@ async function docsFixture(): Promise<string> {
   });
 }
 
+describe('search tool and credential files', () => {
+  it('never indexes .env files or keys, even with a searchable extension', async () => {
+    const root = await makeFixture({
+      'guide/tokens.md': '# Tokens\n\nRotate the deploy token every month.\n',
+      '.env.md': '# Deploy token\n\nDEPLOY_TOKEN=sk-deploy-token-secret\n',
+      'keys/id_rsa.txt': 'deploy token private key\n',
+      '.git/notes.md': '# Deploy token notes\n',
+    });
+    try {
+      const output = await searchFor(createSearchTool({ root }), { query: 'deploy token' });
+      expect(output.hits.map((hit) => hit.path)).toEqual(['guide/tokens.md']);
+      expect(JSON.stringify(output)).not.toContain('sk-deploy-token-secret');
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('search tool', () => {
   it('ranks the document about the query first, with its title and a snippet around the match', async () => {
     const root = await docsFixture();

@@ -14,6 +14,53 @@ export const MAX_TEXT_FILE_BYTES = 1024 * 1024;
 /** Directory names a walk never enters: version-control data and dependency trees are noise, not documents. */
 const SKIPPED_DIRECTORIES = new Set(['.git', '.hg', '.svn', 'node_modules']);
 
+/**
+ * File names that hold credentials rather than documents. The tools' root defaults to the current directory, which
+ * usually holds the worker's own `.env`; anything matched here is never read, listed or searched, so it cannot reach
+ * the model (or its provider) through a tool result.
+ */
+const SECRET_FILE_PATTERNS: readonly RegExp[] = [
+  /^\.env$/,
+  /^\.env\./,
+  /\.pem$/,
+  /\.key$/,
+  /^id_rsa/,
+  /^id_ed25519/,
+  /\.p12$/,
+  /\.pfx$/,
+  /^\.npmrc$/,
+  /^\.netrc$/,
+];
+
+/** Folder names whose whole subtree is secret: git data holds remotes with tokens and every past version of a file. */
+const SECRET_DIRECTORY_NAMES = new Set(['.git']);
+
+/** True when a single file or folder name is denied by default (case-insensitive: some file systems are). */
+export function isSecretName(name: string): boolean {
+  const lower = name.toLowerCase();
+  return SECRET_DIRECTORY_NAMES.has(lower) || SECRET_FILE_PATTERNS.some((pattern) => pattern.test(lower));
+}
+
+/** True when a root-relative path ('/' or OS separators) is, or lies under, a secret name. */
+export function isSecretPath(relativePath: string): boolean {
+  const segments = relativePath.split(/[\\/]/).filter((segment) => segment !== '' && segment !== '.');
+  return segments.some((segment, index) =>
+    index === segments.length - 1 ? isSecretName(segment) : SECRET_DIRECTORY_NAMES.has(segment.toLowerCase()),
+  );
+}
+
+/** A requested path names a file the tools never expose, such as `.env` or a private key. */
+export class SecretPathError extends ToolInputError {
+  override readonly name = 'SecretPathError';
+
+  constructor(readonly requestedPath: string) {
+    super(
+      `path "${requestedPath}" may hold credentials (.env files, private keys, .npmrc, .netrc, .git) ` +
+        'and is not available to tools',
+    );
+  }
+}
+
 /** A requested path resolves (lexically or through a symlink) to somewhere outside the tool's root. */
 export class PathOutsideRootError extends ToolInputError {
   override readonly name = 'PathOutsideRootError';
@@ -76,6 +123,8 @@ export async function resolveInsideRoot(root: string, requestedPath: string): Pr
   if (!isInside(lexicalRoot, candidate) && !isInside(realRoot, candidate)) {
     throw new PathOutsideRootError(requestedPath);
   }
+  // Checked before touching the file, so a denied name is refused the same way whether it exists or not.
+  if (isSecretPath(path.relative(lexicalRoot, candidate))) throw new SecretPathError(requestedPath);
   let real: string;
   try {
     real = await fs.realpath(candidate);
@@ -88,7 +137,10 @@ export async function resolveInsideRoot(root: string, requestedPath: string): Pr
     throw error;
   }
   if (!isInside(realRoot, real)) throw new PathOutsideRootError(requestedPath);
-  return { absolute: real, relative: toDisplayPath(realRoot, real), root: realRoot };
+  const relative = toDisplayPath(realRoot, real);
+  // An innocent-looking symlink may point at `.env`: the target's name counts too.
+  if (isSecretPath(relative)) throw new SecretPathError(requestedPath);
+  return { absolute: real, relative, root: realRoot };
 }
 
 /** A regular file found by walkFiles. */
@@ -99,7 +151,8 @@ export interface WalkedFile {
 
 /**
  * Yields regular files under a directory, depth-first in name order so results are deterministic. Symlinks are
- * skipped rather than followed: following them could leave the root or loop forever.
+ * skipped rather than followed: following them could leave the root or loop forever. Secret names (isSecretName)
+ * are skipped so no search reads them.
  */
 export async function* walkFiles(directory: string, signal?: AbortSignal): AsyncGenerator<WalkedFile> {
   signal?.throwIfAborted();
@@ -113,6 +166,7 @@ export async function* walkFiles(directory: string, signal?: AbortSignal): Async
   }
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const entry of entries) {
+    if (isSecretName(entry.name)) continue;
     const absolute = path.join(directory, entry.name);
     if (entry.isDirectory()) {
       if (!SKIPPED_DIRECTORIES.has(entry.name)) yield* walkFiles(absolute, signal);

@@ -8,6 +8,7 @@ import {
   decodeText,
   MAX_TEXT_FILE_BYTES,
   readTextFileIfSmall,
+  isSecretName,
   resolveInsideRoot,
   toDisplayPath,
   walkFiles,
@@ -104,7 +105,7 @@ export function createFileTools(options: FileToolsOptions): {
     name: 'read_file',
     description:
       'Read a UTF-8 text file under the workspace root and return its content. ' +
-      'Refuses binary files and files larger than maxBytes; use grep_search to find lines in big files.',
+      'Refuses binary files, credential files (.env, private keys) and files larger than maxBytes; use grep_search to find lines in big files.',
     category: 'files',
     schema: readFileSchema,
     examples: [{ path: 'README.md' }, { path: 'docs/setup.md', maxBytes: 20_000 }],
@@ -138,7 +139,10 @@ export function createFileTools(options: FileToolsOptions): {
       const target = await resolveInsideRoot(root, args.path);
       const stats = await fs.stat(target.absolute);
       if (!stats.isDirectory()) throw new Error(`"${args.path}" is a file, not a directory; use read_file to read it`);
-      const dirents = await fs.readdir(target.absolute, { withFileTypes: true });
+      // Secret names are left out entirely: even a listed `.env` invites the model to try reading it.
+      const dirents = (await fs.readdir(target.absolute, { withFileTypes: true })).filter(
+        (dirent) => !isSecretName(dirent.name),
+      );
       dirents.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
       const entries: DirectoryEntry[] = [];
       for (const dirent of dirents.slice(0, MAX_DIRECTORY_ENTRIES)) {
@@ -164,7 +168,7 @@ export function createFileTools(options: FileToolsOptions): {
     description:
       'Find lines containing a literal string (or a regular expression with regex: true) in text files under a ' +
       'path in the workspace root. Returns matches as { path, line, text }. Skips binary files, files over 1 MiB, ' +
-      '.git and node_modules.',
+      'credential files (.env, private keys), .git and node_modules.',
     category: 'files',
     schema: grepSearchSchema,
     examples: [{ pattern: 'TODO' }, { pattern: 'export (async )?function \\w+', regex: true, path: 'src' }],
