@@ -42,8 +42,8 @@ export async function promptDecision(
   for (;;) {
     const choice = (await ask.question(`${CHOICES}? `)).trim();
     switch (choice) {
+      // An empty line is not a decision: a stray Enter must not run a tool that waits for approval.
       case 'a':
-      case '':
         return { decision: 'approve' };
       case 'A':
         return { decision: 'approve', always: true };

@@ -32,7 +32,13 @@ describe('promptDecision (interactive run)', () => {
   it('shows the call and maps each answer to a decision', async () => {
     expect(await promptDecision(scripted(['a']), call, say)).toEqual({ decision: 'approve' });
     expect(said.join('\n')).toContain('The agent wants to run transfer({"amount":500,"to":"bob"})  (call c2-1');
-    expect(await promptDecision(scripted(['']), call, say)).toEqual({ decision: 'approve' });
+    // A bare Enter decides nothing: it asks again until a choice is typed.
+    said.length = 0;
+    expect(await promptDecision(scripted(['', '  ', 'r', 'no']), call, say)).toEqual({
+      decision: 'reject',
+      reason: 'no',
+    });
+    expect(said.filter((line) => line === 'Please type a, A, r, e or s.')).toHaveLength(2);
     expect(await promptDecision(scripted(['A']), call, say)).toEqual({ decision: 'approve', always: true });
     expect(await promptDecision(scripted(['r', '', 'too much']), call, say)).toEqual({
       decision: 'reject',
