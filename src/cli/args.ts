@@ -18,6 +18,8 @@ export interface RunOptions {
   toolsRoot: string;
   /** Prompt for decisions on this terminal (false with --no-interactive or when stdin is not a terminal). */
   interactive: boolean;
+  /** --task-queue: join this queue instead of one of the run's own. */
+  taskQueue: string | undefined;
 }
 
 function integer(name: string, value: string | undefined): number | undefined {
@@ -64,6 +66,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
         'no-worker': { type: 'boolean', default: false },
         demo: { type: 'boolean', default: false },
         'no-interactive': { type: 'boolean', default: false },
+        'task-queue': { type: 'string' },
         confirm: { type: 'string', multiple: true },
       },
     });
@@ -103,5 +106,6 @@ export function parseRunArgs(argv: string[]): RunOptions {
     demo: values.demo,
     toolsRoot: values.root ?? process.cwd(),
     interactive: !values['no-interactive'] && process.stdin.isTTY === true,
+    taskQueue: values['task-queue']?.trim() || undefined,
   };
 }

@@ -46,6 +46,8 @@ run options:
   --demo                    Ask the demo question; without a model endpoint, use the scripted demo model
   --confirm TOOL            Require a person to confirm calls of TOOL (repeatable)
   --no-interactive          Never prompt: print the workflow ID and wait for decisions sent from elsewhere
+  --task-queue NAME         Join this queue (default: TEMPORAL_TASK_QUEUE if set, else one of this run's own; with
+                            --no-worker, the shared default queue a worker elsewhere serves)
 
 Exit codes: 0 run finished (any termination reason), 2 invalid input, 1 other errors.`;
 

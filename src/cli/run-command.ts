@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client';
@@ -84,6 +85,10 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
     }
     Runtime.install({ logger: new DefaultLogger('WARN') });
     const server = await connectServer(env, say, cleanups);
+    // A run with its own worker gets a queue of its own, unless told to join one: on the shared default queue another
+    // worker (without this --root, this model) could pick the run up, and this worker would serve other runs.
+    const taskQueue =
+      options.taskQueue ?? env.explicitTaskQueue ?? (options.worker ? `run-${randomUUID()}` : env.taskQueue);
     if (options.worker) {
       const nativeConnection = await NativeConnection.connect({ address: server.address });
       cleanups.push(() => nativeConnection.close());
@@ -92,6 +97,7 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
       const worker = await createAgentWorker({
         connection: nativeConnection,
         env,
+        taskQueue,
         openai,
         toolsRoot: options.toolsRoot,
         ...(bundle ? { workflowBundle: bundle } : {}),
@@ -109,7 +115,7 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
       namespace: env.temporalNamespace,
       dataConverter: dataConverterFromEnv(env),
     });
-    const agents = new AgentClient({ client, taskQueue: env.taskQueue });
+    const agents = new AgentClient({ client, taskQueue });
     const run = await agents.start(query, config);
     say(`Run ${run.workflowId} started on task queue "${agents.taskQueue}"`);
     if (server.uiUrl) say(`  ${server.uiUrl}/namespaces/${env.temporalNamespace}/workflows/${run.workflowId}`);

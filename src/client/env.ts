@@ -15,6 +15,8 @@ export interface RuntimeEnv {
   temporalAddress: string | undefined;
   temporalNamespace: string;
   taskQueue: string;
+  /** TEMPORAL_TASK_QUEUE as set, or undefined: `run` joins a shared queue only when told to. */
+  explicitTaskQueue: string | undefined;
   temporalCliPath: string | undefined;
   /** `id:base64key[,…]`: payloads (and failure messages) are encrypted with the first key; all keys decrypt. */
   payloadEncryptionKeys: string | undefined;
@@ -34,6 +36,7 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): RuntimeEnv {
     temporalAddress: nonEmpty(env.TEMPORAL_ADDRESS),
     temporalNamespace: nonEmpty(env.TEMPORAL_NAMESPACE) ?? 'default',
     taskQueue: nonEmpty(env.TEMPORAL_TASK_QUEUE) ?? DEFAULT_TASK_QUEUE,
+    explicitTaskQueue: nonEmpty(env.TEMPORAL_TASK_QUEUE),
     temporalCliPath: nonEmpty(env.TEMPORAL_CLI_PATH),
     payloadEncryptionKeys: nonEmpty(env.PAYLOAD_ENCRYPTION_KEYS),
   };

@@ -81,6 +81,26 @@ describe('durable-react-agent run', () => {
     );
   });
 
+  it('runs on a task queue of its own unless told to join one, so no other worker picks its run up', async () => {
+    const name = scripted([{ answer: 'Mine.' }]);
+    const own = await cli(['run', '--model', name, 'q'], {
+      OPENAI_BASE_URL: model.baseURL,
+      TEMPORAL_TASK_QUEUE: undefined,
+    });
+    expect(own.code, own.stderr).toBe(0);
+    expect(own.stderr).toMatch(/started on task queue "run-[0-9a-f-]{36}"/);
+    const joined = await cli(
+      ['run', '--model', scripted([{ answer: 'Joined.' }]), '--task-queue', `joined-${randomUUID()}`, 'q'],
+      {
+        OPENAI_BASE_URL: model.baseURL,
+        TEMPORAL_TASK_QUEUE: undefined,
+      },
+    );
+    expect(joined.code, joined.stderr).toBe(0);
+    expect(joined.stderr).toMatch(/started on task queue "joined-/);
+    expect(joined.stdout).toBe('Joined.\n');
+  });
+
   it('prints the final answer on stdout and exits 0 for a non-success termination', async () => {
     const name = scripted([
       {
