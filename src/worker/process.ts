@@ -3,26 +3,34 @@ import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporal
 import { LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../client/env';
 import { createTracing } from './tracing';
 import { createAgentWorker, prebuiltWorkflowBundle } from './create-worker';
-import { readWorkerEnv, type WorkerEnv } from './env';
+import { InvalidEnvironmentError, readWorkerEnv, type WorkerEnv } from './env';
 
 function splitAddress(address: string): { host: string; port: number } {
   const colon = address.lastIndexOf(':');
   return { host: address.slice(0, colon).replace(/^\[(.*)\]$/, '$1'), port: Number(address.slice(colon + 1)) };
 }
 
-/** GET /healthz: 200 while the worker polls, 503 while it starts or drains (so orchestrators stop routing to it). */
-async function startHealthServer(address: string, worker: Worker): Promise<Server> {
+/**
+ * GET /healthz: 200 while the worker polls, 503 while it starts or drains (so orchestrators stop routing to it). It
+ * listens before the worker exists, so a busy or invalid port is one clear error before anything else starts.
+ */
+async function startHealthServer(address: string, worker: () => Worker | undefined): Promise<Server> {
   const server = createServer((request, response) => {
     if (request.url !== '/healthz') {
       response.writeHead(404).end();
       return;
     }
-    const state = worker.getState();
+    const state = worker()?.getState() ?? 'INITIALIZED';
     response.writeHead(state === 'RUNNING' ? 200 : 503, { 'content-type': 'application/json' });
     response.end(JSON.stringify({ status: state === 'RUNNING' ? 'ok' : 'unavailable', worker: state }));
   });
   const { host, port } = splitAddress(address);
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve)).catch(
+    (error: NodeJS.ErrnoException) => {
+      const why = error.code === 'EADDRINUSE' ? 'the address is in use' : error.message;
+      throw new InvalidEnvironmentError(`Invalid worker environment: WORKER_HEALTH_ADDRESS ${address}: ${why}`);
+    },
+  );
   return server;
 }
 
@@ -42,13 +50,17 @@ export async function runWorkerProcess(
       : {}),
   });
   const address = env.temporalAddress ?? LOCAL_TEMPORAL_ADDRESS;
-  const connection = await NativeConnection.connect({ address });
+  let worker: Worker | undefined;
+  const health = workerEnv.healthAddress ? await startHealthServer(workerEnv.healthAddress, () => worker) : undefined;
+  const connection = await NativeConnection.connect({ address }).catch((error: unknown) => {
+    health?.close();
+    throw error;
+  });
   const tracing = workerEnv.otlpEndpoint ? createTracing(workerEnv.otlpEndpoint) : undefined;
-  let health: Server | undefined;
   try {
     // Tracing and encryption put code into the workflow bundle, so those workers bundle at start.
     const bundle = tracing || env.payloadEncryptionKeys ? undefined : prebuiltWorkflowBundle();
-    const worker = await createAgentWorker({
+    worker = await createAgentWorker({
       connection,
       env,
       toolsRoot: workerEnv.toolsRoot,
@@ -58,7 +70,6 @@ export async function runWorkerProcess(
         ...(tracing ? { plugins: [tracing.plugin] } : {}),
       },
     });
-    if (workerEnv.healthAddress) health = await startHealthServer(workerEnv.healthAddress, worker);
     console.error(
       `worker polling task queue "${env.taskQueue}" on ${address} (namespace ${env.temporalNamespace})` +
         `${workerEnv.metricsAddress ? `, metrics on http://${workerEnv.metricsAddress}/metrics` : ''}` +

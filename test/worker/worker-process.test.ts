@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { createServer as createHttpServer } from 'node:http';
 import { Connection } from '@temporalio/client';
@@ -91,6 +92,39 @@ describe('the worker process', () => {
     expect(stderr).toBe(
       'error: Invalid worker environment: WORKER_METRICS_ADDRESS: expected host:port, e.g. 0.0.0.0:9464; WORKER_SHUTDOWN_GRACE: expected a duration like 30s or 2m\n',
     );
+  });
+
+  it('a busy health port or codec-server port is one line and exit code 2, not a stack trace', async () => {
+    const busy = createNetServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    const { port } = busy.address() as AddressInfo;
+    const run = async (args: string[], env: NodeJS.ProcessEnv) => {
+      const child = spawn(process.execPath, [CLI, ...args], {
+        env: { ...process.env, ...env },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      return { code: await new Promise((resolve) => child.on('close', resolve)), stderr };
+    };
+    try {
+      const worker = await run(['worker'], {
+        TEMPORAL_ADDRESS: inject('temporalAddress'),
+        WORKER_HEALTH_ADDRESS: `127.0.0.1:${port}`,
+      });
+      expect(worker).toEqual({
+        code: 2,
+        stderr: `error: Invalid worker environment: WORKER_HEALTH_ADDRESS 127.0.0.1:${port}: the address is in use\n`,
+      });
+      const keys = `k1:${Buffer.alloc(32, 7).toString('base64')}`;
+      const codec = await run(['codec-server', '--port', String(port)], { PAYLOAD_ENCRYPTION_KEYS: keys });
+      expect(codec).toEqual({
+        code: 2,
+        stderr: `error: codec-server cannot listen on 127.0.0.1:${port}: the address is in use\n`,
+      });
+    } finally {
+      busy.close();
+    }
   });
 
   it(

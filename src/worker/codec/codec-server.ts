@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { PayloadCodecError } from './encryption-codec';
 
 /** Options of the codec server. */
 export interface CodecServerOptions {
@@ -73,7 +74,14 @@ export async function startCodecServer(options: CodecServerOptions): Promise<{ u
       response.writeHead(500, { 'content-type': 'application/json' }).end(JSON.stringify({ error: String(error) }));
     });
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 8888, options.host ?? '127.0.0.1', resolve));
+  const wanted = { port: options.port ?? 8888, host: options.host ?? '127.0.0.1' };
+  // A busy port is a one-line error (exit 2), not an unhandled 'error' event with a stack trace.
+  await new Promise<void>((resolve, reject) =>
+    server.once('error', reject).listen(wanted.port, wanted.host, resolve),
+  ).catch((error: NodeJS.ErrnoException) => {
+    const why = error.code === 'EADDRINUSE' ? 'the address is in use' : error.message;
+    throw new PayloadCodecError(`codec-server cannot listen on ${wanted.host}:${wanted.port}: ${why}`);
+  });
   const { address, port } = server.address() as AddressInfo;
   return { url: `http://${address}:${port}`, server };
 }
