@@ -1,10 +1,9 @@
-import { ActivityFailure, isCancellation, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import { DELEGATE_TOOL, type ParsedToolCall } from '../shared/protocol';
-import { describeCall, errorObservation } from '../shared/observation';
+import { errorObservation } from '../shared/observation';
 import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import type { ReActStep, TokenUsage } from '../shared/types';
 import { ZERO_USAGE } from '../shared/types';
-import { runLocalTool, runTool } from './activity-proxies';
+import { countRun, executeInSlot, type RunSlot } from './tool-execution';
 import { needsConfirmation } from './confirmation';
 import { callHook } from './hooks';
 import { countDecision, countToolCall } from './metrics';
@@ -46,50 +45,6 @@ function admit(
   return { tool };
 }
 
-function failureMessage(error: unknown, tool: ToolInfo): string {
-  if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure) {
-    return `timed out after ${tool.timeout}`;
-  }
-  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
-  return error instanceof Error ? error.message : String(error);
-}
-
-/**
- * Keyed on the chain's first run ID, which continue-as-new keeps: a later run reusing the workflow ID gets new keys,
- * so a de-duplicating API does not drop its effects. Rule set 1 leaves it to the activity's old `workflowId:callId`.
- */
-function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: string } {
-  return state.rules >= 2 ? { idempotencyKey: `${workflowInfo().firstExecutionRunId}:${callId}` } : {};
-}
-
-async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
-  state.runningTools.push(call.tool);
-  try {
-    return await (tool.local ? runLocalTool : runTool).executeWithOptions(
-      {
-        summary: `tool · ${describeCall(call.tool, call.args, 60)}`,
-        startToCloseTimeout: tool.timeout,
-        retry: tool.retry,
-      },
-      [
-        {
-          tool: call.tool,
-          args: call.args,
-          callId: call.callId,
-          maxObservationTokens: state.config.maxObservationTokens,
-          ...idempotencyKey(state, call.callId),
-        },
-      ],
-    );
-  } catch (error) {
-    if (isCancellation(error)) throw error;
-    // Reached only when the tool's own attempts are used up by timeouts or worker crashes.
-    return errorObservation(call.tool, call.args, failureMessage(error, tool), 'tool_error');
-  } finally {
-    state.runningTools.splice(state.runningTools.indexOf(call.tool), 1);
-  }
-}
-
 /** What became of one call: its observation, and how a person decided it when it needed confirmation. */
 interface CallOutcome {
   observation: ToolObservation & { summarizedFromTokens?: number };
@@ -108,28 +63,6 @@ function toolOutcome(outcome: CallOutcome): 'ok' | 'error' | 'refused' {
     outcome.decision?.kind === 'reject' ||
     outcome.decision?.kind === 'timeout';
   return neverRan ? 'refused' : 'error';
-}
-
-/** Whether an admitted call reached its tool; a call that did not gives its `toolRuns` slot back. */
-interface RunSlot {
-  ran: boolean;
-}
-
-function countRun(state: RunState, tool: string, delta: 1 | -1): void {
-  addCount(state.toolRuns, tool, delta);
-}
-
-/** Runs the tool's activity; a call the worker refuses (unknown tool, arguments the tool refuses) did not run. */
-async function executeInSlot(
-  state: RunState,
-  call: ParsedToolCall,
-  tool: ToolInfo,
-  slot: RunSlot,
-): Promise<ToolObservation> {
-  slot.ran = true; // a call cut short while running still ran: its side effects may have happened
-  const observation = await execute(state, call, tool);
-  if (observation.errorKind === 'unknown_tool' || observation.errorKind === 'invalid_arguments') slot.ran = false;
-  return observation;
 }
 
 /** Whether the run offers this tool: only such names may become metric labels, the model can invent any other. */

@@ -1,0 +1,77 @@
+import { ActivityFailure, isCancellation, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
+import type { ParsedToolCall } from '../shared/protocol';
+import { describeCall, errorObservation } from '../shared/observation';
+import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
+import { runLocalTool, runTool } from './activity-proxies';
+import type { RunState } from './run-state';
+import { addCount } from './tool-counts';
+
+/* Running one admitted tool call as its activity, and the toolRuns slot it holds while it does. */
+
+function failureMessage(error: unknown, tool: ToolInfo): string {
+  if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure) {
+    return `timed out after ${tool.timeout}`;
+  }
+  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * Keyed on the chain's first run ID, which continue-as-new keeps: a later run reusing the workflow ID gets new keys,
+ * so a de-duplicating API does not drop its effects. Rule set 1 leaves it to the activity's old `workflowId:callId`.
+ */
+function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: string } {
+  return state.rules >= 2 ? { idempotencyKey: `${workflowInfo().firstExecutionRunId}:${callId}` } : {};
+}
+
+/** Runs a tool call as its activity (local when the tool says so); a failure the tool cannot recover from is an observation. */
+export async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
+  state.runningTools.push(call.tool);
+  try {
+    return await (tool.local ? runLocalTool : runTool).executeWithOptions(
+      {
+        summary: `tool · ${describeCall(call.tool, call.args, 60)}`,
+        startToCloseTimeout: tool.timeout,
+        retry: tool.retry,
+      },
+      [
+        {
+          tool: call.tool,
+          args: call.args,
+          callId: call.callId,
+          maxObservationTokens: state.config.maxObservationTokens,
+          ...idempotencyKey(state, call.callId),
+        },
+      ],
+    );
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    // Reached only when the tool's own attempts are used up by timeouts or worker crashes.
+    return errorObservation(call.tool, call.args, failureMessage(error, tool), 'tool_error');
+  } finally {
+    state.runningTools.splice(state.runningTools.indexOf(call.tool), 1);
+  }
+}
+
+/** Whether an admitted call reached its tool; a call that did not gives its `toolRuns` slot back. */
+export interface RunSlot {
+  ran: boolean;
+}
+
+/** Takes (1) or gives back (-1) a toolRuns slot. */
+export function countRun(state: RunState, tool: string, delta: 1 | -1): void {
+  addCount(state.toolRuns, tool, delta);
+}
+
+/** Runs the tool's activity; a call the worker refuses (unknown tool, arguments the tool refuses) did not run. */
+export async function executeInSlot(
+  state: RunState,
+  call: ParsedToolCall,
+  tool: ToolInfo,
+  slot: RunSlot,
+): Promise<ToolObservation> {
+  slot.ran = true; // a call cut short while running still ran: its side effects may have happened
+  const observation = await execute(state, call, tool);
+  if (observation.errorKind === 'unknown_tool' || observation.errorKind === 'invalid_arguments') slot.ran = false;
+  return observation;
+}
