@@ -39,8 +39,9 @@ export interface ReActStep {
   /** How a call that needed confirmation was settled: by a person's decision, or `timeout`. */
   decision?: DecisionOutcome;
   /**
-   * True on a step of an earlier run whose archive (see {@link ArchivedSteps}) dropped its structured data and maybe
-   * cut its observation (which then says so), to keep the continue-as-new input under Temporal's size limit.
+   * True on a step whose structured data was dropped and whose observation may be cut (it then says where: the run's
+   * archive, trace or window) to keep a payload under Temporal's 2 MB limit: the archive of an earlier run (see
+   * {@link ArchivedSteps}), the result and trace of a run whose steps outgrew it in one iteration, or a prompt.
    */
   clippedInArchive?: boolean;
   /** ISO time the step was recorded (workflow time, so replay-safe). */

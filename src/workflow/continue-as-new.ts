@@ -1,13 +1,21 @@
 import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { AgentWorkflowInput, ReActResult } from '../shared/types';
 import { toCarried, type RunState } from './run-state';
-import { archiveSteps } from './step-archive';
+import { ARCHIVE_MAX_BYTES, archiveSteps, fitSteps, jsonBytes } from './step-archive';
 
 /**
  * Most characters of steps one run keeps before it hands over (rule set 3). A run's steps travel whole in its trace
  * query and its result, which Temporal refuses over 2 MB: a run of a few large steps lost its final answer that way.
  */
 export const MAX_RUN_STEPS_CHARS = 1_000_000;
+
+/**
+ * Most bytes of the next run's input: query, config, carried state, the model's window and the archive of steps.
+ * Temporal refuses payloads over 2 MB; the rest is headroom for a codec's envelope and the payload's metadata.
+ */
+export const CONTINUE_INPUT_MAX_BYTES = 1536 * 1024;
+/** Most bytes of the carried window: the model's latest steps, clipped like the archive when they are larger. */
+export const CARRIED_WINDOW_MAX_BYTES = 384 * 1024;
 
 /**
  * Whether this run should hand over to a fresh one: the server suggests it, the run did maxStepsPerRun iterations,
@@ -26,13 +34,19 @@ export function shouldContinueAsNew(state: RunState): boolean {
  */
 export async function continueAsNewNow(state: RunState): Promise<never> {
   await condition(allHandlersFinished);
+  const carried = toCarried(state);
+  // What is left after the parts that cannot shrink goes first to the window (the model needs it), then the archive.
+  const fixed = jsonBytes({ query: state.query, config: state.config, carried: { ...carried, window: [] } });
+  const room = Math.max(0, CONTINUE_INPUT_MAX_BYTES - fixed);
+  carried.window = fitSteps(carried.window, Math.min(CARRIED_WINDOW_MAX_BYTES, room / 3), 'window', true) ?? [];
   // Rule set 2 puts this run's steps in the next run's start event, where clients read them with no worker.
-  const previousSteps = state.rules >= 2 ? archiveSteps(state.steps) : undefined;
+  const archiveRoom = Math.min(ARCHIVE_MAX_BYTES, room - jsonBytes(carried.window));
+  const previousSteps = state.rules >= 2 ? archiveSteps(state.steps, archiveRoom) : undefined;
   // Typed by signature rather than by importing the workflow, which imports this module.
   return continueAsNew<(input: AgentWorkflowInput) => Promise<ReActResult>>({
     query: state.query,
     config: state.config,
-    carried: toCarried(state),
+    carried,
     ...(previousSteps ? { previousSteps } : {}),
   });
 }

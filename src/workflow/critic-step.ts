@@ -3,6 +3,7 @@ import { loopCallAllowance, withCap } from './token-budget';
 import { critique } from './activity-proxies';
 import { renderScratchpad } from '../shared/protocol';
 import { recordError, recordUsage, stopRun, type RunState } from './run-state';
+import { promptSteps } from './step-archive';
 
 /**
  * Critic mode: after an iteration's observations, the critic classifies them; the verdict is recorded on the
@@ -15,7 +16,7 @@ export async function critiqueIteration(state: RunState): Promise<void> {
   if (!state.config.critic || state.stop || !last) return;
   const input: CritiqueInput = {
     query: state.query,
-    latest: renderScratchpad(latest, state.config),
+    latest: renderScratchpad(promptSteps(latest), state.config),
     summary: state.summary,
     model: state.config.model,
   };

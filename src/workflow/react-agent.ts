@@ -41,6 +41,7 @@ import { acceptFinalAnswer, forceFinalAnswer } from './final-answer';
 import { promptFor, think } from './thinking';
 import { summarizeConversationIfDue } from './summaries';
 import { actOnToolCalls } from './tool-step';
+import { traceSteps } from './step-archive';
 
 /** Patch ID for the tool-catalog lookup moving to a local activity (see Temporal's workflow versioning). */
 export const LOCAL_TOOL_CATALOG_PATCH = 'local-tool-catalog';
@@ -226,7 +227,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   );
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
-  setHandler(getScratchpadQuery, () => renderScratchpad(state.steps, config));
+  setHandler(getScratchpadQuery, () => renderScratchpad(traceSteps(state.steps, state.stepsChars), config));
   setHandler(getStatusQuery, () => toStatus(state));
 
   try {

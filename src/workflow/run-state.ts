@@ -5,6 +5,7 @@ import { outputSchemaOf } from '../shared/output';
 import { ApprovalBook } from './approval-book';
 import { callHook, type AgentHooks } from './hooks';
 import { countTokens } from './metrics';
+import { traceSteps } from './step-archive';
 import {
   addUsage,
   ZERO_USAGE,
@@ -216,7 +217,7 @@ export function stopRun(state: RunState, reason: TerminationReason, detail: stri
 /** The trace as queries and the result present it. */
 export function toTrace(state: RunState): ReActTrace {
   return {
-    steps: state.steps,
+    steps: traceSteps(state.steps, state.stepsChars),
     finalResult: state.finalAnswer,
     terminationReason: state.stop?.reason ?? null,
     totalIterations: state.iterations,

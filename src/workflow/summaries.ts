@@ -4,6 +4,7 @@ import type { ToolObservation } from '../shared/tool-protocol';
 import { summarize } from './activity-proxies';
 import { renderScratchpad } from '../shared/protocol';
 import { recordUsage, type RunState } from './run-state';
+import { promptSteps } from './step-archive';
 import { loopCallAllowance, withCap } from './token-budget';
 import { summaryMessages, type SummarizeInput } from '../shared/summaries';
 
@@ -19,7 +20,7 @@ export async function summarizeConversationIfDue(state: RunState): Promise<void>
     kind: 'conversation',
     query: state.query,
     previousSummary: state.summary,
-    steps: renderScratchpad(state.window, state.config),
+    steps: renderScratchpad(promptSteps(state.window), state.config),
     model: state.config.model,
   };
   // Over the token budget the summary is skipped: the loop's own check then ends the run.

@@ -3,12 +3,13 @@ import { outputSchemaOf } from '../shared/output';
 import { callModel, callModelLocally } from './activity-proxies';
 import { buildMessages } from './prompt';
 import { recordUsage, type RunState } from './run-state';
+import { promptSteps } from './step-archive';
 import { learnPromptRatio } from './token-budget';
 
 /** The next prompt: the running summary and the window of steps it does not cover yet, plus notes and feedback. */
 export function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
   const { query, config, summary, window: steps, notes } = state;
-  return buildMessages({ query, config, summary, steps, feedback, notes });
+  return buildMessages({ query, config, summary, steps: promptSteps(steps), feedback, notes });
 }
 
 /**

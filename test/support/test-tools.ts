@@ -80,6 +80,13 @@ export function createTestTools(): AnyToolDefinition[] {
       handler: ({ name }) => ({ name, ratePercent: name.toLowerCase() === 'selic' ? 10.75 : 4 }),
     }),
     defineTool({
+      name: 'bulk_text',
+      description: 'Returns `kb` KiB of text (a tool whose output is far larger than a step should keep).',
+      category: 'test',
+      schema: z.object({ kb: z.number().int().min(1).max(4096), fill: z.string().length(1).default('q') }),
+      handler: ({ kb, fill }) => fill.repeat(kb * 1024),
+    }),
+    defineTool({
       name: 'record_effect',
       description: 'Records a side effect once per idempotency key.',
       category: 'test',

@@ -1,7 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import type { ReActStep } from '../../src/shared/types';
 import { ZERO_USAGE } from '../../src/shared/types';
-import { ARCHIVE_MAX_BYTES, archiveSteps } from '../../src/workflow/step-archive';
+import {
+  ARCHIVE_MAX_BYTES,
+  archiveSteps,
+  fitSteps,
+  promptSteps,
+  TRACE_MAX_BYTES,
+  traceSteps,
+} from '../../src/workflow/step-archive';
 
 function step(iteration: number, observation: string, data?: unknown): ReActStep {
   return {
@@ -45,5 +52,39 @@ describe('the steps a run archives when it continues-as-new', () => {
   it('gives up (the client then asks a worker) when even empty observations do not fit', () => {
     const steps = Array.from({ length: 50 }, (_, index) => step(index + 1, 'x'.repeat(100)));
     expect(archiveSteps(steps, 1000)).toBeUndefined();
+  });
+});
+
+describe('steps in a result, a trace query and a prompt', () => {
+  it('a trace keeps small steps as they are and clips large ones, saying where', () => {
+    const small = [step(1, 'short', { hits: 1 })];
+    expect(traceSteps(small, JSON.stringify(small).length)).toBe(small);
+    const large = Array.from({ length: 8 }, (_, index) => step(index + 1, 'o'.repeat(400_000)));
+    const trace = traceSteps(large, JSON.stringify(large).length);
+    expect(bytes(trace)).toBeLessThanOrEqual(TRACE_MAX_BYTES);
+    expect(trace[0]?.observation).toMatch(/^\[clipped from 400000 characters in the run's trace\] o+$/);
+  });
+
+  it('the last resort cuts thoughts and large arguments too, so steps of huge thoughts still fit', () => {
+    const huge = Array.from({ length: 20 }, (_, index) => ({
+      ...step(index + 1, 'x'),
+      thought: 't'.repeat(100_000),
+      action: { type: 'tool_call' as const, tool: 'write', args: { text: 'a'.repeat(100_000) }, callId: `c${index}` },
+    }));
+    expect(fitSteps(huge, 100_000, 'trace')).toBeUndefined();
+    const fitted = fitSteps(huge, 100_000, 'trace', true);
+    expect(bytes(fitted)).toBeLessThanOrEqual(100_000);
+    expect(fitted?.[0]?.thought).toMatch(/^\[clipped from 100000 characters in the run's trace\] t{256}$/);
+    expect(fitted?.[0]?.action).toMatchObject({
+      tool: 'write',
+      args: { clipped: expect.stringMatching(/^\[clipped/) },
+    });
+  });
+
+  it("a prompt's steps are cut to what an activity input accepts, each saying so", () => {
+    const steps = Array.from({ length: 4 }, (_, index) => step(index + 1, 'p'.repeat(600_000)));
+    const prompt = promptSteps(steps);
+    expect(prompt).toHaveLength(4);
+    expect(prompt[3]?.observation).toMatch(/^\[clipped from 600000 characters in the run's window\]/);
   });
 });

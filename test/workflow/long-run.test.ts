@@ -1,12 +1,18 @@
 import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { chainRunIds } from '../../src/client/run-chain';
+import { getScratchpadQuery, getTraceQuery } from '../../src/shared/messages';
 import { AgentStatusKey } from '../../src/shared/search-attributes';
 import type { ScriptedResponder } from '../../src/testing/scripted-model';
 import { useHarness, waitForPending } from '../support/harness';
 import { recordedEffects } from '../support/test-tools';
 
 const harness = useHarness();
+
+const TWO_MB = 2 * 1024 * 1024;
+const EXPORTS = 'Each export is needed whole, so I fetch all eight at once.';
+/** Eight calls of 500 KiB each (cut to ~400 KB by maxObservationTokens), each of its own letter. */
+const bulkCalls = () => Array.from('abcdefgh', (fill) => ({ name: 'bulk_text', args: { kb: 500, fill } }));
 
 // The server suggests continue-as-new at 4 Ki events or 4 MiB of history (Temporal's defaults).
 const SUGGEST_EVENTS = 4096;
@@ -83,6 +89,50 @@ describe('long runs stay bounded', () => {
     expect(result.trace.run).toBeGreaterThanOrEqual(2);
     expect(result.trace.steps).toHaveLength(21);
     expect(result.trace.steps.at(-1)).toMatchObject({ action: { type: 'final_answer', answer: 'Reconciled.' } });
+  });
+
+  it('a run whose steps outgrow the payload limit in one iteration hands over, window clipped, answer kept', async () => {
+    const run = await harness.start(
+      [{ thought: EXPORTS, toolCalls: bulkCalls() }, { answer: 'All eight read.' }],
+      'q',
+      {
+        maxObservationTokens: 100_000,
+        maxToolCallsPerReply: 8,
+        carrySteps: 8,
+      },
+    );
+    // ~3.2 MB of observations in one run: the next run's input, carrying them to the model, would be too.
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    expect(result.finalAnswer).toBe('All eight read.');
+    expect(result.trace.run).toBe(2);
+    expect(result.trace.steps).toHaveLength(9);
+    expect(result.trace.steps[7]).toMatchObject({ clippedInArchive: true });
+    expect(result.trace.steps[7]?.observation).toMatch(/^\[clipped from \d+ characters in the run's archive\] h+$/);
+    // The model sees every carried step after the hand-over, each cut (and saying so) to fit.
+    const secondCall = JSON.stringify(harness.model.requests(run.modelName)[1]?.messages);
+    for (const fill of 'abcdefgh') expect(secondCall).toContain(fill.repeat(100));
+    expect(secondCall).toContain("characters in the run's window]");
+  });
+
+  it('a run that stops on an iteration too large for a payload keeps its answer; trace and scratchpad fit', async () => {
+    const bulk = { thought: EXPORTS, toolCalls: bulkCalls() };
+    // The second identical batch (in the second run) stalls the run within the iteration: no hand-over before the
+    // result, which would carry ~3.2 MB of that run's steps.
+    const run = await harness.start([bulk, bulk, { answer: 'Here is what the exports say.' }], 'q', {
+      maxObservationTokens: 100_000,
+      maxToolCallsPerReply: 8,
+      stallThreshold: 2,
+    });
+    const result = await run.result();
+    expect(result.terminationReason).toBe('stalled');
+    expect(result.finalAnswer).toBe('Here is what the exports say.');
+    expect(result.trace.run).toBe(2);
+    expect(result.trace.steps).toHaveLength(17);
+    expect(result.trace.steps[8]?.observation).toMatch(/^\[clipped from \d+ characters in the run's trace\] a+$/);
+    const handle = harness.client.workflow.getHandle(run.workflowId);
+    expect(JSON.stringify(await handle.query(getTraceQuery)).length).toBeLessThan(TWO_MB);
+    expect((await handle.query(getScratchpadQuery)).length).toBeLessThan(TWO_MB);
   });
 
   it('token budget, always-approvals and search attributes survive continue-as-new', async () => {
