@@ -75,10 +75,8 @@ describe('steps in a result, a trace query and a prompt', () => {
     const fitted = fitSteps(huge, 100_000, 'trace', true);
     expect(bytes(fitted)).toBeLessThanOrEqual(100_000);
     expect(fitted?.[0]?.thought).toMatch(/^\[clipped from 100000 characters in the run's trace\] t{256}$/);
-    expect(fitted?.[0]?.action).toMatchObject({
-      tool: 'write',
-      args: { clipped: expect.stringMatching(/^\[clipped/) },
-    });
+    const action = fitted?.[0]?.action;
+    expect(action?.type === 'tool_call' && JSON.stringify(action.args)).toMatch(/^\{"clipped":"\[clipped from \d+/);
   });
 
   it("a prompt's steps are cut to what an activity input accepts, each saying so", () => {

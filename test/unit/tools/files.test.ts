@@ -234,9 +234,35 @@ describe('grep_search', () => {
     );
   });
 
-  it('refuses a backtracking pattern instead of stalling the worker, and a FIFO instead of blocking on it', async () => {
-    await expect(runTool(tools.grepSearch, { pattern: '^(a+)+$', regex: true })).rejects.toThrow(ToolInputError);
-    await expect(runTool(tools.grepSearch, { pattern: '^(a+)+$', regex: true })).rejects.toThrow(/exponential time/);
+  it('stops a backtracking regex at its deadline without blocking the event loop', async () => {
+    await writeFile(path.join(root, 'as.txt'), `${'a'.repeat(40)}!\n`);
+    const quick = createFileTools({ root, regexTimeLimitMs: 300 });
+    let ticks = 0;
+    const ticker = setInterval(() => (ticks += 1), 10);
+    try {
+      const search = runTool(quick.grepSearch, { pattern: '^(a+)+$', regex: true, path: 'as.txt' });
+      await expect(search).rejects.toThrow(ToolInputError);
+      await expect(search).rejects.toThrow(/^pattern "\^\(a\+\)\+\$" took more than 0.3 s to match and was stopped/);
+    } finally {
+      clearInterval(ticker);
+      await rm(path.join(root, 'as.txt'));
+    }
+    // The regex spun on its own thread: timers on this one kept firing throughout.
+    expect(ticks).toBeGreaterThan(5);
+  });
+
+  it('runs nested groups that are safe, which a shape check would refuse, and matches past 4 KiB into a line', async () => {
+    await writeFile(path.join(root, 'long.txt'), `${'x'.repeat(10_000)} foobarfoo\n`);
+    try {
+      await expect(
+        runTool(tools.grepSearch, { pattern: '(foo|bar)+$', regex: true, path: 'long.txt' }),
+      ).resolves.toMatchObject({ matches: [{ path: 'long.txt', line: 1 }] });
+    } finally {
+      await rm(path.join(root, 'long.txt'));
+    }
+  });
+
+  it('refuses a FIFO instead of blocking on it', async () => {
     const fifo = path.join(root, 'pipe');
     execFileSync('mkfifo', [fifo]);
     try {

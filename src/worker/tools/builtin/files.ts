@@ -1,7 +1,6 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
-import { regexRisk } from '../../../shared/regex-safety';
 import { defineTool, ToolInputError } from '../define-tool';
 import type { AnyToolDefinition } from '../define-tool';
 import {
@@ -13,6 +12,7 @@ import {
   toDisplayPath,
   walkFiles,
 } from './file-access';
+import { DEFAULT_REGEX_TIME_LIMIT_MS, literalMatcher, regexMatcher, splitLines } from './line-matcher';
 
 /** Default cap on read_file output; big enough for a source file, small enough for a model's context. */
 export const DEFAULT_READ_MAX_BYTES = 100_000;
@@ -22,13 +22,15 @@ export const DEFAULT_GREP_MAX_RESULTS = 50;
 export const MAX_DIRECTORY_ENTRIES = 1000;
 /** A matched line is cut to this many characters in grep_search results. */
 const MAX_MATCH_TEXT_LENGTH = 300;
-/** Longest regex accepted from the model; a short cap limits (but cannot rule out) catastrophic backtracking. */
+/** Longest pattern accepted from the model. */
 const MAX_PATTERN_LENGTH = 500;
 
 /** Options for createFileTools. */
 export interface FileToolsOptions {
   /** Folder the tools may read; every path is resolved against it and confined to it. */
   root: string;
+  /** Wall-clock time one grep_search may spend matching a regex before it is stopped and refused (default 5 s). */
+  regexTimeLimitMs?: number;
 }
 
 /** One entry of a list_directory result; size is given for files only. */
@@ -66,28 +68,6 @@ function formatBytes(bytes: number): string {
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
 }
 
-function buildMatcher(pattern: string, regex: boolean, ignoreCase: boolean): (line: string) => boolean {
-  if (!regex) {
-    const needle = ignoreCase ? pattern.toLowerCase() : pattern;
-    return ignoreCase ? (line) => line.toLowerCase().includes(needle) : (line) => line.includes(needle);
-  }
-  // Activities share the worker's event loop: a backtracking pattern would stall every run (and /healthz) on it.
-  const risk = regexRisk(pattern);
-  if (risk !== null) throw new ToolInputError(`pattern ${risk}; use a simpler pattern, or regex: false`);
-  let compiled: RegExp;
-  try {
-    compiled = new RegExp(pattern, ignoreCase ? 'i' : '');
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    throw new Error(`invalid regular expression "${pattern}": ${reason}`, { cause: error });
-  }
-  // Polynomial patterns (.*a.*b) on a minified megabyte line are slow too: a regex sees a line's head only.
-  return (line) => compiled.test(line.length > MAX_REGEX_LINE ? line.slice(0, MAX_REGEX_LINE) : line);
-}
-
-/** Characters of a line a regex is run on. */
-export const MAX_REGEX_LINE = 4096;
-
 function clip(text: string): string {
   const trimmed = text.trim();
   return trimmed.length > MAX_MATCH_TEXT_LENGTH ? `${trimmed.slice(0, MAX_MATCH_TEXT_LENGTH)}…` : trimmed;
@@ -99,7 +79,7 @@ export function createFileTools(options: FileToolsOptions): {
   listDirectory: AnyToolDefinition;
   grepSearch: AnyToolDefinition;
 } {
-  const { root } = options;
+  const { root, regexTimeLimitMs = DEFAULT_REGEX_TIME_LIMIT_MS } = options;
 
   const readFile = defineTool({
     name: 'read_file',
@@ -168,16 +148,19 @@ export function createFileTools(options: FileToolsOptions): {
     description:
       'Find lines containing a literal string (or a regular expression with regex: true) in text files under a ' +
       'path in the workspace root. Returns matches as { path, line, text }. Skips binary files, files over 1 MiB, ' +
-      'credential files (.env, private keys), .git and node_modules.',
+      'credential files (.env, private keys), .git and node_modules. A regex that takes over ' +
+      `${regexTimeLimitMs / 1000} s is stopped: keep patterns simple.`,
     category: 'files',
     schema: grepSearchSchema,
     examples: [{ pattern: 'TODO' }, { pattern: 'export (async )?function \\w+', regex: true, path: 'src' }],
     handler: async (args, context) => {
       const target = await resolveInsideRoot(root, args.path);
-      const matches = buildMatcher(args.pattern, args.regex, args.ignoreCase);
       const stats = await fs.stat(target.absolute);
       // Opening a FIFO or a device would block the read until something writes to it: regular files only.
       if (!stats.isDirectory() && !stats.isFile()) throw new ToolInputError(`"${args.path}" is not a regular file`);
+      const matcher = args.regex
+        ? regexMatcher(args.pattern, args.ignoreCase, regexTimeLimitMs, context.signal)
+        : literalMatcher(args.pattern, args.ignoreCase);
       const files = stats.isDirectory()
         ? walkFiles(target.absolute, context.signal)
         : (async function* single() {
@@ -186,21 +169,30 @@ export function createFileTools(options: FileToolsOptions): {
       const results: GrepMatch[] = [];
       let filesSearched = 0;
       let truncated = false;
-      for await (const file of files) {
-        if (file.size > MAX_TEXT_FILE_BYTES) continue;
-        const text = await readTextFileIfSmall(file.absolute);
-        if (text === undefined) continue;
-        filesSearched += 1;
-        const lines = text.split(/\r?\n/);
-        for (let index = 0; index < lines.length; index += 1) {
-          if (!matches(lines[index]!)) continue;
-          if (results.length >= args.maxResults) {
-            truncated = true;
-            break;
+      try {
+        for await (const file of files) {
+          if (file.size > MAX_TEXT_FILE_BYTES) continue;
+          const text = await readTextFileIfSmall(file.absolute);
+          if (text === undefined) continue;
+          filesSearched += 1;
+          // One more than still fits, to know whether the results were cut.
+          const hits = await matcher.matchingLines(text, args.maxResults - results.length + 1);
+          const lines = hits.length > 0 ? splitLines(text) : [];
+          for (const index of hits) {
+            if (results.length >= args.maxResults) {
+              truncated = true;
+              break;
+            }
+            results.push({
+              path: toDisplayPath(target.root, file.absolute),
+              line: index + 1,
+              text: clip(lines[index]!),
+            });
           }
-          results.push({ path: toDisplayPath(target.root, file.absolute), line: index + 1, text: clip(lines[index]!) });
+          if (truncated) break;
         }
-        if (truncated) break;
+      } finally {
+        await matcher.close();
       }
       if (results.length === 0) {
         return `No matches for "${args.pattern}" in ${filesSearched} text file(s) under "${target.relative}".`;
