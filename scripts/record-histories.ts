@@ -96,6 +96,17 @@ const scenarios: Record<string, Scenario> = {
     await handle.result();
     return [handle.workflowId];
   },
+  // Rule set 3 with the hand-over patch, and a live event consumer whose long-polls are recorded as updates.
+  'streamed-handover': async (agents, model, name) => {
+    const handle = await run(agents, model, name, [calc('1'), calc('2'), calc('3'), { answer: 'three' }], {
+      maxStepsPerRun: 2,
+    });
+    let events = 0;
+    for await (const event of agents.events(handle.workflowId)) events += event.type === 'gap' ? 0 : 1;
+    await handle.result();
+    if (events === 0) throw new Error('the consumer saw no events');
+    return [handle.workflowId];
+  },
   subagent: async (agents, model, name) => {
     let parent = 0;
     const responder: ScriptedResponder = (request) => {

@@ -32,8 +32,11 @@ export {
   getScratchpadQuery,
   getStatusQuery,
   getTraceQuery,
+  getEventsQuery,
+  waitForEventsUpdate,
 } from './shared/messages';
 export type * from './shared/types';
+export type { AgentEvent, AgentEventBody, EventPage, EventsWaitResult } from './shared/events';
 export type {
   AppliedDecision,
   ConfirmationPolicy,

@@ -3,6 +3,7 @@ import { AgentClient } from '../client/agent-client';
 import { describeCall } from '../shared/observation';
 import { UsageError } from './args';
 import { formatStep } from './trace-printer';
+import { formatEvent } from './event-printer';
 
 type Say = (line: string) => void;
 
@@ -17,6 +18,7 @@ export const DECISION_COMMANDS = [
   'trace',
   'result',
   'cancel',
+  'events',
 ] as const;
 
 function parse(argv: string[]) {
@@ -32,6 +34,7 @@ function parse(argv: string[]) {
         json: { type: 'boolean', default: false },
         address: { type: 'string' },
         'args-hash': { type: 'string' },
+        after: { type: 'string', default: '0' },
       },
     });
   } catch (error) {
@@ -139,6 +142,17 @@ export async function decisionCommand(
         await agents.cancel(id);
         out(`cancellation requested for ${id}`);
         return 0;
+      case 'events': {
+        const after = Number(values.after);
+        if (!Number.isSafeInteger(after) || after < 0)
+          throw new UsageError(`--after expects a seq >= 0, got "${values.after}"`);
+        // Follows the run live until its last event; --json prints each event as one JSON line.
+        for await (const event of agents.events(id, { after })) {
+          const line = values.json ? JSON.stringify(event) : formatEvent(event);
+          if (line !== undefined) out(values.json ? line : `#${event.seq} ${line.trimStart()}`);
+        }
+        return 0;
+      }
     }
   } finally {
     await agents.close();

@@ -1,5 +1,7 @@
 #!/usr/bin/env node
+import { AgentClient } from '../client/agent-client';
 import { AgentRunError, DecisionRefusedError, InvalidConfigError } from '../client/errors';
+import { startEventServer } from '../client/event-server';
 import { ErrorType } from '../shared/errors';
 import { UsageError } from './args';
 import { DECISION_COMMANDS, decisionCommand } from './decision-commands';
@@ -30,6 +32,10 @@ Commands:
   respond <workflowId> [callId] --observation TEXT
   answer  <workflowId> "<text>"
   trace   <workflowId> [--json]     result <workflowId> [--json]     cancel <workflowId>
+  events  <workflowId> [--after SEQ] [--json]
+                            Follow a run's events live until it ends (resume after SEQ)
+  events-server [--port 8787] [--host 127.0.0.1] [--origin URL]
+                            Serve GET /runs/<workflowId>/events as Server-Sent Events (Last-Event-ID resumes)
   (callId may be left out when exactly one call is pending; approve/reject/edit/respond take --args-hash HASH, from
    pending, to decide only those exact arguments; these commands take --address host:port, else TEMPORAL_ADDRESS,
    else localhost:7233)
@@ -87,6 +93,39 @@ async function codecServerCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
+async function eventsServerCommand(argv: string[]): Promise<number> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      port: { type: 'string', default: '8787' },
+      host: { type: 'string', default: '127.0.0.1' },
+      origin: { type: 'string' },
+      address: { type: 'string' },
+    },
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port expects a port number, got "${values.port}"`);
+  const agents = await AgentClient.connect(values.address ? { address: values.address } : {});
+  try {
+    const server = await startEventServer({ client: agents.client, host: values.host, port, origin: values.origin });
+    say(
+      `Event server on ${server.url}: GET ${server.url}/runs/<workflowId>/events (Server-Sent Events). Ctrl-C stops it.`,
+    );
+    await waitForInterrupt();
+    await server.close();
+  } finally {
+    await agents.close();
+  }
+  return 0;
+}
+
+const waitForInterrupt = () =>
+  new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
+
 async function serverCommand(): Promise<number> {
   const env = readEnv();
   const server = await startDevServer({
@@ -127,6 +166,8 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'codec-server':
         return await codecServerCommand(rest);
+      case 'events-server':
+        return await eventsServerCommand(rest);
       case undefined:
       case 'help':
       case '--help':

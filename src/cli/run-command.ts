@@ -13,7 +13,7 @@ import { createAgentWorker, createOpenAIClient, prebuiltWorkflowBundle } from '.
 import { parseRunArgs, UsageError } from './args';
 import { watchPending } from './pending-watcher';
 import { createRunDecisions } from './run-decisions';
-import { followTrace } from './trace-printer';
+import { printEvents } from './event-printer';
 
 /** Where the CLI's embedded dev server keeps its state between runs. */
 export const DEV_SERVER_DB = '.data/temporal.db';
@@ -120,7 +120,7 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
     say(`Run ${run.workflowId} started on task queue "${agents.taskQueue}"`);
     if (server.uiUrl) say(`  ${server.uiUrl}/namespaces/${env.temporalNamespace}/workflows/${run.workflowId}`);
     say(`Query: ${query}`);
-    const follower = followTrace(async () => (await run.getTrace()).steps, say);
+    const follower = printEvents((signal) => run.events({ signal }), say);
     const isDefault = ['localhost:7233', '127.0.0.1:7233'].includes(server.address);
     const decisions = createRunDecisions(
       agents,
@@ -133,16 +133,16 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
       () => agents.getPendingInRun(run.workflowId),
       (item) => decisions.handle(item),
     );
-    // Both pollers finish their queries before the cleanups close the connection.
-    const stopWatching = async (steps: Parameters<typeof follower.stop>[0]) => {
+    // The watcher and the event stream finish their calls before the cleanups close the connection.
+    const stopWatching = async () => {
       decisions.close();
-      await Promise.all([watcher.stop(), follower.stop(steps)]);
+      await Promise.all([watcher.stop(), follower.stop()]);
     };
     const result = await run.result().catch(async (error: unknown) => {
-      await stopWatching([]);
+      await stopWatching();
       throw error;
     });
-    await stopWatching(result.trace.steps);
+    await stopWatching();
     say(
       `Finished: ${result.terminationReason} after ${result.trace.totalIterations} iterations, ` +
         `${result.tokenUsage.totalTokens} tokens, ${result.executionTimeMs} ms`,

@@ -7,7 +7,7 @@ function clip(text: string): string {
   return oneLine.length > MAX_LINE ? `${oneLine.slice(0, MAX_LINE)}…` : oneLine;
 }
 
-/** Renders one step for the live trace on stderr. */
+/** Renders one step, as the `trace` command prints a run's steps. */
 export function formatStep(step: ReActStep): string {
   const label = `[step ${step.iteration}]`;
   if (step.action.type === 'final_answer' && step.action.answer === step.thought) {
@@ -31,38 +31,4 @@ export function formatStep(step: ReActStep): string {
       break;
   }
   return lines.join('\n');
-}
-
-/** Polls a run's trace and prints steps as they land; `stop()` prints what is left and ends the polling. */
-export function followTrace(
-  readSteps: () => Promise<ReActStep[]>,
-  write: (line: string) => void,
-  intervalMs = 250,
-): { stop(finalSteps: ReActStep[]): Promise<void> } {
-  let printed = 0;
-  let stopped = false;
-  let reading: Promise<unknown> = Promise.resolve();
-  const printNew = (steps: ReActStep[]) => {
-    for (const step of steps.slice(printed)) write(formatStep(step));
-    printed = Math.max(printed, steps.length);
-  };
-  const poll = async () => {
-    while (!stopped) {
-      // A query can fail while the worker is starting; the next poll tries again.
-      const read = readSteps().catch(() => []);
-      reading = read;
-      printNew(await read);
-      await new Promise((resolve) => setTimeout(resolve, intervalMs));
-    }
-  };
-  void poll();
-  return {
-    // Resolves once no query is in flight, so the caller may close the connection (a query retried on a closed
-    // connection throws from a timer, which would crash the process).
-    async stop(finalSteps) {
-      stopped = true;
-      await reading;
-      printNew(finalSteps);
-    },
-  };
 }

@@ -21,6 +21,8 @@ import {
 import { AGENT_SEARCH_ATTRIBUTES, AgentStatusKey } from '../shared/search-attributes';
 import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
 import { AgentRunError, InvalidConfigError, SearchAttributesMissingError } from './errors';
+import { followEvents, type EventsGap, type EventsOptions } from './events';
+import type { AgentEvent } from '../shared/events';
 
 function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
   const json = z.toJSONSchema(schema, { io: 'output' }) as Record<string, unknown>;
@@ -50,6 +52,11 @@ export interface AgentRunHandle {
   getStatus(): Promise<AgentStatus>;
   /** Requests cancellation; the run stops with reason `cancelled` and returns its partial trace. */
   cancel(): Promise<void>;
+  /**
+   * The run's events in order, live: resumes after `after` (a seq), follows continue-as-new, and ends after the run's
+   * `terminated` event. See {@link followEvents}.
+   */
+  events(options?: EventsOptions): AsyncGenerator<AgentEvent | EventsGap, void, undefined>;
 }
 
 /** Options of {@link AgentClient.start}. */
@@ -209,6 +216,7 @@ export class AgentClient {
       cancel: async () => {
         await workflow.cancel();
       },
+      events: (options) => followEvents(this.client, workflowId, options),
     };
   }
 
@@ -225,6 +233,11 @@ export class AgentClient {
   /** The scratchpad text of a run. */
   getScratchpad(workflowId: string): Promise<string> {
     return this.handle(workflowId).getScratchpad();
+  }
+
+  /** A run's event stream (see {@link AgentRunHandle.events}). */
+  events(workflowId: string, options?: EventsOptions): AsyncGenerator<AgentEvent | EventsGap, void, undefined> {
+    return followEvents(this.client, workflowId, options);
   }
 
   /** Requests cancellation of a run. */

@@ -2,4 +2,6 @@
 export { AgentClient, type AgentRunHandle, type DecisionBody, type StartOptions } from './agent-client';
 export { AgentRunError, DecisionRefusedError, InvalidConfigError, SearchAttributesMissingError } from './errors';
 export type { PendingItem } from './decisions';
+export { followEvents, type EventsGap, type EventsOptions } from './events';
+export { startEventServer, type EventServer, type EventServerOptions } from './event-server';
 export { DEFAULT_OPENAI_MODEL, hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from './env';

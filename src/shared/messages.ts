@@ -1,6 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Answer, AppliedDecision, Decision, PendingDecisions } from './approvals';
 import type { AgentStatus, ReActTrace } from './types';
+import type { EventPage, EventsWaitResult } from './events';
 
 /** The task queue workers poll and clients start runs on, unless TEMPORAL_TASK_QUEUE overrides it. */
 export const DEFAULT_TASK_QUEUE = 'durable-react-agent';
@@ -27,3 +28,11 @@ export const decideSignal = defineSignal<[Decision]>('decide');
 export const answerUpdate = defineUpdate<string, [Answer]>('answer');
 /** The same answer as a signal. */
 export const answerSignal = defineSignal<[Answer]>('answer');
+
+/** Events after a cursor (`after` = the last seq seen; 0 from the start), a bounded page at a time. */
+export const getEventsQuery = defineQuery<EventPage, [{ after: number }]>('getEvents');
+/**
+ * Long-poll: completes once there are events after `after`, the run ends, or it hands over to its next run. It
+ * returns no events itself (the client reads them with `getEvents`), so history records only this small answer.
+ */
+export const waitForEventsUpdate = defineUpdate<EventsWaitResult, [{ after: number }]>('waitForEvents');

@@ -1,5 +1,6 @@
 import type { DecisionOutcome } from './approvals';
 import type { AgentConfigInput } from './config';
+import type { CarriedEvents } from './events';
 
 /** Tokens reported by the model for one call, or summed over a run. */
 export interface TokenUsage {
@@ -181,6 +182,8 @@ export interface CarriedState {
   stepsBefore: number;
   /** How far the prompt-token estimate ran low (token budget; absent in state carried by older code). */
   promptTokenRatio?: number;
+  /** The newest events of the stream, so a consumer resumes across the hand-over (absent from older code). */
+  events?: CarriedEvents;
 }
 
 /**

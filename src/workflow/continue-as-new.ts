@@ -33,6 +33,8 @@ export function shouldContinueAsNew(state: RunState): boolean {
  * pending; it still waits for every update and signal handler to finish so no decision in flight is lost.
  */
 export async function continueAsNewNow(state: RunState): Promise<never> {
+  // Consumers waiting for events are sent to the next run, which keeps the newest events and their numbering.
+  state.events.handingOver = true;
   await condition(allHandlersFinished);
   const carried = toCarried(state);
   // What is left after the parts that cannot shrink goes first to the window (the model needs it), then the archive.

@@ -1,4 +1,5 @@
 import { criticMessages, criticNote, type CritiqueInput } from '../shared/critic';
+import { eventText } from '../shared/events';
 import { loopCallAllowance, withCap } from './token-budget';
 import { critique } from './activity-proxies';
 import { renderScratchpad } from '../shared/protocol';
@@ -31,6 +32,8 @@ export async function critiqueIteration(state: RunState): Promise<void> {
   }
   const { verdict } = output;
   last.critic = verdict;
+  const { decision, reasoning, confidence } = verdict;
+  state.events.emit({ type: 'critic_verdict', decision, reasoning: eventText(reasoning), confidence });
   state.notes.push(criticNote(verdict));
   if (verdict.decision === 'INSUFFICIENT_DATA') {
     stopRun(state, 'failure', `the critic found the data insufficient: ${verdict.reasoning}`);

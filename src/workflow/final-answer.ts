@@ -1,4 +1,5 @@
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
+import { eventText } from '../shared/events';
 import type { ModelReply } from '../shared/protocol';
 import { checkOutput } from '../shared/output';
 import { forcedAnswerInstruction } from './prompt';
@@ -9,6 +10,10 @@ import { allowance, estimatePromptTokens } from './token-budget';
 /** Records the final answer as the last step. */
 function finish(state: RunState, reply: ModelReply, answer: string, forced = false): void {
   state.finalAnswer = answer;
+  if (reply.thought !== '' && reply.thought !== answer) {
+    state.events.emit({ type: 'thought', iteration: state.iterations, text: eventText(reply.thought) });
+  }
+  state.events.emit({ type: 'final_answer', iteration: state.iterations, answer: eventText(answer), forced });
   recordStep(state, {
     iteration: state.iterations,
     thought: reply.thought,

@@ -5,6 +5,7 @@ import { formatDuration, parseDuration } from '../shared/duration';
 import { answerSignal, answerUpdate, decideSignal, decideUpdate, getPendingQuery } from '../shared/messages';
 import { ErrorType } from '../shared/errors';
 import { describeCall } from '../shared/observation';
+import { argsText, eventText } from '../shared/events';
 import { validateToolArgs } from './activity-proxies';
 import type { Resolution } from './approval-book';
 import { publishStatus } from './agent-status';
@@ -108,8 +109,14 @@ export async function awaitDecision(state: RunState, callId: string, tool: strin
   const entry = state.approvals.open(call);
   publishStatus(state);
   countDecisionRequest();
+  state.events.emit({ type: 'approval_pending', callId, tool, args: argsText(args) });
   try {
-    if (await condition(() => entry.resolution !== undefined, ms)) return entry.resolution as Resolution;
+    if (await condition(() => entry.resolution !== undefined, ms)) {
+      const resolution = entry.resolution as Resolution;
+      state.events.emit({ type: 'approval_decided', callId, decision: resolution.decision });
+      return resolution;
+    }
+    state.events.emit({ type: 'approval_decided', callId, decision: { kind: 'timeout' } });
     const message = `no decision arrived within ${label}; the call was not run`;
     if (state.config.onApprovalTimeout === 'end') {
       stopRun(state, 'timeout', `no decision on call ${callId} (${tool}) arrived within ${label}`);
@@ -139,9 +146,11 @@ export async function askUser(
   state.approvals.question = asked;
   publishStatus(state);
   countDecisionRequest();
+  state.events.emit({ type: 'clarification_asked', callId, question: eventText(question) });
   try {
     if (await condition(() => asked.answer !== undefined, ms)) {
       countDecision('answer');
+      state.events.emit({ type: 'clarification_answered', callId, answer: eventText(asked.answer ?? '') });
       return { text: asked.answer ?? '', answered: true };
     }
     countDecision('timeout');

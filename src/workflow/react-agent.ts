@@ -2,12 +2,15 @@ import {
   ActivityFailure,
   ApplicationFailure,
   CancellationScope,
+  ContinueAsNew,
   isCancellation,
   patched,
   setHandler,
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
+import { installEventHandlers } from './event-log';
+import { eventText } from '../shared/events';
 import { validateAgentConfig, type AgentConfig } from '../shared/config';
 import { ErrorType } from '../shared/errors';
 import { getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
@@ -52,6 +55,8 @@ export const LOCAL_TOOL_CATALOG_PATCH = 'local-tool-catalog';
 export const LOOP_RULES_2_PATCH = 'loop-rules-2';
 /** Patch ID of the third rule set (issue 13's hardening); a run has one rule set for its whole life. */
 export const LOOP_RULES_3_PATCH = 'loop-rules-3';
+/** Patch ID of the fix that stops rule set 3 from publishing `Failed` as a run continues-as-new. */
+export const HANDOVER_KEEPS_STATUS_PATCH = 'handover-keeps-status';
 
 function invalidInput(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, ErrorType.InvalidConfig);
@@ -229,6 +234,10 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   installHumanHandlers(state);
   setHandler(getScratchpadQuery, () => renderScratchpad(traceSteps(state.steps, state.stepsChars), config));
   setHandler(getStatusQuery, () => toStatus(state));
+  installEventHandlers(state.events);
+  state.events.emit(
+    state.run === 1 ? { type: 'run_started', query: eventText(input.query) } : { type: 'run_continued' },
+  );
 
   try {
     // Runs recorded before the lookup became a local activity replay it as the remote activity they scheduled.
@@ -246,6 +255,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       // A model error retrying cannot fix (bad key, unknown model) or retries used up: fail with its own words.
       const cause = error.cause;
       recordError(state, 'model_error', cause.message);
+      await state.events.end('failed', cause.message);
       publishStatus(state, 'Failed');
       countFinished('failed');
       throw ApplicationFailure.create({
@@ -255,8 +265,11 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
         details: [toTrace(state)],
       });
     } else {
-      // A run that fails (a refused config, a throwing hook) must not keep showing AgentStatus = Running.
-      if (state.rules >= 3) {
+      // A run that fails (a refused config, a throwing hook) must not keep showing AgentStatus = Running. Handing
+      // over to the next run is no failure, though runs recorded before the patch published one (a command).
+      const handingOver = error instanceof ContinueAsNew;
+      if (state.rules >= 3 && !(handingOver && patched(HANDOVER_KEEPS_STATUS_PATCH))) {
+        if (!handingOver) await state.events.end('failed', error instanceof Error ? error.message : String(error));
         publishStatus(state, 'Failed');
         countFinished('failed');
       }
@@ -264,6 +277,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     }
   }
   state.phase = 'completed';
+  await state.events.end(state.stop?.reason ?? 'failure', state.stop?.detail ?? null);
   publishStatus(state);
   countFinished(state.stop?.reason ?? 'failure');
   return toResult(state, Date.now());

@@ -6,6 +6,7 @@ import { ApprovalBook } from './approval-book';
 import { callHook, type AgentHooks } from './hooks';
 import { countTokens } from './metrics';
 import { traceSteps } from './step-archive';
+import { EventLog } from './event-log';
 import {
   addUsage,
   ZERO_USAGE,
@@ -89,6 +90,8 @@ export interface RunState {
   searchAttributes: boolean;
   /** Last published status, so unchanged values are not upserted again. */
   publishedStatus: string;
+  /** The run's event stream (in memory; consumers read it with getEvents / waitForEvents). */
+  readonly events: EventLog;
 }
 
 function validatorFor(config: AgentConfig): z.ZodType | undefined {
@@ -145,6 +148,7 @@ export function createRunState(
     stepsChars: 0,
     forcedFinalAnswer: undefined,
     approvals,
+    events: new EventLog(carried?.run ?? 1, carried?.events),
     searchAttributes,
     publishedStatus: '',
   };
@@ -172,6 +176,7 @@ export function toCarried(state: RunState): CarriedState {
     notes: state.notes,
     stepsBefore: state.stepsBefore + state.steps.length,
     promptTokenRatio: state.promptTokenRatio,
+    events: state.events.carry(),
   };
 }
 

@@ -77,6 +77,7 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
     agent: args.agent,
     workflowId: childWorkflowId,
   });
+  state.events.emit({ type: 'subagent_started', callId: call.callId, agent: args.agent, childWorkflowId });
   try {
     const result = await executeChild<(input: AgentWorkflowInput) => Promise<ReActResult>>(AGENT_WORKFLOW_TYPE, {
       workflowId: childWorkflowId,

@@ -1,4 +1,5 @@
 import type { ParsedToolCall } from '../shared/protocol';
+import { eventText } from '../shared/events';
 import { describeCall } from '../shared/observation';
 import type { ToolObservation } from '../shared/tool-protocol';
 import { summarize } from './activity-proxies';
@@ -29,6 +30,7 @@ export async function summarizeConversationIfDue(state: RunState): Promise<void>
   const output = await summarize.executeWithOptions({ summary: 'summarise' }, [withCap(input, allowed.maxTokens)]);
   recordUsage(state, output.usage);
   state.summary = output.summary;
+  state.events.emit({ type: 'summary', text: eventText(output.summary) });
   state.window = [];
 }
 

@@ -27,6 +27,7 @@ function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: str
 /** Runs a tool call as its activity (local when the tool says so); a failure the tool cannot recover from is an observation. */
 export async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
   state.runningTools.push(call.tool);
+  state.events.emit({ type: 'tool_started', callId: call.callId, tool: call.tool });
   try {
     return await (tool.local ? runLocalTool : runTool).executeWithOptions(
       {

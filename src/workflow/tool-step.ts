@@ -1,4 +1,5 @@
 import { DELEGATE_TOOL, type ParsedToolCall } from '../shared/protocol';
+import { argsText, eventText } from '../shared/events';
 import { errorObservation } from '../shared/observation';
 import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import type { ReActStep, TokenUsage } from '../shared/types';
@@ -181,7 +182,32 @@ export async function actOnToolCalls(
   usage: TokenUsage,
 ): Promise<void> {
   state.phase = 'acting';
-  const settled = await Promise.allSettled(calls.map((call) => settle(state, call, tools)));
+  state.events.emit({ type: 'thought', iteration: state.iterations, text: eventText(thought) });
+  for (const call of calls) {
+    const { callId, tool } = call;
+    state.events.emit({
+      type: 'tool_call_requested',
+      iteration: state.iterations,
+      callId,
+      tool,
+      args: argsText(call.args ?? call.argumentsText),
+    });
+  }
+  const settled = await Promise.allSettled(
+    calls.map(async (call) => {
+      const outcome = await settle(state, call, tools);
+      // As each call finishes, not when the slowest of the reply does.
+      const { text, isError } = outcome.observation;
+      state.events.emit({
+        type: 'tool_finished',
+        callId: call.callId,
+        tool: call.tool,
+        isError,
+        observation: eventText(text),
+      });
+      return outcome;
+    }),
+  );
   let interruption: Error | undefined;
   const signatures: string[] = [];
   calls.forEach((call, index) => {

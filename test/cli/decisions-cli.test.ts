@@ -75,6 +75,21 @@ describe('deciding from the CLI while `run` waits', () => {
       `durable-react-agent approve --address ${address} ${workflowId} c1-1 [--always]`,
     );
 
+    // `events` follows the run live: while it waits for a person, the stream has reached the approval request.
+    const events = await cli(['events', workflowId, '--json'], 3000);
+    const streamed = events.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { seq: number; type: string });
+    expect(streamed.map((event) => [event.seq, event.type])).toEqual([
+      [1, 'run_started'],
+      [2, 'thought'],
+      [3, 'tool_call_requested'],
+      [4, 'approval_pending'],
+    ]);
+    const resumed = await cli(['events', workflowId, '--after', '3'], 3000);
+    expect(resumed.stdout).toBe('#4 Waiting for a decision on c1-1 (calculator)\n');
+
     let pending = await cli(['pending']);
     for (let attempt = 0; attempt < 50 && !pending.stdout.includes(workflowId); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 200)); // visibility is eventually consistent
@@ -103,6 +118,9 @@ describe('deciding from the CLI while `run` waits', () => {
 
     expect(await run.done).toBe(0);
     expect(run.output.stdout).toBe('It is 42.\n');
+    // The live trace comes from the event stream, which also reports the decision.
+    expect(run.output.stderr).toContain('Decision on c1-1: approve');
+    expect(run.output.stderr).toContain('[step 2] Final answer: It is 42.');
     const result = await cli(['result', workflowId]);
     expect(result.stdout).toBe('It is 42.\n');
     const trace = await cli(['trace', workflowId]);

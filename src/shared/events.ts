@@ -1,0 +1,76 @@
+import type { DecisionOutcome } from './approvals';
+import type { TerminationReason } from './types';
+
+/**
+ * What happened in a run, as a service shows it to its users. Events are small on purpose: texts are previews (see
+ * {@link EVENT_TEXT_CHARS}), and the full record stays the trace. They live in the workflow's memory, not in its
+ * history, so streaming a run does not copy its transcript into history.
+ */
+export type AgentEventBody =
+  /** The run began (run 1 of the chain) or handed over to the next run of its chain (run > 1). */
+  | { type: 'run_started'; query: string }
+  | { type: 'run_continued' }
+  /** The model's reasoning for the calls that follow it. */
+  | { type: 'thought'; iteration: number; text: string }
+  | { type: 'tool_call_requested'; iteration: number; callId: string; tool: string; args: string }
+  | { type: 'approval_pending'; callId: string; tool: string; args: string }
+  | { type: 'approval_decided'; callId: string; decision: DecisionOutcome }
+  | { type: 'tool_started'; callId: string; tool: string }
+  | { type: 'tool_finished'; callId: string; tool: string; isError: boolean; observation: string }
+  | { type: 'clarification_asked'; callId: string; question: string }
+  | { type: 'clarification_answered'; callId: string; answer: string }
+  /** A delegated task runs as a child workflow: its own stream is `events()` of `childWorkflowId`. */
+  | { type: 'subagent_started'; callId: string; agent: string; childWorkflowId: string }
+  | { type: 'summary'; text: string }
+  | { type: 'critic_verdict'; decision: string; reasoning: string; confidence: number }
+  | { type: 'final_answer'; iteration: number; answer: string; forced: boolean }
+  /** The last event of a run that ended: its termination reason (or `failed` when the run failed with an error). */
+  | { type: 'terminated'; reason: TerminationReason | 'failed'; detail: string | null };
+
+/** One event of a run's stream. */
+export type AgentEvent = AgentEventBody & {
+  /** 1, 2, 3… over the whole continue-as-new chain: a consumer resumes after the last one it saw. */
+  seq: number;
+  /** Workflow time the event was recorded (ISO). */
+  at: string;
+  /** Which run of the chain recorded it (1 = the first). */
+  run: number;
+};
+
+/** A page of events after a cursor, as the `getEvents` query answers. */
+export interface EventPage {
+  events: AgentEvent[];
+  /** Seq of the newest event the run holds (0 when none). */
+  head: number;
+  /** Oldest seq the run still holds: a cursor before `oldest - 1` has missed events that are gone. */
+  oldest: number;
+  /** True once the run has ended and `events` reach its last event. */
+  ended: boolean;
+}
+
+/** Answer of the `waitForEvents` update: there is news after the cursor, the run ended, or it is handing over. */
+export interface EventsWaitResult {
+  head: number;
+  ended: boolean;
+  /** The run is continuing as new: ask again (the next run holds the recent events and keeps numbering them). */
+  handingOver: boolean;
+}
+
+/** The events the next run of a chain starts from: the newest ones, and the seq to number on from. */
+export interface CarriedEvents {
+  next: number;
+  items: AgentEvent[];
+}
+
+/** Longest text an event carries (thoughts, answers, observations, arguments); longer ones end in "…". */
+export const EVENT_TEXT_CHARS = 4000;
+
+/** A text cut to {@link EVENT_TEXT_CHARS}. */
+export function eventText(text: string, limit = EVENT_TEXT_CHARS): string {
+  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+}
+
+/** A call's arguments as an event shows them: JSON, cut to {@link EVENT_TEXT_CHARS}. */
+export function argsText(args: unknown): string {
+  return eventText(typeof args === 'string' ? args : (JSON.stringify(args) ?? ''));
+}

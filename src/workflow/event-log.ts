@@ -1,0 +1,118 @@
+import { allHandlersFinished, CancellationScope, condition, setHandler } from '@temporalio/workflow';
+import {
+  eventText,
+  type AgentEvent,
+  type AgentEventBody,
+  type CarriedEvents,
+  type EventPage,
+  type EventsWaitResult,
+} from '../shared/events';
+import type { TerminationReason } from '../shared/types';
+import { getEventsQuery, waitForEventsUpdate } from '../shared/messages';
+
+/** Most events a run holds in memory; older ones are dropped (the trace keeps the full record). */
+export const MAX_EVENTS_HELD = 1000;
+/** Most bytes (as JSON characters) of events one `getEvents` page carries: a query answer must stay well under 2 MB. */
+const PAGE_MAX_CHARS = 256 * 1024;
+/** Most characters of the newest events handed to the next run, so a consumer resumes across the hand-over. */
+const CARRIED_MAX_CHARS = 128 * 1024;
+
+/** Newest events first until `maxChars` is reached, returned oldest first. */
+function newestWithin(items: readonly AgentEvent[], maxChars: number): AgentEvent[] {
+  const kept: AgentEvent[] = [];
+  let chars = 0;
+  for (let index = items.length - 1; index >= 0; index--) {
+    chars += JSON.stringify(items[index]).length;
+    if (chars > maxChars) break;
+    kept.unshift(items[index]!);
+  }
+  return kept;
+}
+
+/**
+ * A run's ordered event stream, kept in workflow memory (not history). Sequence numbers continue across
+ * continue-as-new; recording an event issues no command, so adding events never changes how a run replays.
+ */
+export class EventLog {
+  private readonly items: AgentEvent[];
+  private next: number;
+  /** The run has ended: waiting consumers are released and the last page says so. */
+  ended = false;
+  /** The run is about to continue as new: waiting consumers are released to ask the next run. */
+  handingOver = false;
+
+  constructor(
+    private readonly run: number,
+    carried?: CarriedEvents,
+  ) {
+    this.items = [...(carried?.items ?? [])];
+    this.next = carried?.next ?? 1;
+  }
+
+  /** Seq of the newest event (0 before the first). */
+  get head(): number {
+    return this.next - 1;
+  }
+
+  emit(body: AgentEventBody): void {
+    // Workflow time: replay records the same `at`.
+    this.items.push({ ...body, seq: this.next, at: new Date().toISOString(), run: this.run });
+    this.next += 1;
+    if (this.items.length > MAX_EVENTS_HELD) this.items.splice(0, this.items.length - MAX_EVENTS_HELD);
+  }
+
+  /** The stream's last event; consumers waiting for news are answered before the run closes. */
+  async end(reason: TerminationReason | 'failed', detail: string | null): Promise<void> {
+    this.emit({ type: 'terminated', reason, detail: detail === null ? null : eventText(detail) });
+    this.ended = true;
+    // Not cancellable: a cancelled run still answers its waiting consumers with its last event.
+    await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
+  }
+
+  /** Events after `after`, oldest first, as many as fit a page. */
+  page(after: number): EventPage {
+    const events: AgentEvent[] = [];
+    let chars = 0;
+    for (const event of this.items) {
+      if (event.seq <= after) continue;
+      chars += JSON.stringify(event).length;
+      if (chars > PAGE_MAX_CHARS && events.length > 0) break;
+      events.push(event);
+    }
+    const reachesHead = events.length === 0 ? after >= this.head : events[events.length - 1]!.seq === this.head;
+    return { events, head: this.head, oldest: this.items[0]?.seq ?? this.next, ended: this.ended && reachesHead };
+  }
+
+  carry(): CarriedEvents {
+    return { next: this.next, items: newestWithin(this.items, CARRIED_MAX_CHARS) };
+  }
+}
+
+function checkCursor(input: unknown): void {
+  const after = (input as { after?: unknown } | null)?.after;
+  if (typeof after !== 'number' || !Number.isSafeInteger(after) || after < 0) {
+    throw new TypeError('`after` must be a whole number >= 0: the seq of the last event seen (0 from the start)');
+  }
+}
+
+/** The `getEvents` query and the `waitForEvents` long-poll update. */
+export function installEventHandlers(log: EventLog): void {
+  setHandler(getEventsQuery, (input) => {
+    checkCursor(input);
+    return log.page(input.after);
+  });
+  setHandler(
+    waitForEventsUpdate,
+    async ({ after }): Promise<EventsWaitResult> => {
+      await condition(() => log.head > after || log.ended || log.handingOver);
+      return { head: log.head, ended: log.ended, handingOver: log.handingOver };
+    },
+    {
+      // A rejected update leaves nothing in history; one accepted while handing over would only bounce back.
+      validator: (input) => {
+        checkCursor(input);
+        if (log.handingOver) throw new Error('the run is continuing as new: ask again');
+      },
+    },
+  );
+}

@@ -1,0 +1,119 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startEventServer, type EventServer } from '../../src/client/event-server';
+import { useHarness } from '../support/harness';
+
+const harness = useHarness();
+let server: EventServer;
+
+beforeAll(async () => {
+  server = await startEventServer({ client: harness.client, origin: 'http://app.example' });
+});
+afterAll(async () => {
+  await server?.close();
+});
+
+interface SseMessage {
+  id?: string;
+  event?: string;
+  data: string;
+}
+
+/**
+ * A plain HTTP client reading Server-Sent Events (no Temporal client, no EventSource library): returns the messages
+ * up to `stop` (then hangs up, as a browser tab that closes) or the end of the response.
+ */
+function readSse(path: string, headers: Record<string, string>, stop: (message: SseMessage) => boolean) {
+  return new Promise<{ status: number; contentType?: string; cors?: string; messages: SseMessage[] }>(
+    (resolve, reject) => {
+      const url = new URL(path, server.url);
+      const req = request(url, { headers }, (response) => {
+        const messages: SseMessage[] = [];
+        let buffer = '';
+        const done = () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            contentType: response.headers['content-type'],
+            cors: response.headers['access-control-allow-origin'],
+            messages,
+          });
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => {
+          buffer += chunk;
+          let end: number;
+          while ((end = buffer.indexOf('\n\n')) >= 0) {
+            const block = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            const message: SseMessage = { data: '' };
+            for (const line of block.split('\n')) {
+              if (line.startsWith(':')) continue; // a keep-alive comment
+              const [field, ...rest] = line.split(': ');
+              const value = rest.join(': ');
+              if (field === 'id') message.id = value;
+              else if (field === 'event') message.event = value;
+              else if (field === 'data') message.data = value;
+            }
+            if (message.event === undefined && message.data === '') continue;
+            messages.push(message);
+            if (stop(message)) {
+              req.destroy();
+              return done();
+            }
+          }
+        });
+        response.on('end', done);
+      });
+      req.on('error', reject);
+      req.end();
+    },
+  );
+}
+
+describe('the SSE event server', () => {
+  it('streams a run to a plain HTTP client, which resumes with Last-Event-ID after hanging up', async () => {
+    const run = await harness.start(
+      [
+        {
+          thought: 'The stale record has to go, and deleting needs a person.',
+          toolCalls: [{ name: 'delete_record', args: { id: 'r9' } }],
+        },
+        { answer: 'Deleted r9.' },
+      ],
+      'clean up',
+    );
+    const path = `/runs/${encodeURIComponent(run.workflowId)}/events`;
+    const first = await readSse(path, {}, (message) => message.event === 'approval_pending');
+    expect(first.status).toBe(200);
+    expect(first.contentType).toBe('text/event-stream');
+    expect(first.cors).toBe('http://app.example');
+    expect(first.messages.map((message) => message.event)).toEqual([
+      'run_started',
+      'thought',
+      'tool_call_requested',
+      'approval_pending',
+    ]);
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    const lastId = first.messages.at(-1)!.id!;
+    const rest = await readSse(path, { 'Last-Event-ID': lastId }, () => false);
+    expect(rest.messages.map((message) => message.event)).toEqual([
+      'approval_decided',
+      'tool_started',
+      'tool_finished',
+      'final_answer',
+      'terminated',
+      'end',
+    ]);
+    const ids = [...first.messages, ...rest.messages].flatMap((message) => (message.id ? [Number(message.id)] : []));
+    expect(ids).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
+    expect(JSON.parse(rest.messages[2]!.data)).toMatchObject({ seq: 7, observation: 'deleted r9' });
+  });
+
+  it('answers an unknown run with 404 and a bad cursor with 400, each with a one-line reason', async () => {
+    const missing = await readSse('/runs/no-such-run/events', {}, () => false);
+    expect(missing.status).toBe(404);
+    const run = await harness.start([{ answer: 'Done.' }], 'q');
+    await run.result();
+    const bad = await readSse(`/runs/${run.workflowId}/events?after=soon`, {}, () => false);
+    expect(bad.status).toBe(400);
+  });
+});
