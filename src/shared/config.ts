@@ -192,6 +192,12 @@ export const agentConfigSchema = z.strictObject({
     .enum(['native', 'text'])
     .default('native')
     .describe('native tool calling, or the tagged text protocol for models without it'),
+  stream: z
+    .boolean()
+    .default(false)
+    .describe(
+      "stream each thinking call's text to event subscribers while the model answers (`thought_delta` events, one signal per ~100 ms batch)",
+    ),
   modelCalls: z
     .enum(['activity', 'local'])
     .default('activity')

@@ -10,6 +10,13 @@ export type AgentEventBody =
   /** The run began (run 1 of the chain) or handed over to the next run of its chain (run > 1). */
   | { type: 'run_started'; query: string }
   | { type: 'run_continued' }
+  /**
+   * With `stream: true`, the model's text while it is still answering, in batches of about 100 ms. The `thought` (or
+   * `final_answer`) event that follows is the whole text. `attempt` counts the call's tries.
+   */
+  | { type: 'thought_delta'; iteration: number; attempt: number; text: string }
+  /** A retried model call starts over: drop the deltas of this iteration received so far. */
+  | { type: 'thought_reset'; iteration: number; attempt: number }
   /** The model's reasoning for the calls that follow it. */
   | { type: 'thought'; iteration: number; text: string }
   | { type: 'tool_call_requested'; iteration: number; callId: string; tool: string; args: string }
@@ -36,6 +43,13 @@ export type AgentEvent = AgentEventBody & {
   /** Which run of the chain recorded it (1 = the first). */
   run: number;
 };
+
+/** A batch of streamed model text, signalled by the model activity to its workflow. */
+export interface ModelDelta {
+  iteration: number;
+  attempt: number;
+  text: string;
+}
 
 /** A page of events after a cursor, as the `getEvents` query answers. */
 export interface EventPage {

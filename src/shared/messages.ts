@@ -1,7 +1,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Answer, AppliedDecision, Decision, PendingDecisions } from './approvals';
 import type { AgentStatus, ReActTrace } from './types';
-import type { EventPage, EventsWaitResult } from './events';
+import type { EventPage, EventsWaitResult, ModelDelta } from './events';
 
 /** The task queue workers poll and clients start runs on, unless TEMPORAL_TASK_QUEUE overrides it. */
 export const DEFAULT_TASK_QUEUE = 'durable-react-agent';
@@ -36,3 +36,5 @@ export const getEventsQuery = defineQuery<EventPage, [{ after: number }]>('getEv
  * returns no events itself (the client reads them with `getEvents`), so history records only this small answer.
  */
 export const waitForEventsUpdate = defineUpdate<EventsWaitResult, [{ after: number }]>('waitForEvents');
+/** Streamed model text from the model activity (`stream: true`); it becomes `thought_delta` events. */
+export const modelDeltaSignal = defineSignal<[ModelDelta]>('modelDelta');

@@ -2,6 +2,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import { CHARS_PER_TOKEN } from '../shared/observation';
 import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from './scripted-turn';
+import { sendStream } from './scripted-stream';
 
 export type { RecordedRequest, ScriptedResponder, ScriptedToolCall, ScriptedTurn } from './scripted-turn';
 
@@ -140,7 +141,14 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       const headers = turn.retryAfter === undefined ? undefined : { 'retry-after': turn.retryAfter };
       return sendError(response, turn.status, turn.errorMessage ?? `scripted fault ${turn.status}`, headers);
     }
-    send(response, 200, completion(body.model, index, turn, body));
+    const reply = completion(body.model, index, turn, body) as Parameters<typeof sendStream>[1];
+    if (body.stream === true) {
+      const options = body.stream_options as { include_usage?: boolean } | undefined;
+      await sendStream(response, reply, turn, options?.include_usage === true);
+    } else {
+      send(response, 200, reply);
+    }
+    body.respondedAt = Date.now();
   }
 
   const server: Server = createServer((request, response) => {

@@ -31,6 +31,12 @@ export interface ScriptedTurn {
   usage?: Partial<TokenUsage>;
   /** Send no `usage` field at all, like some OpenAI-compatible servers. */
   omitUsage?: boolean;
+  /** Streamed replies (`stream: true`): the text is sent in this many chunks (default 4)… */
+  streamChunks?: number;
+  /** …this far apart. */
+  chunkDelayMs?: number;
+  /** Cut the connection after this many text chunks: a stream that fails mid-answer. */
+  breakAfterChunks?: number;
 }
 
 /** A chat-completions request body as the server received it. */
@@ -42,6 +48,8 @@ export interface RecordedRequest {
   authorization: string | undefined;
   /** Epoch milliseconds when the request arrived, to check retry delays. */
   receivedAt: number;
+  /** Epoch milliseconds when the whole response had been sent. */
+  respondedAt?: number;
   [key: string]: unknown;
 }
 

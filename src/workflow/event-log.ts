@@ -6,9 +6,10 @@ import {
   type CarriedEvents,
   type EventPage,
   type EventsWaitResult,
+  type ModelDelta,
 } from '../shared/events';
 import type { TerminationReason } from '../shared/types';
-import { getEventsQuery, waitForEventsUpdate } from '../shared/messages';
+import { getEventsQuery, modelDeltaSignal, waitForEventsUpdate } from '../shared/messages';
 
 /** Most events a run holds in memory; older ones are dropped (the trace keeps the full record). */
 export const MAX_EVENTS_HELD = 1000;
@@ -40,6 +41,8 @@ export class EventLog {
   ended = false;
   /** The run is about to continue as new: waiting consumers are released to ask the next run. */
   handingOver = false;
+  /** The newest attempt that streamed text, per iteration. */
+  private readonly streamed = new Map<number, number>();
 
   constructor(
     private readonly run: number,
@@ -59,6 +62,18 @@ export class EventLog {
     this.items.push({ ...body, seq: this.next, at: new Date().toISOString(), run: this.run });
     this.next += 1;
     if (this.items.length > MAX_EVENTS_HELD) this.items.splice(0, this.items.length - MAX_EVENTS_HELD);
+  }
+
+  /** Streamed model text; a batch from a newer attempt of the same call first tells consumers to start over. */
+  delta(delta: unknown): void {
+    const { iteration, attempt, text } = (delta ?? {}) as Partial<ModelDelta>;
+    // Deltas are a preview: a malformed one is dropped, the final thought event carries the whole text anyway.
+    if (!Number.isSafeInteger(iteration) || !Number.isSafeInteger(attempt) || typeof text !== 'string') return;
+    const previous = this.streamed.get(iteration!);
+    if (previous !== undefined && attempt! > previous)
+      this.emit({ type: 'thought_reset', iteration: iteration!, attempt: attempt! });
+    this.streamed.set(iteration!, Math.max(attempt!, previous ?? 0));
+    this.emit({ type: 'thought_delta', iteration: iteration!, attempt: attempt!, text: eventText(text) });
   }
 
   /** The stream's last event; consumers waiting for news are answered before the run closes. */
@@ -97,6 +112,7 @@ function checkCursor(input: unknown): void {
 
 /** The `getEvents` query and the `waitForEvents` long-poll update. */
 export function installEventHandlers(log: EventLog): void {
+  setHandler(modelDeltaSignal, (delta) => log.delta(delta));
   setHandler(getEventsQuery, (input) => {
     checkCursor(input);
     return log.page(input.after);

@@ -42,6 +42,7 @@ export async function think(
       subagents,
       outputSchema: outputSchemaOf(config),
       ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(config.stream ? { stream: { iteration: state.iterations } } : {}),
     },
   ]);
   // Histories recorded before the reply became a tagged union hold the old shape: read both.

@@ -42,6 +42,8 @@ export interface CallModelInput {
   outputSchema?: Record<string, unknown>;
   /** Most completion tokens the reply may use (sent as `max_tokens`): what the run's token budget leaves. */
   maxTokens?: number;
+  /** Stream the completion and signal its text to the workflow as it arrives (config `stream`), for this iteration. */
+  stream?: { iteration: number };
 }
 
 /** A parsed tool call: args are present when the arguments text was valid JSON. */

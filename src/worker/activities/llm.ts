@@ -30,6 +30,7 @@ import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
 import { withHeartbeats } from './heartbeat';
 import { classifyModelError } from './model-errors';
+import { deltaSender, streamCompletion } from './streaming';
 import { readUsage } from './usage';
 
 /** What the model activity needs from the worker process. */
@@ -162,10 +163,14 @@ export function createCallModel(deps: ModelDependencies): (input: CallModelInput
     const { tools } = deps.registry.resolve(input.tools);
     const request = buildModelRequest(input, model, tools);
     const completion = await withHeartbeats(async (signal) => {
+      const deltas = input.stream ? deltaSender(input.stream.iteration) : undefined;
       try {
-        return await deps.openai.chat.completions.create(request, { signal });
+        if (!deltas) return await deps.openai.chat.completions.create(request, { signal });
+        return await streamCompletion(deps.openai, request, signal, (text) => deltas.push(text));
       } catch (error) {
         throw classifyModelError(error, { baseURL: deps.openai.baseURL, apiKey: deps.openai.apiKey, model });
+      } finally {
+        await deltas?.close();
       }
     });
     const message = completion.choices[0]?.message;

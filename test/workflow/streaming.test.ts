@@ -1,0 +1,84 @@
+import { describe, expect, it } from 'vitest';
+import type { EventsGap } from '../../src/client/events';
+import type { AgentEvent } from '../../src/shared/events';
+import { useHarness } from '../support/harness';
+
+const harness = useHarness();
+
+const THOUGHT =
+  'The customer asked for the exact total of three invoices, so I add them with the calculator before answering.';
+const call = { name: 'calculator', args: { expression: '120 + 75 + 310' } };
+
+type Streamed = AgentEvent | EventsGap;
+const deltasOf = (events: readonly Streamed[]) =>
+  events.flatMap((event) => (event.type === 'thought_delta' ? [event] : []));
+
+describe('token deltas (stream: true)', () => {
+  it("the model's text reaches a subscriber while the model is still answering, and adds up to the thought", async () => {
+    // Five chunks 300 ms apart: the reply takes over a second to finish.
+    const run = await harness.start(
+      [{ thought: THOUGHT, toolCalls: [call], streamChunks: 5, chunkDelayMs: 300 }, { answer: 'The total is 505.' }],
+      'q',
+      { stream: true },
+    );
+    const events: Streamed[] = [];
+    let firstDeltaAt: number | undefined;
+    for await (const event of run.events()) {
+      if (event.type === 'thought_delta') firstDeltaAt ??= Date.now();
+      events.push(event);
+    }
+    const respondedAt = harness.model.requests(run.modelName)[0]?.respondedAt;
+    expect(firstDeltaAt).toBeDefined();
+    expect(respondedAt).toBeDefined();
+    expect(firstDeltaAt!).toBeLessThan(respondedAt!);
+    const deltas = deltasOf(events).filter((delta) => delta.iteration === 1);
+    expect(deltas.length).toBeGreaterThan(1);
+    expect(deltas.map((delta) => delta.text).join('')).toBe(THOUGHT);
+    const thought = events.find((event) => event.type === 'thought');
+    expect(thought).toMatchObject({ iteration: 1, text: THOUGHT });
+    // Deltas come before the thought they add up to.
+    expect(events.indexOf(deltas.at(-1)!)).toBeLessThan(events.indexOf(thought!));
+    expect((await run.result()).finalAnswer).toBe('The total is 505.');
+  });
+
+  it('a call cut off mid-stream is retried: a reset marks where the new attempt starts, nothing is duplicated', async () => {
+    const run = await harness.start(
+      [
+        { thought: THOUGHT, toolCalls: [call], streamChunks: 4, breakAfterChunks: 2, chunkDelayMs: 200 },
+        { thought: THOUGHT, toolCalls: [call], streamChunks: 4 },
+        { answer: 'The total is 505.' },
+      ],
+      'q',
+      { stream: true },
+    );
+    const events: Streamed[] = [];
+    for await (const event of run.events()) events.push(event);
+    const ofIteration1 = events.filter((event) => 'iteration' in event && event.iteration === 1);
+    const reset = ofIteration1.findIndex((event) => event.type === 'thought_reset');
+    expect(reset).toBeGreaterThan(0);
+    expect(ofIteration1[reset]).toMatchObject({ type: 'thought_reset', attempt: 2 });
+    const before = deltasOf(ofIteration1.slice(0, reset));
+    const after = deltasOf(ofIteration1.slice(reset));
+    expect(before.every((delta) => delta.attempt === 1)).toBe(true);
+    expect(THOUGHT.startsWith(before.map((delta) => delta.text).join(''))).toBe(true);
+    expect(after.map((delta) => delta.text).join('')).toBe(THOUGHT);
+    expect(harness.model.requests(run.modelName)).toHaveLength(3);
+  });
+
+  it('deltas cost a signal per batch, not per token', async () => {
+    const run = await harness.start(
+      [
+        { thought: THOUGHT, toolCalls: [call], streamChunks: 40 },
+        { answer: 'The total is 505.', streamChunks: 40 },
+      ],
+      'q',
+      { stream: true },
+    );
+    await run.result();
+    const history = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
+    const signals = (history.events ?? []).filter((event) => event.workflowExecutionSignaledEventAttributes);
+    // 80 chunks sent within milliseconds: a batch or two per call.
+    expect(signals.length).toBeGreaterThan(0);
+    expect(signals.length).toBeLessThanOrEqual(4);
+  });
+});
