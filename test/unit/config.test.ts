@@ -40,6 +40,7 @@ describe('agent config defaults', () => {
       forceFinalAnswer: true,
       systemPrompt: DEFAULT_SYSTEM_PROMPT,
       toolCalling: 'native',
+      stream: false,
       modelCalls: 'activity',
       requireConfirmation: [],
       skipConfirmation: [],
