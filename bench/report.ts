@@ -1,6 +1,7 @@
 /** The benchmark's outputs: the table on stdout and a three-panel SVG plot (P1, P2, P3). */
 import type { HistoryRow } from './contenders/durable';
 import type { ApprovalResult } from './contenders/durable-approvals';
+import type { EventsResult } from './contenders/durable-events';
 import type { CheckpointRow } from './langgraph-protocol';
 import type { LoopResult } from './measure';
 import type { StartupResult } from './startup';
@@ -14,6 +15,7 @@ export interface BenchResults {
   p4?: ApprovalResult['latency'];
   p5?: ApprovalResult['parked'];
   p6?: StartupResult;
+  p7?: EventsResult;
 }
 
 const fixed = (value: number, digits = 1): string => value.toFixed(digits);
@@ -34,7 +36,7 @@ function table(title: string, header: string[], rows: string[][]): string {
 /** The figures as Markdown tables (the same text goes into docs/benchmarks.md). */
 export function formatTables(results: BenchResults): string {
   const parts: string[] = [];
-  const { p1, p2, p3, p4, p5, p6 } = results;
+  const { p1, p2, p3, p4, p5, p6, p7 } = results;
   if (p1) {
     const bound = Object.values(p1)[0]?.msPerStep ?? NaN;
     const rows = Object.entries(p1).map(([name, r]) => [name, fixed(r.msPerStep, 2), `${fixed(r.msPerStep / bound)}×`]);
@@ -126,6 +128,25 @@ export function formatTables(results: BenchResults): string {
         'P6 `npm start` to the first step (Temporal CLI cached)',
         ['median s', 'samples'],
         [[fixed(p6.medianSeconds, 2), p6.secondsToFirstStep.map((s) => fixed(s, 2)).join(', ')]],
+      ),
+    );
+  }
+  if (p7) {
+    const { latency, history } = p7;
+    parts.push(
+      table(
+        `P7 event streams: latency over ${latency.events} live events, history of a ${history.steps}-step run`,
+        ['p50 ms', 'p99 ms', 'mean ms', 'quiet run KiB', 'streamed + followed KiB', 'added per step bytes'],
+        [
+          [
+            fixed(latency.p50Ms, 0),
+            fixed(latency.p99Ms, 0),
+            fixed(latency.meanMs, 1),
+            kb(history.quietBytes),
+            kb(history.streamedBytes),
+            fixed(history.addedPerStep, 0),
+          ],
+        ],
       ),
     );
   }

@@ -4,7 +4,7 @@
  * the plot docs/benchmarks.svg. A benchmark, not a test: it asserts nothing about time, only that every run finished
  * its script.
  *
- *   npm run bench [-- --only p1,p2,p3,p4,p5,p6] [--quick] [--parked 10000] [--cache 1000]
+ *   npm run bench [-- --only p1,p2,p3,p4,p5,p6,p7] [--quick] [--parked 10000] [--cache 1000]
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -13,6 +13,7 @@ import { startScriptedModel } from '../src/testing/scripted-model';
 import { runChild } from './child';
 import type { DurableJob, HistoryRow } from './contenders/durable';
 import type { ApprovalResult } from './contenders/durable-approvals';
+import type { EventsResult } from './contenders/durable-events';
 import type { CheckpointRow, LangGraphJob } from './langgraph-protocol';
 import type { LoopJob, LoopResult } from './measure';
 import { printTable, renderSvg, type BenchResults } from './report';
@@ -24,12 +25,20 @@ const argument = (name: string): string | undefined => {
   return index > 0 ? process.argv[index + 1] : undefined;
 };
 const quick = process.argv.includes('--quick');
-const only = new Set((argument('--only') ?? 'p1,p2,p3,p4,p5,p6').split(','));
+const only = new Set((argument('--only') ?? 'p1,p2,p3,p4,p5,p6,p7').split(','));
 
 /** Sizes of a full run, and of `--quick` (a smoke run of every path in about a minute). */
 const SCALE = quick
-  ? { p1: { runs: 2, steps: 10 }, p2: { runs: 20, steps: 5 }, p3: [1, 10, 100], p4: 20, p5: 200, p6: 1 }
-  : { p1: { runs: 5, steps: 20 }, p2: { runs: 200, steps: 10 }, p3: [1, 10, 100, 1000], p4: 200, p5: 10_000, p6: 3 };
+  ? { p1: { runs: 2, steps: 10 }, p2: { runs: 20, steps: 5 }, p3: [1, 10, 100], p4: 20, p5: 200, p6: 1, p7: 40 }
+  : {
+      p1: { runs: 5, steps: 20 },
+      p2: { runs: 200, steps: 10 },
+      p3: [1, 10, 100, 1000],
+      p4: 200,
+      p5: 10_000,
+      p6: 3,
+      p7: 200,
+    };
 /** The worker's workflow cache bound: well under P5's parked runs, so most of them are evicted while they wait. */
 const MAX_CACHED_WORKFLOWS = Number(argument('--cache') ?? (quick ? 50 : 1000));
 SCALE.p5 = Number(argument('--parked') ?? SCALE.p5);
@@ -140,6 +149,14 @@ async function main(): Promise<void> {
       const approvals = await runChild<ApprovalResult>('contenders/durable.ts', job, 'p4/p5 durable');
       if (only.has('p4')) results.p4 = approvals.latency;
       if (only.has('p5')) results.p5 = approvals.parked;
+    }
+    if (only.has('p7')) {
+      console.error(`p7: latency of ${SCALE.p7} live events, history of a streamed 20-step run`);
+      results.p7 = await runChild<EventsResult>(
+        'contenders/durable.ts',
+        { kind: 'events', baseURL: model.baseURL, events: SCALE.p7, historySteps: 20 } satisfies DurableJob,
+        'p7 durable',
+      );
     }
     if (only.has('p6')) {
       console.error(`p6: npm start to the first step, ${SCALE.p6} sample(s)`);

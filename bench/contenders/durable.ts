@@ -1,4 +1,7 @@
-/** The durable-react-agent contender: P1/P2 loops, P3 history bytes, P4 approval latency and P5 parked runs. */
+/**
+ * The durable-react-agent contender: P1/P2 loops, P3 history bytes, P4 approval latency, P5 parked runs and P7 event
+ * streams.
+ */
 import { temporal } from '@temporalio/proto';
 import { chainRunIds } from '../../src/client/run-chain';
 import type { ReActResult } from '../../src/shared/types';
@@ -7,13 +10,15 @@ import { measureLoop, type LoopJob, type LoopResult } from '../measure';
 import { BENCH_TASK, benchModel } from '../scenario';
 import { measureApprovalLatency, measureParkedRuns, type ApprovalJob, type ApprovalResult } from './durable-approvals';
 import { startDurableStack, succeeded, type DurableStack } from './durable-stack';
+import { measureEvents, type EventsJob, type EventsResult } from './durable-events';
 import type { sdkFloorAgent } from './sdk-floor-workflow';
 
 export type DurableJob =
   | ({ kind: 'loop'; maxCachedWorkflows: number; modelCalls: 'activity' | 'local' } & LoopJob)
   | ({ kind: 'sdk-floor'; maxCachedWorkflows: number } & LoopJob)
   | { kind: 'history'; baseURL: string; sizes: number[] }
-  | ({ kind: 'approvals' } & ApprovalJob);
+  | ({ kind: 'approvals' } & ApprovalJob)
+  | ({ kind: 'events' } & EventsJob);
 
 export interface HistoryRow {
   steps: number;
@@ -79,8 +84,8 @@ async function measureHistory(stack: DurableStack, sizes: number[]): Promise<His
   return rows;
 }
 
-childMain<DurableJob, LoopResult | HistoryRow[] | ApprovalResult>(async (job) => {
-  const maxCachedWorkflows = job.kind === 'history' ? 100 : job.maxCachedWorkflows;
+childMain<DurableJob, LoopResult | HistoryRow[] | ApprovalResult | EventsResult>(async (job) => {
+  const maxCachedWorkflows = job.kind === 'history' || job.kind === 'events' ? 100 : job.maxCachedWorkflows;
   const stack = await startDurableStack({
     baseURL: job.baseURL,
     maxCachedWorkflows,
@@ -91,6 +96,7 @@ childMain<DurableJob, LoopResult | HistoryRow[] | ApprovalResult>(async (job) =>
     if (job.kind === 'loop')
       return await measureLoop(job, async (model) => void (await runDurableAgent(stack, model, job.modelCalls)));
     if (job.kind === 'history') return await measureHistory(stack, job.sizes);
+    if (job.kind === 'events') return await measureEvents(stack, job);
     const latency = await measureApprovalLatency(stack, job);
     return { ...latency, ...(await measureParkedRuns(stack, job)) };
   } finally {

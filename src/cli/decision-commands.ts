@@ -19,6 +19,7 @@ export const DECISION_COMMANDS = [
   'result',
   'cancel',
   'events',
+  'send',
 ] as const;
 
 function parse(argv: string[]) {
@@ -26,6 +27,7 @@ function parse(argv: string[]) {
     return parseArgs({
       args: argv,
       allowPositionals: true,
+      allowNegative: true, // --no-wait
       options: {
         always: { type: 'boolean', default: false },
         reason: { type: 'string' },
@@ -35,6 +37,7 @@ function parse(argv: string[]) {
         address: { type: 'string' },
         'args-hash': { type: 'string' },
         after: { type: 'string', default: '0' },
+        wait: { type: 'boolean', default: true },
       },
     });
   } catch (error) {
@@ -142,6 +145,14 @@ export async function decisionCommand(
         await agents.cancel(id);
         out(`cancellation requested for ${id}`);
         return 0;
+      case 'send': {
+        const text = required(second, 'send needs the message: durable-react-agent send <workflowId> "<text>"');
+        if (!values.wait) return (out(`queued as turn ${(await agents.send(id, text)).turn}`), 0);
+        // Waits for the turn's answer, as `result` does for a run.
+        const answer = await agents.ask(id, text);
+        out(answer.finalAnswer ?? `(no final answer: ${answer.reason})`);
+        return 0;
+      }
       case 'events': {
         const after = Number(values.after);
         if (!Number.isSafeInteger(after) || after < 0)

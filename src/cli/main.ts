@@ -32,6 +32,8 @@ Commands:
   respond <workflowId> [callId] --observation TEXT
   answer  <workflowId> "<text>"
   trace   <workflowId> [--json]     result <workflowId> [--json]     cancel <workflowId>
+  send    <workflowId> "<text>" [--no-wait]
+                            A follow-up message to a conversation (conversationIdleTimeout); prints the turn's answer
   events  <workflowId> [--after SEQ] [--json]
                             Follow a run's events live until it ends (resume after SEQ)
   events-server [--port 8787] [--host 127.0.0.1] [--origin URL]

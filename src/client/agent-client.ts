@@ -22,6 +22,7 @@ import { AGENT_SEARCH_ATTRIBUTES, AgentStatusKey } from '../shared/search-attrib
 import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
 import { AgentRunError, InvalidConfigError, SearchAttributesMissingError } from './errors';
 import { followEvents, type EventsGap, type EventsOptions } from './events';
+import { askInConversation, sendMessage, type TurnAnswer } from './conversation';
 import type { AgentEvent } from '../shared/events';
 
 function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
@@ -57,6 +58,13 @@ export interface AgentRunHandle {
    * `terminated` event. See {@link followEvents}.
    */
   events(options?: EventsOptions): AsyncGenerator<AgentEvent | EventsGap, void, undefined>;
+  /**
+   * Sends a follow-up message to a conversation (a run started with `conversationIdleTimeout`); resolves with the
+   * turn that will answer it once the run has queued it. Refused (MessageRefusedError) by a run that takes none.
+   */
+  send(text: string): Promise<{ turn: number }>;
+  /** Sends a message and waits for its turn to end (following the event stream): the turn's answer and reason. */
+  ask(text: string): Promise<TurnAnswer>;
 }
 
 /** Options of {@link AgentClient.start}. */
@@ -217,6 +225,8 @@ export class AgentClient {
         await workflow.cancel();
       },
       events: (options) => followEvents(this.client, workflowId, options),
+      send: (text) => sendMessage(workflow, text),
+      ask: (text) => askInConversation(this.client, workflow, text),
     };
   }
 
@@ -238,6 +248,16 @@ export class AgentClient {
   /** A run's event stream (see {@link AgentRunHandle.events}). */
   events(workflowId: string, options?: EventsOptions): AsyncGenerator<AgentEvent | EventsGap, void, undefined> {
     return followEvents(this.client, workflowId, options);
+  }
+
+  /** Sends a follow-up message to a conversation (see {@link AgentRunHandle.send}). */
+  send(workflowId: string, text: string): Promise<{ turn: number }> {
+    return this.handle(workflowId).send(text);
+  }
+
+  /** Sends a message to a conversation and waits for its turn's answer (see {@link AgentRunHandle.ask}). */
+  ask(workflowId: string, text: string): Promise<TurnAnswer> {
+    return this.handle(workflowId).ask(text);
   }
 
   /** Requests cancellation of a run. */

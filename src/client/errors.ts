@@ -37,3 +37,8 @@ export class DecisionRefusedError extends DurableAgentError {
     super(message);
   }
 }
+
+/** A follow-up message the run refused (it is no conversation, it has ended, the text is empty); nothing is recorded. */
+export class MessageRefusedError extends DurableAgentError {
+  override readonly name = 'MessageRefusedError';
+}

@@ -1,6 +1,13 @@
 /** The client side: what services use to start runs, read traces and decide pending calls. */
 export { AgentClient, type AgentRunHandle, type DecisionBody, type StartOptions } from './agent-client';
-export { AgentRunError, DecisionRefusedError, InvalidConfigError, SearchAttributesMissingError } from './errors';
+export {
+  AgentRunError,
+  DecisionRefusedError,
+  InvalidConfigError,
+  MessageRefusedError,
+  SearchAttributesMissingError,
+} from './errors';
+export type { TurnAnswer } from './conversation';
 export type { PendingItem } from './decisions';
 export { followEvents, type EventsGap, type EventsOptions } from './events';
 export { startEventServer, type EventServer, type EventServerOptions } from './event-server';

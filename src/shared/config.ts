@@ -223,6 +223,11 @@ export const agentConfigSchema = z.strictObject({
     .enum(['reject', 'end'])
     .default('reject')
     .describe('on timeout: tell the model no decision arrived, or end the run with reason `timeout`'),
+  conversationIdleTimeout: duration
+    .optional()
+    .describe(
+      "makes the run a conversation: after each turn's final answer it waits this long (a durable timer) for a follow-up message (`send`), then completes; `maxIterations` and `timeoutSeconds` apply per turn, `tokenBudget` and `maxCallsPerTool` to the whole conversation",
+    ),
   allowClarification: z
     .boolean()
     .default(true)

@@ -31,6 +31,10 @@ export type AgentEventBody =
   | { type: 'summary'; text: string }
   | { type: 'critic_verdict'; decision: string; reasoning: string; confidence: number }
   | { type: 'final_answer'; iteration: number; answer: string; forced: boolean }
+  /** A conversation's next turn begins with the user's message (turn 1 is the run's query). */
+  | { type: 'turn_started'; turn: number; message: string }
+  /** A turn ended; the conversation now waits for the next message (or its idle timeout). */
+  | { type: 'turn_ended'; turn: number; finalAnswer: string | null; reason: TerminationReason; detail: string | null }
   /** The last event of a run that ended: its termination reason (or `failed` when the run failed with an error). */
   | { type: 'terminated'; reason: TerminationReason | 'failed'; detail: string | null };
 

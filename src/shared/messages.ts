@@ -38,3 +38,9 @@ export const getEventsQuery = defineQuery<EventPage, [{ after: number }]>('getEv
 export const waitForEventsUpdate = defineUpdate<EventsWaitResult, [{ after: number }]>('waitForEvents');
 /** Streamed model text from the model activity (`stream: true`); it becomes `thought_delta` events. */
 export const modelDeltaSignal = defineSignal<[ModelDelta]>('modelDelta');
+
+/**
+ * A follow-up message for a conversation (a run with `conversationIdleTimeout`): queued for the next turn, whose
+ * number it returns. Refused, leaving no trace, when the run is no conversation, has ended, or the text is empty.
+ */
+export const sendMessageUpdate = defineUpdate<{ turn: number }, [{ text: string }]>('sendMessage');

@@ -6,7 +6,8 @@ export const AgentStatusKey = defineSearchAttributeKey('AgentStatus', SearchAttr
 export const AgentPendingToolsKey = defineSearchAttributeKey('AgentPendingTools', SearchAttributeType.KEYWORD_LIST);
 
 /** Values of AgentStatus. */
-export type AgentStatusValue = 'Running' | 'AwaitingApproval' | 'AwaitingInput' | 'Completed' | 'Failed' | 'Cancelled';
+export type AgentStatusValue =
+  'Running' | 'AwaitingApproval' | 'AwaitingInput' | 'AwaitingMessage' | 'Completed' | 'Failed' | 'Cancelled';
 
 /** The search attributes a cluster must have registered, in the dev server's `--search-attribute` form. */
 export const AGENT_SEARCH_ATTRIBUTES = [

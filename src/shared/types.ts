@@ -47,6 +47,8 @@ export interface ReActStep {
   clippedInArchive?: boolean;
   /** ISO time the step was recorded (workflow time, so replay-safe). */
   timestamp: string;
+  /** The conversation turn the step belongs to (conversations only; see `conversationIdleTimeout`). */
+  turn?: number;
   /** Usage of the model call that produced this step (zero on the 2nd+ parallel call of one reply). */
   tokenUsage: TokenUsage;
 }
@@ -107,6 +109,36 @@ export interface ReActTrace {
    * would not fit in the token budget) or failed, and why. Absent when none was due or `forceFinalAnswer` is off.
    */
   forcedFinalAnswer?: { status: 'given' | 'skipped' | 'failed'; reason?: string };
+  /** A conversation's turns so far, oldest first (absent for a run that takes no follow-up messages). */
+  turns?: TurnRecord[];
+}
+
+/** One finished turn of a conversation: the user's message, and how the agent's answer to it ended. */
+export interface TurnRecord {
+  turn: number;
+  message: string;
+  finalAnswer: string | null;
+  terminationReason: TerminationReason;
+  terminationDetail: string | null;
+  /** Iterations and tokens this turn used. */
+  iterations: number;
+  tokens: number;
+}
+
+/** A conversation's state, carried across continue-as-new. */
+export interface ConversationState {
+  /** The turn being answered (1 = the run's query). */
+  turn: number;
+  /** Turn numbers handed out to messages so far (the current turn and those queued). */
+  assigned: number;
+  /** Messages waiting for their turn, oldest first. */
+  inbox: string[];
+  /** Earlier turns as the model sees them: user message and answer, the newest few, cut to a preview. */
+  history: Array<{ user: string; assistant: string }>;
+  turns: TurnRecord[];
+  iterationsAtTurnStart: number;
+  tokensAtTurnStart: number;
+  turnStartedAtMs: number;
 }
 
 /** What a run returns. */
@@ -139,7 +171,9 @@ export interface StructuredOutput {
 
 /** Live status served by the `getStatus` query. */
 export interface AgentStatus {
-  state: 'thinking' | 'acting' | 'awaiting_approval' | 'awaiting_input' | 'finishing' | 'completed';
+  /** `awaiting_message`: a conversation between turns, waiting for the user's next message. */
+  state:
+    'thinking' | 'acting' | 'awaiting_approval' | 'awaiting_input' | 'awaiting_message' | 'finishing' | 'completed';
   iteration: number;
   maxIterations: number;
   tokensUsed: number;
@@ -184,6 +218,7 @@ export interface CarriedState {
   promptTokenRatio?: number;
   /** The newest events of the stream, so a consumer resumes across the hand-over (absent from older code). */
   events?: CarriedEvents;
+  conversation?: ConversationState;
 }
 
 /**

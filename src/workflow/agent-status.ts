@@ -24,6 +24,7 @@ const SEARCH_ATTRIBUTE_VALUE: Readonly<Record<RunPhase, AgentStatusValue>> = {
   finishing: 'Running',
   awaiting_approval: 'AwaitingApproval',
   awaiting_input: 'AwaitingInput',
+  awaiting_message: 'AwaitingMessage',
   completed: 'Completed',
 };
 

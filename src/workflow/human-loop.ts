@@ -10,7 +10,8 @@ import { validateToolArgs } from './activity-proxies';
 import type { Resolution } from './approval-book';
 import { publishStatus } from './agent-status';
 import { countDecision, countDecisionRequest } from './metrics';
-import { recordError, stopRun, type RunState } from './run-state';
+import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
+import type { TokenUsage } from '../shared/types';
 
 /** Type of the failure an update sender gets for a refused decision or answer. */
 export const INVALID_DECISION = ErrorType.InvalidDecision;
@@ -162,4 +163,23 @@ export async function askUser(
     state.approvals.closed.add(callId);
     publishStatus(state);
   }
+}
+
+/** The model asked the user a question: wait for the answer, which becomes the observation. */
+export async function clarify(
+  state: RunState,
+  thought: string,
+  callId: string,
+  question: string,
+  usage: TokenUsage,
+): Promise<void> {
+  const { text } = await askUser(state, callId, question);
+  recordStep(state, {
+    iteration: state.iterations,
+    thought,
+    action: { type: 'clarification', question, callId },
+    observation: text,
+    timestamp: nowIso(),
+    tokenUsage: usage,
+  });
 }

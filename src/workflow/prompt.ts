@@ -79,6 +79,8 @@ export interface PromptInput {
   feedback: readonly string[];
   /** Notes for the next thought, e.g. the critic's verdict. */
   notes?: readonly string[];
+  /** A conversation's earlier turns, oldest first: shown as the user's messages and the agent's answers. */
+  earlierTurns?: ReadonlyArray<{ user: string; assistant: string }>;
 }
 
 /**
@@ -95,6 +97,10 @@ export function buildMessages(input: PromptInput): ChatMessage[] {
   );
   const messages: ChatMessage[] = [
     { role: 'system', content: `${config.systemPrompt}\n\n${config.thoughtPrompt}` },
+    ...(input.earlierTurns ?? []).flatMap((turn): ChatMessage[] => [
+      { role: 'user', content: turn.user },
+      { role: 'assistant', content: turn.assistant },
+    ]),
     { role: 'user', content: input.query },
     ...(input.summary ? [{ role: 'user' as const, content: `${CONVERSATION_SO_FAR}\n${input.summary}` }] : []),
     ...history,

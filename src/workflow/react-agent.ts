@@ -9,6 +9,7 @@ import {
   sleep,
   workflowInfo,
 } from '@temporalio/workflow';
+import { installConversationHandlers, nextTurn, startConversation } from './conversation';
 import { installEventHandlers } from './event-log';
 import { eventText } from '../shared/events';
 import { validateAgentConfig, type AgentConfig } from '../shared/config';
@@ -16,22 +17,13 @@ import { ErrorType } from '../shared/errors';
 import { getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import { estimateTokens } from '../shared/observation';
 import type { ToolInfo } from '../shared/tool-protocol';
-import type { AgentWorkflowInput, ReActResult, TokenUsage } from '../shared/types';
+import type { AgentWorkflowInput, ReActResult } from '../shared/types';
 import { markFailed, publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
 import { catalogProblem } from './catalog-checks';
-import { askUser, installHumanHandlers } from './human-loop';
+import { clarify, installHumanHandlers } from './human-loop';
 import { listTools, listToolsLocally } from './activity-proxies';
 import { renderScratchpad, type ModelReply } from '../shared/protocol';
-import {
-  createRunState,
-  nowIso,
-  recordError,
-  recordStep,
-  stopRun,
-  toResult,
-  toTrace,
-  type RunState,
-} from './run-state';
+import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './run-state';
 import { checkBeforeThinking, findPhrase } from './termination';
 import { loopCallAllowance } from './token-budget';
 import { validateThought } from './thought';
@@ -66,8 +58,10 @@ function invalidInput(message: string): ApplicationFailure {
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
   const { config } = state;
   const messages = promptFor(state, state.feedback);
+  // A conversation's iteration cap is per turn.
+  const iterations = state.iterations - (state.conversation?.iterationsAtTurnStart ?? 0);
   const limit = checkBeforeThinking(
-    { iterations: state.iterations, tokensUsed: state.usage.totalTokens },
+    { iterations, tokensUsed: state.usage.totalTokens },
     config,
     estimateTokens(JSON.stringify(messages)),
   );
@@ -147,33 +141,15 @@ async function act(
   await critiqueIteration(state);
 }
 
-/** The model asked the user a question: wait for the answer, which becomes the observation. */
-async function clarify(
-  state: RunState,
-  thought: string,
-  callId: string,
-  question: string,
-  usage: TokenUsage,
-): Promise<void> {
-  const { text } = await askUser(state, callId, question);
-  recordStep(state, {
-    iteration: state.iterations,
-    thought,
-    action: { type: 'clarification', question, callId },
-    observation: text,
-    timestamp: nowIso(),
-    tokenUsage: usage,
-  });
-}
-
 /** The run, inside a scope that the time budget (a durable timer) cancels; it may hand over to a new run. */
 async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
   const loop = new CancellationScope();
   const timeoutSeconds = state.config.timeoutSeconds;
   const timer = new CancellationScope();
   if (timeoutSeconds !== undefined) {
-    // The budget counts from the chain's first run, so continue-as-new does not reset it.
-    const remainingMs = timeoutSeconds * 1000 - (Date.now() - state.startedAtMs);
+    // The budget counts from the chain's first run (a conversation's turn), so continue-as-new does not reset it.
+    const startedAtMs = state.conversation?.turnStartedAtMs ?? state.startedAtMs;
+    const remainingMs = timeoutSeconds * 1000 - (Date.now() - startedAtMs);
     void timer
       .run(() => sleep(Math.max(remainingMs, 1)))
       .then(
@@ -235,6 +211,8 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   setHandler(getScratchpadQuery, () => renderScratchpad(traceSteps(state.steps, state.stepsChars), config));
   setHandler(getStatusQuery, () => toStatus(state));
   installEventHandlers(state.events);
+  state.conversation = startConversation(state, input.carried?.conversation);
+  installConversationHandlers(state);
   state.events.emit(
     state.run === 1 ? { type: 'run_started', query: eventText(input.query) } : { type: 'run_continued' },
   );
@@ -246,8 +224,11 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     const problem = catalogProblem(config, catalog, state.rules);
     if (problem !== null) throw invalidInput(problem);
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));
-    await runLoop(state, tools);
-    await forceFinalAnswer(state);
+    // A conversation answers turn after turn, until no message comes within its idle timeout.
+    do {
+      await runLoop(state, tools);
+      await forceFinalAnswer(state);
+    } while (await nextTurn(state));
   } catch (error) {
     if (isCancellation(error)) {
       stopRun(state, 'cancelled', 'the run was cancelled');

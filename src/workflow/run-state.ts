@@ -13,6 +13,7 @@ import {
   type AgentErrorKind,
   type AgentStatus,
   type CarriedState,
+  type ConversationState,
   type ReActResult,
   type ReActStep,
   type ReActTrace,
@@ -34,7 +35,8 @@ export interface StopDecision {
 
 /** Everything one run knows; plain data so queries can read it at any time. */
 export interface RunState {
-  readonly query: string;
+  /** The task of the current turn: the run's query, or a conversation's latest message. */
+  query: string;
   readonly config: AgentConfig;
   readonly workflowId: string;
   readonly startedAtMs: number;
@@ -92,6 +94,8 @@ export interface RunState {
   publishedStatus: string;
   /** The run's event stream (in memory; consumers read it with getEvents / waitForEvents). */
   readonly events: EventLog;
+  /** A conversation's turns and inbox; null for a one-shot run (no `conversationIdleTimeout`). */
+  conversation: ConversationState | null;
 }
 
 function validatorFor(config: AgentConfig): z.ZodType | undefined {
@@ -149,6 +153,7 @@ export function createRunState(
     forcedFinalAnswer: undefined,
     approvals,
     events: new EventLog(carried?.run ?? 1, carried?.events),
+    conversation: null,
     searchAttributes,
     publishedStatus: '',
   };
@@ -177,11 +182,13 @@ export function toCarried(state: RunState): CarriedState {
     stepsBefore: state.stepsBefore + state.steps.length,
     promptTokenRatio: state.promptTokenRatio,
     events: state.events.carry(),
+    ...(state.conversation ? { conversation: state.conversation } : {}),
   };
 }
 
 /** Records a step in the trace and in the model's window, and asks the shouldStop hook about it. */
 export function recordStep(state: RunState, step: ReActStep): void {
+  if (state.conversation) step.turn = state.conversation.turn;
   state.steps.push(step);
   state.stepsChars += JSON.stringify(step).length;
   state.window.push(step);
@@ -236,6 +243,7 @@ export function toTrace(state: RunState): ReActTrace {
     stepsInEarlierRuns: state.stepsBefore,
     summary: state.summary,
     ...(state.forcedFinalAnswer ? { forcedFinalAnswer: state.forcedFinalAnswer } : {}),
+    ...(state.conversation ? { turns: state.conversation.turns } : {}),
   };
 }
 

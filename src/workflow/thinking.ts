@@ -9,7 +9,8 @@ import { learnPromptRatio } from './token-budget';
 /** The next prompt: the running summary and the window of steps it does not cover yet, plus notes and feedback. */
 export function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
   const { query, config, summary, window: steps, notes } = state;
-  return buildMessages({ query, config, summary, steps: promptSteps(steps), feedback, notes });
+  const earlierTurns = state.conversation?.history;
+  return buildMessages({ query, config, summary, steps: promptSteps(steps), feedback, notes, earlierTurns });
 }
 
 /**

@@ -1,0 +1,125 @@
+import { condition, setHandler } from '@temporalio/workflow';
+import { parseDuration } from '../shared/duration';
+import { eventText } from '../shared/events';
+import { sendMessageUpdate } from '../shared/messages';
+import type { ConversationState, TurnRecord } from '../shared/types';
+import { publishStatus } from './agent-status';
+import type { RunState } from './run-state';
+
+/** Longest follow-up message accepted: it becomes a prompt and is carried across continue-as-new. */
+export const MAX_MESSAGE_CHARS = 100_000;
+/** Earlier turns the model sees as user/assistant messages before the current one. */
+const HISTORY_TURNS = 10;
+/** Earlier turns' texts are cut to this many characters in the prompt; the trace keeps them as previews too. */
+const HISTORY_CHARS = 4000;
+/** Turn records a run keeps (and carries): the newest; each is a few previews. */
+const TURNS_KEPT = 200;
+
+/** A fresh conversation for a run configured with `conversationIdleTimeout`, else null (a one-shot run). */
+export function startConversation(state: RunState, carried: ConversationState | undefined): ConversationState | null {
+  if (state.config.conversationIdleTimeout === undefined) return null;
+  if (carried) return carried;
+  state.events.emit({ type: 'turn_started', turn: 1, message: eventText(state.query) });
+  return {
+    turn: 1,
+    assigned: 1,
+    inbox: [],
+    history: [],
+    turns: [],
+    iterationsAtTurnStart: 0,
+    tokensAtTurnStart: 0,
+    turnStartedAtMs: state.startedAtMs,
+  };
+}
+
+function refusal(state: RunState, text: unknown): string | null {
+  if (!state.conversation) {
+    return 'this run takes no follow-up messages: start it with conversationIdleTimeout to make it a conversation';
+  }
+  if (state.events.ended || state.phase === 'completed') return 'the conversation has ended';
+  if (typeof text !== 'string' || text.trim() === '') return 'a message must be a non-empty string';
+  if (text.length > MAX_MESSAGE_CHARS) return `a message may have at most ${MAX_MESSAGE_CHARS} characters`;
+  return null;
+}
+
+/** The `sendMessage` update: a follow-up message is queued for the next turn, and its turn number returned. */
+export function installConversationHandlers(state: RunState): void {
+  setHandler(
+    sendMessageUpdate,
+    ({ text }) => {
+      const conversation = state.conversation!; // the validator refused the message otherwise
+      conversation.inbox.push(text);
+      conversation.assigned += 1;
+      return { turn: conversation.assigned };
+    },
+    {
+      validator: (input) => {
+        const problem = refusal(state, (input as { text?: unknown } | null)?.text);
+        if (problem !== null) throw new Error(`Message refused: ${problem}`);
+      },
+    },
+  );
+}
+
+/** Records how the current turn ended: in the trace's turns, in the model's view of earlier turns, as an event. */
+function endTurn(state: RunState, conversation: ConversationState): void {
+  const reason = state.stop?.reason ?? 'failure';
+  const record: TurnRecord = {
+    turn: conversation.turn,
+    message: eventText(state.query),
+    finalAnswer: state.finalAnswer === null ? null : eventText(state.finalAnswer),
+    terminationReason: reason,
+    terminationDetail: state.stop?.detail ?? null,
+    iterations: state.iterations - conversation.iterationsAtTurnStart,
+    tokens: state.usage.totalTokens - conversation.tokensAtTurnStart,
+  };
+  conversation.turns.push(record);
+  conversation.turns.splice(0, conversation.turns.length - TURNS_KEPT);
+  const answer = state.finalAnswer ?? `(no answer: the turn stopped with ${reason})`;
+  conversation.history.push({
+    user: eventText(state.query, HISTORY_CHARS),
+    assistant: eventText(answer, HISTORY_CHARS),
+  });
+  conversation.history.splice(0, conversation.history.length - HISTORY_TURNS);
+  const { turn, finalAnswer, terminationDetail: detail } = record;
+  state.events.emit({ type: 'turn_ended', turn, finalAnswer, reason, detail });
+}
+
+/** Resets what belongs to one turn, and makes `message` the task the loop works on. */
+function beginTurn(state: RunState, conversation: ConversationState, message: string): void {
+  conversation.turn += 1;
+  conversation.iterationsAtTurnStart = state.iterations;
+  conversation.tokensAtTurnStart = state.usage.totalTokens;
+  conversation.turnStartedAtMs = Date.now();
+  state.query = message;
+  state.stop = null;
+  state.finalAnswer = null;
+  state.forcedFinalAnswer = undefined;
+  state.output = undefined;
+  state.confidence = null;
+  // The earlier turns reach the model as question and answer; their tool steps stay in the trace only.
+  state.window = [];
+  state.feedback = [];
+  state.notes = [];
+  state.callSignatures = [];
+  state.phase = 'thinking';
+  state.events.emit({ type: 'turn_started', turn: conversation.turn, message: eventText(message) });
+  publishStatus(state);
+}
+
+/**
+ * After a turn: waits (a durable timer of `conversationIdleTimeout`) for the next message and starts its turn.
+ * False when the run is no conversation, was cancelled, or no message came in time: the run then completes.
+ */
+export async function nextTurn(state: RunState): Promise<boolean> {
+  const conversation = state.conversation;
+  if (!conversation) return false;
+  endTurn(state, conversation);
+  if (state.stop?.reason === 'cancelled') return false;
+  state.phase = 'awaiting_message';
+  publishStatus(state);
+  const idleMs = parseDuration(state.config.conversationIdleTimeout!)!;
+  if (!(await condition(() => conversation.inbox.length > 0, idleMs))) return false;
+  beginTurn(state, conversation, conversation.inbox.shift()!);
+  return true;
+}

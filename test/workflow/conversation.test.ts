@@ -1,0 +1,128 @@
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
+import { MessageRefusedError } from '../../src/client/errors';
+import type { RecordedRequest, ScriptedResponder } from '../../src/testing/scripted-model';
+import { lastMessageOf } from '../../src/testing/scripted-turn';
+import { useHarness } from '../support/harness';
+
+const harness = useHarness();
+
+const thought = 'The exact sum needs the calculator, so I use it before answering.';
+const lastUser = (request: RecordedRequest) => lastMessageOf(request, 'user');
+
+/** Answers each question of the conversation: one calculator call for the first, direct answers after. */
+const responder: ScriptedResponder = (request) => {
+  const question = lastUser(request);
+  if (question.includes('2 + 3') && !request.messages.some((message) => message.role === 'tool')) {
+    return { thought, toolCalls: [{ name: 'calculator', args: { expression: '2 + 3' } }] };
+  }
+  if (question.includes('2 + 3')) return { answer: 'It is 5.' };
+  if (question.includes('double')) return { answer: 'Doubled, it is 10.' };
+  return { answer: 'Then it is 15.' };
+};
+
+describe('conversations', () => {
+  it('a three-turn conversation: each turn answered with the earlier ones in view, then the idle timeout ends it', async () => {
+    const run = await harness.start(responder, 'What is 2 + 3?', { conversationIdleTimeout: '2s', maxIterations: 3 });
+    const second = await run.ask('And double that?');
+    expect(second).toEqual({
+      turn: 2,
+      finalAnswer: 'Doubled, it is 10.',
+      reason: 'success',
+      detail: 'the model gave a final answer',
+    });
+    const third = await run.ask('Plus five more?');
+    expect(third).toMatchObject({ turn: 3, finalAnswer: 'Then it is 15.', reason: 'success' });
+
+    // No message within 2 s: the run completes, its result the last turn's.
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('Then it is 15.');
+    expect(
+      result.trace.turns?.map((turn) => [turn.turn, turn.message, turn.finalAnswer, turn.terminationReason]),
+    ).toEqual([
+      [1, 'What is 2 + 3?', 'It is 5.', 'success'],
+      [2, 'And double that?', 'Doubled, it is 10.', 'success'],
+      [3, 'Plus five more?', 'Then it is 15.', 'success'],
+    ]);
+    expect(result.trace.steps.map((step) => step.turn)).toEqual([1, 1, 2, 3]);
+
+    // The third turn's prompt holds the earlier turns as messages, in order, before its own question.
+    const requests = harness.model.requests(run.modelName);
+    const contents = requests.at(-1)!.messages.map((message) => `${message.role}: ${String(message.content)}`);
+    expect(contents.slice(1)).toEqual([
+      'user: What is 2 + 3?',
+      'assistant: It is 5.',
+      'user: And double that?',
+      'assistant: Doubled, it is 10.',
+      'user: Plus five more?',
+    ]);
+    await expect(run.send('Still there?')).rejects.toThrow(MessageRefusedError);
+  });
+
+  it('budgets: maxIterations is per turn, the token budget counts the whole conversation', async () => {
+    const calc = { thought, toolCalls: [{ name: 'calculator', args: { expression: '1 + 1' } }] };
+    const run = await harness.start(
+      (request) => (lastUser(request).includes('first') ? calc : { answer: 'Fine.' }),
+      'Do the first thing.',
+      { conversationIdleTimeout: '1s', maxIterations: 2 },
+    );
+    const second = await run.ask('Now the second.');
+    // Turn 1 used its 2 iterations on calls (max_iterations), turn 2 had 2 of its own.
+    expect(second).toMatchObject({ turn: 2, finalAnswer: 'Fine.', reason: 'success' });
+    const result = await run.result();
+    expect(result.trace.turns?.[0]).toMatchObject({ terminationReason: 'max_iterations', iterations: 2 });
+    const third = await harness.start(
+      (request) => ({ answer: `Answered ${lastUser(request)}`, usage: { promptTokens: 600, completionTokens: 0 } }),
+      'one',
+      { conversationIdleTimeout: '1s', tokenBudget: 1000 },
+    );
+    const next = await third.ask('two');
+    expect(next).toMatchObject({ turn: 2, reason: 'token_budget' });
+  });
+
+  it('a run that is no conversation refuses messages with a clear error, and the refusal leaves no trace', async () => {
+    const run = await harness.start([{ answer: 'Done.' }, { answer: 'Unexpected.' }], 'q', {
+      approvalTimeout: '1h',
+    });
+    await run.result();
+    await expect(run.send('more?')).rejects.toThrow(MessageRefusedError);
+    const convo = await harness.start([{ answer: 'Hi.' }], 'hello', { conversationIdleTimeout: '5s' });
+    await expect(convo.send('   ')).rejects.toThrow('Message refused: a message must be a non-empty string');
+    const history = await harness.client.workflow.getHandle(convo.workflowId).fetchHistory();
+    expect(JSON.stringify(history)).not.toContain('UPDATE_ACCEPTED');
+    await convo.cancel();
+  });
+
+  it('keeps its turns across continue-as-new, and takes messages from the CLI', async () => {
+    const calc = (expression: string) => ({ thought, toolCalls: [{ name: 'calculator', args: { expression } }] });
+    // Turn 2 makes three calls: with maxStepsPerRun 2 the run hands over in the middle of it.
+    const run = await harness.start(
+      (request) => {
+        const question = lastUser(request);
+        const tools = request.messages.filter((message) => message.role === 'tool').length;
+        if (question.includes('three sums') && tools < 3) return calc(`${tools} + 1`);
+        return { answer: question.includes('three sums') ? 'Sums done.' : `Noted: ${question}` };
+      },
+      'Remember the number 7.',
+      { conversationIdleTimeout: '3s', maxStepsPerRun: 2 },
+    );
+    expect(await run.ask('Now do three sums.')).toMatchObject({ turn: 2, finalAnswer: 'Sums done.' });
+    const cli = path.resolve(__dirname, '../../dist/cli/main.js');
+    const { stdout } = await promisify(execFile)(process.execPath, [cli, 'send', run.workflowId, 'And the number?'], {
+      env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress') },
+    });
+    expect(stdout).toBe('Noted: And the number?\n');
+    const result = await run.result();
+    expect(result.trace.run).toBeGreaterThanOrEqual(2);
+    expect(result.trace.turns?.map((turn) => turn.finalAnswer)).toEqual([
+      'Noted: Remember the number 7.',
+      'Sums done.',
+      'Noted: And the number?',
+    ]);
+    // After the hand-over the model still sees the first turn.
+    const last = harness.model.requests(run.modelName).at(-1)!;
+    expect(last.messages.map((message) => message.content)).toContain('Remember the number 7.');
+  });
+});
