@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { parseDuration } from './duration';
 import { compileJsonSchema } from './json-schema';
 import { parseSignature } from './signature';
+import { stopConditionSchema } from './stop-conditions';
 import { formatZodIssues } from './validation';
+
+export type { StopCondition } from './stop-conditions';
 
 /** Default cap on model calls per run. */
 export const DEFAULT_MAX_ITERATIONS = 10;
@@ -41,20 +44,6 @@ export const DEFAULT_THOUGHT_PROMPT = [
 export const DEFAULT_SYSTEM_PROMPT =
   'You are a careful assistant that solves tasks by reasoning and acting. ' +
   'Use the available tools to gather facts instead of guessing, and answer concisely.';
-
-const stopCondition = z.discriminatedUnion('type', [
-  z.strictObject({
-    type: z.literal('observation_contains'),
-    text: z.string().min(1),
-    /** Only observations of this tool count. */
-    tool: z.string().min(1).optional(),
-  }),
-  z.strictObject({ type: z.literal('tool_called'), tool: z.string().min(1) }),
-  z.strictObject({ type: z.literal('thought_contains'), text: z.string().min(1) }),
-]);
-
-/** A declarative custom stop condition; when one matches, the run ends with reason `custom`. */
-export type StopCondition = z.infer<typeof stopCondition>;
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
@@ -166,7 +155,7 @@ export const agentConfigSchema = z.strictObject({
       "calls that would run past a tool's cap are refused with an observation; only calls that ran count (refused, rejected, answered and timed-out calls free their slot; see `trace.toolRuns`)",
     ),
   stopWhen: z
-    .array(stopCondition)
+    .array(stopConditionSchema)
     .max(100)
     .default([])
     .describe(
