@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { parseDuration } from './duration';
 import { compileJsonSchema } from './json-schema';
+import { modelSettingsFields, modelSettingsProblems } from './model-settings';
 import { parseSignature } from './signature';
 import { stopConditionSchema } from './stop-conditions';
 import { formatZodIssues } from './validation';
@@ -47,8 +48,12 @@ export const DEFAULT_SYSTEM_PROMPT =
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
-/** A named helper agent the main agent can delegate a task to; it runs as a child workflow. */
+/**
+ * A named helper agent the main agent can delegate a task to; it runs as a child workflow. Its model settings, like
+ * its model, default to the run's.
+ */
 const subagentSchema = z.strictObject({
+  ...modelSettingsFields,
   description: z.string().min(1),
   systemPrompt: z.string().optional(),
   tools: z.array(z.string().min(1)).max(500).optional(),
@@ -181,6 +186,7 @@ export const agentConfigSchema = z.strictObject({
     .enum(['native', 'text'])
     .default('native')
     .describe('native tool calling, or the tagged text protocol for models without it'),
+  ...modelSettingsFields,
   modelCalls: z
     .enum(['activity', 'local'])
     .default('activity')
@@ -266,7 +272,9 @@ export const agentConfigSchema = z.strictObject({
   subagents: z
     .record(z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'a subagent name is letters, digits, _ or -'), subagentSchema)
     .default({})
-    .describe('helpers the model may `delegate` a task to; each runs as a child workflow'),
+    .describe(
+      "helpers the model may `delegate` a task to; each runs as a child workflow, with the run's model and model settings unless it sets its own",
+    ),
 });
 
 /** Configuration as callers write it: every field optional. */
@@ -280,6 +288,8 @@ export type ConfigValidation = { ok: true; config: AgentConfig } | { ok: false; 
 /** Validates a config and renders all problems on one line, e.g. `maxIterations: expected number, received string`. */
 export function validateAgentConfig(input: unknown): ConfigValidation {
   const parsed = agentConfigSchema.safeParse(input ?? {});
-  if (parsed.success) return { ok: true, config: parsed.data };
-  return { ok: false, message: `Invalid agent config: ${formatZodIssues(parsed.error.issues)}` };
+  // Checked after the fields, which zod checks one by one: whether a setting can be sent depends on `toolCalling`.
+  const problems = parsed.success ? modelSettingsProblems(parsed.data) : [formatZodIssues(parsed.error.issues)];
+  if (parsed.success && problems.length === 0) return { ok: true, config: parsed.data };
+  return { ok: false, message: `Invalid agent config: ${problems.join('; ')}` };
 }
