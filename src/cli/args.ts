@@ -29,6 +29,14 @@ function integer(name: string, value: string | undefined): number | undefined {
   return parsed;
 }
 
+function decimal(name: string, value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const parsed = Number(value);
+  if (value.trim() === '' || !Number.isFinite(parsed))
+    throw new UsageError(`--${name} expects a number, got "${value}"`);
+  return parsed;
+}
+
 function readConfigFile(file: string): AgentConfigInput {
   let text: string;
   try {
@@ -57,6 +65,8 @@ export function parseRunArgs(argv: string[]): RunOptions {
         timeout: { type: 'string' },
         'token-budget': { type: 'string' },
         model: { type: 'string' },
+        temperature: { type: 'string' },
+        'max-tokens': { type: 'string' },
         'success-phrase': { type: 'string', multiple: true },
         'failure-phrase': { type: 'string', multiple: true },
         'tool-calling': { type: 'string' },
@@ -90,6 +100,9 @@ export function parseRunArgs(argv: string[]): RunOptions {
     tokenBudget: integer('token-budget', values['token-budget']),
     timeoutSeconds: timeout,
     model: values.model,
+    // Ranges are the config schema's to check, so a flag and a --config file are refused with the same words.
+    temperature: decimal('temperature', values.temperature),
+    maxTokens: integer('max-tokens', values['max-tokens']),
     successPhrases: values['success-phrase'],
     failurePhrases: values['failure-phrase'],
     toolCalling: values['tool-calling'] as AgentConfigInput['toolCalling'],

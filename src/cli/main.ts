@@ -46,6 +46,7 @@ run options:
   --tools a,b               Tools the agent may use (default: all built-ins)
   --max-iterations N        --stall-threshold N      --timeout SECONDS      --token-budget N
   --model NAME              --tool-calling native|text
+  --temperature T           --max-tokens N           (sent with every thinking call)
   --success-phrase TEXT     --failure-phrase TEXT   (repeatable)
   --config FILE.json        Full agent config (flags override it)
   --root DIR                Folder the file and search tools may read (default: current directory)

@@ -1,8 +1,13 @@
 import { z } from 'zod';
+import { DEFAULT_SYSTEM_PROMPT, DEFAULT_THOUGHT_PROMPT } from './default-prompts';
 import { parseDuration } from './duration';
 import { compileJsonSchema } from './json-schema';
+import { modelSettingsFields, modelSettingsProblems } from './model-settings';
 import { parseSignature } from './signature';
+import { stopConditionSchema } from './stop-conditions';
 import { formatZodIssues } from './validation';
+
+export type { StopCondition } from './stop-conditions';
 
 /** Default cap on model calls per run. */
 export const DEFAULT_MAX_ITERATIONS = 10;
@@ -27,39 +32,16 @@ export const DEFAULT_CARRY_STEPS = 10;
 /** How long a pending call or question waits for a person before `onApprovalTimeout` applies. */
 export const DEFAULT_APPROVAL_TIMEOUT = '24h';
 
-/** The seed's thought template: what is known, what is missing, the next step, and which tool. */
-export const DEFAULT_THOUGHT_PROMPT = [
-  'Before every action, think step by step and write your reasoning:',
-  '1. What do I know so far?',
-  '2. What information is still missing?',
-  '3. What is the next logical step?',
-  '4. Which tool (if any) gives me that, and with which arguments?',
-  'When you have enough information, give the final answer instead of calling a tool.',
-].join('\n');
-
-/** The default system prompt; the tool catalog and protocol instructions are appended to it. */
-export const DEFAULT_SYSTEM_PROMPT =
-  'You are a careful assistant that solves tasks by reasoning and acting. ' +
-  'Use the available tools to gather facts instead of guessing, and answer concisely.';
-
-const stopCondition = z.discriminatedUnion('type', [
-  z.strictObject({
-    type: z.literal('observation_contains'),
-    text: z.string().min(1),
-    /** Only observations of this tool count. */
-    tool: z.string().min(1).optional(),
-  }),
-  z.strictObject({ type: z.literal('tool_called'), tool: z.string().min(1) }),
-  z.strictObject({ type: z.literal('thought_contains'), text: z.string().min(1) }),
-]);
-
-/** A declarative custom stop condition; when one matches, the run ends with reason `custom`. */
-export type StopCondition = z.infer<typeof stopCondition>;
+export { DEFAULT_SYSTEM_PROMPT, DEFAULT_THOUGHT_PROMPT } from './default-prompts';
 
 const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
-/** A named helper agent the main agent can delegate a task to; it runs as a child workflow. */
+/**
+ * A named helper agent the main agent can delegate a task to; it runs as a child workflow. Its model settings, like
+ * its model, default to the run's.
+ */
 const subagentSchema = z.strictObject({
+  ...modelSettingsFields,
   description: z.string().min(1),
   systemPrompt: z.string().optional(),
   tools: z.array(z.string().min(1)).max(500).optional(),
@@ -166,7 +148,7 @@ export const agentConfigSchema = z.strictObject({
       "calls that would run past a tool's cap are refused with an observation; only calls that ran count (refused, rejected, answered and timed-out calls free their slot; see `trace.toolRuns`)",
     ),
   stopWhen: z
-    .array(stopCondition)
+    .array(stopConditionSchema)
     .max(100)
     .default([])
     .describe(
@@ -198,6 +180,7 @@ export const agentConfigSchema = z.strictObject({
     .describe(
       "stream each thinking call's text to event subscribers while the model answers (`thought_delta` events, one signal per ~100 ms batch)",
     ),
+  ...modelSettingsFields,
   modelCalls: z
     .enum(['activity', 'local'])
     .default('activity')
@@ -288,7 +271,9 @@ export const agentConfigSchema = z.strictObject({
   subagents: z
     .record(z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'a subagent name is letters, digits, _ or -'), subagentSchema)
     .default({})
-    .describe('helpers the model may `delegate` a task to; each runs as a child workflow'),
+    .describe(
+      "helpers the model may `delegate` a task to; each runs as a child workflow, with the run's model and model settings unless it sets its own",
+    ),
 });
 
 /** Configuration as callers write it: every field optional. */
@@ -302,6 +287,8 @@ export type ConfigValidation = { ok: true; config: AgentConfig } | { ok: false; 
 /** Validates a config and renders all problems on one line, e.g. `maxIterations: expected number, received string`. */
 export function validateAgentConfig(input: unknown): ConfigValidation {
   const parsed = agentConfigSchema.safeParse(input ?? {});
-  if (parsed.success) return { ok: true, config: parsed.data };
-  return { ok: false, message: `Invalid agent config: ${formatZodIssues(parsed.error.issues)}` };
+  // Checked after the fields, which zod checks one by one: whether a setting can be sent depends on `toolCalling`.
+  const problems = parsed.success ? modelSettingsProblems(parsed.data) : [formatZodIssues(parsed.error.issues)];
+  if (parsed.success && problems.length === 0) return { ok: true, config: parsed.data };
+  return { ok: false, message: `Invalid agent config: ${problems.join('; ')}` };
 }

@@ -14,7 +14,10 @@ export interface Delegation {
   childWorkflowId?: string;
 }
 
-/** The child's config: the parent's, with the subagent's overrides and whatever is left of the token budget. */
+/**
+ * The child's config: the parent's, with the subagent's overrides and whatever is left of the token budget (which
+ * the child combines with `maxTokens` like any run).
+ */
 function childConfig(state: RunState, agent: string, remainingTokens: number | undefined): AgentConfigInput {
   const { subagents, ...parent } = state.config;
   const sub = subagents[agent];
@@ -31,6 +34,12 @@ function childConfig(state: RunState, agent: string, remainingTokens: number | u
     skipConfirmation: ofChild(parent.skipConfirmation),
     maxIterations: sub?.maxIterations ?? parent.maxIterations,
     model: sub?.model ?? parent.model,
+    // Model settings are tuned for a model, so like the model they are inherited unless the subagent sets its own.
+    temperature: sub?.temperature ?? parent.temperature,
+    maxTokens: sub?.maxTokens ?? parent.maxTokens,
+    toolChoice: sub?.toolChoice ?? parent.toolChoice,
+    reasoningEffort: sub?.reasoningEffort ?? parent.reasoningEffort,
+    parallelToolCalls: sub?.parallelToolCalls ?? parent.parallelToolCalls,
     timeoutSeconds: sub?.timeoutSeconds,
     tokenBudget: remainingTokens,
   };

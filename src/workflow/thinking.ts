@@ -1,10 +1,11 @@
+import { modelSettingsOf } from '../shared/model-settings';
 import { tagsOf, toModelReply, type ChatMessage, type ModelReply } from '../shared/protocol';
 import { outputSchemaOf } from '../shared/output';
 import { callModel, callModelLocally } from './activity-proxies';
 import { buildMessages } from './prompt';
 import { recordUsage, type RunState } from './run-state';
 import { promptSteps } from './step-archive';
-import { learnPromptRatio } from './token-budget';
+import { completionCap, learnPromptRatio } from './token-budget';
 
 /** The next prompt: the running summary and the window of steps it does not cover yet, plus notes and feedback. */
 export function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
@@ -15,7 +16,8 @@ export function promptFor(state: RunState, feedback: readonly string[]): ChatMes
 
 /**
  * One model call; `tools` empty means the model must answer now (no tools, no question, no delegation). `maxTokens`
- * caps the reply when the run has a token budget.
+ * caps the reply when the run has a token budget. The config's model settings go with every call, the forced final
+ * answer's too; only the activity's input changes with them, never what the workflow does.
  */
 export async function think(
   state: RunState,
@@ -31,6 +33,8 @@ export async function think(
     ? Object.fromEntries(Object.entries(config.subagents).map(([name, sub]) => [name, sub.description]))
     : {};
   const call = config.modelCalls === 'local' ? callModelLocally : callModel;
+  const cap = completionCap(config.maxTokens, maxTokens);
+  const settings = modelSettingsOf(config);
   const recorded = await call.executeWithOptions({ summary }, [
     {
       messages,
@@ -42,13 +46,15 @@ export async function think(
       allowClarification,
       subagents,
       outputSchema: outputSchemaOf(config),
-      ...(maxTokens !== undefined ? { maxTokens } : {}),
+      ...(cap !== undefined ? { maxTokens: cap } : {}),
+      ...(settings ? { settings } : {}),
       ...(config.stream ? { stream: { iteration: state.iterations } } : {}),
     },
   ]);
   // Histories recorded before the reply became a tagged union hold the old shape: read both.
   const reply = toModelReply(recorded);
   recordUsage(state, reply.usage);
+  // Only under a budget, as before: the ratio steers the budget's decisions, which `maxTokens` alone must not touch.
   if (maxTokens !== undefined) learnPromptRatio(state, messages, reply.usage.promptTokens);
   return reply;
 }

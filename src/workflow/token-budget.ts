@@ -55,3 +55,12 @@ export function loopCallAllowance(state: RunState, request: unknown): CallAllowa
 export function withCap<T extends object>(input: T, maxTokens: number | undefined): T & { maxTokens?: number } {
   return maxTokens === undefined ? input : { ...input, maxTokens };
 }
+
+/**
+ * A thinking call's completion cap: the config's `maxTokens` and the budget's allowance, whichever is smaller (either
+ * may be unset). The allowance alone still decides whether the call is made at all.
+ */
+export function completionCap(configured: number | undefined, allowed: number | undefined): number | undefined {
+  if (configured === undefined) return allowed;
+  return allowed === undefined ? configured : Math.min(configured, allowed);
+}

@@ -166,3 +166,61 @@ describe('validateAgentConfig refusals', () => {
     expect(invalid([])).toContain('expected object');
   });
 });
+
+describe('model settings', () => {
+  const all = {
+    temperature: 0.2,
+    maxTokens: 500,
+    toolChoice: 'required',
+    reasoningEffort: 'low',
+    parallelToolCalls: false,
+  };
+
+  it('accepts all five, for the run and for a subagent, and leaves them unset by default', () => {
+    expect(valid({ ...all, subagents: { helper: { description: 'helps', ...all } } })).toMatchObject({
+      ...all,
+      subagents: { helper: all },
+    });
+    expect(valid({ temperature: 0 }).temperature).toBe(0);
+    const unset = valid({});
+    for (const key of Object.keys(all)) expect(unset).not.toHaveProperty(key);
+  });
+
+  it.each([
+    [{ temperature: 3 }, 'Invalid agent config: temperature: Too big: expected number to be <=2'],
+    [{ temperature: -0.5 }, 'Invalid agent config: temperature: Too small: expected number to be >=0'],
+    [
+      { toolChoice: 'sometimes' },
+      'Invalid agent config: toolChoice: Invalid option: expected one of "auto"|"required"|"none"',
+    ],
+    [{ maxTokens: 0 }, 'Invalid agent config: maxTokens: Too small: expected number to be >=1'],
+    [{ maxTokens: 1.5 }, 'Invalid agent config: maxTokens: Invalid input: expected int, received number'],
+    [
+      { reasoningEffort: 'extreme' },
+      'Invalid agent config: reasoningEffort: Invalid option: expected one of "minimal"|"low"|"medium"|"high"',
+    ],
+    [
+      { parallelToolCalls: 'no' },
+      'Invalid agent config: parallelToolCalls: Invalid input: expected boolean, received string',
+    ],
+    [
+      { subagents: { helper: { description: 'helps', temperature: 3 } } },
+      'Invalid agent config: subagents.helper.temperature: Too big: expected number to be <=2',
+    ],
+  ])('refuses %j with one clear line', (input, expected) => {
+    expect(invalid(input)).toBe(expected);
+  });
+
+  it('refuses tool settings in text mode, which sends no tools, rather than ignoring them', () => {
+    expect(invalid({ toolCalling: 'text', toolChoice: 'required' })).toBe(
+      "Invalid agent config: toolChoice: needs toolCalling 'native' (text mode offers the model no tools to choose from)",
+    );
+    expect(
+      invalid({ toolCalling: 'text', subagents: { helper: { description: 'helps', parallelToolCalls: false } } }),
+    ).toBe(
+      "Invalid agent config: subagents.helper.parallelToolCalls: needs toolCalling 'native' (text mode takes one action per reply)",
+    );
+    // The settings any request can carry are fine in text mode.
+    expect(valid({ toolCalling: 'text', temperature: 1, maxTokens: 50, reasoningEffort: 'high' }).temperature).toBe(1);
+  });
+});

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { validateAgentConfig, type AgentConfigInput } from '../../src/shared/config';
 import { createRunState } from '../../src/workflow/run-state';
-import { allowance, learnPromptRatio, loopCallAllowance, MIN_COMPLETION_TOKENS } from '../../src/workflow/token-budget';
+import {
+  allowance,
+  completionCap,
+  learnPromptRatio,
+  loopCallAllowance,
+  MIN_COMPLETION_TOKENS,
+} from '../../src/workflow/token-budget';
 
 function state(config: AgentConfigInput, used = 0, rules: 1 | 2 = 2) {
   const validation = validateAgentConfig(config);
@@ -48,5 +54,15 @@ describe('token budget allowance', () => {
     expect(run.promptTokenRatio).toBeCloseTo(300 / 107, 5); // the JSON of the request is 428 characters, ~107 tokens
     learnPromptRatio(run, request, 10);
     expect(run.promptTokenRatio).toBe(1);
+  });
+});
+
+describe('completion cap of a thinking call', () => {
+  it("is the smaller of the config's maxTokens and the budget's allowance, either of which may be unset", () => {
+    expect(completionCap(undefined, undefined)).toBeUndefined();
+    expect(completionCap(300, undefined)).toBe(300);
+    expect(completionCap(undefined, 800)).toBe(800);
+    expect(completionCap(300, 800)).toBe(300);
+    expect(completionCap(900, 800)).toBe(800);
   });
 });

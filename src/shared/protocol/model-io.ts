@@ -1,3 +1,4 @@
+import type { ModelSettings } from '../model-settings';
 import type { TokenUsage } from '../types';
 
 /** How the model is asked for actions: the provider's tool calling, or tagged text for models without it. */
@@ -40,10 +41,15 @@ export interface CallModelInput {
   subagents?: Record<string, string>;
   /** JSON Schema the final answer must match (from outputSchema or a signature). */
   outputSchema?: Record<string, unknown>;
-  /** Most completion tokens the reply may use (sent as `max_tokens`): what the run's token budget leaves. */
+  /**
+   * Most completion tokens the reply may use (sent as `max_tokens`): the config's `maxTokens` or what the run's token
+   * budget leaves, whichever is smaller.
+   */
   maxTokens?: number;
   /** Stream the completion and signal its text to the workflow as it arrives (config `stream`), for this iteration. */
   stream?: { iteration: number };
+  /** The config's model settings; absent when it sets none (recorded histories hold inputs without it). */
+  settings?: ModelSettings;
 }
 
 /** A parsed tool call: args are present when the arguments text was valid JSON. */

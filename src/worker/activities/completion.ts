@@ -10,7 +10,12 @@ export interface CompletionDependencies {
   defaultModel: string;
 }
 
-/** One tool-less chat completion, with the same cancellation and error classification as every model call. */
+/**
+ * One tool-less chat completion, with the same cancellation and error classification as every model call. It gets
+ * none of the config's model settings (temperature, maxTokens, reasoningEffort, …): those tune how the agent thinks,
+ * while a summary or a verdict should stay faithful and cheap whatever the agent explores with. The only cap is the
+ * token budget's.
+ */
 export async function completeText(
   deps: CompletionDependencies,
   model: string | undefined,

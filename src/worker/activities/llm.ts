@@ -21,6 +21,7 @@ import {
   type ChatMessage,
   type ModelReply,
 } from '../../shared/protocol';
+import type { ModelSettings } from '../../shared/model-settings';
 
 /** How text mode has always described the clarification action (kept: text-mode prompts are what models learned). */
 const CLARIFICATION_TEXT_DESCRIPTION =
@@ -85,6 +86,28 @@ function withSystemSuffix(messages: ChatCompletionMessageParam[], suffix: string
   return [{ role: 'system', content: `${typeof first.content === 'string' ? first.content : ''}${suffix}` }, ...rest];
 }
 
+/**
+ * The request fields every call may carry, each only when set, so endpoints that do not know a field never see it.
+ * max_tokens rather than max_completion_tokens: nearly every OpenAI-compatible server knows it.
+ */
+function samplingParams(input: CallModelInput): Partial<ChatCompletionCreateParamsNonStreaming> {
+  const { temperature, reasoningEffort } = input.settings ?? {};
+  return {
+    ...(temperature !== undefined ? { temperature } : {}),
+    ...(reasoningEffort !== undefined ? { reasoning_effort: reasoningEffort } : {}),
+    ...(input.maxTokens !== undefined ? { max_tokens: input.maxTokens } : {}),
+  };
+}
+
+/** The fields that steer tool calls: sent only with tools, since OpenAI refuses both in a request without any. */
+function toolParams(settings: ModelSettings | undefined): Partial<ChatCompletionCreateParamsNonStreaming> {
+  const { toolChoice, parallelToolCalls } = settings ?? {};
+  return {
+    ...(toolChoice !== undefined ? { tool_choice: toolChoice } : {}),
+    ...(parallelToolCalls !== undefined ? { parallel_tool_calls: parallelToolCalls } : {}),
+  };
+}
+
 /** Builds the chat-completions request: native mode offers tools, text mode teaches the protocol in the prompt. */
 export function buildModelRequest(
   input: CallModelInput,
@@ -97,8 +120,7 @@ export function buildModelRequest(
   const messages = withSystemSuffix(input.messages.map(toProviderMessage), shape);
   const subagents = input.subagents && Object.keys(input.subagents).length > 0 ? input.subagents : undefined;
   const actionsOffered = input.tools.length > 0 || input.allowClarification === true || subagents !== undefined;
-  // max_tokens rather than max_completion_tokens: nearly every OpenAI-compatible server knows it.
-  const cap = input.maxTokens !== undefined ? { max_tokens: input.maxTokens } : {};
+  const sampling = samplingParams(input);
   if (input.mode === 'native') {
     const builtins = [
       providerTool(FINAL_ANSWER_TOOL, FINAL_ANSWER_DESCRIPTION, finalAnswerParameters(input.outputSchema)),
@@ -110,7 +132,7 @@ export function buildModelRequest(
         : []),
     ];
     const offered = actionsOffered ? [...tools.map(toProviderTool), ...builtins] : undefined;
-    return { model, messages, ...(offered ? { tools: offered } : {}), ...cap };
+    return { model, messages, ...(offered ? { tools: offered, ...toolParams(input.settings) } : {}), ...sampling };
   }
   const entries = [
     renderToolCatalog(tools),
@@ -133,7 +155,7 @@ export function buildModelRequest(
     model,
     messages: withSystemSuffix(messages, `\n\n${protocol}`),
     stop: [`\n${input.tags.observation}`],
-    ...cap,
+    ...sampling,
   };
 }
 

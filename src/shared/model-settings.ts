@@ -1,0 +1,91 @@
+import { z } from 'zod';
+
+/** `toolChoice` values: the Chat Completions API's own, so they mean what its documentation says. */
+export const TOOL_CHOICES = ['auto', 'required', 'none'] as const;
+/** `reasoningEffort` values every reasoning model of the API accepts. */
+export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
+/** Largest `maxTokens` a config may ask for: above any model's output limit, so only nonsense is refused. */
+export const MAX_COMPLETION_TOKENS = 1_000_000;
+
+/**
+ * The model settings, as config fields: a run's, and each subagent's own. Every field is optional and, when unset,
+ * left out of the request, so endpoints that do not know a setting never see it.
+ */
+export const modelSettingsFields = {
+  temperature: z
+    .number()
+    .min(0)
+    .max(2)
+    .optional()
+    .describe("sampling temperature of every thinking call (`temperature`); unset leaves the endpoint's default"),
+  maxTokens: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_COMPLETION_TOKENS)
+    .optional()
+    .describe(
+      'most completion tokens one thinking call may use (`max_tokens`); with a `tokenBudget`, the smaller of this and what the budget leaves',
+    ),
+  toolChoice: z
+    .enum(TOOL_CHOICES)
+    .optional()
+    .describe(
+      '`tool_choice` of calls that offer tools, native mode only: `required` makes every reply a call (the answer comes through the built-in `final_answer` tool); `none` allows no call at all, built-ins included, so the first reply is the answer',
+    ),
+  reasoningEffort: z
+    .enum(REASONING_EFFORTS)
+    .optional()
+    .describe('how long a reasoning model thinks before each thinking reply (`reasoning_effort`)'),
+  parallelToolCalls: z
+    .boolean()
+    .optional()
+    .describe(
+      '`parallel_tool_calls` of calls that offer tools, native mode only: `false` asks for at most one tool call per reply',
+    ),
+};
+
+/** The model settings as a config holds them. */
+export type ModelSettingsConfig = z.infer<z.ZodObject<typeof modelSettingsFields>>;
+
+/**
+ * The settings a thinking call sends as they are. `maxTokens` is not among them: the workflow combines it with the
+ * token budget into `CallModelInput.maxTokens`.
+ */
+export type ModelSettings = Omit<ModelSettingsConfig, 'maxTokens'>;
+
+/** The settings a config sets, for `CallModelInput.settings`; undefined when it sets none. */
+export function modelSettingsOf(config: ModelSettingsConfig): ModelSettings | undefined {
+  const { temperature, toolChoice, reasoningEffort, parallelToolCalls } = config;
+  const all: ModelSettings = { temperature, toolChoice, reasoningEffort, parallelToolCalls };
+  const set = Object.entries(all).filter(([, value]) => value !== undefined);
+  return set.length > 0 ? Object.fromEntries(set) : undefined;
+}
+
+/** Settings that only native tool calling can send, and why text mode cannot. */
+const NATIVE_ONLY = {
+  toolChoice: 'text mode offers the model no tools to choose from',
+  parallelToolCalls: 'text mode takes one action per reply',
+} as const;
+
+/**
+ * Settings a config asks for that its tool-calling mode cannot send, one message each (subagents included: they
+ * inherit the run's mode). Refused rather than ignored, so a run never silently behaves otherwise than configured.
+ */
+export function modelSettingsProblems(
+  config: ModelSettingsConfig & { toolCalling: string; subagents: Record<string, ModelSettingsConfig> },
+): string[] {
+  if (config.toolCalling === 'native') return [];
+  const scopes: Array<[string, ModelSettingsConfig]> = [
+    ['', config],
+    ...Object.entries(config.subagents).map(([name, sub]): [string, ModelSettingsConfig] => [
+      `subagents.${name}.`,
+      sub,
+    ]),
+  ];
+  return scopes.flatMap(([prefix, settings]) =>
+    (Object.keys(NATIVE_ONLY) as Array<keyof typeof NATIVE_ONLY>)
+      .filter((key) => settings[key] !== undefined)
+      .map((key) => `${prefix}${key}: needs toolCalling 'native' (${NATIVE_ONLY[key]})`),
+  );
+}
