@@ -289,6 +289,11 @@ export function validateAgentConfig(input: unknown): ConfigValidation {
   const parsed = agentConfigSchema.safeParse(input ?? {});
   // Checked after the fields, which zod checks one by one: whether a setting can be sent depends on `toolCalling`.
   const problems = parsed.success ? modelSettingsProblems(parsed.data) : [formatZodIssues(parsed.error.issues)];
+  // A local call runs inside the workflow task: its own delta signals would make the server refuse that task's
+  // completion, and the calls it made would be made (and paid for) again.
+  if (parsed.success && parsed.data.stream && parsed.data.modelCalls === 'local') {
+    problems.push("stream: needs modelCalls 'activity' (a local model call cannot signal its own workflow task)");
+  }
   if (parsed.success && problems.length === 0) return { ok: true, config: parsed.data };
   return { ok: false, message: `Invalid agent config: ${problems.join('; ')}` };
 }

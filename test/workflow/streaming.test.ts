@@ -41,6 +41,14 @@ describe('token deltas (stream: true)', () => {
     expect((await run.result()).finalAnswer).toBe('The total is 505.');
   });
 
+  it('refuses stream with local model calls at start, in one line', async () => {
+    await expect(
+      harness.start([{ answer: 'Never asked.' }], 'q', { stream: true, modelCalls: 'local' }),
+    ).rejects.toThrow(
+      "Invalid agent config: stream: needs modelCalls 'activity' (a local model call cannot signal its own workflow task)",
+    );
+  });
+
   it('a call cut off mid-stream is retried: a reset marks where the new attempt starts, nothing is duplicated', async () => {
     const run = await harness.start(
       [
