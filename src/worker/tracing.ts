@@ -12,8 +12,8 @@ export interface Tracing {
 
 /**
  * OpenTelemetry tracing through Temporal's interceptors, exported by OTLP/HTTP to `endpoint` (`…/v1/traces`): one
- * trace per run, with a span for the workflow run, a StartActivity child for each activity it schedules, and a
- * RunActivity span for each execution under its StartActivity.
+ * trace per run, with a span for the workflow run, a StartActivity child for each activity it schedules, a
+ * RunActivity span for each execution under its StartActivity, and a `chat <model>` span for each model call.
  * The workflow bundle must include the interceptors' workflow modules, so a worker with tracing bundles at start.
  */
 export function createTracing(endpoint: string, serviceName = 'durable-react-agent-worker'): Tracing {
@@ -28,7 +28,7 @@ export function createTracing(endpoint: string, serviceName = 'durable-react-age
   provider.addSpanProcessor(spanProcessor);
   // The W3C propagator reads the workflow's trace context from the activity headers; the context manager makes it the
   // parent of the RunActivity span (without one, `context.with` does nothing and each activity starts a new trace)
-  // and makes that span the parent of spans started inside the activity.
+  // and makes that span the parent of the model-call spans started inside the activity.
   provider.register({ contextManager: new AsyncLocalStorageContextManager() });
   const plugin = new OpenTelemetryPlugin({
     resource,

@@ -17,6 +17,10 @@ interface OtlpSpan {
   attributes?: Array<{ key: string; value: Record<string, unknown> }>;
 }
 
+/** OTLP's enum values, as the JSON encoding writes them. */
+const SPAN_KIND_CLIENT = 3;
+const STATUS_CODE_ERROR = 2;
+
 /** A loopback OTLP/HTTP receiver that keeps every span posted to /v1/traces. */
 async function startCollector(): Promise<{ server: Server; endpoint: string; spans: () => OtlpSpan[] }> {
   const bodies: string[] = [];
@@ -40,6 +44,14 @@ async function startCollector(): Promise<{ server: Server; endpoint: string; spa
   return { server, endpoint: `http://127.0.0.1:${port}`, spans };
 }
 
+/** The value of a span attribute, whatever its OTLP type (int64 may arrive as a string). */
+function attribute(span: OtlpSpan, key: string): unknown {
+  const value = span.attributes?.find((entry) => entry.key === key)?.value;
+  if (value === undefined) return undefined;
+  if ('intValue' in value) return Number(value.intValue);
+  return Object.values(value)[0];
+}
+
 let model: ScriptedModelServer;
 
 beforeAll(async () => {
@@ -52,7 +64,7 @@ afterAll(async () => {
 
 describe('the worker process with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
   it(
-    'exports one trace per run by OTLP/HTTP: the workflow, the activities it scheduled, and their executions',
+    'exports one trace per run: workflow, activities and model calls with their token counts, by OTLP/HTTP',
     { timeout: 90_000 },
     async () => {
       const collector = await startCollector();
@@ -105,6 +117,36 @@ describe('the worker process with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
           const parent = byId.get(span.parentSpanId ?? '');
           expect(parent?.name).toBe(span.name.replace('RunActivity:', 'StartActivity:'));
         }
+
+        // Every model call is a GenAI client span under its activity, with the usage the endpoint reported.
+        const calls = spans.filter((span) => span.name === 'chat traced-run');
+        for (const span of calls) {
+          expect(span.traceId).toBe(traceId);
+          expect(['RunActivity:callModel', 'RunActivity:critique']).toContain(byId.get(span.parentSpanId ?? '')?.name);
+          expect(span.kind).toBe(SPAN_KIND_CLIENT);
+          expect(attribute(span, 'gen_ai.system')).toBe('openai');
+          expect(attribute(span, 'gen_ai.operation.name')).toBe('chat');
+          expect(attribute(span, 'gen_ai.request.model')).toBe('traced-run');
+        }
+        const usage = (span: OtlpSpan) => [
+          byId.get(span.parentSpanId ?? '')?.name,
+          attribute(span, 'gen_ai.usage.input_tokens'),
+          attribute(span, 'gen_ai.usage.output_tokens'),
+        ];
+        const succeeded = calls.filter((span) => span.status?.code !== STATUS_CODE_ERROR);
+        expect(succeeded.map(usage)).toEqual(
+          expect.arrayContaining([
+            ['RunActivity:callModel', 111, 22],
+            ['RunActivity:callModel', 133, 4],
+            ['RunActivity:critique', 77, 9],
+          ]),
+        );
+        expect(succeeded).toHaveLength(3);
+        // The call the endpoint refused is an error span, typed as the activity's failure is.
+        const failed = calls.filter((span) => span.status?.code === STATUS_CODE_ERROR);
+        expect(failed).toHaveLength(1);
+        expect(attribute(failed[0]!, 'error.type')).toBeTypeOf('string');
+        expect(attribute(failed[0]!, 'gen_ai.usage.input_tokens')).toBeUndefined();
       } finally {
         collector.server.close();
       }

@@ -1,8 +1,6 @@
 import type OpenAI from 'openai';
 import type { TokenUsage } from '../../shared/types';
-import { withHeartbeats } from './heartbeat';
-import { classifyModelError } from './model-errors';
-import { readUsage } from './usage';
+import { createChatCompletion } from './chat-completion';
 
 /** What the auxiliary model activities (summaries, critic) need. */
 export interface CompletionDependencies {
@@ -10,22 +8,18 @@ export interface CompletionDependencies {
   defaultModel: string;
 }
 
-/** One tool-less chat completion, with the same cancellation and error classification as every model call. */
+/** One tool-less chat completion, with the same cancellation, error classification and span as every model call. */
 export async function completeText(
   deps: CompletionDependencies,
   model: string | undefined,
   messages: Array<{ role: 'system' | 'user'; content: string }>,
   maxTokens?: number,
 ): Promise<{ text: string; usage: TokenUsage }> {
-  const chosen = model ?? deps.defaultModel;
-  const completion = await withHeartbeats(async (signal) => {
-    try {
-      const cap = maxTokens !== undefined ? { max_tokens: maxTokens } : {};
-      return await deps.openai.chat.completions.create({ model: chosen, messages, ...cap }, { signal });
-    } catch (error) {
-      throw classifyModelError(error, { baseURL: deps.openai.baseURL, apiKey: deps.openai.apiKey, model: chosen });
-    }
+  const cap = maxTokens !== undefined ? { max_tokens: maxTokens } : {};
+  const { completion, usage } = await createChatCompletion(deps.openai, {
+    model: model ?? deps.defaultModel,
+    messages,
+    ...cap,
   });
-  const text = (completion.choices[0]?.message?.content ?? '').trim();
-  return { text, usage: readUsage(completion, JSON.stringify(messages).length, text.length) };
+  return { text: (completion.choices[0]?.message?.content ?? '').trim(), usage };
 }
