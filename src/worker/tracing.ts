@@ -2,6 +2,7 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OpenTelemetryPlugin } from '@temporalio/interceptors-opentelemetry';
+import { AsyncLocalStorageContextManager } from './tracing-context';
 
 /** What a worker needs for tracing: the plugin to register, and a flush-and-stop for shutdown. */
 export interface Tracing {
@@ -10,10 +11,10 @@ export interface Tracing {
 }
 
 /**
- * OpenTelemetry tracing through Temporal's interceptors, exported by OTLP/HTTP to `endpoint` (`…/v1/traces`):
- * a span for each workflow run with its StartActivity children, and a RunActivity span for each activity execution.
- * Known gap: the RunActivity spans are not yet parented to the workflow's trace (the trace context the workflow
- * writes into activity headers does not arrive); see the README.
+ * OpenTelemetry tracing through Temporal's interceptors, exported by OTLP/HTTP to `endpoint` (`…/v1/traces`): one
+ * trace per run, with a span for the workflow run, a StartActivity child for each activity it schedules, a
+ * RunActivity span for each execution under its StartActivity, and a `chat <model>` span for each model call.
+ * The workflow bundle must include the interceptors' workflow modules, so a worker with tracing bundles at start.
  */
 export function createTracing(endpoint: string, serviceName = 'durable-react-agent-worker'): Tracing {
   const resource = new Resource({ 'service.name': serviceName });
@@ -25,8 +26,10 @@ export function createTracing(endpoint: string, serviceName = 'durable-react-age
   );
   const provider = new BasicTracerProvider({ resource });
   provider.addSpanProcessor(spanProcessor);
-  // Registers the W3C trace-context propagator too, which the activity side uses to read its parent from headers.
-  provider.register();
+  // The W3C propagator reads the workflow's trace context from the activity headers; the context manager makes it the
+  // parent of the RunActivity span (without one, `context.with` does nothing and each activity starts a new trace)
+  // and makes that span the parent of the model-call spans started inside the activity.
+  provider.register({ contextManager: new AsyncLocalStorageContextManager() });
   const plugin = new OpenTelemetryPlugin({
     resource,
     spanProcessor,

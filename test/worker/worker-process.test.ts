@@ -1,7 +1,6 @@
 import { spawn } from 'node:child_process';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
-import { createServer as createHttpServer } from 'node:http';
 import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client';
@@ -177,69 +176,6 @@ describe('the worker process', () => {
         expect(customAttributes?.AgentPendingTools).toBeDefined();
       } finally {
         await server.stop();
-      }
-    },
-  );
-
-  it(
-    'with OTEL_EXPORTER_OTLP_ENDPOINT, exports spans for the run and its activities by OTLP/HTTP',
-    { timeout: 90_000 },
-    async () => {
-      const bodies: string[] = [];
-      const collector = createHttpServer((request, response) => {
-        let body = '';
-        request.on('data', (chunk: Buffer) => (body += chunk.toString()));
-        request.on('end', () => {
-          if (request.url === '/v1/traces') bodies.push(body);
-          response.writeHead(200, { 'content-type': 'application/json' }).end('{}');
-        });
-      });
-      await new Promise<void>((resolve) => collector.listen(0, '127.0.0.1', resolve));
-      const { port } = collector.address() as { port: number };
-      try {
-        const taskQueue = `traced-${randomUUID()}`;
-        const worker = await startWorker(taskQueue, { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${port}` });
-        model.script('traced-run', [
-          {
-            thought: 'Exact arithmetic needs the calculator tool.',
-            toolCalls: [{ name: 'calculator', args: { expression: '5+5' } }],
-          },
-          { answer: '10' },
-        ]);
-        const agents = await AgentClient.connect({ address: inject('temporalAddress'), taskQueue });
-        const run = await agents.start('q', { model: 'traced-run' });
-        await run.result();
-        await agents.close();
-        worker.child.kill('SIGTERM'); // shutdown flushes the batched spans
-        expect(await worker.exited).toBe(0);
-        const spans = bodies.flatMap((body) => {
-          const parsed = JSON.parse(body) as {
-            resourceSpans?: Array<{ scopeSpans?: Array<{ spans?: Array<{ name: string; traceId: string }> }> }>;
-          };
-          return (parsed.resourceSpans ?? []).flatMap((resource) =>
-            (resource.scopeSpans ?? []).flatMap((scope) => scope.spans ?? []),
-          );
-        });
-        const names = spans.map((span) => span.name);
-        expect(names).toContain('RunWorkflow:reactAgentWorkflow');
-        expect(names).toContain('RunActivity:callModel');
-        expect(names).toContain('RunActivity:runTool');
-        // The workflow's span parents the activities it scheduled. (Known gap: the RunActivity spans on the worker are
-        // not yet linked into that trace; see README, Operating workers.)
-        const workflowSpan = spans.find((span) => span.name === 'RunWorkflow:reactAgentWorkflow') as
-          { spanId?: string; traceId: string } | undefined;
-        const scheduled = spans.filter((span) => span.name.startsWith('StartActivity:')) as Array<{
-          parentSpanId?: string;
-          traceId: string;
-        }>;
-        expect(scheduled.length).toBeGreaterThanOrEqual(3);
-        expect(
-          scheduled.every(
-            (span) => span.parentSpanId === workflowSpan?.spanId && span.traceId === workflowSpan?.traceId,
-          ),
-        ).toBe(true);
-      } finally {
-        collector.close();
       }
     },
   );

@@ -1,8 +1,6 @@
 import type OpenAI from 'openai';
 import type { TokenUsage } from '../../shared/types';
-import { withHeartbeats } from './heartbeat';
-import { classifyModelError } from './model-errors';
-import { readUsage } from './usage';
+import { createChatCompletion } from './chat-completion';
 
 /** What the auxiliary model activities (summaries, critic) need. */
 export interface CompletionDependencies {
@@ -11,7 +9,7 @@ export interface CompletionDependencies {
 }
 
 /**
- * One tool-less chat completion, with the same cancellation and error classification as every model call. It gets
+ * One tool-less chat completion, with the same cancellation, error classification and span as every model call. It gets
  * none of the config's model settings (temperature, maxTokens, reasoningEffort, …): those tune how the agent thinks,
  * while a summary or a verdict should stay faithful and cheap whatever the agent explores with. The only cap is the
  * token budget's.
@@ -22,15 +20,11 @@ export async function completeText(
   messages: Array<{ role: 'system' | 'user'; content: string }>,
   maxTokens?: number,
 ): Promise<{ text: string; usage: TokenUsage }> {
-  const chosen = model ?? deps.defaultModel;
-  const completion = await withHeartbeats(async (signal) => {
-    try {
-      const cap = maxTokens !== undefined ? { max_tokens: maxTokens } : {};
-      return await deps.openai.chat.completions.create({ model: chosen, messages, ...cap }, { signal });
-    } catch (error) {
-      throw classifyModelError(error, { baseURL: deps.openai.baseURL, apiKey: deps.openai.apiKey, model: chosen });
-    }
+  const cap = maxTokens !== undefined ? { max_tokens: maxTokens } : {};
+  const { completion, usage } = await createChatCompletion(deps.openai, {
+    model: model ?? deps.defaultModel,
+    messages,
+    ...cap,
   });
-  const text = (completion.choices[0]?.message?.content ?? '').trim();
-  return { text, usage: readUsage(completion, JSON.stringify(messages).length, text.length) };
+  return { text: (completion.choices[0]?.message?.content ?? '').trim(), usage };
 }

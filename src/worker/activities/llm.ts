@@ -29,10 +29,7 @@ const CLARIFICATION_TEXT_DESCRIPTION =
 import { toolParametersSchema, renderToolCatalog } from '../tools/catalog';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
-import { withHeartbeats } from './heartbeat';
-import { classifyModelError } from './model-errors';
-import { deltaSender, streamCompletion } from './streaming';
-import { readUsage } from './usage';
+import { createChatCompletion } from './chat-completion';
 
 /** What the model activity needs from the worker process. */
 export interface ModelDependencies {
@@ -184,17 +181,7 @@ export function createCallModel(deps: ModelDependencies): (input: CallModelInput
     const model = input.model ?? deps.defaultModel;
     const { tools } = deps.registry.resolve(input.tools);
     const request = buildModelRequest(input, model, tools);
-    const completion = await withHeartbeats(async (signal) => {
-      const deltas = input.stream ? deltaSender(input.stream.iteration) : undefined;
-      try {
-        if (!deltas) return await deps.openai.chat.completions.create(request, { signal });
-        return await streamCompletion(deps.openai, request, signal, (text) => deltas.push(text));
-      } catch (error) {
-        throw classifyModelError(error, { baseURL: deps.openai.baseURL, apiKey: deps.openai.apiKey, model });
-      } finally {
-        await deltas?.close();
-      }
-    });
+    const { completion, usage } = await createChatCompletion(deps.openai, request, input.stream);
     const message = completion.choices[0]?.message;
     const content = message?.content ?? '';
     const toolCalls = (message?.tool_calls ?? []).flatMap((call) =>
@@ -202,8 +189,6 @@ export function createCallModel(deps: ModelDependencies): (input: CallModelInput
         ? [{ id: call.id, name: call.function.name, argumentsText: call.function.arguments }]
         : [],
     );
-    const promptChars = JSON.stringify(request.messages).length;
-    const usage = readUsage(completion, promptChars, content.length);
     const size =
       content.length + toolCalls.reduce((sum, call) => sum + call.name.length + call.argumentsText.length, 0);
     if (size > MAX_REPLY_CHARS) return oversized(size, content, usage);
