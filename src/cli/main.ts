@@ -62,6 +62,12 @@ Exit codes: 0 run finished (any termination reason), 2 invalid input, 1 other er
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
+/** Resolves at Ctrl-C (or SIGTERM): the long-running commands stop then. */
+const waitForInterrupt = () =>
+  new Promise<void>((resolve) => {
+    process.once('SIGINT', resolve);
+    process.once('SIGTERM', resolve);
+  });
 
 async function codecServerCommand(argv: string[]): Promise<number> {
   const { values } = parseArgs({
@@ -89,10 +95,7 @@ async function codecServerCommand(argv: string[]): Promise<number> {
   });
   say(`Codec server on ${url} for ${values.origin}${token ? ' (bearer token required)' : ''}`);
   say(`Start the UI with --ui-codec-endpoint ${url}, or set it in the UI's Data Encoder settings. Ctrl-C stops it.`);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await waitForInterrupt();
   return 0;
 }
 
@@ -123,12 +126,6 @@ async function eventsServerCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-const waitForInterrupt = () =>
-  new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
-
 async function serverCommand(): Promise<number> {
   const env = readEnv();
   const server = await startDevServer({
@@ -144,10 +141,7 @@ async function serverCommand(): Promise<number> {
   // The server process belongs to the SDK's native runtime, which holds no Node handle: without this timer Node would
   // see an empty event loop and exit at once, taking the server with it.
   const keepAlive = setInterval(() => undefined, 60_000);
-  await new Promise<void>((resolve) => {
-    process.once('SIGINT', resolve);
-    process.once('SIGTERM', resolve);
-  });
+  await waitForInterrupt();
   clearInterval(keepAlive);
   await server.stop();
   return 0;
