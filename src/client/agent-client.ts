@@ -22,6 +22,7 @@ import { AGENT_SEARCH_ATTRIBUTES, AgentStatusKey } from '../shared/search-attrib
 import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
 import { AgentRunError, InvalidConfigError, SearchAttributesMissingError } from './errors';
 import { followEvents, type EventsGap, type EventsOptions } from './events';
+import { followWithChildren, type ChildEvent } from './child-events';
 import { askInConversation, sendMessage, type TurnAnswer } from './conversation';
 import type { AgentEvent } from '../shared/events';
 
@@ -243,6 +244,14 @@ export class AgentClient {
   /** The scratchpad text of a run. */
   getScratchpad(workflowId: string): Promise<string> {
     return this.handle(workflowId).getScratchpad();
+  }
+
+  /**
+   * A run's events with those of the subagents it starts interleaved, each tagged with the child's workflow ID (see
+   * {@link followWithChildren}).
+   */
+  eventsWithChildren(workflowId: string, options?: EventsOptions): AsyncGenerator<AgentEvent | EventsGap | ChildEvent> {
+    return followWithChildren(this.client, workflowId, options);
   }
 
   /** A run's event stream (see {@link AgentRunHandle.events}). */

@@ -10,5 +10,6 @@ export {
 export type { TurnAnswer } from './conversation';
 export type { PendingItem } from './decisions';
 export { followEvents, type EventsGap, type EventsOptions } from './events';
+export { followWithChildren, type ChildEvent } from './child-events';
 export { startEventServer, type EventServer, type EventServerOptions } from './event-server';
 export { DEFAULT_OPENAI_MODEL, hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from './env';

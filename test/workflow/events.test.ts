@@ -116,4 +116,54 @@ describe('event streams', () => {
     await run.result();
     await expect(collect(run.events({ after: -1 }))).rejects.toThrow(/`after` must be a whole number >= 0/);
   });
+
+  it("a subagent's events are reachable from the parent's stream, tagged with the child", async () => {
+    const RESEARCHER = 'You are the researcher subagent.';
+    let parentCalls = 0;
+    let childCalls = 0;
+    const run = await harness.start(
+      (request) => {
+        if (String(request.messages[0]?.content).startsWith(RESEARCHER)) {
+          return childCalls++ === 0
+            ? {
+                thought: 'Squaring needs exact arithmetic, so the calculator.',
+                toolCalls: [{ name: 'calculator', args: { expression: '12^2' } }],
+              }
+            : { answer: '12 squared is 144.' };
+        }
+        return parentCalls++ === 0
+          ? {
+              thought: 'The researcher can look this up while I keep the overview.',
+              toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'What is 12 squared?' } }],
+            }
+          : { answer: 'The researcher found 144.' };
+      },
+      'q',
+      { subagents: { researcher: { description: 'looks facts up', systemPrompt: RESEARCHER } } },
+    );
+    const seen = await collect(harness.agents.eventsWithChildren(run.workflowId));
+    const started = seen.find((event) => event.type === 'subagent_started');
+    expect(started).toMatchObject({ agent: 'researcher', callId: 'c1-1' });
+    const childId = started && 'childWorkflowId' in started ? started.childWorkflowId : '';
+    const ofChild = seen.filter((event) => 'child' in event && event.child === childId);
+    expect(types(ofChild)).toEqual([
+      'run_started',
+      'thought',
+      'tool_call_requested',
+      'tool_started',
+      'tool_finished',
+      'final_answer',
+      'terminated',
+    ]);
+    expect(seqs(ofChild)).toEqual([1, 2, 3, 4, 5, 6, 7]);
+    // Parent events keep their own numbering, untouched by the child's.
+    const ofParent = seen.filter((event) => !('child' in event));
+    expect(seqs(ofParent)).toEqual(Array.from({ length: ofParent.length }, (_, index) => index + 1));
+    // Interleaved as they arrive: the child's come after the parent's event that started it. (Arrival order, not
+    // causal order: the parent's later events may arrive before the child's last; `at` orders them in time.)
+    expect(seen.indexOf(ofChild[0]!)).toBeGreaterThan(seen.indexOf(started!));
+    const childEnd = ofChild.at(-1) as AgentEvent;
+    const parentEnd = seen.find((event) => event.type === 'terminated' && !('child' in event)) as AgentEvent;
+    expect(Date.parse(childEnd.at)).toBeLessThanOrEqual(Date.parse(parentEnd.at));
+  });
 });
