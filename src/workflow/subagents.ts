@@ -28,6 +28,8 @@ function childConfig(state: RunState, agent: string, remainingTokens: number | u
   return {
     ...parent,
     subagents: {}, // one level: a subagent does not delegate further
+    // A subagent answers its one task: as a conversation it would sit out the idle timeout before its parent went on.
+    conversationIdleTimeout: undefined,
     systemPrompt: sub?.systemPrompt ?? parent.systemPrompt,
     tools,
     requireConfirmation: ofChild(parent.requireConfirmation),

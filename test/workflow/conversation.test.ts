@@ -125,4 +125,30 @@ describe('conversations', () => {
     const last = harness.model.requests(run.modelName).at(-1)!;
     expect(last.messages.map((message) => message.content)).toContain('Remember the number 7.');
   });
+
+  it('a subagent of a conversation answers its task and returns at once, without waiting for messages', async () => {
+    const RESEARCHER = 'You are the researcher subagent.';
+    let parentCalls = 0;
+    const run = await harness.start(
+      (request) => {
+        if (String(request.messages[0]?.content).startsWith(RESEARCHER)) return { answer: '144.' };
+        return parentCalls++ === 0
+          ? {
+              thought: 'The researcher can look this up while I keep the overview.',
+              toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'What is 12 squared?' } }],
+            }
+          : { answer: 'The researcher found 144.' };
+      },
+      'q',
+      {
+        conversationIdleTimeout: '1h',
+        subagents: { researcher: { description: 'looks facts up', systemPrompt: RESEARCHER } },
+      },
+    );
+    // The first turn ends while the conversation stays open: had the child become a conversation, this would hang.
+    for await (const event of run.events()) if (event.type === 'turn_ended') break;
+    const trace = await run.getTrace();
+    expect(trace.turns?.[0]).toMatchObject({ finalAnswer: 'The researcher found 144.', terminationReason: 'success' });
+    await run.cancel();
+  });
 });
