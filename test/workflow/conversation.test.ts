@@ -5,6 +5,7 @@ import { describe, expect, inject, it } from 'vitest';
 import { MessageRefusedError } from '../../src/client/errors';
 import type { RecordedRequest, ScriptedResponder } from '../../src/testing/scripted-model';
 import { lastMessageOf } from '../../src/testing/scripted-turn';
+import { delegatingScript, researcherSubagents } from '../support/delegation';
 import { useHarness } from '../support/harness';
 
 const harness = useHarness();
@@ -127,24 +128,10 @@ describe('conversations', () => {
   });
 
   it('a subagent of a conversation answers its task and returns at once, without waiting for messages', async () => {
-    const RESEARCHER = 'You are the researcher subagent.';
-    let parentCalls = 0;
-    const run = await harness.start(
-      (request) => {
-        if (String(request.messages[0]?.content).startsWith(RESEARCHER)) return { answer: '144.' };
-        return parentCalls++ === 0
-          ? {
-              thought: 'The researcher can look this up while I keep the overview.',
-              toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'What is 12 squared?' } }],
-            }
-          : { answer: 'The researcher found 144.' };
-      },
-      'q',
-      {
-        conversationIdleTimeout: '1h',
-        subagents: { researcher: { description: 'looks facts up', systemPrompt: RESEARCHER } },
-      },
-    );
+    const run = await harness.start(delegatingScript([{ answer: '144.' }]), 'q', {
+      conversationIdleTimeout: '1h',
+      subagents: researcherSubagents,
+    });
     // The first turn ends while the conversation stays open: had the child become a conversation, this would hang.
     for await (const event of run.events()) if (event.type === 'turn_ended') break;
     const trace = await run.getTrace();

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { EventsGap } from '../../src/client/events';
 import type { AgentEvent } from '../../src/shared/events';
 import type { ScriptedTurn } from '../../src/testing/scripted-model';
+import { delegatingScript, researcherSubagents } from '../support/delegation';
 import { useHarness } from '../support/harness';
 
 const harness = useHarness();
@@ -118,28 +119,16 @@ describe('event streams', () => {
   });
 
   it("a subagent's events are reachable from the parent's stream, tagged with the child", async () => {
-    const RESEARCHER = 'You are the researcher subagent.';
-    let parentCalls = 0;
-    let childCalls = 0;
     const run = await harness.start(
-      (request) => {
-        if (String(request.messages[0]?.content).startsWith(RESEARCHER)) {
-          return childCalls++ === 0
-            ? {
-                thought: 'Squaring needs exact arithmetic, so the calculator.',
-                toolCalls: [{ name: 'calculator', args: { expression: '12^2' } }],
-              }
-            : { answer: '12 squared is 144.' };
-        }
-        return parentCalls++ === 0
-          ? {
-              thought: 'The researcher can look this up while I keep the overview.',
-              toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'What is 12 squared?' } }],
-            }
-          : { answer: 'The researcher found 144.' };
-      },
+      delegatingScript([
+        {
+          thought: 'Squaring needs exact arithmetic, so the calculator.',
+          toolCalls: [{ name: 'calculator', args: { expression: '12^2' } }],
+        },
+        { answer: '12 squared is 144.' },
+      ]),
       'q',
-      { subagents: { researcher: { description: 'looks facts up', systemPrompt: RESEARCHER } } },
+      { subagents: researcherSubagents },
     );
     const seen = await collect(harness.agents.eventsWithChildren(run.workflowId));
     const started = seen.find((event) => event.type === 'subagent_started');
