@@ -1,7 +1,10 @@
 import { readFileSync } from 'node:fs';
+import { userInfo } from 'node:os';
 import { parseArgs } from 'node:util';
 import type { AgentConfigInput } from '../shared/config';
 import { DurableAgentError } from '../shared/errors';
+import type { Channel } from '../shared/identity';
+import { readEnv, splitList } from '../client/env';
 
 /** A command-line mistake: exit code 2 with a one-line message. */
 export class UsageError extends DurableAgentError {
@@ -20,6 +23,27 @@ export interface RunOptions {
   interactive: boolean;
   /** --task-queue: join this queue instead of one of the run's own. */
   taskQueue: string | undefined;
+}
+
+/**
+ * Who the CLI's decisions say they come from: --as, else AGENT_IDENTITY, else the OS user; roles from --roles, else
+ * AGENT_ROLES. Recorded in the run's history with the channel `cli`.
+ */
+export function cliIdentity(
+  as: string | undefined,
+  roles: string | undefined,
+): { identity: string; roles: string[]; channel: Channel } {
+  const env = readEnv();
+  const identity = as?.trim() || env.identity || osUser();
+  return { identity, roles: roles !== undefined ? splitList(roles) : env.roles, channel: 'cli' };
+}
+
+function osUser(): string {
+  try {
+    return userInfo().username;
+  } catch {
+    return 'unknown-user'; // no passwd entry for this uid (some containers)
+  }
 }
 
 function integer(name: string, value: string | undefined): number | undefined {

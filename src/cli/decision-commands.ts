@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
 import { describeCall } from '../shared/observation';
-import { UsageError } from './args';
+import { cliIdentity, UsageError } from './args';
 import { formatStep } from './trace-printer';
 import { formatEvent } from './event-printer';
 
@@ -38,6 +38,8 @@ function parse(argv: string[]) {
         'args-hash': { type: 'string' },
         after: { type: 'string', default: '0' },
         wait: { type: 'boolean', default: true },
+        as: { type: 'string' },
+        roles: { type: 'string' },
       },
     });
   } catch (error) {
@@ -71,7 +73,10 @@ export async function decisionCommand(
   const { values, positionals } = parse(argv);
   const [workflowId, second] = positionals;
   // --address wins over TEMPORAL_ADDRESS: `run` prints it when its server is not the default one.
-  const agents = await AgentClient.connect(values.address ? { address: values.address } : {});
+  const agents = await AgentClient.connect({
+    ...(values.address ? { address: values.address } : {}),
+    ...cliIdentity(values.as, values.roles),
+  });
   try {
     if (command === 'pending') {
       const items = await agents.listPending();

@@ -10,7 +10,7 @@ import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../client/env';
 import { startScriptedModel } from '../testing/scripted-model';
 import { createAgentWorker, createOpenAIClient, prebuiltWorkflowBundle } from '../worker/index';
-import { parseRunArgs, UsageError } from './args';
+import { cliIdentity, parseRunArgs, UsageError } from './args';
 import { watchPending } from './pending-watcher';
 import { createRunDecisions } from './run-decisions';
 import { printEvents } from './event-printer';
@@ -115,7 +115,7 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
       namespace: env.temporalNamespace,
       dataConverter: dataConverterFromEnv(env),
     });
-    const agents = new AgentClient({ client, taskQueue });
+    const agents = new AgentClient({ client, taskQueue, ...cliIdentity(undefined, undefined) });
     const run = await agents.start(query, config);
     say(`Run ${run.workflowId} started on task queue "${agents.taskQueue}"`);
     if (server.uiUrl) say(`  ${server.uiUrl}/namespaces/${env.temporalNamespace}/workflows/${run.workflowId}`);

@@ -1,12 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
-import { ApplicationFailure } from '@temporalio/common';
-import { listPending, listPendingInRun, resolveCallId, sendAnswer, sendDecision, type PendingItem } from './decisions';
-import { z } from 'zod';
+import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import {
+  listPending,
+  listPendingInRun,
+  resolveCallId,
+  sendAnswer,
+  sendDecision,
+  type PendingItem,
+  type Sender,
+} from './decisions';
+import type { z } from 'zod';
 import { dataConverterFromEnv } from '../worker/codec';
 import { readEnv } from './env';
-import { parseSignature, renderInputs } from '../shared/signature';
-import { formatZodIssues } from '../shared/validation';
 import { stitchTrace } from './run-chain';
 import { startMetadata } from './run-metadata';
 import type { AppliedDecision, Decision, PendingDecisions } from '../shared/approvals';
@@ -18,31 +23,17 @@ import {
   getStatusQuery,
   getTraceQuery,
 } from '../shared/messages';
-import { AGENT_SEARCH_ATTRIBUTES, AgentStatusKey } from '../shared/search-attributes';
+import { AgentStatusKey } from '../shared/search-attributes';
 import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
-import { AgentRunError, InvalidConfigError, SearchAttributesMissingError } from './errors';
+import { AgentRunError, InvalidConfigError } from './errors';
+import { explainMissingSearchAttributes, queryText, toJsonSchema, toRunError, type AgentQuery } from './start-input';
+
+export type { AgentQuery } from './start-input';
 import { followEvents, type EventsGap, type EventsOptions } from './events';
 import { followWithChildren, type ChildEvent } from './child-events';
 import { askInConversation, sendMessage, type TurnAnswer } from './conversation';
 import type { AgentEvent } from '../shared/events';
-
-function toJsonSchema(schema: z.ZodType): Record<string, unknown> {
-  const json = z.toJSONSchema(schema, { io: 'output' }) as Record<string, unknown>;
-  delete json.$schema;
-  return json;
-}
-
-function explainMissingSearchAttributes(error: unknown): unknown {
-  const message = error instanceof Error ? error.message : '';
-  if (!/search attribute/i.test(message) || !message.includes(AgentStatusKey.name)) return error;
-  const commands = AGENT_SEARCH_ATTRIBUTES.map(
-    ({ name, type }) =>
-      `temporal operator search-attribute create --name ${name} --type ${type === 'keyword' ? 'Keyword' : 'KeywordList'}`,
-  ).join(' && ');
-  return new SearchAttributesMissingError(
-    `The Temporal cluster has no ${AgentStatusKey.name} search attribute. Register them (${commands}) or create the AgentClient with searchAttributes: false`,
-  );
-}
+import type { Channel } from '../shared/identity';
 
 /** A started (or looked-up) run. */
 export interface AgentRunHandle {
@@ -80,43 +71,16 @@ export interface StartOptions {
   inputSchema?: z.ZodType;
 }
 
-/** A run's question as text, or as named inputs for the config's signature (`"context, question -> answer"`). */
-export type AgentQuery = string | Record<string, unknown>;
-
-function queryText(query: AgentQuery, config: AgentConfig, inputSchema?: z.ZodType): string {
-  if (typeof query === 'string') {
-    if (query.trim() === '') throw new InvalidConfigError('The query must be a non-empty string');
-    return query;
-  }
-  if (inputSchema) {
-    const parsed = inputSchema.safeParse(query);
-    if (!parsed.success) throw new InvalidConfigError(`Invalid inputs: ${formatZodIssues(parsed.error.issues)}`);
-    if (!config.signature) {
-      return Object.entries(parsed.data as Record<string, unknown>)
-        .map(([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
-        .join('\n');
-    }
-  }
-  const signature = config.signature ? parseSignature(config.signature) : undefined;
-  if (!signature || typeof signature === 'string') {
-    throw new InvalidConfigError(
-      'A query given as named inputs needs a signature in the config or an inputSchema, e.g. "context, question -> answer"',
-    );
-  }
-  const rendered = renderInputs(signature, query);
-  if (typeof rendered !== 'string')
-    throw new InvalidConfigError(`Missing signature inputs: ${rendered.missing.join(', ')}`);
-  return rendered;
-}
-
-function toRunError(error: unknown, workflowId: string): unknown {
-  if (!(error instanceof WorkflowFailedError)) return error;
-  const cause = error.cause;
-  if (cause instanceof ApplicationFailure) {
-    const trace = cause.details?.[0] as ReActTrace | undefined;
-    return new AgentRunError(cause.message, workflowId, cause.type ?? undefined, trace);
-  }
-  return new AgentRunError(cause?.message ?? error.message, workflowId, undefined, undefined);
+/** Options of the {@link AgentClient} constructor. */
+export interface AgentClientOptions {
+  client: Client;
+  taskQueue?: string;
+  ownsConnection?: boolean;
+  searchAttributes?: boolean;
+  /** Who decides through this client (see the constructor). */
+  identity?: string;
+  roles?: string[];
+  channel?: Channel;
 }
 
 /** The typed API services and the CLI use to start runs and read their traces. */
@@ -124,19 +88,29 @@ export class AgentClient {
   /** The underlying Temporal client, for anything this API does not cover. */
   readonly client: Client;
   readonly taskQueue: string;
+  /** Who this client's decisions and answers say they come from (recorded in the run's history and trace). */
+  readonly sender: Sender;
   private readonly ownsConnection: boolean;
   private readonly searchAttributes: boolean;
 
   /**
    * Wraps an existing Temporal client; `ownsConnection` makes {@link close} close its connection. Runs are started
    * with the AgentStatus search attribute unless `searchAttributes` is false (a cluster without them registered;
-   * listPending then finds nothing).
+   * listPending then finds nothing). Decisions carry `identity` (else AGENT_IDENTITY, else the Temporal client's own
+   * identity, `pid@host`), `roles` (else AGENT_ROLES) and `channel` (default `client`).
    */
-  constructor(options: { client: Client; taskQueue?: string; ownsConnection?: boolean; searchAttributes?: boolean }) {
+  constructor(options: AgentClientOptions) {
+    const env = readEnv();
     this.client = options.client;
-    this.taskQueue = options.taskQueue ?? readEnv().taskQueue;
+    this.taskQueue = options.taskQueue ?? env.taskQueue;
     this.ownsConnection = options.ownsConnection ?? false;
     this.searchAttributes = options.searchAttributes ?? true;
+    const roles = options.roles ?? env.roles;
+    this.sender = {
+      identity: options.identity ?? env.identity ?? options.client.options.identity,
+      channel: options.channel ?? 'client',
+      ...(roles.length > 0 ? { roles } : {}),
+    };
   }
 
   /** Closes the connection this client opened in {@link connect}; a no-op for a wrapped client. */
@@ -146,7 +120,7 @@ export class AgentClient {
 
   /** Connects to TEMPORAL_ADDRESS (or the given address) and namespace. */
   static async connect(
-    options: { address?: string; namespace?: string; taskQueue?: string } = {},
+    options: { address?: string; namespace?: string } & Omit<AgentClientOptions, 'client' | 'ownsConnection'> = {},
   ): Promise<AgentClient> {
     const env = readEnv();
     const connection = await Connection.connect({
@@ -157,7 +131,14 @@ export class AgentClient {
       namespace: options.namespace ?? env.temporalNamespace,
       dataConverter: dataConverterFromEnv(env),
     });
-    return new AgentClient({ client, taskQueue: options.taskQueue ?? env.taskQueue, ownsConnection: true });
+    return new AgentClient({
+      client,
+      taskQueue: options.taskQueue ?? env.taskQueue,
+      ownsConnection: true,
+      ...(options.identity !== undefined ? { identity: options.identity } : {}),
+      ...(options.roles !== undefined ? { roles: options.roles } : {}),
+      ...(options.channel !== undefined ? { channel: options.channel } : {}),
+    });
   }
 
   /** Validates a config without starting anything; throws InvalidConfigError listing every bad field. */
@@ -292,7 +273,7 @@ export class AgentClient {
   /** Sends any decision; `callId` may be left out when exactly one call is pending. */
   async decide(workflowId: string, callId: string | undefined, decision: DecisionBody): Promise<AppliedDecision> {
     const handle = this.client.workflow.getHandle(workflowId);
-    return sendDecision(handle, { ...decision, callId: await resolveCallId(handle, callId) });
+    return sendDecision(handle, { ...decision, callId: await resolveCallId(handle, callId) }, this.sender);
   }
 
   /** Runs the call as proposed; `always` also approves every later call of the same tool in this run. */
@@ -321,7 +302,7 @@ export class AgentClient {
 
   /** Answers the run's clarification question. */
   answer(workflowId: string, text: string, callId?: string): Promise<string> {
-    return sendAnswer(this.client.workflow.getHandle(workflowId), text, callId);
+    return sendAnswer(this.client.workflow.getHandle(workflowId), text, callId, this.sender);
   }
 }
 

@@ -9,6 +9,7 @@ import type {
 } from '../shared/approvals';
 import { answerUpdate, decideUpdate, getPendingQuery } from '../shared/messages';
 import { AgentStatusKey } from '../shared/search-attributes';
+import type { Channel } from '../shared/identity';
 import { DecisionRefusedError } from './errors';
 
 // Defined with the other client errors; re-exported where the decision functions that throw it live.
@@ -76,19 +77,45 @@ function refused(error: unknown): unknown {
   return new DecisionRefusedError(error.cause.message, reason);
 }
 
+/** Who sends decisions and answers, and how; merged into each payload so history records it. */
+export interface Sender {
+  identity: string;
+  roles?: string[];
+  channel: Channel;
+}
+
+function senderFields(sender: Sender | undefined): Partial<Sender> {
+  if (!sender) return {};
+  return {
+    identity: sender.identity,
+    channel: sender.channel,
+    ...(sender.roles && sender.roles.length > 0 ? { roles: sender.roles } : {}),
+  };
+}
+
 /** Sends a decision by update and returns what it did; a refused decision throws DecisionRefusedError. */
-export async function sendDecision(handle: WorkflowHandle, decision: Decision): Promise<AppliedDecision> {
+export async function sendDecision(
+  handle: WorkflowHandle,
+  decision: Decision,
+  sender?: Sender,
+): Promise<AppliedDecision> {
   try {
-    return await handle.executeUpdate(decideUpdate, { args: [decision] });
+    return await handle.executeUpdate(decideUpdate, { args: [{ ...senderFields(sender), ...decision }] });
   } catch (error) {
     throw refused(error);
   }
 }
 
 /** Answers the run's pending question by update; returns the question that was answered. */
-export async function sendAnswer(handle: WorkflowHandle, answer: string, callId?: string): Promise<string> {
+export async function sendAnswer(
+  handle: WorkflowHandle,
+  answer: string,
+  callId?: string,
+  sender?: Sender,
+): Promise<string> {
   try {
-    return await handle.executeUpdate(answerUpdate, { args: [{ answer, ...(callId ? { callId } : {}) }] });
+    const payload = { ...senderFields(sender), answer, ...(callId ? { callId } : {}) };
+    return await handle.executeUpdate(answerUpdate, { args: [payload] });
   } catch (error) {
     throw refused(error);
   }

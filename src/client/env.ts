@@ -20,11 +20,23 @@ export interface RuntimeEnv {
   temporalCliPath: string | undefined;
   /** `id:base64key[,…]`: payloads (and failure messages) are encrypted with the first key; all keys decrypt. */
   payloadEncryptionKeys: string | undefined;
+  /** AGENT_IDENTITY: who the client and CLI say decided (the CLI falls back to the OS user name). */
+  identity: string | undefined;
+  /** AGENT_ROLES: comma-separated roles sent with decisions, for `approvers: ['role:<name>']`. */
+  roles: string[];
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
   const trimmed = value?.trim();
   return trimmed === undefined || trimmed === '' ? undefined : trimmed;
+}
+
+/** "a, b,,c" → ['a', 'b', 'c']. */
+export function splitList(value: string | undefined): string[] {
+  return (value ?? '')
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
 }
 
 /** Reads OPENAI_* and TEMPORAL_* variables; empty values count as unset. */
@@ -39,6 +51,8 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): RuntimeEnv {
     explicitTaskQueue: nonEmpty(env.TEMPORAL_TASK_QUEUE),
     temporalCliPath: nonEmpty(env.TEMPORAL_CLI_PATH),
     payloadEncryptionKeys: nonEmpty(env.PAYLOAD_ENCRYPTION_KEYS),
+    identity: nonEmpty(env.AGENT_IDENTITY),
+    roles: splitList(env.AGENT_ROLES),
   };
 }
 

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { deciderFields, type Decider } from './identity';
 
 /**
  * A declarative rule over a call's arguments deciding whether a person must confirm it. JSON, so the workflow can
@@ -25,6 +26,10 @@ export interface PendingCall {
   question: string;
   requestedAt: string;
   deadline: string;
+  /** Who may decide it (`approvers` of the tool and the run): identities or `role:<name>`; absent when anyone may. */
+  approvers?: string[];
+  /** JSON Schema of the tool's arguments, for an editor to check an edit before sending it (absent from older workers). */
+  parameters?: Record<string, unknown>;
 }
 
 /** A question the model asked the user, waiting for an answer. */
@@ -50,7 +55,7 @@ export interface PendingDecisions {
   delegations?: RunningDelegation[];
 }
 
-const base = { callId: z.string().min(1), argsHash: z.string().min(1).optional() };
+const base = { callId: z.string().min(1), argsHash: z.string().min(1).optional(), ...deciderFields };
 
 /** A person's decision about one pending call, as sent by update or signal (and pasted into the Temporal UI). */
 export const decisionSchema = z.discriminatedUnion('decision', [
@@ -74,10 +79,16 @@ export type DecisionKind = Decision['decision'];
 export interface DecisionOutcome {
   kind: DecisionKind | 'timeout';
   always?: true;
+  /** Who decided (absent for timeouts, and in runs recorded before decisions carried it). */
+  by?: Decider;
 }
 
 /** An answer to the model's clarification question; `callId` is optional because a run asks one at a time. */
-export const answerSchema = z.strictObject({ answer: z.string().trim().min(1), callId: z.string().min(1).optional() });
+export const answerSchema = z.strictObject({
+  answer: z.string().trim().min(1),
+  callId: z.string().min(1).optional(),
+  ...deciderFields,
+});
 
 /** An answer to a clarification question. */
 export type Answer = z.infer<typeof answerSchema>;
@@ -93,7 +104,8 @@ export type RefusalReason =
   | 'stale_args'
   | 'invalid_edit'
   | 'ambiguous_call'
-  | 'no_question';
+  | 'no_question'
+  | 'not_allowed';
 
 /** What a decision did, returned to the sender of the update. */
 export interface AppliedDecision {
@@ -104,4 +116,6 @@ export interface AppliedDecision {
   always: boolean;
   /** The arguments the tool will run with (edited ones for `edit`), or null when it will not run. */
   args: unknown;
+  /** Who decided, as the run recorded it. */
+  by?: Decider;
 }

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { DEFAULT_SYSTEM_PROMPT, DEFAULT_THOUGHT_PROMPT } from './default-prompts';
-import { parseDuration } from './duration';
+import { duration, positiveInt, subagentSchema } from './config-fields';
 import { compileJsonSchema } from './json-schema';
 import { modelSettingsFields, modelSettingsProblems } from './model-settings';
 import { parseSignature } from './signature';
@@ -8,6 +8,7 @@ import { stopConditionSchema } from './stop-conditions';
 import { formatZodIssues } from './validation';
 
 export type { StopCondition } from './stop-conditions';
+export { MAX_DURATION_MS, type SubagentConfig } from './config-fields';
 
 /** Default cap on model calls per run. */
 export const DEFAULT_MAX_ITERATIONS = 10;
@@ -34,35 +35,6 @@ export const DEFAULT_APPROVAL_TIMEOUT = '24h';
 
 export { DEFAULT_SYSTEM_PROMPT, DEFAULT_THOUGHT_PROMPT } from './default-prompts';
 
-const positiveInt = (max: number) => z.number().int().min(1).max(max);
-
-/**
- * A named helper agent the main agent can delegate a task to; it runs as a child workflow. Its model settings, like
- * its model, default to the run's.
- */
-const subagentSchema = z.strictObject({
-  ...modelSettingsFields,
-  description: z.string().min(1),
-  systemPrompt: z.string().optional(),
-  tools: z.array(z.string().min(1)).max(500).optional(),
-  maxIterations: positiveInt(100_000).optional(),
-  model: z.string().min(1).optional(),
-  timeoutSeconds: z
-    .number()
-    .positive()
-    .max(365 * 24 * 3600)
-    .optional(),
-});
-
-/** A subagent's definition. */
-export type SubagentConfig = z.infer<typeof subagentSchema>;
-/** Longest wait a config may ask for: a year, well inside what Temporal's timers accept. */
-export const MAX_DURATION_MS = 365 * 24 * 3600 * 1000;
-const duration = z
-  .union([z.number(), z.string()])
-  .refine((value) => parseDuration(value) !== null, 'expected seconds (a number) or a duration like "30m", "24h", "7d"')
-  // A timer the server refuses would fail the run's workflow task at the first wait, over and over.
-  .refine((value) => (parseDuration(value) ?? 0) <= MAX_DURATION_MS, 'at most a year (365d)');
 const phrases = z.array(z.string().min(1)).max(100);
 
 /** The one schema for a run's configuration. Unknown fields are refused so typos surface before a run starts. */
@@ -206,6 +178,18 @@ export const agentConfigSchema = z.strictObject({
     .enum(['reject', 'end'])
     .default('reject')
     .describe('on timeout: tell the model no decision arrived, or end the run with reason `timeout`'),
+  approvers: z
+    .record(z.string().min(1), z.array(z.string().trim().min(1)).min(1).max(100))
+    .default({})
+    .describe(
+      "who may decide a tool's calls: identities, or `role:<name>`; anyone else (and anyone anonymous) is refused by the update, except to reject",
+    ),
+  onBudget: z
+    .enum(['stop', 'ask'])
+    .default('stop')
+    .describe(
+      '`ask`: at `maxIterations`, `tokenBudget` or `timeoutSeconds` the run waits (up to `approvalTimeout`) for a person to raise the limit or stop it, instead of stopping; no decision in time stops it as before',
+    ),
   conversationIdleTimeout: duration
     .optional()
     .describe(

@@ -1,4 +1,5 @@
 import type { DecisionOutcome } from './approvals';
+import type { Decider } from './identity';
 import type { TerminationReason } from './types';
 
 /**
@@ -25,7 +26,7 @@ export type AgentEventBody =
   | { type: 'tool_started'; callId: string; tool: string }
   | { type: 'tool_finished'; callId: string; tool: string; isError: boolean; observation: string }
   | { type: 'clarification_asked'; callId: string; question: string }
-  | { type: 'clarification_answered'; callId: string; answer: string }
+  | { type: 'clarification_answered'; callId: string; answer: string; by?: Decider }
   /** A delegated task runs as a child workflow: its own stream is `events()` of `childWorkflowId`. */
   | { type: 'subagent_started'; callId: string; agent: string; childWorkflowId: string }
   | { type: 'summary'; text: string }

@@ -9,6 +9,8 @@ export interface ToolInfo {
   timeout: string;
   retry: { maximumAttempts: number; initialInterval: string; backoffCoefficient: number };
   confirm: ConfirmationPolicy;
+  /** JSON Schema of the arguments, shown to a person editing a pending call (absent from older workers). */
+  parameters?: Record<string, unknown>;
   /** Run as a local activity. Absent in histories recorded before the option existed, which ran every tool remotely. */
   local?: boolean;
 }

@@ -1,6 +1,7 @@
 import type { DecisionOutcome } from './approvals';
 import type { AgentConfigInput } from './config';
 import type { CarriedEvents } from './events';
+import type { Decider } from './identity';
 
 /** Tokens reported by the model for one call, or summed over a run. */
 export interface TokenUsage {
@@ -39,6 +40,8 @@ export interface ReActStep {
   childWorkflowId?: string;
   /** How a call that needed confirmation was settled: by a person's decision, or `timeout`. */
   decision?: DecisionOutcome;
+  /** Who answered a clarification question (absent when it timed out, and in runs recorded before it was kept). */
+  answeredBy?: Decider;
   /**
    * True on a step whose structured data was dropped and whose observation may be cut (it then says where: the run's
    * archive, trace or window) to keep a payload under Temporal's 2 MB limit: the archive of an earlier run (see

@@ -11,6 +11,7 @@ import {
   type RefusalReason,
   type RunningDelegation,
 } from '../shared/approvals';
+import { deciderOf, isApprover, type Decider } from '../shared/identity';
 import { formatZodIssues } from '../shared/validation';
 
 /** How a pending call was settled: run it (with these arguments), or give the model this observation instead. */
@@ -40,7 +41,7 @@ export class ApprovalBook {
   readonly closed = new Set<string>();
   /** Tools approved with `always: true` for the rest of the run. */
   readonly alwaysApproved: string[] = [];
-  question: { pending: PendingQuestion; answer?: string } | null = null;
+  question: { pending: PendingQuestion; answer?: string; by?: Decider } | null = null;
   /** Subagents running now, by child workflow ID, so a client can look for calls pending in them too. */
   readonly delegations = new Map<string, RunningDelegation>();
 
@@ -64,8 +65,11 @@ export class ApprovalBook {
     return { approvals, question, delegations: [...this.delegations.values()] };
   }
 
-  /** Validates a decision payload against what is pending. */
-  checkDecision(payload: unknown): Checked<{ decision: Decision; entry: PendingEntry }> {
+  /** Validates a decision payload against what is pending and who may decide it. */
+  checkDecision(
+    payload: unknown,
+    via: 'update' | 'signal' = 'update',
+  ): Checked<{ decision: Decision; entry: PendingEntry; by: Decider }> {
     const parsed = decisionSchema.safeParse(payload);
     if (!parsed.success)
       return {
@@ -90,60 +94,66 @@ export class ApprovalBook {
         message: `argsHash ${decision.argsHash} does not match call ${decision.callId} (${entry.call.argsHash}): the decision is about other arguments`,
       };
     }
-    return { ok: true, value: { decision, entry } };
+    const by = deciderOf(decision, via);
+    const approvers = entry.call.approvers;
+    // Declining is always allowed: it can only keep a call from running.
+    if (approvers && decision.decision !== 'reject' && !isApprover(approvers, by)) {
+      const who = by.identity === null ? 'an anonymous sender' : `"${by.identity}"`;
+      return {
+        ok: false,
+        reason: 'not_allowed',
+        message: `${who} may not ${decision.decision} call ${decision.callId} (${entry.call.tool}); approvers: ${approvers.join(', ')}`,
+      };
+    }
+    return { ok: true, value: { decision, entry, by } };
   }
 
   /** Settles a checked decision. `always` also approves the other pending calls of the same tool. */
-  apply(decision: Decision, entry: PendingEntry): AppliedDecision {
+  apply(decision: Decision, entry: PendingEntry, by: Decider): AppliedDecision {
     const { call } = entry;
+    const applied = { callId: call.callId, tool: call.tool, by };
     switch (decision.decision) {
       case 'approve':
         entry.resolution = {
           outcome: 'run',
           args: call.args,
-          decision: decision.always ? ALWAYS : { kind: 'approve' },
+          decision: decision.always ? { ...ALWAYS, by } : { kind: 'approve', by },
         };
-        if (decision.always) this.approveAlways(call.tool);
-        return {
-          callId: call.callId,
-          tool: call.tool,
-          decision: 'approve',
-          always: decision.always === true,
-          args: call.args,
-        };
+        if (decision.always) this.approveAlways(call.tool, by);
+        return { ...applied, decision: 'approve', always: decision.always === true, args: call.args };
       case 'edit':
-        entry.resolution = { outcome: 'run', args: decision.args, decision: { kind: 'edit' } };
-        return { callId: call.callId, tool: call.tool, decision: 'edit', always: false, args: decision.args };
+        entry.resolution = { outcome: 'run', args: decision.args, decision: { kind: 'edit', by } };
+        return { ...applied, decision: 'edit', always: false, args: decision.args };
       case 'reject':
         entry.resolution = {
           outcome: 'observe',
           text: `[rejected] A person declined to run ${call.tool}: ${decision.reason}`,
           isError: true,
-          decision: { kind: 'reject' },
+          decision: { kind: 'reject', by },
         };
-        return { callId: call.callId, tool: call.tool, decision: 'reject', always: false, args: null };
+        return { ...applied, decision: 'reject', always: false, args: null };
       case 'respond':
         entry.resolution = {
           outcome: 'observe',
           text: decision.observation,
           isError: false,
-          decision: { kind: 'respond' },
+          decision: { kind: 'respond', by },
         };
-        return { callId: call.callId, tool: call.tool, decision: 'respond', always: false, args: null };
+        return { ...applied, decision: 'respond', always: false, args: null };
     }
   }
 
-  private approveAlways(tool: string): void {
+  private approveAlways(tool: string, by: Decider): void {
     if (!this.alwaysApproved.includes(tool)) this.alwaysApproved.push(tool);
     for (const entry of this.entries.values()) {
       if (entry.call.tool === tool && !entry.resolution) {
-        entry.resolution = { outcome: 'run', args: entry.call.args, decision: ALWAYS };
+        entry.resolution = { outcome: 'run', args: entry.call.args, decision: { ...ALWAYS, by } };
       }
     }
   }
 
   /** Validates an answer payload against the pending question. */
-  checkAnswer(payload: unknown): Checked<Answer> {
+  checkAnswer(payload: unknown, via: 'update' | 'signal' = 'update'): Checked<{ answer: Answer; by: Decider }> {
     const parsed = answerSchema.safeParse(payload);
     if (!parsed.success)
       return {
@@ -161,6 +171,6 @@ export class ApprovalBook {
         message: `Question ${parsed.data.callId} is not the pending one (${pending.pending.callId})`,
       };
     }
-    return { ok: true, value: parsed.data };
+    return { ok: true, value: { answer: parsed.data, by: deciderOf(parsed.data, via) } };
   }
 }

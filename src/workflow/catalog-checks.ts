@@ -50,5 +50,8 @@ export function catalogProblem(config: AgentConfig, catalog: ToolCatalog, rules:
     const unknown = unknownNames(config[field], known);
     if (unknown.length > 0) return `${field} names tools this run does not have: ${unknown.join(', ')}`;
   }
+  // A misspelt tool in `approvers` would let anyone decide the real one's calls.
+  const unknownApproved = unknownNames(Object.keys(config.approvers), known);
+  if (unknownApproved.length > 0) return `approvers names tools this run does not have: ${unknownApproved.join(', ')}`;
   return null;
 }

@@ -12,6 +12,8 @@ import { publishStatus } from './agent-status';
 import { countDecision, countDecisionRequest } from './metrics';
 import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
 import type { TokenUsage } from '../shared/types';
+import type { ToolInfo } from '../shared/tool-protocol';
+import type { Decider } from '../shared/identity';
 
 /** Type of the failure an update sender gets for a refused decision or answer. */
 export const INVALID_DECISION = ErrorType.InvalidDecision;
@@ -27,8 +29,8 @@ function refuse(refusal: { message: string; reason: RefusalReason }): Applicatio
 }
 
 /** Applies a decision; an edit is first re-validated by the tool's own schema (an activity on the worker). */
-async function decide(state: RunState, payload: unknown) {
-  const first = state.approvals.checkDecision(payload);
+async function decide(state: RunState, payload: unknown, via: 'update' | 'signal') {
+  const first = state.approvals.checkDecision(payload, via);
   if (!first.ok) throw refuse(first);
   if (first.value.decision.decision === 'edit') {
     const problem = await validateToolArgs({ tool: first.value.entry.call.tool, args: first.value.decision.args });
@@ -40,16 +42,19 @@ async function decide(state: RunState, payload: unknown) {
     }
   }
   // Another decision may have landed while the edit was being validated.
-  const checked = state.approvals.checkDecision(payload);
+  const checked = state.approvals.checkDecision(payload, via);
   if (!checked.ok) throw refuse(checked);
-  return state.approvals.apply(checked.value.decision, checked.value.entry);
+  return state.approvals.apply(checked.value.decision, checked.value.entry, checked.value.by);
 }
 
-function answer(state: RunState, payload: unknown): string {
-  const checked = state.approvals.checkAnswer(payload);
+function answer(state: RunState, payload: unknown, via: 'update' | 'signal'): string {
+  const checked = state.approvals.checkAnswer(payload, via);
   if (!checked.ok) throw refuse(checked);
   const question = state.approvals.question;
-  if (question) question.answer = checked.value.answer;
+  if (question) {
+    question.answer = checked.value.answer.answer;
+    question.by = checked.value.by;
+  }
   return question?.pending.question ?? '';
 }
 
@@ -57,19 +62,19 @@ function answer(state: RunState, payload: unknown): string {
 export function installHumanHandlers(state: RunState): void {
   const { approvals } = state;
   setHandler(getPendingQuery, () => approvals.snapshot());
-  setHandler(decideUpdate, (payload) => decide(state, payload), {
+  setHandler(decideUpdate, (payload) => decide(state, payload, 'update'), {
     validator: (payload) => {
-      const checked = approvals.checkDecision(payload);
+      const checked = approvals.checkDecision(payload, 'update');
       if (!checked.ok) throw refuse(checked);
     },
   });
   setHandler(decideSignal, async (payload) => {
     // A signal cannot be refused to its sender: a bad one is recorded and changes nothing.
-    await decide(state, payload).catch((error: unknown) => {
+    await decide(state, payload, 'signal').catch((error: unknown) => {
       recordError(state, 'invalid_decision', error instanceof Error ? error.message : String(error));
     });
   });
-  setHandler(answerUpdate, (payload) => answer(state, payload), {
+  setHandler(answerUpdate, (payload) => answer(state, payload, 'update'), {
     validator: (payload) => {
       const checked = approvals.checkAnswer(payload);
       if (!checked.ok) throw refuse(checked);
@@ -77,7 +82,7 @@ export function installHumanHandlers(state: RunState): void {
   });
   setHandler(answerSignal, (payload) => {
     try {
-      answer(state, payload);
+      answer(state, payload, 'signal');
     } catch (error) {
       recordError(state, 'invalid_decision', error instanceof Error ? error.message : String(error));
     }
@@ -96,21 +101,29 @@ function deadlineInfo(state: RunState): { ms: number; requestedAt: string; deadl
 }
 
 /** Waits (durably, up to `approvalTimeout`) for a decision about one call; on timeout applies `onApprovalTimeout`. */
-export async function awaitDecision(state: RunState, callId: string, tool: string, args: unknown): Promise<Resolution> {
+export async function awaitDecision(
+  state: RunState,
+  callId: string,
+  tool: Pick<ToolInfo, 'name' | 'parameters'>,
+  args: unknown,
+): Promise<Resolution> {
   const { ms, requestedAt, deadline, label } = deadlineInfo(state);
+  const approvers = state.config.approvers[tool.name];
   const call: PendingCall = {
     callId,
-    tool,
+    tool: tool.name,
     args,
     argsHash: argsHash(args),
-    question: `Run ${describeCall(tool, args)}?`,
+    question: `Run ${describeCall(tool.name, args)}?`,
     requestedAt,
     deadline,
+    ...(approvers ? { approvers } : {}),
+    ...(tool.parameters ? { parameters: tool.parameters } : {}),
   };
   const entry = state.approvals.open(call);
   publishStatus(state);
   countDecisionRequest();
-  state.events.emit({ type: 'approval_pending', callId, tool, args: argsText(args) });
+  state.events.emit({ type: 'approval_pending', callId, tool: tool.name, args: argsText(args) });
   try {
     if (await condition(() => entry.resolution !== undefined, ms)) {
       const resolution = entry.resolution as Resolution;
@@ -120,11 +133,11 @@ export async function awaitDecision(state: RunState, callId: string, tool: strin
     state.events.emit({ type: 'approval_decided', callId, decision: { kind: 'timeout' } });
     const message = `no decision arrived within ${label}; the call was not run`;
     if (state.config.onApprovalTimeout === 'end') {
-      stopRun(state, 'timeout', `no decision on call ${callId} (${tool}) arrived within ${label}`);
+      stopRun(state, 'timeout', `no decision on call ${callId} (${tool.name}) arrived within ${label}`);
     }
     return {
       outcome: 'observe',
-      text: `[timeout] ${describeCall(tool, args)}: ${message}`,
+      text: `[timeout] ${describeCall(tool.name, args)}: ${message}`,
       isError: true,
       decision: { kind: 'timeout' },
     };
@@ -139,7 +152,7 @@ export async function askUser(
   state: RunState,
   callId: string,
   question: string,
-): Promise<{ text: string; answered: boolean }> {
+): Promise<{ text: string; answered: boolean; by?: Decider }> {
   const { ms, requestedAt, deadline, label } = deadlineInfo(state);
   const asked: NonNullable<RunState['approvals']['question']> = {
     pending: { callId, question, requestedAt, deadline },
@@ -151,8 +164,14 @@ export async function askUser(
   try {
     if (await condition(() => asked.answer !== undefined, ms)) {
       countDecision('answer');
-      state.events.emit({ type: 'clarification_answered', callId, answer: eventText(asked.answer ?? '') });
-      return { text: asked.answer ?? '', answered: true };
+      const by = asked.by;
+      state.events.emit({
+        type: 'clarification_answered',
+        callId,
+        answer: eventText(asked.answer ?? ''),
+        ...(by ? { by } : {}),
+      });
+      return { text: asked.answer ?? '', answered: true, ...(by ? { by } : {}) };
     }
     countDecision('timeout');
     if (state.config.onApprovalTimeout === 'end')
@@ -173,11 +192,12 @@ export async function clarify(
   question: string,
   usage: TokenUsage,
 ): Promise<void> {
-  const { text } = await askUser(state, callId, question);
+  const { text, by } = await askUser(state, callId, question);
   recordStep(state, {
     iteration: state.iterations,
     thought,
     action: { type: 'clarification', question, callId },
+    ...(by ? { answeredBy: by } : {}),
     observation: text,
     timestamp: nowIso(),
     tokenUsage: usage,

@@ -34,6 +34,9 @@ function childConfig(state: RunState, agent: string, remainingTokens: number | u
     tools,
     requireConfirmation: ofChild(parent.requireConfirmation),
     skipConfirmation: ofChild(parent.skipConfirmation),
+    approvers: Object.fromEntries(
+      Object.entries(parent.approvers).filter(([name]) => tools === undefined || tools.includes(name)),
+    ),
     maxIterations: sub?.maxIterations ?? parent.maxIterations,
     model: sub?.model ?? parent.model,
     // Model settings are tuned for a model, so like the model they are inherited unless the subagent sets its own.

@@ -124,7 +124,7 @@ async function settleAdmitted(
     return { observation: await condenseObservation(state, call, await executeInSlot(state, call, tool, slot)) };
   }
   // Each call runs as soon as its own decision arrives: one slow reviewer does not hold up the other calls.
-  const resolution = await awaitDecision(state, call.callId, call.tool, call.args);
+  const resolution = await awaitDecision(state, call.callId, tool, call.args);
   if (resolution.outcome === 'observe') {
     return {
       observation: { text: resolution.text, isError: resolution.isError, truncated: false },

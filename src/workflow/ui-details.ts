@@ -1,4 +1,5 @@
 import { setCurrentDetails } from '@temporalio/workflow';
+import { describeDecider } from '../shared/identity';
 import { describeCall } from '../shared/observation';
 import type { ReActStep } from '../shared/types';
 import { runPhase } from './agent-status';
@@ -13,18 +14,27 @@ function clip(text: string): string {
   return oneLine.length > CLIP ? `${oneLine.slice(0, CLIP)}…` : oneLine;
 }
 
+/** "approve, always, by alice via inbox": what was decided and who decided it. */
+function decisionText(decision: NonNullable<ReActStep['decision']>): string {
+  const by = decision.by ? `, by ${describeDecider(decision.by)}` : '';
+  return `${decision.kind}${decision.always ? ', always' : ''}${by}`;
+}
+
 function stepLines(step: ReActStep): string[] {
   const lines = [`**${step.iteration}. Thought:** ${clip(step.thought || '(none)')}`];
   const action = step.action;
   if (action.type === 'tool_call')
     lines.push(
-      `- Action: \`${clip(describeCall(action.tool, action.args, 120))}\`${step.decision ? ` (${step.decision.kind}${step.decision.always ? ', always' : ''})` : ''}`,
+      `- Action: \`${clip(describeCall(action.tool, action.args, 120))}\`${step.decision ? ` (${decisionText(step.decision)})` : ''}`,
     );
   if (action.type === 'delegate')
     lines.push(
       `- Delegated to **${action.agent}**: ${clip(action.task)}${step.childWorkflowId ? ` (\`${step.childWorkflowId}\`)` : ''}`,
     );
-  if (action.type === 'clarification') lines.push(`- Asked: ${clip(action.question)}`);
+  if (action.type === 'clarification')
+    lines.push(
+      `- Asked: ${clip(action.question)}${step.answeredBy ? ` (answered by ${describeDecider(step.answeredBy)})` : ''}`,
+    );
   if (action.type === 'final_answer')
     lines.push(`- **Final answer${step.forced ? ' (forced)' : ''}:** ${clip(action.answer)}`);
   if (step.observation !== null) lines.push(`- Observation${step.isError ? ' ⚠' : ''}: ${clip(step.observation)}`);

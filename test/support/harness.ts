@@ -20,6 +20,9 @@ import { createTestTools, firstRunIdOf } from './test-tools';
 Runtime.install({ logger: new DefaultLogger('WARN') });
 
 /** A real worker on its own task queue, the scripted model, and an AgentClient, against the suite's dev server. */
+/** The identity the harness's client decides as. */
+export const TEST_REVIEWER = 'test-reviewer';
+
 export interface Harness {
   model: ScriptedModelServer;
   agents: AgentClient;
@@ -78,7 +81,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     current.worker.shutdown();
     await current.running;
   };
-  const agents = new AgentClient({ client, taskQueue });
+  // A named reviewer, so tests can assert who a decision says it came from.
+  const agents = new AgentClient({ client, taskQueue, identity: TEST_REVIEWER });
   return {
     model,
     agents,

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import type { PendingCall } from '../../src/shared/approvals';
+import type { Decider } from '../../src/shared/identity';
 import { ApprovalBook } from '../../src/workflow/approval-book';
+
+const ALICE: Decider = { identity: 'alice', channel: 'inbox' };
 
 const call = (callId: string, tool = 'delete_record', args: unknown = { id: callId }): PendingCall => ({
   callId,
@@ -39,7 +42,7 @@ describe('ApprovalBook', () => {
     expect(book.checkDecision({ callId: 'c1-1', decision: 'approve', argsHash: 'other' })).toMatchObject({ ok: false });
     const checked = book.checkDecision({ callId: 'c1-1', decision: 'approve', argsHash: 'hash-c1-1' });
     expect(checked.ok).toBe(true);
-    book.apply({ callId: 'c1-1', decision: 'approve' }, entry);
+    book.apply({ callId: 'c1-1', decision: 'approve' }, entry, ALICE);
     expect(book.checkDecision({ callId: 'c1-1', decision: 'reject', reason: 'late' })).toEqual({
       ok: false,
       reason: 'already_decided',
@@ -59,27 +62,58 @@ describe('ApprovalBook', () => {
     const first = book.open(call('c1-1'));
     const sibling = book.open(call('c1-2'));
     const other = book.open(call('c1-3', 'transfer', { amount: 5 }));
-    expect(book.apply({ callId: 'c1-1', decision: 'approve', always: true }, first)).toEqual({
+    expect(book.apply({ callId: 'c1-1', decision: 'approve', always: true }, first, ALICE)).toEqual({
       callId: 'c1-1',
       tool: 'delete_record',
       decision: 'approve',
       always: true,
       args: { id: 'c1-1' },
+      by: ALICE,
     });
+    // The sibling was let through by alice's approve-always: the trace says so.
     expect(sibling.resolution).toEqual({
       outcome: 'run',
       args: { id: 'c1-2' },
-      decision: { kind: 'approve', always: true },
+      decision: { kind: 'approve', always: true, by: ALICE },
     });
     expect(other.resolution).toBeUndefined();
     expect(book.alwaysApproved).toEqual(['delete_record']);
-    book.apply({ callId: 'c1-3', decision: 'respond', observation: 'paid already' }, other);
+    book.apply({ callId: 'c1-3', decision: 'respond', observation: 'paid already' }, other, ALICE);
     expect(other.resolution).toEqual({
       outcome: 'observe',
       text: 'paid already',
       isError: false,
-      decision: { kind: 'respond' },
+      decision: { kind: 'respond', by: ALICE },
     });
+  });
+
+  it("records who decides, and refuses deciders the tool's approvers do not name (anyone may reject)", () => {
+    const book = new ApprovalBook();
+    book.open({ ...call('c1-1', 'transfer'), approvers: ['ops-oncall', 'role:finance'] });
+    const payload = { callId: 'c1-1', decision: 'approve' };
+    expect(book.checkDecision(payload)).toEqual({
+      ok: false,
+      reason: 'not_allowed',
+      message: 'an anonymous sender may not approve call c1-1 (transfer); approvers: ops-oncall, role:finance',
+    });
+    expect(book.checkDecision({ ...payload, identity: 'mallory', roles: ['dev'] })).toMatchObject({
+      ok: false,
+      reason: 'not_allowed',
+    });
+    expect(book.checkDecision({ ...payload, identity: 'bob', roles: ['finance'], channel: 'cli' })).toMatchObject({
+      ok: true,
+      value: { by: { identity: 'bob', roles: ['finance'], channel: 'cli' } },
+    });
+    expect(book.checkDecision({ ...payload, identity: 'ops-oncall' })).toMatchObject({
+      ok: true,
+      value: { by: { identity: 'ops-oncall', channel: 'client' } },
+    });
+    // A signal is a signal, whatever channel its payload claims.
+    expect(book.checkDecision({ ...payload, identity: 'ops-oncall', channel: 'inbox' }, 'signal')).toMatchObject({
+      ok: true,
+      value: { by: { identity: 'ops-oncall', channel: 'signal' } },
+    });
+    expect(book.checkDecision({ callId: 'c1-1', decision: 'reject', reason: 'no', identity: 'mallory' }).ok).toBe(true);
   });
 
   it('checks answers against the pending question', () => {
@@ -96,6 +130,12 @@ describe('ApprovalBook', () => {
       reason: 'not_pending',
       message: 'Question c2-1 is not the pending one (c3-1)',
     });
-    expect(book.checkAnswer({ answer: 'this' })).toEqual({ ok: true, value: { answer: 'this' } });
+    expect(book.checkAnswer({ answer: 'this', identity: 'alice', channel: 'inbox' })).toEqual({
+      ok: true,
+      value: {
+        answer: { answer: 'this', identity: 'alice', channel: 'inbox' },
+        by: { identity: 'alice', channel: 'inbox' },
+      },
+    });
   });
 });

@@ -46,6 +46,8 @@ describe('agent config defaults', () => {
       skipConfirmation: [],
       approvalTimeout: '24h',
       onApprovalTimeout: 'reject',
+      approvers: {},
+      onBudget: 'stop',
       allowClarification: true,
       maxStepsPerRun: 100,
       carrySteps: 10,

@@ -4,7 +4,7 @@ import fc from 'fast-check';
 import { decideSignal, decideUpdate } from '../../src/shared/messages';
 import { AgentPendingToolsKey, AgentStatusKey } from '../../src/shared/search-attributes';
 import type { ScriptedTurn } from '../../src/testing/scripted-model';
-import { useHarness, waitForPending } from '../support/harness';
+import { TEST_REVIEWER, useHarness, waitForPending } from '../support/harness';
 import { recordedEffects } from '../support/test-tools';
 
 const harness = useHarness();
@@ -41,9 +41,14 @@ describe('confirmation decisions', () => {
       decision: 'approve',
       always: false,
       args: { id: 'r1' },
+      by: { identity: TEST_REVIEWER, channel: 'client' },
     });
     const result = await run.result();
-    expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'approve' }, observation: 'deleted r1' });
+    // The trace says who let the call run.
+    expect(result.trace.steps[0]).toMatchObject({
+      decision: { kind: 'approve', by: { identity: TEST_REVIEWER, channel: 'client' } },
+      observation: 'deleted r1',
+    });
     expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBe(1);
     const final = (await harness.client.workflow.getHandle(run.workflowId).describe()).typedSearchAttributes;
     expect(final.get(AgentStatusKey)).toBe('Completed');

@@ -3,7 +3,9 @@ import { AgentRunError } from '../../src/client';
 import { ErrorType } from '../../src/shared/errors';
 import { decideSignal } from '../../src/shared/messages';
 import { AgentStatusKey } from '../../src/shared/search-attributes';
-import { useHarness, waitForPending } from '../support/harness';
+import { TEST_REVIEWER, useHarness, waitForPending } from '../support/harness';
+
+const REVIEWER = { identity: TEST_REVIEWER, channel: 'client' };
 import { recordedEffects } from '../support/test-tools';
 
 const harness = useHarness();
@@ -107,7 +109,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     await harness.agents.approve(run.workflowId, undefined, { always: true });
     const result = await run.result();
     expect(result.trace.steps.map((step) => step.observation)).toEqual(['deleted x1', 'deleted x2', null]);
-    expect(result.trace.steps[0]?.decision).toEqual({ kind: 'approve', always: true });
+    expect(result.trace.steps[0]?.decision).toEqual({ kind: 'approve', always: true, by: REVIEWER });
     expect(result.trace.steps[1]?.decision).toBeUndefined(); // never waited
   });
 
@@ -120,7 +122,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     await harness.agents.approve(run.workflowId);
     expect((await run.result()).trace.steps.map((step) => step.decision)).toEqual([
       undefined,
-      { kind: 'approve' },
+      { kind: 'approve', by: REVIEWER },
       undefined,
     ]);
 

@@ -4,6 +4,7 @@ import { errorObservation, successObservation } from '../../shared/observation';
 import type { RunToolInput, ToolCatalog, ToolObservation, ValidateArgsInput } from '../../shared/tool-protocol';
 import { formatZodIssues } from '../../shared/validation';
 import { ToolInputError, type AnyToolDefinition } from '../tools/define-tool';
+import { toolParametersSchema } from '../tools/catalog';
 import type { ToolRegistry } from '../tools/registry';
 import { withHeartbeats } from './heartbeat';
 
@@ -30,6 +31,7 @@ export function createListTools(registry: ToolRegistry): (names?: string[]) => P
         retry: retryPolicyOf(tool),
         confirm: tool.confirm ?? 'never',
         local: tool.local ?? false,
+        parameters: toolParametersSchema(tool),
       })),
     };
   };

@@ -1,0 +1,59 @@
+import { z } from 'zod';
+
+/** How a decision reached the run: the inbox web app, the CLI, the client library, or a raw signal (Temporal UI). */
+export const CHANNELS = ['inbox', 'cli', 'client', 'signal'] as const;
+/** One of {@link CHANNELS}. */
+export type Channel = (typeof CHANNELS)[number];
+
+/**
+ * Who sends a decision, as the sender states it. The run cannot authenticate its callers (Temporal's own
+ * authorization decides who may send updates at all); it records the claim and checks it against `approvers`. The
+ * inbox fills it from an authenticated identity, the CLI and the client from a flag, env var or option.
+ */
+export const deciderFields = {
+  identity: z.string().trim().min(1).max(200).optional(),
+  roles: z.array(z.string().trim().min(1).max(100)).max(50).optional(),
+  channel: z.enum(CHANNELS).optional(),
+};
+
+/** Who decided, as recorded in the trace, the events and the UI details. `identity` is null for anonymous senders. */
+export interface Decider {
+  identity: string | null;
+  channel: Channel;
+  roles?: string[];
+}
+
+/** The identity a sender claims, for the client and CLI to attach to what they send. */
+export interface SenderIdentity {
+  identity: string;
+  roles?: string[];
+}
+
+/**
+ * The decider of a checked payload. A signal's channel is always `signal`, whatever the payload claims: that is how
+ * it arrived. An update without a channel came from some client.
+ */
+export function deciderOf(
+  payload: { identity?: string | undefined; roles?: string[] | undefined; channel?: Channel | undefined },
+  via: 'update' | 'signal',
+): Decider {
+  const channel: Channel = via === 'signal' ? 'signal' : (payload.channel ?? 'client');
+  return {
+    identity: payload.identity ?? null,
+    channel,
+    ...(payload.roles && payload.roles.length > 0 ? { roles: payload.roles } : {}),
+  };
+}
+
+/** Whether a decider satisfies an approvers list: its identity is named, or one of its roles as `role:<name>`. */
+export function isApprover(approvers: readonly string[], decider: Pick<Decider, 'identity' | 'roles'>): boolean {
+  if (decider.identity === null) return false;
+  if (approvers.includes(decider.identity)) return true;
+  return (decider.roles ?? []).some((role) => approvers.includes(`role:${role}`));
+}
+
+/** "alice via inbox", for logs, the UI details and the audit. */
+export function describeDecider(decider: Decider | undefined): string {
+  if (!decider) return 'unknown';
+  return `${decider.identity ?? 'anonymous'} via ${decider.channel}`;
+}
