@@ -6,6 +6,7 @@ import { ErrorType } from '../shared/errors';
 import { UsageError } from './args';
 import { DECISION_COMMANDS, decisionCommand } from './decision-commands';
 import { DEV_SERVER_DB, runCommand } from './run-command';
+import { inboxCommand } from './inbox-command';
 import { DevServerBusyError } from '../dev/db-lock';
 import { startDevServer } from '../dev/dev-server';
 import { parseArgs } from 'node:util';
@@ -38,6 +39,12 @@ Commands:
                             Follow a run's events live until it ends (resume after SEQ)
   events-server [--port 8787] [--host 127.0.0.1] [--origin URL]
                             Serve GET /runs/<workflowId>/events as Server-Sent Events (Last-Event-ID resumes)
+  inbox [--port 8788] [--host 127.0.0.1] [--tokens FILE] [--trusted-header NAME] [--roles-header NAME]
+                            The approval inbox (web): everything waiting for a person, run pages with live traces;
+                            tokens file: {"<token>": {"name": "alice", "roles": ["finance"]}} (or INBOX_TOKENS_FILE)
+  audit   <workflowId> [--json]  Who decided what, when, on which arguments (read from the run's history)
+  (approve/reject/edit/respond/answer take --as NAME and --roles a,b, else AGENT_IDENTITY/AGENT_ROLES, else the OS
+   user: recorded in the run's history as who decided)
   (callId may be left out when exactly one call is pending; approve/reject/edit/respond take --args-hash HASH, from
    pending, to decide only those exact arguments; these commands take --address host:port, else TEMPORAL_ADDRESS,
    else localhost:7233)
@@ -165,6 +172,8 @@ export async function main(argv: string[]): Promise<number> {
         return await codecServerCommand(rest);
       case 'events-server':
         return await eventsServerCommand(rest);
+      case 'inbox':
+        return await inboxCommand(rest, say, waitForInterrupt);
       case undefined:
       case 'help':
       case '--help':

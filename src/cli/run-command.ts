@@ -19,10 +19,10 @@ import { printEvents } from './event-printer';
 export const DEV_SERVER_DB = '.data/temporal.db';
 
 type Say = (line: string) => void;
-type Cleanup = () => Promise<unknown>;
+export type Cleanup = () => Promise<unknown>;
 
 /** Uses TEMPORAL_ADDRESS, else a server on localhost:7233, else starts the embedded dev server. */
-async function connectServer(
+export async function connectServer(
   env: RuntimeEnv,
   say: Say,
   cleanups: Cleanup[],

@@ -29,7 +29,7 @@ function fail(response: ServerResponse, status: number, message: string): void {
 }
 
 /** The cursor: `Last-Event-ID` (what a reconnecting EventSource sends) or `?after=`; 0 from the start. */
-function cursorOf(request: IncomingMessage, url: URL): number | string {
+export function cursorOf(request: IncomingMessage, url: URL): number | string {
   const raw = request.headers['last-event-id'] ?? url.searchParams.get('after') ?? '0';
   const value = Number(Array.isArray(raw) ? raw[0] : raw);
   return Number.isSafeInteger(value) && value >= 0 ? value : `invalid cursor "${String(raw)}": expected a seq >= 0`;
@@ -48,6 +48,20 @@ async function stream(options: EventServerOptions, request: IncomingMessage, res
     if (error instanceof WorkflowNotFoundError) return fail(response, 404, `no run with workflow ID "${workflowId}"`);
     throw error;
   }
+  await streamRunEvents(options.client, workflowId, after, response, options);
+}
+
+/**
+ * Writes a run's events to a response as Server-Sent Events until the run's last event or until the client goes away
+ * (shared by the event server and the inbox). Each event's `id:` is its seq, so `Last-Event-ID` resumes after it.
+ */
+export async function streamRunEvents(
+  client: Client,
+  workflowId: string,
+  after: number,
+  response: ServerResponse,
+  options: { origin?: string | undefined; keepAliveMs?: number | undefined } = {},
+): Promise<void> {
   response.writeHead(200, {
     'content-type': 'text/event-stream',
     'cache-control': 'no-cache',
@@ -58,7 +72,7 @@ async function stream(options: EventServerOptions, request: IncomingMessage, res
   response.on('close', () => controller.abort());
   const keepAlive = setInterval(() => response.write(': keep-alive\n\n'), options.keepAliveMs ?? 15_000);
   try {
-    for await (const event of followEvents(options.client, workflowId, { after, signal: controller.signal })) {
+    for await (const event of followEvents(client, workflowId, { after, signal: controller.signal })) {
       response.write(`id: ${event.seq}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`);
     }
     // Tells an EventSource not to reconnect: the run has ended.

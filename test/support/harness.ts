@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { AgentClient, type AgentRunHandle } from '../../src/client/agent-client';
@@ -48,6 +49,8 @@ export interface HarnessOptions {
   toolsRoot?: string;
   modelTimeoutMs?: number;
   tools?: AnyToolDefinition[];
+  /** Payload codec for the worker and the client (e.g. encryption); the worker then bundles its own workflow code. */
+  dataConverter?: DataConverter;
 }
 
 /** Builds a harness; call `close()` in afterAll. */
@@ -57,7 +60,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const model = await startScriptedModel();
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace });
+  const client = new Client({ connection, namespace, ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}) });
   const taskQueue = `test-${randomUUID()}`;
   const registry = new ToolRegistry([
     ...createBuiltinTools({ root: options.toolsRoot ?? process.cwd() }),
@@ -72,7 +75,10 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       registry,
       openai: createOpenAIClient({ apiKey: 'test-key', baseURL: model.baseURL, timeoutMs: options.modelTimeoutMs }),
       defaultModel: 'unscripted',
-      workflowBundle: { codePath: inject('workflowBundlePath') },
+      // The prebuilt bundle has the default failure converter: a codec's own must be bundled in.
+      ...(options.dataConverter
+        ? { dataConverter: options.dataConverter }
+        : { workflowBundle: { codePath: inject('workflowBundlePath') } }),
     });
     return { worker, running: worker.run() };
   };

@@ -1,0 +1,86 @@
+import { parseArgs } from 'node:util';
+import { Client, Connection } from '@temporalio/client';
+import { readEnv } from '../client/env';
+import { InboxConfigError, parseTokens, readTokensFile, startInbox, type IdentitySource } from '../inbox';
+import { dataConverterFromEnv } from '../worker/codec';
+import { UsageError } from './args';
+import { connectServer, type Cleanup } from './run-command';
+
+type Say = (line: string) => void;
+
+function identities(values: {
+  tokens?: string | undefined;
+  'trusted-header'?: string | undefined;
+  'roles-header'?: string | undefined;
+}): IdentitySource {
+  const file = values.tokens ?? process.env.INBOX_TOKENS_FILE;
+  const inline = process.env.INBOX_TOKENS;
+  const tokens = file ? readTokensFile(file) : inline ? parseTokens(inline, 'INBOX_TOKENS') : {};
+  const trustedHeader = values['trusted-header'] ?? process.env.INBOX_TRUSTED_HEADER;
+  const rolesHeader = values['roles-header'] ?? process.env.INBOX_ROLES_HEADER;
+  return { tokens, ...(trustedHeader ? { trustedHeader } : {}), ...(rolesHeader ? { rolesHeader } : {}) };
+}
+
+/**
+ * `durable-react-agent inbox`: the approval inbox on http://127.0.0.1:8788 (or --host/--port), against --address,
+ * TEMPORAL_ADDRESS, a server on localhost:7233, or the embedded dev server. Payloads are decoded with the same
+ * PAYLOAD_ENCRYPTION_KEYS as the workers.
+ */
+export async function inboxCommand(argv: string[], say: Say, untilInterrupted: () => Promise<void>): Promise<number> {
+  let values;
+  try {
+    values = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string', default: '8788' },
+        host: { type: 'string', default: '127.0.0.1' },
+        address: { type: 'string' },
+        tokens: { type: 'string' },
+        'trusted-header': { type: 'string' },
+        'roles-header': { type: 'string' },
+      },
+    }).values;
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--port expects a port number, got "${values.port}"`);
+  let source: IdentitySource;
+  try {
+    source = identities(values);
+  } catch (error) {
+    if (error instanceof InboxConfigError) throw new UsageError(error.message);
+    throw error;
+  }
+  const env = readEnv();
+  const cleanups: Cleanup[] = [];
+  try {
+    const server = values.address ? { address: values.address } : await connectServer(env, say, cleanups);
+    const connection = await Connection.connect({ address: server.address });
+    cleanups.push(() => connection.close());
+    const client = new Client({
+      connection,
+      namespace: env.temporalNamespace,
+      dataConverter: dataConverterFromEnv(env),
+    });
+    let inbox;
+    try {
+      inbox = await startInbox({ client, identities: source, host: values.host, port, log: say });
+    } catch (error) {
+      if (error instanceof InboxConfigError) throw new UsageError(error.message);
+      throw error;
+    }
+    cleanups.push(() => inbox.close());
+    const people = Object.keys(source.tokens).length;
+    say(
+      `Inbox on ${inbox.url} (Temporal ${server.address}; ${people} token${people === 1 ? '' : 's'}${source.trustedHeader ? `, trusted header ${source.trustedHeader}` : ''}). Ctrl-C stops it.`,
+    );
+    if (!['127.0.0.1', '::1', 'localhost'].includes(values.host) && source.trustedHeader)
+      say(`warning: --trusted-header on ${values.host}: anyone who reaches the port directly can claim any name`);
+    await untilInterrupted();
+    return 0;
+  } finally {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);
+  }
+}

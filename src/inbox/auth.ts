@@ -1,0 +1,155 @@
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { z } from 'zod';
+import { DurableAgentError } from '../shared/errors';
+import { formatZodIssues } from '../shared/validation';
+
+/** A person the inbox knows: the name decisions are recorded under, and the roles `approvers: ['role:…']` match. */
+export interface InboxUser {
+  name: string;
+  roles: string[];
+}
+
+/** How a request proved who sent it; cookie and header sessions are ambient, so their posts need a CSRF token. */
+export type AuthMethod = 'bearer' | 'cookie' | 'header';
+
+/** An authenticated request. */
+export interface Authenticated {
+  user: InboxUser;
+  method: AuthMethod;
+  /** The token a form must send back (`csrf` field or `x-csrf-token` header) on every post. */
+  csrf: string;
+}
+
+/** The inbox's configuration is wrong (no identity source, unreadable token file): it does not start. */
+export class InboxConfigError extends DurableAgentError {
+  override readonly name = 'InboxConfigError';
+}
+
+const usersSchema = z.record(
+  z.string().min(16, 'a token needs at least 16 characters'),
+  z.strictObject({ name: z.string().trim().min(1).max(200), roles: z.array(z.string().trim().min(1)).default([]) }),
+);
+
+/** Where identities come from: bearer tokens mapped to people, and optionally a reverse proxy's trusted header. */
+export interface IdentitySource {
+  /** token → person, as in a tokens file: `{ "<token>": { "name": "alice", "roles": ["finance"] } }`. */
+  tokens: Record<string, InboxUser>;
+  /**
+   * A header a reverse proxy sets to the authenticated user's name (e.g. `x-forwarded-user`); only for an inbox that
+   * the proxy alone can reach. `rolesHeader` (comma-separated) gives their roles.
+   */
+  trustedHeader?: string;
+  rolesHeader?: string;
+}
+
+/** Parses a tokens file's text (or INBOX_TOKENS); one line naming every problem when it is not valid. */
+export function parseTokens(text: string, origin: string): Record<string, InboxUser> {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new InboxConfigError(`${origin} is not valid JSON: ${(error as Error).message}`);
+  }
+  const parsed = usersSchema.safeParse(json);
+  if (!parsed.success) throw new InboxConfigError(`${origin}: ${formatZodIssues(parsed.error.issues)}`);
+  return parsed.data;
+}
+
+/** Reads the tokens file; its path comes from `--tokens` or INBOX_TOKENS_FILE. */
+export function readTokensFile(file: string): Record<string, InboxUser> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new InboxConfigError(`cannot read the tokens file ${file}: ${(error as Error).message}`);
+  }
+  return parseTokens(text, `tokens file ${file}`);
+}
+
+/** The cookie a browser session keeps its token in (HttpOnly, SameSite=Strict). */
+export const SESSION_COOKIE = 'dra_inbox';
+
+function digest(value: string): Buffer {
+  return createHash('sha256').update(value).digest();
+}
+
+function cookieOf(request: IncomingMessage, name: string): string | undefined {
+  for (const part of (request.headers.cookie ?? '').split(';')) {
+    const [key, ...rest] = part.trim().split('=');
+    if (key === name) return decodeURIComponent(rest.join('='));
+  }
+  return undefined;
+}
+
+function header(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name.toLowerCase()];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first?.trim() || undefined;
+}
+
+/** Checks requests against an {@link IdentitySource}; tokens are compared by digest in constant time. */
+export class Authenticator {
+  private readonly byDigest: { digest: Buffer; user: InboxUser }[];
+  /** Signs CSRF tokens; new at every start, so a restart ends outstanding forms (a reload gets fresh ones). */
+  private readonly secret = randomBytes(32);
+
+  constructor(private readonly source: IdentitySource) {
+    this.byDigest = Object.entries(source.tokens).map(([token, user]) => ({ digest: digest(token), user }));
+    if (this.byDigest.length === 0 && !source.trustedHeader) {
+      throw new InboxConfigError(
+        'the inbox needs an identity source: a tokens file (--tokens or INBOX_TOKENS_FILE) or a trusted header from a reverse proxy (--trusted-header); it never takes anonymous decisions',
+      );
+    }
+  }
+
+  /** The person a token belongs to, or null. */
+  userOfToken(token: string): InboxUser | null {
+    const wanted = digest(token);
+    // Every entry is compared, so the time taken does not say how close a guess came.
+    let found: InboxUser | null = null;
+    for (const entry of this.byDigest) if (timingSafeEqual(entry.digest, wanted)) found = entry.user;
+    return found;
+  }
+
+  /** Who sent a request: a bearer token, the session cookie, or the trusted header, in that order; null if nobody. */
+  authenticate(request: IncomingMessage): Authenticated | null {
+    const authorization = header(request, 'authorization');
+    if (authorization?.toLowerCase().startsWith('bearer ')) {
+      const user = this.userOfToken(authorization.slice(7).trim());
+      return user ? { user, method: 'bearer', csrf: this.csrfFor(`bearer:${user.name}`) } : null;
+    }
+    const cookie = cookieOf(request, SESSION_COOKIE);
+    if (cookie) {
+      const user = this.userOfToken(cookie);
+      if (user) return { user, method: 'cookie', csrf: this.csrfFor(`cookie:${cookie}`) };
+    }
+    const trusted = this.source.trustedHeader;
+    const name = trusted ? header(request, trusted) : undefined;
+    if (name && name.length <= 200) {
+      const rolesText = this.source.rolesHeader ? header(request, this.source.rolesHeader) : undefined;
+      const roles = (rolesText ?? '')
+        .split(',')
+        .map((role) => role.trim())
+        .filter((role) => role !== '');
+      return { user: { name, roles }, method: 'header', csrf: this.csrfFor(`header:${name}`) };
+    }
+    return null;
+  }
+
+  /**
+   * Whether a post carries the CSRF token of its session. Bearer requests need none: a browser never adds an
+   * Authorization header on its own, so another site cannot forge one.
+   */
+  checkCsrf(auth: Authenticated, sent: string | undefined): boolean {
+    if (auth.method === 'bearer') return true;
+    if (!sent) return false;
+    const [a, b] = [digest(sent), digest(auth.csrf)];
+    return timingSafeEqual(a, b);
+  }
+
+  private csrfFor(session: string): string {
+    return createHmac('sha256', this.secret).update(session).digest('base64url');
+  }
+}

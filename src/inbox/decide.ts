@@ -1,0 +1,152 @@
+import type { IncomingMessage } from 'node:http';
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import { sendAnswer, sendDecision, type Sender } from '../client/decisions';
+import { DecisionRefusedError } from '../client/errors';
+import type { Decision, RefusalReason } from '../shared/approvals';
+import type { InboxUser } from './auth';
+
+/** Largest decision body the inbox reads (an edit's arguments included). */
+export const MAX_BODY_BYTES = 1024 * 1024;
+
+/** What became of a decision, as the page shows it: done, overtaken by someone else, or refused (fixable). */
+export interface DecisionOutcome {
+  status: 'applied' | 'stale' | 'refused';
+  message: string;
+  reason?: RefusalReason | 'bad_request' | 'not_found';
+}
+
+/** HTTP status of an outcome: stale decisions are a conflict, refusals by policy forbidden, others unprocessable. */
+export function httpStatus(outcome: DecisionOutcome): number {
+  if (outcome.status === 'applied') return 200;
+  if (outcome.status === 'stale') return 409;
+  if (outcome.reason === 'not_allowed') return 403;
+  if (outcome.reason === 'not_found') return 404;
+  return outcome.reason === 'bad_request' ? 400 : 422;
+}
+
+/** Reads a form or JSON body (bounded) into a flat record. */
+export async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > MAX_BODY_BYTES) throw new BadRequest(`the request body is over ${MAX_BODY_BYTES} bytes`);
+    chunks.push(chunk);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  const type = request.headers['content-type'] ?? '';
+  if (type.includes('application/json')) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text || '{}');
+    } catch (error) {
+      throw new BadRequest(`the body is not valid JSON: ${(error as Error).message}`);
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new BadRequest('the body must be a JSON object');
+    return parsed as Record<string, unknown>;
+  }
+  return Object.fromEntries(new URLSearchParams(text));
+}
+
+/** A request the inbox cannot make sense of; answered with 400 and this message. */
+export class BadRequest extends Error {}
+
+function text(body: Record<string, unknown>, name: string): string | undefined {
+  const value = body[name];
+  return typeof value === 'string' && value !== '' ? value : undefined;
+}
+
+/** The decision a form or JSON body asks for (`decision` = approve, approve_always, reject, edit or respond). */
+export function decisionOf(body: Record<string, unknown>): Decision {
+  const callId = text(body, 'callId');
+  if (!callId) throw new BadRequest('callId is missing');
+  const argsHash = text(body, 'argsHash');
+  const base = { callId, ...(argsHash ? { argsHash } : {}) };
+  switch (body.decision) {
+    case 'approve':
+    case 'approve_always':
+      return { ...base, decision: 'approve', always: body.decision === 'approve_always' || body.always === true };
+    case 'reject':
+      return { ...base, decision: 'reject', reason: text(body, 'reason') ?? '' };
+    case 'respond':
+      return { ...base, decision: 'respond', observation: text(body, 'observation') ?? '' };
+    case 'edit': {
+      let args = body.args;
+      if (typeof args === 'string') {
+        try {
+          args = JSON.parse(args);
+        } catch (error) {
+          throw new BadRequest(`the edited arguments are not valid JSON: ${(error as Error).message}`);
+        }
+      }
+      if (args === null || typeof args !== 'object' || Array.isArray(args))
+        throw new BadRequest('the edited arguments must be a JSON object');
+      return { ...base, decision: 'edit', args: args as Record<string, unknown> };
+    }
+    default:
+      throw new BadRequest(
+        `unknown decision "${String(body.decision)}": approve, approve_always, reject, edit or respond`,
+      );
+  }
+}
+
+/** Refusals that mean the item moved on without this person: shown as such, not as errors. */
+const STALE: readonly (RefusalReason | undefined)[] = ['already_decided', 'not_pending', 'stale_args', 'no_question'];
+
+function outcomeOfError(error: unknown): DecisionOutcome {
+  if (error instanceof BadRequest) return { status: 'refused', reason: 'bad_request', message: error.message };
+  if (error instanceof WorkflowNotFoundError)
+    return { status: 'stale', reason: 'not_found', message: 'The run no longer exists: nothing to decide.' };
+  if (!(error instanceof DecisionRefusedError)) throw error;
+  if (STALE.includes(error.reason)) {
+    const message =
+      error.reason === 'stale_args'
+        ? `The call's arguments changed since this page showed them; nothing was sent. (${error.message})`
+        : `Already decided elsewhere; nothing changed. (${error.message})`;
+    return { status: 'stale', message, ...(error.reason ? { reason: error.reason } : {}) };
+  }
+  return { status: 'refused', message: error.message, ...(error.reason ? { reason: error.reason } : {}) };
+}
+
+function senderOf(user: InboxUser): Sender {
+  return { identity: user.name, channel: 'inbox', ...(user.roles.length > 0 ? { roles: user.roles } : {}) };
+}
+
+/** Sends a decision as this person; the run's answer (or refusal) becomes the outcome the page shows. */
+export async function decideAs(
+  client: Client,
+  user: InboxUser,
+  workflowId: string,
+  body: Record<string, unknown>,
+): Promise<DecisionOutcome> {
+  try {
+    const applied = await sendDecision(client.workflow.getHandle(workflowId), decisionOf(body), senderOf(user));
+    const always = applied.always ? ' (and every later call of it in this run)' : '';
+    return {
+      status: 'applied',
+      message: `${applied.decision} ${applied.callId} (${applied.tool})${always}: sent as ${user.name}`,
+    };
+  } catch (error) {
+    return outcomeOfError(error);
+  }
+}
+
+/** Answers a run's question as this person. */
+export async function answerAs(
+  client: Client,
+  user: InboxUser,
+  workflowId: string,
+  body: Record<string, unknown>,
+): Promise<DecisionOutcome> {
+  try {
+    const answer = text(body, 'answer');
+    if (!answer) throw new BadRequest('the answer is empty');
+    const handle = client.workflow.getHandle(workflowId);
+    const question = await sendAnswer(handle, answer, text(body, 'callId'), senderOf(user));
+    return { status: 'applied', message: `Answered "${question}" as ${user.name}` };
+  } catch (error) {
+    return outcomeOfError(error);
+  }
+}

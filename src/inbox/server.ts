@@ -1,0 +1,208 @@
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError } from '@temporalio/common';
+import { listPending } from '../client/decisions';
+import { cursorOf, streamRunEvents } from '../client/event-server';
+import { Authenticator, SESSION_COOKIE, type Authenticated, type IdentitySource } from './auth';
+import { INBOX_SCRIPT, INBOX_STYLE } from './browser-assets';
+import { answerAs, BadRequest, decideAs, httpStatus, readBody, type DecisionOutcome } from './decide';
+import { loginPage, outcomePage } from './html';
+import { PendingFeed } from './live';
+import { inboxPage, runPage, streamInbox, streamRunPending, streamTrace } from './pages';
+
+/** Options of {@link startInbox}. */
+export interface InboxOptions {
+  /** A client whose data converter matches the workers' (payload encryption included). */
+  client: Client;
+  identities: IdentitySource;
+  /** Loopback unless set: the inbox decides on people's behalf, so exposing it is a deliberate choice. */
+  host?: string;
+  /** 0 picks a free port. */
+  port?: number;
+  /** How often the list of waiting items is polled while someone watches it (default 1 s). */
+  pollMs?: number;
+  log?: (line: string) => void;
+}
+
+/** A running inbox. */
+export interface Inbox {
+  url: string;
+  close(): Promise<void>;
+}
+
+const sha256 = (text: string) => `'sha256-${createHash('sha256').update(text).digest('base64')}'`;
+/** Only the inbox's own inline script and style may run; nothing may frame it (a hidden approve button). */
+const SECURITY_HEADERS = {
+  'content-security-policy': `default-src 'none'; script-src ${sha256(INBOX_SCRIPT)}; style-src ${sha256(INBOX_STYLE)}; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
+  'x-frame-options': 'DENY',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+function sendHtml(response: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  response.writeHead(status, { 'content-type': 'text/html; charset=utf-8', ...SECURITY_HEADERS, ...headers });
+  response.end(body);
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  response.end(JSON.stringify(body));
+}
+
+function wantsJson(request: IncomingMessage): boolean {
+  return (request.headers.accept ?? '').includes('application/json') || request.headers.authorization !== undefined;
+}
+
+/** A same-site path to go back to after signing in; anything else (another origin, `//host`) goes to the list. */
+function safeNext(next: unknown): string {
+  return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+}
+
+/** A post from a page of another origin is refused whatever it carries (browsers send Origin on posts). */
+function crossOrigin(request: IncomingMessage): boolean {
+  const origin = request.headers.origin;
+  if (origin === undefined || origin === 'null') return origin === 'null';
+  try {
+    return new URL(origin).host !== request.headers.host;
+  } catch {
+    return true;
+  }
+}
+
+const RUN_ROUTE = /^\/runs\/([^/]+)(\/pending\/stream|\/trace\/stream|\/events|\/decide|\/answer)?$/;
+
+/** Routes one request; errors become a 502 with one line (the server keeps serving). */
+async function route(
+  options: InboxOptions,
+  auth: Authenticator,
+  feed: PendingFeed,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  const url = new URL(request.url ?? '/', 'http://inbox');
+  const method = request.method ?? 'GET';
+  if (url.pathname === '/login' && method === 'GET')
+    return sendHtml(response, 200, loginPage(null, safeNext(url.searchParams.get('next'))));
+  if (url.pathname === '/login' && method === 'POST') {
+    if (crossOrigin(request)) return sendJson(response, 403, { error: 'cross-origin sign-in refused' });
+    const body = await readBody(request);
+    const token = typeof body.token === 'string' ? body.token.trim() : '';
+    if (!auth.userOfToken(token))
+      return sendHtml(response, 401, loginPage('That token is not valid.', safeNext(body.next)));
+    const cookie = `${SESSION_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
+    response.writeHead(303, { location: safeNext(body.next), 'set-cookie': cookie }).end();
+    return;
+  }
+
+  const who = auth.authenticate(request);
+  if (!who) {
+    if (method === 'GET' && !wantsJson(request) && !url.pathname.endsWith('/stream')) {
+      response.writeHead(303, { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}` }).end();
+      return;
+    }
+    return sendJson(response, 401, { error: 'sign in first: a bearer token or the inbox session cookie is required' });
+  }
+  if (method === 'POST') {
+    const body = await readBody(request);
+    const sent = request.headers['x-csrf-token'] ?? body.csrf;
+    if (crossOrigin(request) || !auth.checkCsrf(who, typeof sent === 'string' ? sent : undefined)) {
+      return sendJson(response, 403, { error: 'missing or wrong CSRF token: reload the page and try again' });
+    }
+    return post(options, who, url, body, request, response);
+  }
+  if (method !== 'GET') return sendJson(response, 405, { error: `${method} is not served` });
+  if (url.pathname === '/') return sendHtml(response, 200, await inboxPage(who, feed, url));
+  if (url.pathname === '/inbox/stream') return streamInbox(response, feed, url);
+  if (url.pathname === '/api/pending') return sendJson(response, 200, await feed.current());
+  const match = RUN_ROUTE.exec(url.pathname);
+  if (!match) return sendJson(response, 404, { error: `nothing at ${url.pathname}` });
+  const workflowId = decodeURIComponent(match[1]!);
+  try {
+    await options.client.workflow.getHandle(workflowId).describe();
+  } catch (error) {
+    if (error instanceof WorkflowNotFoundError) return sendJson(response, 404, { error: `no run "${workflowId}"` });
+    throw error;
+  }
+  switch (match[2]) {
+    case undefined:
+      return sendHtml(response, 200, await runPage(who, options.client, workflowId));
+    case '/pending/stream':
+      return streamRunPending(response, options.client, who, workflowId, options.pollMs);
+    case '/trace/stream':
+    case '/events': {
+      const after = cursorOf(request, url);
+      if (typeof after === 'string') return sendJson(response, 400, { error: after });
+      if (match[2] === '/events') return streamRunEvents(options.client, workflowId, after, response);
+      return streamTrace(response, options.client, workflowId, after);
+    }
+    default:
+      return sendJson(response, 405, { error: 'use POST' });
+  }
+}
+
+async function post(
+  options: InboxOptions,
+  who: Authenticated,
+  url: URL,
+  body: Record<string, unknown>,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  if (url.pathname === '/logout') {
+    const cookie = `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
+    response.writeHead(303, { location: '/login', 'set-cookie': cookie }).end();
+    return;
+  }
+  const match = RUN_ROUTE.exec(url.pathname);
+  const action = match?.[2];
+  if (!match || (action !== '/decide' && action !== '/answer'))
+    return sendJson(response, 404, { error: `nothing to post to at ${url.pathname}` });
+  const workflowId = decodeURIComponent(match[1]!);
+  const outcome: DecisionOutcome =
+    action === '/decide'
+      ? await decideAs(options.client, who.user, workflowId, body)
+      : await answerAs(options.client, who.user, workflowId, body);
+  options.log?.(`${who.user.name} ${action.slice(1)} ${workflowId}: ${outcome.status} (${outcome.message})`);
+  if (wantsJson(request)) return sendJson(response, httpStatus(outcome), outcome);
+  return sendHtml(
+    response,
+    httpStatus(outcome),
+    outcomePage(who.user.name, who.csrf, outcome.message, `/runs/${encodeURIComponent(workflowId)}`),
+  );
+}
+
+/**
+ * Starts the approval inbox: a web app listing everything waiting for a person across runs, with run pages that
+ * stream their trace and decide pending calls as the signed-in person (channel `inbox`).
+ */
+export async function startInbox(options: InboxOptions): Promise<Inbox> {
+  const auth = new Authenticator(options.identities);
+  const feed = new PendingFeed(
+    () => listPending(options.client),
+    options.pollMs ?? 1000,
+    (error) => options.log?.(`listing pending items failed: ${error instanceof Error ? error.message : String(error)}`),
+  );
+  const server: Server = createServer((request, response) => {
+    route(options, auth, feed, request, response).catch((error: unknown) => {
+      const message = error instanceof Error ? error.message : String(error);
+      if (response.headersSent) return void response.end();
+      sendJson(response, error instanceof BadRequest ? 400 : 502, { error: message });
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
+  });
+  const { address, port } = server.address() as AddressInfo;
+  return {
+    url: `http://${address.includes(':') ? `[${address}]` : address}:${port}`,
+    close: () =>
+      new Promise<void>((resolve) => {
+        feed.stop();
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

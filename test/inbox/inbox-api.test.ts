@@ -1,0 +1,139 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startInbox, type Inbox } from '../../src/inbox';
+import { useHarness, waitForPending } from '../support/harness';
+import { ALICE_TOKEN, BOB_TOKEN, call, PEOPLE, recordedDecisions, signIn } from './support';
+
+const harness = useHarness();
+let inbox: Inbox;
+
+beforeAll(async () => {
+  inbox = await startInbox({ client: harness.client, identities: { tokens: PEOPLE }, pollMs: 200 });
+});
+afterAll(async () => {
+  await inbox.close();
+});
+
+const thought = 'The user asked for this record to go, so I delete it.';
+const deleteTurns = (id: string) => [
+  { thought, toolCalls: [{ name: 'delete_record', args: { id } }] },
+  { answer: `deleted ${id}` },
+];
+
+describe('the inbox refuses anonymous and forged requests', () => {
+  it('no token, a wrong token or a bad cookie is refused; pages send people to sign in', async () => {
+    const base = inbox.url;
+    expect((await call(base, '/', { accept: 'text/html' })).status).toBe(303);
+    expect((await call(base, '/', { accept: 'text/html' })).headers.get('location')).toBe('/login?next=%2F');
+    expect((await call(base, '/api/pending')).status).toBe(401);
+    expect((await call(base, '/api/pending', { token: 'not-a-token-of-anyone' })).status).toBe(401);
+    expect((await call(base, '/api/pending', { cookie: 'dra_inbox=guess' })).status).toBe(401);
+    const post = await call(base, '/runs/any/decide', { body: { callId: 'c1-1', decision: 'approve' } });
+    expect(post.status).toBe(401);
+    const wrongLogin = await fetch(`${base}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: 'token=guess',
+      redirect: 'manual',
+    });
+    expect(wrongLogin.status).toBe(401);
+    expect(wrongLogin.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('a session post without its CSRF token (or from another origin) is refused; with it, the decision is recorded as the person', async () => {
+    const run = await harness.start(deleteTurns('r1'));
+    await waitForPending(harness, run.workflowId);
+    const { cookie, csrf } = await signIn(inbox.url, ALICE_TOKEN);
+    expect(csrf).not.toBe('');
+    const path = `/runs/${run.workflowId}/decide`;
+    const body = { callId: 'c1-1', decision: 'approve' };
+    expect((await call(inbox.url, path, { cookie, body })).status).toBe(403);
+    expect((await call(inbox.url, path, { cookie, body, csrf: 'forged' })).status).toBe(403);
+    expect((await call(inbox.url, path, { cookie, body, csrf, origin: 'http://evil.example' })).status).toBe(403);
+    // Nothing was decided by the refused posts.
+    expect((await harness.agents.getPending(run.workflowId)).approvals).toHaveLength(1);
+
+    const applied = await call(inbox.url, path, { cookie, body, csrf });
+    expect(applied.status).toBe(200);
+    expect(applied.json()).toMatchObject({ status: 'applied' });
+    const result = await run.result();
+    const by = { identity: 'alice', channel: 'inbox', roles: ['finance'] };
+    expect(result.trace.steps[0]?.decision).toEqual({ kind: 'approve', by });
+    // The history is the audit trail: the update's payload names alice and the inbox.
+    expect(await recordedDecisions(harness.client, run.workflowId)).toEqual([
+      {
+        update: 'decide',
+        identity: 'alice',
+        roles: ['finance'],
+        channel: 'inbox',
+        callId: 'c1-1',
+        decision: 'approve',
+        always: false,
+      },
+    ]);
+  });
+});
+
+describe('deciding through the inbox', () => {
+  it('approvers refuse someone else; a second decision is reported as stale, not as an error', async () => {
+    const run = await harness.start(deleteTurns('r2'), 'q', { approvers: { delete_record: ['role:finance'] } });
+    await waitForPending(harness, run.workflowId);
+    const path = `/runs/${run.workflowId}/decide`;
+    const [item] = (await call(inbox.url, '/api/pending', { token: BOB_TOKEN }).then((r) => r.json())) as {
+      workflowId: string;
+      approvers?: string[];
+      parameters?: unknown;
+    }[];
+    expect(item).toMatchObject({ workflowId: run.workflowId, approvers: ['role:finance'] });
+    expect(item?.parameters).toMatchObject({ type: 'object', properties: { id: { type: 'string' } } });
+
+    const bob = await call(inbox.url, path, { token: BOB_TOKEN, body: { callId: 'c1-1', decision: 'approve' } });
+    expect(bob.status).toBe(403);
+    expect(bob.json()).toMatchObject({ status: 'refused', reason: 'not_allowed' });
+    const alice = await call(inbox.url, path, { token: ALICE_TOKEN, body: { callId: 'c1-1', decision: 'approve' } });
+    expect(alice.status).toBe(200);
+    const again = await call(inbox.url, path, {
+      token: BOB_TOKEN,
+      body: { callId: 'c1-1', decision: 'reject', reason: 'no' },
+    });
+    expect(again.status).toBe(409);
+    expect(again.json()).toMatchObject({ status: 'stale', reason: 'already_decided' });
+    expect((await run.result()).finalAnswer).toBe('deleted r2');
+  });
+
+  it("an invalid edit is refused with the tool schema's reason and the call stays pending; a question is answered as the person", async () => {
+    const run = await harness.start([
+      {
+        thought: 'The user must tell me which record they mean.',
+        toolCalls: [{ name: 'request_clarification', args: { question: 'Which record?' } }],
+      },
+      { thought, toolCalls: [{ name: 'delete_record', args: { id: 'wrong' } }] },
+      { answer: 'done' },
+    ]);
+    await waitForPending(harness, run.workflowId, { approvals: 0, question: true });
+    const answered = await call(inbox.url, `/runs/${run.workflowId}/answer`, {
+      token: BOB_TOKEN,
+      body: { answer: 'r3' },
+    });
+    expect(answered.json()).toMatchObject({ status: 'applied', message: 'Answered "Which record?" as bob' });
+    await waitForPending(harness, run.workflowId);
+    const path = `/runs/${run.workflowId}/decide`;
+    const bad = await call(inbox.url, path, {
+      token: BOB_TOKEN,
+      body: { callId: 'c2-1', decision: 'edit', args: { id: 3 } },
+    });
+    expect(bad.status).toBe(422);
+    expect(bad.json()).toMatchObject({ status: 'refused', reason: 'invalid_edit' });
+    expect((await harness.agents.getPending(run.workflowId)).approvals).toHaveLength(1);
+    const good = await call(inbox.url, path, {
+      token: BOB_TOKEN,
+      body: { callId: 'c2-1', decision: 'edit', args: { id: 'r3' } },
+    });
+    expect(good.status).toBe(200);
+    const result = await run.result();
+    expect(result.trace.steps[0]?.answeredBy).toEqual({ identity: 'bob', channel: 'inbox' });
+    expect(result.trace.steps[1]).toMatchObject({
+      observation: 'deleted r3',
+      decision: { kind: 'edit', by: { identity: 'bob' } },
+    });
+  });
+});
