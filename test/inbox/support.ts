@@ -26,7 +26,7 @@ export async function recordedDecisions(client: Client, workflowId: string): Pro
       async (payloads, codec) => codec.decode(await payloads),
       Promise.resolve([payload]),
     );
-    found.push({ update: name, ...(defaultPayloadConverter.fromPayload(decoded!) as Record<string, unknown>) });
+    found.push({ update: name, ...defaultPayloadConverter.fromPayload<Record<string, unknown>>(decoded!) });
   }
   return found;
 }

@@ -60,7 +60,11 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
   const model = await startScriptedModel();
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });
-  const client = new Client({ connection, namespace, ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}) });
+  const client = new Client({
+    connection,
+    namespace,
+    ...(options.dataConverter ? { dataConverter: options.dataConverter } : {}),
+  });
   const taskQueue = `test-${randomUUID()}`;
   const registry = new ToolRegistry([
     ...createBuiltinTools({ root: options.toolsRoot ?? process.cwd() }),
