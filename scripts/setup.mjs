@@ -83,3 +83,21 @@ if (process.argv.includes('--bench')) {
     if (existsSync(hiddenLock)) utimesSync(hiddenLock, new Date(), new Date());
   }
 }
+
+// (e) `--browser`: Debian's Chromium for the inbox's browser tests (nothing may download a browser). CHROMIUM_PATH
+// names another one; otherwise apt-get installs the `chromium` package once (as root, or through sudo).
+if (process.argv.includes('--browser')) {
+  const chromium = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+  if (!existsSync(chromium)) {
+    console.error('setup: installing Chromium for the browser tests (apt-get install chromium, about a minute)');
+    const asRoot = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
+    const apt = (...args) => {
+      const [command, ...rest] = [...asRoot, 'apt-get', ...args];
+      return run(command, rest, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    };
+    if (apt('update', '-qq') !== 0 || apt('install', '-y', '-qq', 'chromium') !== 0) {
+      console.error(`setup: could not install Chromium; set CHROMIUM_PATH to a Chromium binary, or install it yourself`);
+      process.exit(1);
+    }
+  }
+}

@@ -1,5 +1,6 @@
 import type { EventsGap } from '../client/events';
 import type { AgentEvent } from '../shared/events';
+import { describeDecider } from '../shared/identity';
 
 const MAX_LINE = 300;
 const INDENT = '           ';
@@ -19,13 +20,13 @@ export function formatEvent(event: AgentEvent | EventsGap): string | undefined {
     case 'approval_pending':
       return `${INDENT}Waiting for a decision on ${event.callId} (${event.tool})`;
     case 'approval_decided':
-      return `${INDENT}Decision on ${event.callId}: ${event.decision.kind}${event.decision.always ? ' (always)' : ''}`;
+      return `${INDENT}Decision on ${event.callId}: ${event.decision.kind}${event.decision.always ? ' (always)' : ''}${event.decision.by ? ` by ${describeDecider(event.decision.by)}` : ''}`;
     case 'tool_finished':
       return `${INDENT}Observation${event.isError ? ' (error)' : ''} (${event.callId}): ${clip(event.observation)}`;
     case 'clarification_asked':
       return `${INDENT}Question: ${clip(event.question)}`;
     case 'clarification_answered':
-      return `${INDENT}Answer: ${clip(event.answer)}`;
+      return `${INDENT}Answer: ${clip(event.answer)}${event.by ? ` (by ${describeDecider(event.by)})` : ''}`;
     case 'subagent_started':
       return `${INDENT}Delegated to ${event.agent}: run ${event.childWorkflowId}`;
     case 'summary':

@@ -27,10 +27,25 @@ export class InboxConfigError extends DurableAgentError {
   override readonly name = 'InboxConfigError';
 }
 
-const usersSchema = z.record(
-  z.string().min(16, 'a token needs at least 16 characters'),
-  z.strictObject({ name: z.string().trim().min(1).max(200), roles: z.array(z.string().trim().min(1)).default([]) }),
-);
+const userSchema = z.strictObject({
+  name: z.string().trim().min(1).max(200),
+  roles: z.array(z.string().trim().min(1)).default([]),
+});
+
+/** token → person; problems name the person, never the token (messages end up in logs). */
+const usersSchema = z.record(z.string(), z.unknown()).transform((record, context) => {
+  const users: Record<string, InboxUser> = {};
+  Object.entries(record).forEach(([token, value], index) => {
+    const parsed = userSchema.safeParse(value);
+    const who = parsed.success ? `"${parsed.data.name}"` : `entry ${index + 1}`;
+    if (!parsed.success)
+      context.addIssue({ code: 'custom', message: `${who}: ${formatZodIssues(parsed.error.issues)}` });
+    else if (token.length < 16)
+      context.addIssue({ code: 'custom', message: `the token of ${who} is too short: use at least 16 characters` });
+    else users[token] = parsed.data;
+  });
+  return users;
+});
 
 /** Where identities come from: bearer tokens mapped to people, and optionally a reverse proxy's trusted header. */
 export interface IdentitySource {

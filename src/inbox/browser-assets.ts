@@ -28,7 +28,7 @@ button.link { background: none; border: none; text-decoration: underline; }
 .filters { display: flex; gap: 1rem; align-items: end; flex-wrap: wrap; } .filters label { margin: 0; }
 .filters input { width: 12rem; }
 ol.trace { padding-left: 1.4rem; } ol.trace li { margin: .2rem 0; white-space: pre-wrap; }
-.empty { color: #555; } .who { display: flex; gap: .6rem; align-items: center; margin: 0; }
+.settled { opacity: .7; } .empty { color: #555; } .who { display: flex; gap: .6rem; align-items: center; margin: 0; }
 `;
 
 /** Live updates, inline outcomes, the JSON editor's checks and relative times. */
@@ -54,9 +54,12 @@ export const INBOX_SCRIPT = String.raw`
   function merge(target, fragment) {
     var tpl = document.createElement('template'); tpl.innerHTML = fragment;
     var incoming = Array.prototype.filter.call(tpl.content.children, function (el) { return el.id; });
-    if (incoming.length === 0) { target.innerHTML = fragment; refreshTimes(target); return; }
     var ids = incoming.map(function (el) { return el.id; });
-    Array.prototype.slice.call(target.children).forEach(function (el) { if (ids.indexOf(el.id) < 0) el.remove(); });
+    // An item decided on this page stays, greyed, with its outcome: the person sees what their decision did.
+    Array.prototype.slice.call(target.children).forEach(function (el) {
+      if (ids.indexOf(el.id) < 0 && !el.hasAttribute('data-settled')) el.remove();
+    });
+    if (incoming.length === 0) { target.insertAdjacentHTML('beforeend', fragment); refreshTimes(target); return; }
     incoming.forEach(function (el) { if (!document.getElementById(el.id)) { target.appendChild(el); wire(el); } });
     refreshTimes(target);
   }
@@ -139,6 +142,7 @@ export const INBOX_SCRIPT = String.raw`
     if (form.querySelector('textarea.json-editor') && showProblems(form).length) return;
     var body = new URLSearchParams(new FormData(form));
     if (submitter && submitter.name) body.set(submitter.name, submitter.value);
+    var item = form.closest('.item'); if (item) item.setAttribute('data-settled', '');
     var buttons = form.querySelectorAll('button'); buttons.forEach(function (b) { b.disabled = true; });
     fetch(form.action, { method: 'POST', body: body, headers: { accept: 'application/json', 'x-csrf-token': csrf }, credentials: 'same-origin' })
       .then(function (r) { return r.json(); })
@@ -146,12 +150,17 @@ export const INBOX_SCRIPT = String.raw`
         // An invalid edit is shown beside the editor, where it can be fixed.
         var inline = res.status === 'refused' && form.querySelector('.schema-problems');
         if (inline) inline.textContent = res.message;
-        if (box) { box.textContent = res.message; box.className = 'outcome ' + res.status; }
-        if (res.status !== 'applied') buttons.forEach(function (b) { b.disabled = false; });
+        else if (box) { box.textContent = res.message; box.className = 'outcome ' + res.status; }
+        if (res.status === 'applied' && item) {
+          item.classList.add('settled');
+          item.querySelectorAll('button, textarea').forEach(function (el) { el.disabled = true; });
+        }
+        if (res.status === 'refused') { buttons.forEach(function (b) { b.disabled = false; }); if (item) item.removeAttribute('data-settled'); }
       })
       .catch(function (err) {
         if (box) { box.textContent = 'Not sent: ' + err.message; box.className = 'outcome refused'; }
         buttons.forEach(function (b) { b.disabled = false; });
+        if (item) item.removeAttribute('data-settled');
       });
   }
   function wire(root) {

@@ -41,6 +41,10 @@ export function prettyJson(value: unknown): string {
   }
 }
 
+// Built outside the html`` templates: the CSP allows these exact texts by hash, and a formatter must not touch them.
+const STYLE_TAG: Html = { html: `<style>${INBOX_STYLE}</style>` };
+const SCRIPT_TAG: Html = { html: `<script>${INBOX_SCRIPT}</script>` };
+
 /** The page shell: one stylesheet and one small script, both inline, so the inbox is a single process to serve. */
 export function page(options: { title: string; user: string | null; csrf: string | null; body: Html }): string {
   const { title, user, csrf, body } = options;
@@ -51,9 +55,7 @@ export function page(options: { title: string; user: string | null; csrf: string
         <meta name="viewport" content="width=device-width, initial-scale=1" />
         ${csrf ? html`<meta name="csrf-token" content="${csrf}" />` : ''}
         <title>${title} · durable-react-agent inbox</title>
-        <style>
-          ${{ html: INBOX_STYLE }}
-        </style>
+        ${STYLE_TAG}
       </head>
       <body>
         <header class="top">
@@ -69,9 +71,7 @@ export function page(options: { title: string; user: string | null; csrf: string
           }
         </header>
         <main>${body}</main>
-        <script>
-          ${{ html: INBOX_SCRIPT }};
-        </script>
+        ${SCRIPT_TAG}
       </body>
     </html>`.html;
 }

@@ -38,7 +38,8 @@ const SECURITY_HEADERS = {
   'content-security-policy': `default-src 'none'; script-src ${sha256(INBOX_SCRIPT)}; style-src ${sha256(INBOX_STYLE)}; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'`,
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
+  // Not `no-referrer`: with it Chromium sends `Origin: null` on form posts, which the origin check must refuse.
+  'referrer-policy': 'same-origin',
 };
 
 function sendHtml(response: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {

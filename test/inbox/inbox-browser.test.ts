@@ -1,0 +1,150 @@
+import { existsSync, mkdirSync, mkdtempSync, statSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { startInbox, type Inbox } from '../../src/inbox';
+import { defineTool } from '../../src/worker/tools/define-tool';
+import { useHarness } from '../support/harness';
+import { ALICE_TOKEN, PEOPLE } from './support';
+
+/** Debian's Chromium, installed by `npm test`'s setup (scripts/setup.mjs --browser); nothing downloads a browser. */
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+/** Where screenshots go: a temporary folder, or INBOX_SCREENSHOT_DIR (how the README's pictures were made). */
+const SHOTS = process.env.INBOX_SCREENSHOT_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'dra-inbox-shots-'));
+
+// A tool whose schema has a rule JSON Schema cannot express: the editor's own check passes, the worker refuses.
+const wireFunds = defineTool({
+  name: 'wire_funds',
+  description: 'Wires money to an account.',
+  category: 'test',
+  schema: z.object({
+    amount: z.number().positive(),
+    to: z.string().refine((value) => value.startsWith('acct-'), 'must be an account ID like acct-123'),
+  }),
+  confirm: 'always',
+  handler: ({ amount, to }) => `wired ${amount} to ${to}`,
+});
+
+const harness = useHarness({ tools: [wireFunds] });
+let inbox: Inbox;
+let browser: Browser;
+let page: Page;
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) throw new Error(`no Chromium at ${CHROMIUM}: run \`node scripts/setup.mjs --browser\``);
+  mkdirSync(SHOTS, { recursive: true });
+  inbox = await startInbox({ client: harness.client, identities: { tokens: PEOPLE }, pollMs: 200 });
+  browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    // The machine's network is closed: Chromium's own background traffic would only fail.
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  });
+  page = await browser.newPage({ viewport: { width: 1100, height: 800 } });
+  await page.goto(inbox.url);
+  // Not signed in: the inbox sends the browser to its sign-in form.
+  await page.getByLabel('Access token').fill(ALICE_TOKEN);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByTestId('user').waitFor();
+}, 60_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await inbox?.close();
+});
+
+const thought = 'The invoice is due, so I wire the amount the user named.';
+
+async function shot(name: string): Promise<void> {
+  const file = path.join(SHOTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  expect(statSync(file).size).toBeGreaterThan(5_000);
+}
+
+describe('the inbox in a real browser', () => {
+  it('signs in with a token and shows who is signed in', async () => {
+    expect(await page.getByTestId('user').textContent()).toBe('alice');
+  });
+
+  it('a pending call appears live; an invalid edit is refused inline, a fixed one runs and the run finishes', async () => {
+    await page.goto(inbox.url);
+    await expect.poll(() => page.locator('#list').textContent()).toContain('Nothing is waiting');
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'wire_funds', args: { amount: 120, to: 'bob' } }] },
+      { answer: 'Wired.' },
+    ]);
+    // The list updates by itself: no reload.
+    const row = page.locator('#list tr', { hasText: 'wire_funds' });
+    await row.waitFor({ timeout: 15_000 });
+    await shot('inbox-list');
+    await row.getByRole('link', { name: run.workflowId }).click();
+
+    const item = page.locator('article.item', { hasText: 'wire_funds' });
+    await item.waitFor();
+    await expect.poll(() => item.locator('pre.args').textContent()).toContain('"amount": 120');
+    await expect.poll(() => page.locator('#trace').textContent()).toContain(thought);
+
+    await item.getByText('Edit the arguments').click();
+    const editor = item.getByLabel('Arguments (JSON)');
+    // The editor checks the tool's JSON Schema as you type.
+    await editor.fill('{ "amount": "lots", "to": "bob" }');
+    await expect.poll(() => item.locator('.schema-problems').textContent()).toContain('amount: expected number');
+    // This passes the schema's shape but not the tool's own rule: the run refuses it and says why, inline.
+    await editor.fill('{ "amount": 100, "to": "bob" }');
+    await expect.poll(() => item.locator('.schema-problems').textContent()).toBe('');
+    await item.getByRole('button', { name: 'Run with these arguments' }).click();
+    await expect.poll(() => item.locator('.schema-problems').textContent()).toContain('must be an account ID');
+    await shot('inbox-run-refused-edit');
+    await editor.fill('{ "amount": 100, "to": "acct-42" }');
+    await item.getByRole('button', { name: 'Run with these arguments' }).click();
+    await expect.poll(() => item.locator('.outcome').textContent()).toContain('sent as alice');
+
+    await expect.poll(() => page.locator('#trace').textContent(), { timeout: 15_000 }).toContain('Final answer');
+    const result = await run.result();
+    expect(result.trace.steps[0]).toMatchObject({
+      observation: 'wired 100 to acct-42',
+      decision: { kind: 'edit', by: { identity: 'alice', channel: 'inbox' } },
+    });
+  });
+
+  it('a rejection with a reason reaches the model; a question is answered', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'wire_funds', args: { amount: 9000, to: 'acct-1' } }] },
+      {
+        thought: 'The wire was refused, so I must ask how to proceed.',
+        toolCalls: [{ name: 'request_clarification', args: { question: 'Should I split the payment?' } }],
+      },
+      { answer: 'Understood.' },
+    ]);
+    await page.goto(`${inbox.url}/runs/${run.workflowId}`);
+    const call = page.locator('article.item', { hasText: 'wire_funds' });
+    await call.waitFor({ timeout: 15_000 });
+    await call.getByText('Reject with a reason').click();
+    await call.getByLabel('Reason (the model sees it)').fill('Over the monthly limit; talk to finance.');
+    await call.getByRole('button', { name: 'Reject' }).click();
+    await expect.poll(() => call.locator('.outcome').textContent()).toContain('reject c1-1');
+
+    // The question arrives on the same page, live.
+    const question = page.locator('article.item', { hasText: 'Should I split the payment?' });
+    await question.waitFor({ timeout: 15_000 });
+    await question.getByLabel('Your answer').fill('Yes, in two parts.');
+    await question.getByRole('button', { name: 'Answer' }).click();
+    await expect.poll(() => question.locator('.outcome').textContent()).toContain('as alice');
+
+    const result = await run.result();
+    expect(result.trace.steps[0]?.observation).toContain('Over the monthly limit; talk to finance.');
+    expect(result.trace.steps[1]).toMatchObject({
+      observation: 'Yes, in two parts.',
+      answeredBy: { identity: 'alice' },
+    });
+  });
+});
