@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
+import { auditTrail, type AuditEntry } from '../client/audit';
 import { describeCall } from '../shared/observation';
 import { cliIdentity, UsageError } from './args';
 import { formatStep } from './trace-printer';
@@ -20,6 +21,7 @@ export const DECISION_COMMANDS = [
   'cancel',
   'events',
   'send',
+  'audit',
 ] as const;
 
 function parse(argv: string[]) {
@@ -62,6 +64,28 @@ function parseEditArgs(text: string): Record<string, unknown> {
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed))
     throw new UsageError('--args must be a JSON object');
   return parsed as Record<string, unknown>;
+}
+
+/** One audit line: when, who (and how), what, on which call and arguments, and what the run answered. */
+function formatAuditEntry(entry: AuditEntry): string {
+  const { decision, callId, always, reason, args, observation, answer, amount, requestId } = entry.payload;
+  const what = [
+    typeof decision === 'string' ? decision : entry.message,
+    always === true ? '(always)' : '',
+    typeof callId === 'string' ? callId : typeof requestId === 'string' ? requestId : '',
+  ];
+  const applied = entry.result as { tool?: string; args?: unknown } | undefined;
+  if (applied?.tool) what.push(describeCall(applied.tool, applied.args === null ? '' : applied.args));
+  if (args !== undefined && decision === 'edit' && !applied) what.push(`args ${JSON.stringify(args)}`);
+  if (typeof reason === 'string') what.push(`reason: ${reason}`);
+  if (typeof observation === 'string') what.push(`observation: ${observation}`);
+  if (typeof answer === 'string') what.push(`answer: ${answer}`);
+  if (typeof amount === 'number') what.push(`by ${amount}`);
+  const outcome = entry.refused ? `REFUSED: ${entry.refused}` : entry.via === 'signal' ? '(signal)' : '';
+  const who = `${entry.identity ?? 'anonymous'}${entry.roles ? ` [${entry.roles.join(', ')}]` : ''} via ${entry.channel}`;
+  return [entry.at, who, what.filter((part) => part !== '').join(' '), outcome]
+    .filter((part) => part !== '')
+    .join('  ');
 }
 
 /** Runs one of {@link DECISION_COMMANDS} against --address, else TEMPORAL_ADDRESS, else localhost:7233. */
@@ -156,6 +180,13 @@ export async function decisionCommand(
         // Waits for the turn's answer, as `result` does for a run.
         const answer = await agents.ask(id, text);
         out(answer.finalAnswer ?? `(no final answer: ${answer.reason})`);
+        return 0;
+      }
+      case 'audit': {
+        const entries = await auditTrail(agents.client, id);
+        if (values.json) return (out(JSON.stringify(entries)), 0);
+        if (entries.length === 0) out(`Nobody decided anything in ${id}.`);
+        for (const entry of entries) out(formatAuditEntry(entry));
         return 0;
       }
       case 'events': {

@@ -1,5 +1,11 @@
 /** The client side: what services use to start runs, read traces and decide pending calls. */
-export { AgentClient, type AgentRunHandle, type DecisionBody, type StartOptions } from './agent-client';
+export {
+  AgentClient,
+  type AgentClientOptions,
+  type AgentRunHandle,
+  type DecisionBody,
+  type StartOptions,
+} from './agent-client';
 export {
   AgentRunError,
   DecisionRefusedError,
@@ -8,7 +14,8 @@ export {
   SearchAttributesMissingError,
 } from './errors';
 export type { TurnAnswer } from './conversation';
-export type { PendingItem } from './decisions';
+export type { PendingItem, Sender } from './decisions';
+export { auditTrail, type AuditEntry } from './audit';
 export { followEvents, type EventsGap, type EventsOptions } from './events';
 export { followWithChildren, type ChildEvent } from './child-events';
 export { startEventServer, type EventServer, type EventServerOptions } from './event-server';

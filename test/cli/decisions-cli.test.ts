@@ -110,7 +110,7 @@ describe('deciding from the CLI while `run` waits', () => {
     expect(stale.stderr).toMatch(/^error: argsHash 0000000000000000 does not match call c1-1 \([0-9a-f]{16}\)/);
 
     // The printed command works as printed, from a terminal without TEMPORAL_ADDRESS.
-    const approved = await cli(['approve', '--address', address, workflowId], undefined, {
+    const approved = await cli(['approve', '--address', address, '--as', 'carol', workflowId], undefined, {
       TEMPORAL_ADDRESS: undefined,
     });
     expect(approved.code).toBe(0);
@@ -119,13 +119,16 @@ describe('deciding from the CLI while `run` waits', () => {
     expect(await run.done).toBe(0);
     expect(run.output.stdout).toBe('It is 42.\n');
     // The live trace comes from the event stream, which also reports the decision.
-    expect(run.output.stderr).toContain('Decision on c1-1: approve');
+    expect(run.output.stderr).toContain('Decision on c1-1: approve by carol via cli');
     expect(run.output.stderr).toContain('[step 2] Final answer: It is 42.');
     const result = await cli(['result', workflowId]);
     expect(result.stdout).toBe('It is 42.\n');
     const trace = await cli(['trace', workflowId]);
     expect(trace.stdout).toContain('Action: calculator {"expression":"21*2"}');
     expect(trace.stdout).toContain('success: 2 iterations');
+    // The history says who approved, from where, and what ran.
+    const audit = await cli(['audit', workflowId]);
+    expect(audit.stdout).toMatch(/^\S+Z {2}carol via cli {2}approve c1-1 calculator\(\{"expression":"21\*2"\}\)\n$/);
   });
 
   it('result and trace of a finished continue-as-new chain need no worker', async () => {

@@ -1,0 +1,98 @@
+import type { Client } from '@temporalio/client';
+import type { Payload } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import { deciderOf, type Channel } from '../shared/identity';
+import { chainRunIds } from './run-chain';
+
+/** The updates and signals by which people decide; their payloads are what the audit reads. */
+const DECISION_MESSAGES = ['decide', 'answer', 'decideBudget'];
+
+/** One decision or answer as the run's history recorded it. */
+export interface AuditEntry {
+  /** When the server accepted it (the history event's time). */
+  at: string;
+  runId: string;
+  /** `decide`, `answer` or `decideBudget`. */
+  message: string;
+  via: 'update' | 'signal';
+  /** Who the payload says decided (null: nobody said), their roles and channel. */
+  identity: string | null;
+  roles?: string[];
+  channel: Channel;
+  /** The Temporal client identity that sent the request (e.g. `1234@host`), as the server recorded it. */
+  sender?: string;
+  /** The payload as sent (decision, call ID, reason, edited args, answer…), identity fields left out. */
+  payload: Record<string, unknown>;
+  /** What the run answered: the applied decision, or why the handler refused it. Signals get no answer. */
+  result?: unknown;
+  refused?: string;
+}
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+function timeOf(event: HistoryEvent): string {
+  const seconds = Number(event.eventTime?.seconds ?? 0);
+  return new Date(seconds * 1000 + Math.floor((event.eventTime?.nanos ?? 0) / 1e6)).toISOString();
+}
+
+/**
+ * Who decided what, when and on which arguments, across a run's whole continue-as-new chain, read from its history
+ * (decoded with this client's codecs, so encrypted runs work). Updates the validator refused never entered history,
+ * so they are not here; an update whose handler refused it (an invalid edit) is, with `refused`.
+ */
+export async function auditTrail(client: Client, workflowId: string): Promise<AuditEntry[]> {
+  const { payloadCodecs, payloadConverter } = client.options.loadedDataConverter;
+  const decode = async (payload: Payload | null | undefined): Promise<unknown> => {
+    if (!payload) return undefined;
+    let payloads = [payload];
+    for (const codec of [...payloadCodecs].reverse()) payloads = await codec.decode(payloads);
+    return payloadConverter.fromPayload(payloads[0] as Payload);
+  };
+  const entries: AuditEntry[] = [];
+  for (const runId of await chainRunIds(client, workflowId)) {
+    const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
+    const byUpdate = new Map<string, AuditEntry>();
+    for (const event of history.events ?? []) {
+      const accepted = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
+      const signaled = event.workflowExecutionSignaledEventAttributes;
+      const completed = event.workflowExecutionUpdateCompletedEventAttributes;
+      if (completed) {
+        const entry = byUpdate.get(completed.meta?.updateId ?? '');
+        if (!entry) continue;
+        if (completed.outcome?.failure) entry.refused = completed.outcome.failure.message ?? 'refused';
+        else entry.result = await decode(completed.outcome?.success?.payloads?.[0]);
+        continue;
+      }
+      const name = accepted?.input?.name ?? signaled?.signalName;
+      if (!name || !DECISION_MESSAGES.includes(name)) continue;
+      const via = accepted ? 'update' : 'signal';
+      const raw = await decode((accepted?.input?.args ?? signaled?.input)?.payloads?.[0]);
+      const payload: Record<string, unknown> =
+        raw !== null && typeof raw === 'object' ? { ...(raw as Record<string, unknown>) } : { raw };
+      const by = deciderOf(
+        {
+          identity: typeof payload.identity === 'string' ? payload.identity : undefined,
+          roles: Array.isArray(payload.roles) ? (payload.roles as unknown[]).map(String) : undefined,
+          channel: typeof payload.channel === 'string' ? (payload.channel as Channel) : undefined,
+        },
+        via,
+      );
+      delete payload.identity;
+      delete payload.roles;
+      delete payload.channel;
+      const sender = accepted?.meta?.identity ?? signaled?.identity ?? undefined;
+      const entry: AuditEntry = {
+        at: timeOf(event),
+        runId,
+        message: name,
+        via,
+        ...by,
+        ...(sender ? { sender } : {}),
+        payload,
+      };
+      if (accepted?.meta?.updateId) byUpdate.set(accepted.meta.updateId, entry);
+      entries.push(entry);
+    }
+  }
+  return entries;
+}
