@@ -52,11 +52,11 @@ export function renderDetails(state: RunState): string {
   if (pending.approvals.length > 0 || pending.question) {
     const waiting = pending.approvals.map(
       (call) =>
-        `- \`${call.callId}\` ${clip(describeCall(call.tool, call.args, 120))}: \`durable-react-agent approve ${state.workflowId} ${call.callId}\` or signal \`decide\` \`{"callId":"${call.callId}","decision":"approve"}\``,
+        `- \`${call.callId}\` ${clip(describeCall(call.tool, call.args, 120))}: \`durable-react-agent approve ${state.workflowId} ${call.callId}\` or signal \`decide\` \`{"callId":"${call.callId}","decision":"approve","identity":"<your name>"}\``,
     );
     if (pending.question)
       waiting.push(
-        `- Question \`${pending.question.callId}\`: ${clip(pending.question.question)} (signal \`answer\` \`{"answer":"…"}\`)`,
+        `- Question \`${pending.question.callId}\`: ${clip(pending.question.question)} (signal \`answer\` \`{"answer":"…","identity":"<your name>"}\`)`,
       );
     sections.push(`### Waiting for a decision\n${waiting.join('\n')}`);
   }

@@ -4,7 +4,7 @@ import { chainRunIds } from '../../src/client/run-chain';
 import { getScratchpadQuery, getTraceQuery } from '../../src/shared/messages';
 import { AgentStatusKey } from '../../src/shared/search-attributes';
 import type { ScriptedResponder } from '../../src/testing/scripted-model';
-import { useHarness, waitForPending } from '../support/harness';
+import { TEST_REVIEWER, useHarness, waitForPending } from '../support/harness';
 import { recordedEffects } from '../support/test-tools';
 
 const harness = useHarness();
@@ -156,7 +156,7 @@ describe('long runs stay bounded', () => {
     expect(result.tokenUsage.totalTokens).toBe(3000);
     expect(result.trace.steps.map((step) => step.observation)).toEqual(['deleted r0', 'deleted r1', 'deleted r2']);
     expect(result.trace.steps.map((step) => step.decision)).toEqual([
-      { kind: 'approve', always: true },
+      { kind: 'approve', always: true, by: { identity: TEST_REVIEWER, channel: 'client' } },
       undefined,
       undefined,
     ]);

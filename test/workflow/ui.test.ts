@@ -95,7 +95,8 @@ describe('the Temporal UI reads like a ReAct trace', () => {
     const details = await currentDetails(run.workflowId);
     expect(details).toContain('### Waiting for a decision');
     expect(details).toContain(`durable-react-agent approve ${run.workflowId} c1-1`);
-    expect(details).toContain('{"callId":"c1-1","decision":"approve"}');
+    // The JSON to paste names who decides: the history then says who did.
+    expect(details).toContain('{"callId":"c1-1","decision":"approve","identity":"<your name>"}');
     await harness.agents.approve(run.workflowId, 'c1-1');
     await run.result();
     expect(await currentDetails(run.workflowId)).not.toContain('Waiting for a decision');
