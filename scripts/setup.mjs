@@ -96,7 +96,9 @@ if (process.argv.includes('--browser')) {
       return run(command, rest, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     };
     if (apt('update', '-qq') !== 0 || apt('install', '-y', '-qq', 'chromium') !== 0) {
-      console.error(`setup: could not install Chromium; set CHROMIUM_PATH to a Chromium binary, or install it yourself`);
+      console.error(
+        `setup: could not install Chromium; set CHROMIUM_PATH to a Chromium binary, or install it yourself`,
+      );
       process.exit(1);
     }
   }

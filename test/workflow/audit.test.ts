@@ -23,15 +23,13 @@ describe('the audit trail is the run history', () => {
     await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
     await expect(harness.agents.edit(run.workflowId, 'c2-1', { id: 7 })).rejects.toThrow(/Edit refused/);
     // A raw signal, as pasted into the Temporal UI: its channel is `signal` whatever the JSON says.
-    await harness.client.workflow
-      .getHandle(run.workflowId)
-      .signal(decideSignal, {
-        callId: 'c2-1',
-        decision: 'reject',
-        reason: 'keep a2',
-        identity: 'dana',
-        channel: 'inbox',
-      });
+    await harness.client.workflow.getHandle(run.workflowId).signal(decideSignal, {
+      callId: 'c2-1',
+      decision: 'reject',
+      reason: 'keep a2',
+      identity: 'dana',
+      channel: 'inbox',
+    });
     await waitForPending(harness, run.workflowId, { approvals: 0, question: true });
     const carol = new AgentClient({ client: harness.client, identity: 'carol', roles: ['ops'], channel: 'cli' });
     await carol.answer(run.workflowId, 'No, stop there.');
