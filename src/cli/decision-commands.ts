@@ -22,6 +22,8 @@ export const DECISION_COMMANDS = [
   'events',
   'send',
   'audit',
+  'raise',
+  'stop',
 ] as const;
 
 function parse(argv: string[]) {
@@ -42,6 +44,7 @@ function parse(argv: string[]) {
         wait: { type: 'boolean', default: true },
         as: { type: 'string' },
         roles: { type: 'string' },
+        by: { type: 'string' },
       },
     });
   } catch (error) {
@@ -110,7 +113,9 @@ export async function decisionCommand(
         const what =
           item.kind === 'approval'
             ? `${describeCall(item.tool, item.args)}  (argsHash ${item.argsHash})`
-            : `question: ${item.question}`;
+            : item.kind === 'budget'
+              ? `budget: ${item.question}`
+              : `question: ${item.question}`;
         out(`${item.workflowId}  ${item.callId}  ${what}  deadline ${item.deadline}`);
       }
       return 0;
@@ -180,6 +185,19 @@ export async function decisionCommand(
         // Waits for the turn's answer, as `result` does for a run.
         const answer = await agents.ask(id, text);
         out(answer.finalAnswer ?? `(no final answer: ${answer.reason})`);
+        return 0;
+      }
+      case 'raise': {
+        const amount = values.by === undefined ? undefined : Number(values.by);
+        if (amount !== undefined && !(Number.isInteger(amount) && amount > 0))
+          throw new UsageError(`--by expects a whole number above 0, got "${values.by}"`);
+        const applied = await agents.raiseBudget(id, amount, second);
+        out(`raised the ${applied.limit} limit of ${id} by ${applied.amount} to ${applied.newLimit}`);
+        return 0;
+      }
+      case 'stop': {
+        const applied = await agents.stopAtBudget(id, second);
+        out(`${id} stops at its ${applied.limit} limit`);
         return 0;
       }
       case 'audit': {

@@ -27,6 +27,10 @@ export function formatEvent(event: AgentEvent | EventsGap): string | undefined {
       return `${INDENT}Question: ${clip(event.question)}`;
     case 'clarification_answered':
       return `${INDENT}Answer: ${clip(event.answer)}${event.by ? ` (by ${describeDecider(event.by)})` : ''}`;
+    case 'budget_requested':
+      return `${INDENT}Budget request ${event.requestId}: the ${event.limit} limit (${event.current}) was reached; raise it by ${event.suggested}?`;
+    case 'budget_decided':
+      return `${INDENT}Budget request ${event.requestId}: ${event.outcome}${event.amount !== undefined ? ` by ${event.amount}` : ''}${event.by ? ` (${describeDecider(event.by)})` : ''}`;
     case 'subagent_started':
       return `${INDENT}Delegated to ${event.agent}: run ${event.childWorkflowId}`;
     case 'summary':

@@ -32,6 +32,8 @@ Commands:
   edit    <workflowId> [callId] --args '<json>'
   respond <workflowId> [callId] --observation TEXT
   answer  <workflowId> "<text>"
+  raise   <workflowId> [requestId] [--by N]     stop <workflowId> [requestId]
+                            Decide a run's budget request (onBudget: 'ask'): raise the limit, or stop there
   trace   <workflowId> [--json]     result <workflowId> [--json]     cancel <workflowId>
   send    <workflowId> "<text>" [--no-wait]
                             A follow-up message to a conversation (conversationIdleTimeout); prints the turn's answer

@@ -17,6 +17,11 @@ function printHint(item: PendingItem, runId: string, say: Say, address: string |
     say(`  answer with: ${verb('answer')} ${item.workflowId} "<text>"`);
     return;
   }
+  if (item.kind === 'budget') {
+    say(`The run${where} asks (${item.requestId}): ${item.question} (${item.detail}; deadline ${item.deadline})`);
+    say(`  ${verb('raise')} ${item.workflowId} [--by N]   |   ${verb('stop')} ${item.workflowId}`);
+    return;
+  }
   say(
     `Waiting for a decision on ${item.callId}${where}: ${describeCall(item.tool, item.args)}  (deadline ${item.deadline})`,
   );
@@ -46,6 +51,13 @@ export function createRunDecisions(
       if (item.kind === 'question') {
         const text = (await rl.question(`\nThe agent asks${where}: ${item.question}\n> `)).trim();
         await agents.answer(item.workflowId, text || '(no answer)', item.callId);
+        return;
+      }
+      if (item.kind === 'budget') {
+        const text = (await rl.question(`\n${item.question}${where} [y, n or an amount] `)).trim().toLowerCase();
+        const amount = Number(text);
+        if (text === 'n' || text === 'no') await agents.stopAtBudget(item.workflowId, item.requestId);
+        else await agents.raiseBudget(item.workflowId, Number.isInteger(amount) && amount > 0 ? amount : undefined);
         return;
       }
       if (where) say(`\nA subagent is waiting${where}.`);

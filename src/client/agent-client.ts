@@ -1,31 +1,16 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import {
-  listPending,
-  listPendingInRun,
-  resolveCallId,
-  sendAnswer,
-  sendDecision,
-  type PendingItem,
-  type Sender,
-} from './decisions';
 import type { z } from 'zod';
 import { dataConverterFromEnv } from '../worker/codec';
 import { readEnv } from './env';
 import { stitchTrace } from './run-chain';
 import { startMetadata } from './run-metadata';
-import type { AppliedDecision, Decision, PendingDecisions } from '../shared/approvals';
 import { validateAgentConfig, type AgentConfig, type AgentConfigInput } from '../shared/config';
-import {
-  AGENT_WORKFLOW_TYPE,
-  getPendingQuery,
-  getScratchpadQuery,
-  getStatusQuery,
-  getTraceQuery,
-} from '../shared/messages';
+import { AGENT_WORKFLOW_TYPE, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import { AgentStatusKey } from '../shared/search-attributes';
 import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
 import { AgentRunError, InvalidConfigError } from './errors';
+import { AgentDecisions } from './decision-client';
 import { explainMissingSearchAttributes, queryText, toJsonSchema, toRunError, type AgentQuery } from './start-input';
 
 export type { AgentQuery } from './start-input';
@@ -84,12 +69,8 @@ export interface AgentClientOptions {
 }
 
 /** The typed API services and the CLI use to start runs and read their traces. */
-export class AgentClient {
-  /** The underlying Temporal client, for anything this API does not cover. */
-  readonly client: Client;
+export class AgentClient extends AgentDecisions {
   readonly taskQueue: string;
-  /** Who this client's decisions and answers say they come from (recorded in the run's history and trace). */
-  readonly sender: Sender;
   private readonly ownsConnection: boolean;
   private readonly searchAttributes: boolean;
 
@@ -101,16 +82,15 @@ export class AgentClient {
    */
   constructor(options: AgentClientOptions) {
     const env = readEnv();
-    this.client = options.client;
-    this.taskQueue = options.taskQueue ?? env.taskQueue;
-    this.ownsConnection = options.ownsConnection ?? false;
-    this.searchAttributes = options.searchAttributes ?? true;
     const roles = options.roles ?? env.roles;
-    this.sender = {
+    super(options.client, {
       identity: options.identity ?? env.identity ?? options.client.options.identity,
       channel: options.channel ?? 'client',
       ...(roles.length > 0 ? { roles } : {}),
-    };
+    });
+    this.taskQueue = options.taskQueue ?? env.taskQueue;
+    this.ownsConnection = options.ownsConnection ?? false;
+    this.searchAttributes = options.searchAttributes ?? true;
   }
 
   /** Closes the connection this client opened in {@link connect}; a no-op for a wrapped client. */
@@ -254,57 +234,6 @@ export class AgentClient {
   cancel(workflowId: string): Promise<void> {
     return this.handle(workflowId).cancel();
   }
-
-  /** Every pending approval and question across running agents. */
-  listPending(): Promise<PendingItem[]> {
-    return listPending(this.client);
-  }
-
-  /** What a run and its running subagents wait for, each item naming the run to send its decision to. */
-  getPendingInRun(workflowId: string): Promise<PendingItem[]> {
-    return listPendingInRun(this.client, workflowId);
-  }
-
-  /** What one run is waiting for. */
-  getPending(workflowId: string): Promise<PendingDecisions> {
-    return this.client.workflow.getHandle(workflowId).query(getPendingQuery);
-  }
-
-  /** Sends any decision; `callId` may be left out when exactly one call is pending. */
-  async decide(workflowId: string, callId: string | undefined, decision: DecisionBody): Promise<AppliedDecision> {
-    const handle = this.client.workflow.getHandle(workflowId);
-    return sendDecision(handle, { ...decision, callId: await resolveCallId(handle, callId) }, this.sender);
-  }
-
-  /** Runs the call as proposed; `always` also approves every later call of the same tool in this run. */
-  approve(
-    workflowId: string,
-    callId?: string,
-    options: { always?: boolean; argsHash?: string } = {},
-  ): Promise<AppliedDecision> {
-    return this.decide(workflowId, callId, { decision: 'approve', ...options });
-  }
-
-  /** Does not run the call; the model sees the reason. */
-  reject(workflowId: string, callId: string | undefined, reason: string): Promise<AppliedDecision> {
-    return this.decide(workflowId, callId, { decision: 'reject', reason });
-  }
-
-  /** Runs the call with new arguments, re-validated by the tool's schema (refused, call still pending, if invalid). */
-  edit(workflowId: string, callId: string | undefined, args: Record<string, unknown>): Promise<AppliedDecision> {
-    return this.decide(workflowId, callId, { decision: 'edit', args });
-  }
-
-  /** Does not run the call; `observation` is what the model sees as its result. */
-  respond(workflowId: string, callId: string | undefined, observation: string): Promise<AppliedDecision> {
-    return this.decide(workflowId, callId, { decision: 'respond', observation });
-  }
-
-  /** Answers the run's clarification question. */
-  answer(workflowId: string, text: string, callId?: string): Promise<string> {
-    return sendAnswer(this.client.workflow.getHandle(workflowId), text, callId, this.sender);
-  }
 }
 
-/** A decision without its call ID (filled in by resolveCallId). */
-export type DecisionBody = Decision extends infer D ? (D extends Decision ? Omit<D, 'callId'> : never) : never;
+export type { DecisionBody } from './decision-client';

@@ -7,6 +7,7 @@ import type {
   PendingQuestion,
   RefusalReason,
 } from '../shared/approvals';
+import type { PendingBudget } from '../shared/budget';
 import { answerUpdate, decideUpdate, getPendingQuery } from '../shared/messages';
 import { AgentStatusKey } from '../shared/search-attributes';
 import type { Channel } from '../shared/identity';
@@ -18,12 +19,15 @@ export { DecisionRefusedError };
 /** One thing a person can act on: a call to approve or a question to answer, with the run it belongs to. */
 export type PendingItem =
   | ({ kind: 'approval'; workflowId: string } & PendingCall)
-  | ({ kind: 'question'; workflowId: string } & PendingQuestion);
+  | ({ kind: 'question'; workflowId: string } & PendingQuestion)
+  | ({ kind: 'budget'; workflowId: string; callId: string } & PendingBudget);
 
 /** A run's pending calls and question as items tagged with the run. */
 function itemsOf(workflowId: string, pending: PendingDecisions): PendingItem[] {
   const items: PendingItem[] = pending.approvals.map((call) => ({ kind: 'approval', workflowId, ...call }));
   if (pending.question) items.push({ kind: 'question', workflowId, ...pending.question });
+  // `callId` too, so every item has one key a list can use.
+  if (pending.budget) items.push({ kind: 'budget', workflowId, callId: pending.budget.requestId, ...pending.budget });
   return items;
 }
 
@@ -70,7 +74,8 @@ export async function resolveCallId(handle: WorkflowHandle, callId: string | und
   );
 }
 
-function refused(error: unknown): unknown {
+/** A refused update as DecisionRefusedError (with the run's reason); other errors unchanged. */
+export function refused(error: unknown): unknown {
   if (!(error instanceof WorkflowUpdateFailedError) || !error.cause) return error;
   const details = error.cause instanceof ApplicationFailure ? error.cause.details : undefined;
   const reason = typeof details?.[0] === 'string' ? (details[0] as RefusalReason) : undefined;
@@ -84,7 +89,8 @@ export interface Sender {
   channel: Channel;
 }
 
-function senderFields(sender: Sender | undefined): Partial<Sender> {
+/** The identity fields a payload carries for `sender`. */
+export function senderFields(sender: Sender | undefined): Partial<Sender> {
   if (!sender) return {};
   return {
     identity: sender.identity,

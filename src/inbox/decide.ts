@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
+import { sendBudgetDecision } from '../client/budget';
 import { sendAnswer, sendDecision, type Sender } from '../client/decisions';
+import type { BudgetDecision } from '../shared/budget';
 import { DecisionRefusedError } from '../client/errors';
 import type { Decision, RefusalReason } from '../shared/approvals';
 import type { InboxUser } from './auth';
@@ -128,6 +130,32 @@ export async function decideAs(
       status: 'applied',
       message: `${applied.decision} ${applied.callId} (${applied.tool})${always}: sent as ${user.name}`,
     };
+  } catch (error) {
+    return outcomeOfError(error);
+  }
+}
+
+/** Raises a run's limit, or stops it there, as this person. */
+export async function budgetAs(
+  client: Client,
+  user: InboxUser,
+  workflowId: string,
+  body: Record<string, unknown>,
+): Promise<DecisionOutcome> {
+  try {
+    const requestId = text(body, 'requestId');
+    if (!requestId) throw new BadRequest('requestId is missing');
+    let decision: BudgetDecision;
+    if (body.decision === 'stop') decision = { requestId, decision: 'stop' };
+    else if (body.decision === 'raise') {
+      const amount = Number(body.amount);
+      if (!Number.isInteger(amount) || amount < 1) throw new BadRequest('the raise must be a whole number above 0');
+      decision = { requestId, decision: 'raise', amount };
+    } else throw new BadRequest(`unknown budget decision "${String(body.decision)}": raise or stop`);
+    const applied = await sendBudgetDecision(client.workflow.getHandle(workflowId), decision, senderOf(user));
+    const what =
+      applied.decision === 'raise' ? `raised by ${applied.amount} to ${applied.newLimit}` : 'the run stops there';
+    return { status: 'applied', message: `${applied.requestId}: ${what}, as ${user.name}` };
   } catch (error) {
     return outcomeOfError(error);
   }

@@ -20,7 +20,7 @@ function row(item: PendingItem): Html {
   const what =
     item.kind === 'approval'
       ? html`<span class="kind">approval</span> <code>${describeCall(item.tool, item.args, 120)}</code>`
-      : html`<span class="kind">question</span> ${item.question}`;
+      : html`<span class="kind">${item.kind}</span> ${item.question}`;
   return html`<tr data-kind="${item.kind}" data-tool="${item.kind === 'approval' ? item.tool : ''}">
     <td>${what}</td>
     <td><a href="${runHref(item.workflowId)}">${item.workflowId}</a></td>
@@ -133,6 +133,23 @@ export function renderItem(item: PendingItem, csrf: string): Html {
         ${hidden('csrf', csrf)}${hidden('callId', item.callId)}
         <label>Your answer <textarea name="answer" required rows="3"></textarea></label>
         <button type="submit">Answer</button>
+      </form>
+      <p class="outcome" role="status" aria-live="polite"></p>
+    </article>`;
+  }
+  if (item.kind === 'budget') {
+    return html`<article class="item" id="${key}" aria-labelledby="${key}-h">
+      <h3 id="${key}-h">${item.question}</h3>
+      ${child}
+      <p class="meta">${item.detail}. Without a decision by the deadline the run stops there.</p>
+      <form method="post" action="${runHref(item.workflowId)}/budget" class="decision">
+        ${hidden('csrf', csrf)}${hidden('requestId', item.requestId)}
+        <label
+          >Raise by (${item.unit})
+          <input type="number" name="amount" min="1" step="1" value="${String(item.suggested)}" required
+        /></label>
+        <button type="submit" name="decision" value="raise">Raise</button>
+        <button type="submit" name="decision" value="stop" formnovalidate>Stop there</button>
       </form>
       <p class="outcome" role="status" aria-live="polite"></p>
     </article>`;

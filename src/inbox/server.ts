@@ -7,7 +7,7 @@ import { listPending } from '../client/decisions';
 import { cursorOf, streamRunEvents } from '../client/event-server';
 import { Authenticator, SESSION_COOKIE, type Authenticated, type IdentitySource } from './auth';
 import { INBOX_SCRIPT, INBOX_STYLE } from './browser-assets';
-import { answerAs, BadRequest, decideAs, httpStatus, readBody, type DecisionOutcome } from './decide';
+import { answerAs, BadRequest, budgetAs, decideAs, httpStatus, readBody, type DecisionOutcome } from './decide';
 import { loginPage, outcomePage } from './html';
 import { PendingFeed } from './live';
 import { inboxPage, runPage, streamInbox, streamRunPending, streamTrace } from './pages';
@@ -72,7 +72,7 @@ function crossOrigin(request: IncomingMessage): boolean {
   }
 }
 
-const RUN_ROUTE = /^\/runs\/([^/]+)(\/pending\/stream|\/trace\/stream|\/events|\/decide|\/answer)?$/;
+const RUN_ROUTE = /^\/runs\/([^/]+)(\/pending\/stream|\/trace\/stream|\/events|\/decide|\/answer|\/budget)?$/;
 
 /** Routes one request; errors become a 502 with one line (the server keeps serving). */
 async function route(
@@ -158,13 +158,11 @@ async function post(
   }
   const match = RUN_ROUTE.exec(url.pathname);
   const action = match?.[2];
-  if (!match || (action !== '/decide' && action !== '/answer'))
-    return sendJson(response, 404, { error: `nothing to post to at ${url.pathname}` });
+  const act =
+    action === '/decide' ? decideAs : action === '/answer' ? answerAs : action === '/budget' ? budgetAs : null;
+  if (!match || !act || !action) return sendJson(response, 404, { error: `nothing to post to at ${url.pathname}` });
   const workflowId = decodeURIComponent(match[1]!);
-  const outcome: DecisionOutcome =
-    action === '/decide'
-      ? await decideAs(options.client, who.user, workflowId, body)
-      : await answerAs(options.client, who.user, workflowId, body);
+  const outcome: DecisionOutcome = await act(options.client, who.user, workflowId, body);
   options.log?.(`${who.user.name} ${action.slice(1)} ${workflowId}: ${outcome.status} (${outcome.message})`);
   if (wantsJson(request)) return sendJson(response, httpStatus(outcome), outcome);
   return sendHtml(

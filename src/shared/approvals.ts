@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { PendingBudget } from './budget';
 import { deciderFields, type Decider } from './identity';
 
 /**
@@ -53,6 +54,8 @@ export interface PendingDecisions {
   question: PendingQuestion | null;
   /** Subagents running now, whose pending calls are theirs to serve (absent in answers of older workers). */
   delegations?: RunningDelegation[];
+  /** A limit the run asks a person to raise (`onBudget: 'ask'`); absent in answers of older workers. */
+  budget?: PendingBudget | null;
 }
 
 const base = { callId: z.string().min(1), argsHash: z.string().min(1).optional(), ...deciderFields };

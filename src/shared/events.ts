@@ -1,4 +1,5 @@
 import type { DecisionOutcome } from './approvals';
+import type { BudgetLimit } from './budget';
 import type { Decider } from './identity';
 import type { TerminationReason } from './types';
 
@@ -27,6 +28,14 @@ export type AgentEventBody =
   | { type: 'tool_finished'; callId: string; tool: string; isError: boolean; observation: string }
   | { type: 'clarification_asked'; callId: string; question: string }
   | { type: 'clarification_answered'; callId: string; answer: string; by?: Decider }
+  | { type: 'budget_requested'; requestId: string; limit: BudgetLimit; current: number; suggested: number }
+  | {
+      type: 'budget_decided';
+      requestId: string;
+      outcome: 'raise' | 'stop' | 'timeout';
+      amount?: number;
+      by?: Decider;
+    }
   /** A delegated task runs as a child workflow: its own stream is `events()` of `childWorkflowId`. */
   | { type: 'subagent_started'; callId: string; agent: string; childWorkflowId: string }
   | { type: 'summary'; text: string }

@@ -1,5 +1,6 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Answer, AppliedDecision, Decision, PendingDecisions } from './approvals';
+import type { AppliedBudgetDecision, BudgetDecision } from './budget';
 import type { AgentStatus, ReActTrace } from './types';
 import type { EventPage, EventsWaitResult, ModelDelta } from './events';
 
@@ -28,6 +29,11 @@ export const decideSignal = defineSignal<[Decision]>('decide');
 export const answerUpdate = defineUpdate<string, [Answer]>('answer');
 /** The same answer as a signal. */
 export const answerSignal = defineSignal<[Answer]>('answer');
+
+/** Raise the limit a run asks about (`onBudget: 'ask'`) or stop it there; refused when nothing or another is pending. */
+export const decideBudgetUpdate = defineUpdate<AppliedBudgetDecision, [BudgetDecision]>('decideBudget');
+/** The same budget decision as a signal; an invalid one is recorded. */
+export const decideBudgetSignal = defineSignal<[BudgetDecision]>('decideBudget');
 
 /** Events after a cursor (`after` = the last seq seen; 0 from the start), a bounded page at a time. */
 export const getEventsQuery = defineQuery<EventPage, [{ after: number }]>('getEvents');

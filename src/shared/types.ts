@@ -1,4 +1,5 @@
 import type { DecisionOutcome } from './approvals';
+import type { BudgetRecord } from './budget';
 import type { AgentConfigInput } from './config';
 import type { CarriedEvents } from './events';
 import type { Decider } from './identity';
@@ -114,6 +115,8 @@ export interface ReActTrace {
   forcedFinalAnswer?: { status: 'given' | 'skipped' | 'failed'; reason?: string };
   /** A conversation's turns so far, oldest first (absent for a run that takes no follow-up messages). */
   turns?: TurnRecord[];
+  /** Requests to raise a limit (`onBudget: 'ask'`) across the chain and how each ended; absent when there were none. */
+  budgetRequests?: BudgetRecord[];
 }
 
 /** One finished turn of a conversation: the user's message, and how the agent's answer to it ended. */
@@ -222,6 +225,7 @@ export interface CarriedState {
   /** The newest events of the stream, so a consumer resumes across the hand-over (absent from older code). */
   events?: CarriedEvents;
   conversation?: ConversationState;
+  budgetRequests?: BudgetRecord[];
 }
 
 /**

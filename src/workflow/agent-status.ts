@@ -13,7 +13,8 @@ export function runPhase(state: RunState): RunPhase {
   // Parallel calls may run and wait for a person at the same time: the person is what the run waits on.
   const pending = state.approvals.snapshot();
   if (pending.question) return 'awaiting_input';
-  if (pending.approvals.length > 0) return 'awaiting_approval';
+  // A budget request is an approval too: raise the limit, or stop.
+  if (pending.approvals.length > 0 || pending.budget) return 'awaiting_approval';
   return state.phase;
 }
 

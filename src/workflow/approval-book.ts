@@ -11,6 +11,7 @@ import {
   type RefusalReason,
   type RunningDelegation,
 } from '../shared/approvals';
+import { budgetDecisionSchema, type BudgetDecision, type PendingBudget } from '../shared/budget';
 import { deciderOf, isApprover, type Decider } from '../shared/identity';
 import { formatZodIssues } from '../shared/validation';
 
@@ -42,6 +43,8 @@ export class ApprovalBook {
   /** Tools approved with `always: true` for the rest of the run. */
   readonly alwaysApproved: string[] = [];
   question: { pending: PendingQuestion; answer?: string; by?: Decider } | null = null;
+  /** A budget request (`onBudget: 'ask'`) and, once decided, its decision. */
+  budget: { pending: PendingBudget; decided?: { decision: BudgetDecision; by: Decider } } | null = null;
   /** Subagents running now, by child workflow ID, so a client can look for calls pending in them too. */
   readonly delegations = new Map<string, RunningDelegation>();
 
@@ -62,7 +65,8 @@ export class ApprovalBook {
   snapshot(): PendingDecisions {
     const approvals = [...this.entries.values()].filter((entry) => !entry.resolution).map((entry) => entry.call);
     const question = this.question && this.question.answer === undefined ? this.question.pending : null;
-    return { approvals, question, delegations: [...this.delegations.values()] };
+    const budget = this.budget && !this.budget.decided ? this.budget.pending : null;
+    return { approvals, question, delegations: [...this.delegations.values()], budget };
   }
 
   /** Validates a decision payload against what is pending and who may decide it. */
@@ -150,6 +154,37 @@ export class ApprovalBook {
         entry.resolution = { outcome: 'run', args: entry.call.args, decision: { ...ALWAYS, by } };
       }
     }
+  }
+
+  /** Validates a budget decision against the pending budget request. */
+  checkBudget(
+    payload: unknown,
+    via: 'update' | 'signal' = 'update',
+  ): Checked<{ decision: BudgetDecision; by: Decider }> {
+    const parsed = budgetDecisionSchema.safeParse(payload);
+    if (!parsed.success)
+      return {
+        ok: false,
+        reason: 'invalid_payload',
+        message: `Invalid budget decision: ${formatZodIssues(parsed.error.issues)}`,
+      };
+    const request = this.budget;
+    if (!request || request.pending.requestId !== parsed.data.requestId) {
+      const hint =
+        request && !request.decided ? `pending: ${request.pending.requestId}` : 'no budget request is pending';
+      return {
+        ok: false,
+        reason: 'not_pending',
+        message: `No pending budget request ${parsed.data.requestId} (${hint})`,
+      };
+    }
+    if (request.decided)
+      return {
+        ok: false,
+        reason: 'already_decided',
+        message: `Budget request ${parsed.data.requestId} was already decided`,
+      };
+    return { ok: true, value: { decision: parsed.data, by: deciderOf(parsed.data, via) } };
   }
 
   /** Validates an answer payload against the pending question. */

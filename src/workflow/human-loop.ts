@@ -19,7 +19,7 @@ import type { Decider } from '../shared/identity';
 export const INVALID_DECISION = ErrorType.InvalidDecision;
 
 /** The failure a refused update returns; its details carry the {@link RefusalReason} callers branch on. */
-function refuse(refusal: { message: string; reason: RefusalReason }): ApplicationFailure {
+export function refuse(refusal: { message: string; reason: RefusalReason }): ApplicationFailure {
   return ApplicationFailure.create({
     type: INVALID_DECISION,
     message: refusal.message,

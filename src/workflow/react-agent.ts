@@ -21,6 +21,7 @@ import type { AgentWorkflowInput, ReActResult } from '../shared/types';
 import { markFailed, publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
 import { catalogProblem } from './catalog-checks';
 import { clarify, installHumanHandlers } from './human-loop';
+import { installBudgetHandlers, openBudgetRequest, reachLimit, settleBudgetRequest } from './budget-request';
 import { listTools, listToolsLocally } from './activity-proxies';
 import { renderScratchpad, type ModelReply } from '../shared/protocol';
 import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './run-state';
@@ -65,10 +66,10 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
     config,
     estimateTokens(JSON.stringify(messages)),
   );
-  if (limit) return stopRun(state, limit.reason, limit.detail);
+  if (limit) return reachLimit(state, limit.reason, limit.detail);
   // Rule set 2: the budget is a hard cap, with room kept for the forced final answer.
   const allowed = loopCallAllowance(state, messages);
-  if ('refused' in allowed) return stopRun(state, 'token_budget', allowed.refused);
+  if ('refused' in allowed) return reachLimit(state, 'token_budget', allowed.refused);
 
   state.iterations += 1;
   state.phase = 'thinking';
@@ -144,29 +145,45 @@ async function act(
 /** The run, inside a scope that the time budget (a durable timer) cancels; it may hand over to a new run. */
 async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
   const loop = new CancellationScope();
-  const timeoutSeconds = state.config.timeoutSeconds;
-  const timer = new CancellationScope();
-  if (timeoutSeconds !== undefined) {
+  let timer = new CancellationScope();
+  const armTimer = () => {
+    const timeoutSeconds = state.config.timeoutSeconds;
+    if (timeoutSeconds === undefined) return;
     // The budget counts from the chain's first run (a conversation's turn), so continue-as-new does not reset it.
     const startedAtMs = state.conversation?.turnStartedAtMs ?? state.startedAtMs;
     const remainingMs = timeoutSeconds * 1000 - (Date.now() - startedAtMs);
+    timer = new CancellationScope();
     void timer
       .run(() => sleep(Math.max(remainingMs, 1)))
       .then(
         () => {
-          stopRun(state, 'timeout', `the time budget of ${timeoutSeconds}s ran out`);
+          const detail = `the time budget of ${timeoutSeconds}s ran out`;
+          // Asking lets the iteration in flight finish; the loop starts no other until a person decides.
+          if (state.config.onBudget === 'ask') {
+            state.timeUp = detail;
+            return openBudgetRequest(state, 'timeout', detail);
+          }
+          stopRun(state, 'timeout', detail);
           loop.cancel();
         },
         () => undefined, // the loop finished first and cancelled the timer
       );
-  }
+  };
+  armTimer();
   try {
     await loop.run(async () => {
       while (!state.stop) {
+        if (state.timeUp !== null) {
+          openBudgetRequest(state, 'timeout', state.timeUp); // unless another request held the slot
+          const raised = await settleBudgetRequest(state);
+          state.timeUp = null;
+          if (raised) armTimer();
+          continue;
+        }
         await iterate(state, tools);
         refreshDetails(state);
         if (!state.stop) await summarizeConversationIfDue(state);
-        if (!state.stop && shouldContinueAsNew(state)) await continueAsNewNow(state);
+        if (!state.stop && state.timeUp === null && shouldContinueAsNew(state)) await continueAsNewNow(state);
       }
     });
   } catch (error) {
@@ -208,6 +225,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   );
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
+  installBudgetHandlers(state);
   setHandler(getScratchpadQuery, () => renderScratchpad(traceSteps(state.steps, state.stepsChars), config));
   setHandler(getStatusQuery, () => toStatus(state));
   installEventHandlers(state.events);

@@ -1,4 +1,5 @@
 import type { z } from 'zod';
+import type { BudgetRecord } from '../shared/budget';
 import type { AgentConfig } from '../shared/config';
 import { compileJsonSchema } from '../shared/json-schema';
 import { outputSchemaOf } from '../shared/output';
@@ -96,6 +97,9 @@ export interface RunState {
   readonly events: EventLog;
   /** A conversation's turns and inbox; null for a one-shot run (no `conversationIdleTimeout`). */
   conversation: ConversationState | null;
+  /** Budget requests (`onBudget: 'ask'`) of the whole chain, and the time budget's detail once it ran out. */
+  budgetRequests: BudgetRecord[];
+  timeUp: string | null;
 }
 
 function validatorFor(config: AgentConfig): z.ZodType | undefined {
@@ -154,6 +158,8 @@ export function createRunState(
     approvals,
     events: new EventLog(carried?.run ?? 1, carried?.events),
     conversation: null,
+    budgetRequests: carried?.budgetRequests ?? [],
+    timeUp: null,
     searchAttributes,
     publishedStatus: '',
   };
@@ -183,6 +189,7 @@ export function toCarried(state: RunState): CarriedState {
     promptTokenRatio: state.promptTokenRatio,
     events: state.events.carry(),
     ...(state.conversation ? { conversation: state.conversation } : {}),
+    ...(state.budgetRequests.length > 0 ? { budgetRequests: state.budgetRequests } : {}),
   };
 }
 
@@ -244,6 +251,7 @@ export function toTrace(state: RunState): ReActTrace {
     summary: state.summary,
     ...(state.forcedFinalAnswer ? { forcedFinalAnswer: state.forcedFinalAnswer } : {}),
     ...(state.conversation ? { turns: state.conversation.turns } : {}),
+    ...(state.budgetRequests.length > 0 ? { budgetRequests: state.budgetRequests } : {}),
   };
 }
 

@@ -49,7 +49,7 @@ export function renderDetails(state: RunState): string {
   const sections = [
     `**Status:** ${status} · iteration ${state.iterations}/${state.config.maxIterations} · ${state.usage.totalTokens} tokens · run ${state.run}`,
   ];
-  if (pending.approvals.length > 0 || pending.question) {
+  if (pending.approvals.length > 0 || pending.question || pending.budget) {
     const waiting = pending.approvals.map(
       (call) =>
         `- \`${call.callId}\` ${clip(describeCall(call.tool, call.args, 120))}: \`durable-react-agent approve ${state.workflowId} ${call.callId}\` or signal \`decide\` \`{"callId":"${call.callId}","decision":"approve","identity":"<your name>"}\``,
@@ -57,6 +57,10 @@ export function renderDetails(state: RunState): string {
     if (pending.question)
       waiting.push(
         `- Question \`${pending.question.callId}\`: ${clip(pending.question.question)} (signal \`answer\` \`{"answer":"…","identity":"<your name>"}\`)`,
+      );
+    if (pending.budget)
+      waiting.push(
+        `- Budget \`${pending.budget.requestId}\`: ${pending.budget.question} (\`durable-react-agent raise ${state.workflowId}\` or \`stop\`, or signal \`decideBudget\` \`{"requestId":"${pending.budget.requestId}","decision":"raise","identity":"<your name>"}\`)`,
       );
     sections.push(`### Waiting for a decision\n${waiting.join('\n')}`);
   }

@@ -54,7 +54,7 @@ describe('ApprovalBook', () => {
       reason: 'already_decided',
       message: 'Call c1-1 was already decided',
     });
-    expect(book.snapshot()).toEqual({ approvals: [], question: null, delegations: [] });
+    expect(book.snapshot()).toEqual({ approvals: [], question: null, delegations: [], budget: null });
   });
 
   it('applies each decision kind; always also settles pending calls of the same tool', () => {
@@ -137,5 +137,41 @@ describe('ApprovalBook', () => {
         by: { identity: 'alice', channel: 'inbox' },
       },
     });
+  });
+
+  it('checks budget decisions against the pending request, once', () => {
+    const book = new ApprovalBook();
+    expect(book.checkBudget({ requestId: 'b1', decision: 'stop' })).toMatchObject({ ok: false, reason: 'not_pending' });
+    book.budget = {
+      pending: {
+        requestId: 'b1',
+        limit: 'max_iterations',
+        question: 'Raise?',
+        current: 2,
+        suggested: 2,
+        unit: 'iterations',
+        detail: 'reached the limit',
+        requestedAt: '',
+        deadline: '',
+      },
+    };
+    expect(book.snapshot().budget?.requestId).toBe('b1');
+    expect(book.checkBudget({ requestId: 'b1', decision: 'raise', amount: 0 })).toMatchObject({
+      ok: false,
+      reason: 'invalid_payload',
+    });
+    expect(book.checkBudget({ requestId: 'b2', decision: 'stop' })).toEqual({
+      ok: false,
+      reason: 'not_pending',
+      message: 'No pending budget request b2 (pending: b1)',
+    });
+    const checked = book.checkBudget({ requestId: 'b1', decision: 'raise', identity: 'alice' }, 'signal');
+    expect(checked).toMatchObject({ ok: true, value: { by: { identity: 'alice', channel: 'signal' } } });
+    if (checked.ok) book.budget.decided = checked.value;
+    expect(book.checkBudget({ requestId: 'b1', decision: 'stop' })).toMatchObject({
+      ok: false,
+      reason: 'already_decided',
+    });
+    expect(book.snapshot().budget).toBeNull();
   });
 });

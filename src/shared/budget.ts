@@ -1,0 +1,68 @@
+import { z } from 'zod';
+import { deciderFields, type Decider } from './identity';
+
+/** The limits a run with `onBudget: 'ask'` asks a person to raise instead of stopping at. */
+export type BudgetLimit = 'max_iterations' | 'token_budget' | 'timeout';
+
+/** What a raise of each limit is counted in. */
+export const BUDGET_UNITS: Readonly<Record<BudgetLimit, 'iterations' | 'tokens' | 'seconds'>> = {
+  max_iterations: 'iterations',
+  token_budget: 'tokens',
+  timeout: 'seconds',
+};
+
+/** A run waiting for a person to raise one of its limits or stop it; served with the pending calls. */
+export interface PendingBudget {
+  requestId: string;
+  limit: BudgetLimit;
+  /** "Raise the token budget from 5000 to 10000?" */
+  question: string;
+  /** The limit now, and the raise a plain "raise" gives (the limit's own size again). */
+  current: number;
+  suggested: number;
+  unit: 'iterations' | 'tokens' | 'seconds';
+  /** Why the run reached it, e.g. "reached the limit of 10 iterations". */
+  detail: string;
+  requestedAt: string;
+  /** When the request lapses and the run stops as it would have without asking. */
+  deadline: string;
+}
+
+const base = { requestId: z.string().min(1), ...deciderFields };
+
+/** A person's answer to a budget request, by update or signal. */
+export const budgetDecisionSchema = z.discriminatedUnion('decision', [
+  z.strictObject({
+    ...base,
+    decision: z.literal('raise'),
+    amount: z.number().int().min(1).max(1_000_000_000).optional(),
+  }),
+  z.strictObject({ ...base, decision: z.literal('stop') }),
+]);
+
+/** A decision about a budget request. */
+export type BudgetDecision = z.infer<typeof budgetDecisionSchema>;
+
+/** What a budget decision did, returned to its sender. */
+export interface AppliedBudgetDecision {
+  requestId: string;
+  limit: BudgetLimit;
+  decision: 'raise' | 'stop';
+  /** The raise (in the limit's unit) and the new limit, for `raise`. */
+  amount?: number;
+  newLimit?: number;
+  by: Decider;
+}
+
+/** How a budget request ended, as the trace keeps it. */
+export interface BudgetRecord {
+  requestId: string;
+  limit: BudgetLimit;
+  outcome: 'raise' | 'stop' | 'timeout';
+  /** The limit before, and the raise (for `raise`). */
+  from: number;
+  amount?: number;
+  by?: Decider;
+  requestedAt: string;
+  decidedAt: string;
+}

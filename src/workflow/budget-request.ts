@@ -1,0 +1,146 @@
+import { condition, setHandler } from '@temporalio/workflow';
+import { BUDGET_UNITS, type AppliedBudgetDecision, type BudgetLimit, type BudgetRecord } from '../shared/budget';
+import type { AgentConfig } from '../shared/config';
+import { formatDuration, parseDuration } from '../shared/duration';
+import { describeDecider } from '../shared/identity';
+import { decideBudgetSignal, decideBudgetUpdate } from '../shared/messages';
+import { publishStatus } from './agent-status';
+import { refuse } from './human-loop';
+import { countDecision, countDecisionRequest } from './metrics';
+import { nowIso, recordError, stopRun, type RunState } from './run-state';
+
+const LIMIT_NAMES: Readonly<Record<BudgetLimit, string>> = {
+  max_iterations: 'iteration limit',
+  token_budget: 'token budget',
+  timeout: 'time budget',
+};
+
+function currentLimit(config: AgentConfig, limit: BudgetLimit): number {
+  if (limit === 'max_iterations') return config.maxIterations;
+  if (limit === 'token_budget') return config.tokenBudget ?? 0;
+  return config.timeoutSeconds ?? 0;
+}
+
+/** A raise changes the run's config itself: continue-as-new carries the config, so the raise lasts the whole chain. */
+function raiseLimit(config: AgentConfig, limit: BudgetLimit, amount: number): void {
+  if (limit === 'max_iterations') config.maxIterations += amount;
+  else if (limit === 'token_budget') config.tokenBudget = (config.tokenBudget ?? 0) + amount;
+  else config.timeoutSeconds = (config.timeoutSeconds ?? 0) + amount;
+}
+
+function decideBudget(state: RunState, payload: unknown, via: 'update' | 'signal'): AppliedBudgetDecision {
+  const checked = state.approvals.checkBudget(payload, via);
+  if (!checked.ok) throw refuse(checked);
+  const request = state.approvals.budget;
+  if (!request) throw refuse({ reason: 'not_pending', message: 'No budget request is pending' });
+  request.decided = checked.value;
+  const { decision, by } = checked.value;
+  const { requestId, limit, current, suggested } = request.pending;
+  if (decision.decision === 'stop') return { requestId, limit, decision: 'stop', by };
+  const amount = decision.amount ?? suggested;
+  return { requestId, limit, decision: 'raise', amount, newLimit: current + amount, by };
+}
+
+/** Installs the `decideBudget` update (validated before it enters history) and signal. */
+export function installBudgetHandlers(state: RunState): void {
+  setHandler(decideBudgetUpdate, (payload) => decideBudget(state, payload, 'update'), {
+    validator: (payload) => {
+      const checked = state.approvals.checkBudget(payload, 'update');
+      if (!checked.ok) throw refuse(checked);
+    },
+  });
+  setHandler(decideBudgetSignal, (payload) => {
+    try {
+      decideBudget(state, payload, 'signal');
+    } catch (error) {
+      recordError(state, 'invalid_decision', error instanceof Error ? error.message : String(error));
+    }
+  });
+}
+
+/** Opens a request to raise `limit` (one at a time); a person sees it with the pending calls. */
+export function openBudgetRequest(state: RunState, limit: BudgetLimit, detail: string): void {
+  if (state.approvals.budget) return;
+  const current = currentLimit(state.config, limit);
+  const suggested = Math.max(1, current);
+  const unit = BUDGET_UNITS[limit];
+  const ms = parseDuration(state.config.approvalTimeout) ?? 24 * 3_600_000;
+  const now = Date.now();
+  // Numbered over the chain (the records are carried), so an ID is never reused by a later request.
+  const requestId = `b${state.budgetRequests.length + 1}`;
+  state.approvals.budget = {
+    pending: {
+      requestId,
+      limit,
+      question: `Raise the ${LIMIT_NAMES[limit]} from ${current} to ${current + suggested} ${unit}?`,
+      current,
+      suggested,
+      unit,
+      detail,
+      requestedAt: new Date(now).toISOString(),
+      deadline: new Date(now + ms).toISOString(),
+    },
+  };
+  countDecisionRequest();
+  state.events.emit({ type: 'budget_requested', requestId, limit, current, suggested });
+  publishStatus(state);
+}
+
+/**
+ * Waits, until its deadline, for the pending budget request's decision. A raise grows the limit and returns true;
+ * `stop`, or no decision in time, stops the run with the limit's own reason, as it would have without asking.
+ */
+export async function settleBudgetRequest(state: RunState): Promise<boolean> {
+  const request = state.approvals.budget;
+  if (!request) return true;
+  const { pending } = request;
+  const remainingMs = Date.parse(pending.deadline) - Date.now();
+  await condition(() => request.decided !== undefined, Math.max(remainingMs, 1));
+  state.approvals.budget = null;
+  const decided = request.decided;
+  const base = { requestId: pending.requestId, limit: pending.limit, from: pending.current };
+  const record: BudgetRecord = decided
+    ? decided.decision.decision === 'raise'
+      ? {
+          ...base,
+          outcome: 'raise',
+          amount: decided.decision.amount ?? pending.suggested,
+          by: decided.by,
+          requestedAt: pending.requestedAt,
+          decidedAt: nowIso(),
+        }
+      : { ...base, outcome: 'stop', by: decided.by, requestedAt: pending.requestedAt, decidedAt: nowIso() }
+    : { ...base, outcome: 'timeout', requestedAt: pending.requestedAt, decidedAt: nowIso() };
+  state.budgetRequests.push(record);
+  countDecision(record.outcome === 'raise' ? 'approve' : record.outcome === 'stop' ? 'reject' : 'timeout');
+  state.events.emit({
+    type: 'budget_decided',
+    requestId: record.requestId,
+    outcome: record.outcome,
+    ...(record.amount !== undefined ? { amount: record.amount } : {}),
+    ...(record.by ? { by: record.by } : {}),
+  });
+  if (record.outcome === 'raise' && record.amount !== undefined) {
+    raiseLimit(state.config, pending.limit, record.amount);
+    publishStatus(state);
+    return true;
+  }
+  const why =
+    record.outcome === 'stop'
+      ? `${describeDecider(record.by)} chose to stop there`
+      : `nobody raised it within ${formatDuration(Date.parse(pending.deadline) - Date.parse(pending.requestedAt))}`;
+  stopRun(state, pending.limit, `${pending.detail}; ${why}`);
+  publishStatus(state);
+  return false;
+}
+
+/**
+ * The loop reached `limit`: stop as always, or (`onBudget: 'ask'`) ask a person and wait. While the time budget's own
+ * request waits, nothing else is asked: the loop settles that one first, then meets this limit again.
+ */
+export async function reachLimit(state: RunState, limit: BudgetLimit, detail: string): Promise<void> {
+  if (state.config.onBudget !== 'ask') return stopRun(state, limit, detail);
+  if (state.approvals.budget) return;
+  openBudgetRequest(state, limit, detail);
+  await settleBudgetRequest(state);
+}

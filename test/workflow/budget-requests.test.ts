@@ -1,0 +1,153 @@
+import { describe, expect, it } from 'vitest';
+import { DecisionRefusedError } from '../../src/client/errors';
+import type { AgentClient } from '../../src/client/agent-client';
+import type { PendingBudget } from '../../src/shared/budget';
+import type { ScriptedTurn } from '../../src/testing';
+import { TEST_REVIEWER, useHarness } from '../support/harness';
+
+const harness = useHarness();
+const REVIEWER = { identity: TEST_REVIEWER, channel: 'client' };
+const thought = 'Each sum needs the calculator, so I call it once more.';
+const calc = (expression: string): ScriptedTurn => ({
+  thought,
+  toolCalls: [{ name: 'calculator', args: { expression } }],
+});
+
+/** Polls until the run asks for a budget raise; returns the request. */
+async function waitForBudget(agents: AgentClient, workflowId: string, requestId?: string): Promise<PendingBudget> {
+  for (let attempt = 0; attempt < 150; attempt++) {
+    const { budget } = await agents.getPending(workflowId).catch(() => ({ budget: null }));
+    if (budget && (!requestId || budget.requestId === requestId)) return budget;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`run ${workflowId} did not ask for a budget raise in 15 s`);
+}
+
+describe("onBudget: 'ask' turns a limit into a request a person decides", () => {
+  it('max_iterations: the run waits as a pending request; a raise lets it go on and finish', async () => {
+    const run = await harness.start([calc('1+1'), calc('2+2'), calc('3+3'), { answer: 'Six.' }], 'q', {
+      maxIterations: 2,
+      onBudget: 'ask',
+    });
+    const request = await waitForBudget(harness.agents, run.workflowId);
+    expect(request).toMatchObject({
+      requestId: 'b1',
+      limit: 'max_iterations',
+      current: 2,
+      suggested: 2,
+      unit: 'iterations',
+      question: 'Raise the iteration limit from 2 to 4 iterations?',
+    });
+    // It is in the cross-run lists, and the run says it waits for a person.
+    const items = await harness.agents.getPendingInRun(run.workflowId);
+    expect(items).toEqual([expect.objectContaining({ kind: 'budget', callId: 'b1', workflowId: run.workflowId })]);
+    expect((await run.getStatus()).state).toBe('awaiting_approval');
+    expect(harness.model.requests(run.modelName)).toHaveLength(2); // nothing more until someone decides
+
+    const applied = await harness.agents.raiseBudget(run.workflowId, 2);
+    expect(applied).toEqual({
+      requestId: 'b1',
+      limit: 'max_iterations',
+      decision: 'raise',
+      amount: 2,
+      newLimit: 4,
+      by: REVIEWER,
+    });
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    expect(result.finalAnswer).toBe('Six.');
+    expect(result.trace.budgetRequests).toEqual([
+      expect.objectContaining({
+        requestId: 'b1',
+        limit: 'max_iterations',
+        outcome: 'raise',
+        from: 2,
+        amount: 2,
+        by: REVIEWER,
+      }),
+    ]);
+  });
+
+  it('token_budget: stop ends the run with the limit reason; a bad or unknown decision is refused and changes nothing', async () => {
+    const heavy = (expression: string): ScriptedTurn => ({
+      ...calc(expression),
+      usage: { promptTokens: 300, completionTokens: 300 },
+    });
+    const run = await harness.start([heavy('1+1'), heavy('2+2'), { answer: 'Four.' }], 'q', {
+      tokenBudget: 1000,
+      forceFinalAnswer: false,
+      onBudget: 'ask',
+    });
+    const request = await waitForBudget(harness.agents, run.workflowId);
+    expect(request).toMatchObject({ limit: 'token_budget', current: 1000, unit: 'tokens' });
+    const handle = harness.agents.client.workflow.getHandle(run.workflowId);
+    await expect(harness.agents.raiseBudget(run.workflowId, 5, 'b9')).rejects.toMatchObject({ reason: 'not_pending' });
+    await expect(harness.agents.raiseBudget(run.workflowId, -3)).rejects.toBeInstanceOf(DecisionRefusedError);
+    expect((await harness.agents.getPending(handle.workflowId)).budget?.requestId).toBe('b1');
+
+    expect(await harness.agents.stopAtBudget(run.workflowId)).toMatchObject({
+      decision: 'stop',
+      limit: 'token_budget',
+    });
+    const result = await run.result();
+    expect(result.terminationReason).toBe('token_budget');
+    expect(result.trace.terminationDetail).toContain(`${TEST_REVIEWER} via client chose to stop there`);
+    expect(result.trace.budgetRequests?.[0]).toMatchObject({ outcome: 'stop', by: REVIEWER });
+  });
+
+  it('timeout: the iteration in flight finishes, no new one starts until a raise re-arms the time budget', async () => {
+    const run = await harness.start([{ ...calc('1+1'), delayMs: 2500 }, calc('2+2'), { answer: 'Four.' }], 'q', {
+      timeoutSeconds: 1,
+      onBudget: 'ask',
+    });
+    const request = await waitForBudget(harness.agents, run.workflowId);
+    expect(request).toMatchObject({ limit: 'timeout', current: 1, unit: 'seconds' });
+    // The slow first iteration still completes (its tool runs); the second model call waits for the decision.
+    await expect.poll(async () => (await run.getTrace()).steps.length, { timeout: 10_000 }).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(harness.model.requests(run.modelName)).toHaveLength(1);
+    await harness.agents.raiseBudget(run.workflowId, 60);
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    // The slow call was not cut off by the time budget: its step is there with its observation.
+    expect(result.trace.steps[0]).toMatchObject({ observationData: { result: 2 } });
+    expect(result.trace.budgetRequests).toEqual([
+      expect.objectContaining({ limit: 'timeout', outcome: 'raise', amount: 60 }),
+    ]);
+  });
+
+  it('no decision before approvalTimeout: the run stops as it would have without asking', async () => {
+    const run = await harness.start([calc('1+1'), calc('2+2')], 'q', {
+      maxIterations: 1,
+      onBudget: 'ask',
+      approvalTimeout: '1s',
+      forceFinalAnswer: false,
+    });
+    const result = await run.result();
+    expect(result.terminationReason).toBe('max_iterations');
+    expect(result.trace.terminationDetail).toBe('reached the limit of 1 iterations; nobody raised it within 1s');
+    expect(result.trace.budgetRequests).toEqual([expect.objectContaining({ outcome: 'timeout' })]);
+  });
+
+  it('a raise lasts across continue-as-new, and request IDs keep counting over the chain', async () => {
+    const run = await harness.start([calc('1+1'), calc('2+2'), calc('3+3'), calc('4+4'), { answer: 'Done.' }], 'q', {
+      maxIterations: 2,
+      maxStepsPerRun: 2,
+      onBudget: 'ask',
+      forceFinalAnswer: false,
+    });
+    await waitForBudget(harness.agents, run.workflowId, 'b1');
+    await harness.agents.raiseBudget(run.workflowId, 1);
+    // The raise to 3 was carried into the next run: it asks again at 3, under a new ID.
+    const second = await waitForBudget(harness.agents, run.workflowId, 'b2');
+    expect(second).toMatchObject({ current: 3 });
+    await harness.agents.raiseBudget(run.workflowId, 5);
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    expect(result.trace.run).toBeGreaterThan(1);
+    expect(result.trace.budgetRequests?.map((record) => [record.requestId, record.from, record.amount])).toEqual([
+      ['b1', 2, 1],
+      ['b2', 3, 5],
+    ]);
+  });
+});
