@@ -122,8 +122,8 @@ function decisionForms(item: PendingItem & { kind: 'approval' }, csrf: string): 
 export function renderItem(item: PendingItem, csrf: string): Html {
   const key = itemKey(item);
   const child = html`<p class="meta">
-    Run <a href="${runHref(item.workflowId)}">${item.workflowId}</a> · call <code>${item.callId}</code> · waiting since
-    ${when(item.requestedAt)} · deadline ${when(item.deadline)}
+    Run <a href="${runHref(item.workflowId)}">${item.workflowId}</a> · ${item.kind === 'budget' ? 'request' : 'call'}
+    <code>${item.callId}</code> · waiting since ${when(item.requestedAt)} · deadline ${when(item.deadline)}
   </p>`;
   if (item.kind === 'question') {
     return html`<article class="item" id="${key}" aria-labelledby="${key}-h">

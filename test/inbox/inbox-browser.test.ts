@@ -147,4 +147,25 @@ describe('the inbox in a real browser', () => {
       answeredBy: { identity: 'alice' },
     });
   });
+
+  it('a budget request is raised from the run page and the run goes on to its answer', async () => {
+    const sum = (expression: string) => ({
+      thought: 'Each sum needs the calculator, so I call it once more.',
+      toolCalls: [{ name: 'calculator', args: { expression } }],
+    });
+    const run = await harness.start([sum('1+1'), sum('2+2'), { answer: 'Four.' }], 'q', {
+      maxIterations: 1,
+      onBudget: 'ask',
+    });
+    await page.goto(`${inbox.url}/runs/${run.workflowId}`);
+    const request = page.locator('article.item', { hasText: 'Raise the iteration limit from 1 to 2 iterations?' });
+    await request.waitFor({ timeout: 15_000 });
+    await request.getByLabel('Raise by (iterations)').fill('3');
+    await shot('inbox-budget-request');
+    await request.getByRole('button', { name: 'Raise' }).click();
+    await expect.poll(() => request.locator('.outcome').textContent()).toBe('b1: raised by 3 to 4, as alice');
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('Four.');
+    expect(result.trace.budgetRequests?.[0]).toMatchObject({ outcome: 'raise', amount: 3, by: { identity: 'alice' } });
+  });
 });
