@@ -203,4 +203,29 @@ describe('deciding from the CLI while `run` waits', () => {
     expect(await run.done).toBe(0);
     expect(run.output.stdout).toBe('The researcher says 42.\n');
   });
+
+  it('a budget request: run prints how to raise it, `raise --by` does, and the audit names who', async () => {
+    const thought = 'Each sum needs the calculator, so I call it once more.';
+    const calc = (expression: string) => ({ thought, toolCalls: [{ name: 'calculator', args: { expression } }] });
+    model.script('cli-budget', [calc('1+1'), calc('2+2'), { answer: 'Four.' }]);
+    const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-cli-')), 'config.json');
+    writeFileSync(config, JSON.stringify({ maxIterations: 1, onBudget: 'ask' }));
+    const run = start(['run', '--no-interactive', '--config', config, '--model', 'cli-budget', 'Add twice']);
+    const printed = /durable-react-agent raise --address (\S+) (\S+) \[--by N\]/;
+    for (let attempt = 0; attempt < 200 && !printed.test(run.output.stderr); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const [, address = '', workflowId = ''] = printed.exec(run.output.stderr) ?? [];
+    expect(run.output.stderr).toContain('asks (b1): Raise the iteration limit from 1 to 2 iterations?');
+    const pending = await cli(['pending', '--address', address]);
+    expect(pending.stdout).toContain(`${workflowId}  b1  budget: Raise the iteration limit from 1 to 2 iterations?`);
+    const bad = await cli(['raise', '--address', address, workflowId, '--by', 'lots']);
+    expect(bad.code).toBe(2);
+    const raised = await cli(['raise', '--address', address, '--as', 'erin', workflowId, '--by', '2']);
+    expect(raised.stdout).toBe(`raised the max_iterations limit of ${workflowId} by 2 to 3\n`);
+    expect(await run.done).toBe(0);
+    expect(run.output.stdout).toBe('Four.\n');
+    const audit = await cli(['audit', '--address', address, workflowId]);
+    expect(audit.stdout).toMatch(/^\S+Z {2}erin via cli {2}raise b1 by 2\n$/);
+  });
 });
