@@ -79,6 +79,20 @@ const scenarios: Record<string, Scenario> = {
     await handle.result();
     return [handle.workflowId];
   },
+  // onBudget 'ask': the iteration limit becomes a request, raised by a named reviewer; the raise crosses a hand-over.
+  'budget-raise': async (agents, model, name) => {
+    const handle = await run(agents, model, name, [calc('1'), calc('2'), calc('3'), { answer: 'three' }], {
+      maxIterations: 1,
+      maxStepsPerRun: 2,
+      onBudget: 'ask',
+    });
+    for (let attempt = 0; attempt < 150 && !(await agents.getPending(handle.workflowId)).budget; attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await agents.raiseBudget(handle.workflowId, 5);
+    await handle.result();
+    return [handle.workflowId];
+  },
   clarification: async (agents, model, name) => {
     const handle = await run(agents, model, name, [
       { toolCalls: [{ name: 'request_clarification', args: { question: 'Which one?' } }] },

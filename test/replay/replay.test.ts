@@ -34,7 +34,7 @@ describe('replay safety', () => {
     // the catalog and model calls could run as local activities (test/histories/before-local-activities). Plus
     // parallel calls decided out of order, recorded with the loop's second rule set, and a chain of rule set 3 followed
     // live by an event consumer (its long-poll updates in history).
-    expect(histories.length).toBeGreaterThanOrEqual(33);
+    expect(histories.length).toBeGreaterThanOrEqual(35);
     expect(histories.map(({ name }) => name)).toContain('parallel-decisions');
     expect(histories.map(({ name }) => name)).toContain('streamed-handover');
     expect(await replayAll({ codePath: inject('workflowBundlePath') })).toEqual([]);
