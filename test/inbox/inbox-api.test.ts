@@ -136,4 +136,35 @@ describe('deciding through the inbox', () => {
       decision: { kind: 'edit', by: { identity: 'bob' } },
     });
   });
+
+  it('approve always lets later calls of the tool through; respond answers as the tool without running it', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'delete_record', args: { id: 'r5' } }] },
+      { thought, toolCalls: [{ name: 'delete_record', args: { id: 'r6' } }] },
+      { thought, toolCalls: [{ name: 'transfer', args: { amount: 500, to: 'bob' } }] },
+      { answer: 'done' },
+    ]);
+    await waitForPending(harness, run.workflowId);
+    const path = `/runs/${run.workflowId}/decide`;
+    const always = await call(inbox.url, path, {
+      token: ALICE_TOKEN,
+      body: { callId: 'c1-1', decision: 'approve_always' },
+    });
+    expect(always.json()).toMatchObject({ status: 'applied', message: expect.stringContaining('every later call') });
+    await waitForPending(harness, run.workflowId, { callId: 'c3-1' });
+    const responded = await call(inbox.url, path, {
+      token: ALICE_TOKEN,
+      body: { callId: 'c3-1', decision: 'respond', observation: 'Transfers are frozen today.' },
+    });
+    expect(responded.status).toBe(200);
+    const steps = (await run.result()).trace.steps;
+    expect(steps.map((step) => step.observation)).toEqual([
+      'deleted r5',
+      'deleted r6',
+      'Transfers are frozen today.',
+      null,
+    ]);
+    expect(steps[1]?.decision).toBeUndefined(); // approved always: it never waited
+    expect(steps[2]?.decision).toMatchObject({ kind: 'respond', by: { identity: 'alice', channel: 'inbox' } });
+  });
 });
