@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
+import { AgentClient } from '../client/agent-client';
 import { readEnv } from '../client/env';
 import { InboxConfigError, parseTokens, readTokensFile, startInbox, type IdentitySource } from '../inbox';
-import { dataConverterFromEnv } from '../worker/codec';
 import { UsageError } from './args';
 import { connectServer, type Cleanup } from './run-command';
 
@@ -57,13 +56,9 @@ export async function inboxCommand(argv: string[], say: Say, untilInterrupted: (
   const cleanups: Cleanup[] = [];
   try {
     const server = values.address ? { address: values.address } : await connectServer(env, say, cleanups);
-    const connection = await Connection.connect({ address: server.address });
-    cleanups.push(() => connection.close());
-    const client = new Client({
-      connection,
-      namespace: env.temporalNamespace,
-      dataConverter: dataConverterFromEnv(env),
-    });
+    const agents = await AgentClient.connect({ address: server.address });
+    cleanups.push(() => agents.close());
+    const { client } = agents;
     let inbox;
     try {
       inbox = await startInbox({ client, identities: source, host: values.host, port, log: say });

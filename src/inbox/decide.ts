@@ -1,5 +1,5 @@
 import type { IncomingMessage } from 'node:http';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { sendBudgetDecision } from '../client/budget';
 import { sendAnswer, sendDecision, type Sender } from '../client/decisions';
@@ -116,65 +116,53 @@ function senderOf(user: InboxUser): Sender {
   return { identity: user.name, channel: 'inbox', ...(user.roles.length > 0 ? { roles: user.roles } : {}) };
 }
 
-/** Sends a decision as this person; the run's answer (or refusal) becomes the outcome the page shows. */
-export async function decideAs(
-  client: Client,
-  user: InboxUser,
-  workflowId: string,
-  body: Record<string, unknown>,
-): Promise<DecisionOutcome> {
-  try {
-    const applied = await sendDecision(client.workflow.getHandle(workflowId), decisionOf(body), senderOf(user));
-    const always = applied.always ? ' (and every later call of it in this run)' : '';
-    return {
-      status: 'applied',
-      message: `${applied.decision} ${applied.callId} (${applied.tool})${always}: sent as ${user.name}`,
-    };
-  } catch (error) {
-    return outcomeOfError(error);
-  }
+/** What each post does, as this person; its result is the message the page shows. */
+type Act = (handle: WorkflowHandle, body: Record<string, unknown>, sender: Sender) => Promise<string>;
+
+/** An action as the server calls it: the run's answer (or refusal) becomes the outcome the page shows. */
+function asPerson(act: Act) {
+  return async (
+    client: Client,
+    user: InboxUser,
+    workflowId: string,
+    body: Record<string, unknown>,
+  ): Promise<DecisionOutcome> => {
+    try {
+      return { status: 'applied', message: await act(client.workflow.getHandle(workflowId), body, senderOf(user)) };
+    } catch (error) {
+      return outcomeOfError(error);
+    }
+  };
 }
 
-/** Raises a run's limit, or stops it there, as this person. */
-export async function budgetAs(
-  client: Client,
-  user: InboxUser,
-  workflowId: string,
-  body: Record<string, unknown>,
-): Promise<DecisionOutcome> {
-  try {
-    const requestId = text(body, 'requestId');
-    if (!requestId) throw new BadRequest('requestId is missing');
-    let decision: BudgetDecision;
-    if (body.decision === 'stop') decision = { requestId, decision: 'stop' };
-    else if (body.decision === 'raise') {
-      const amount = Number(body.amount);
-      if (!Number.isInteger(amount) || amount < 1) throw new BadRequest('the raise must be a whole number above 0');
-      decision = { requestId, decision: 'raise', amount };
-    } else throw new BadRequest(`unknown budget decision "${String(body.decision)}": raise or stop`);
-    const applied = await sendBudgetDecision(client.workflow.getHandle(workflowId), decision, senderOf(user));
-    const what =
-      applied.decision === 'raise' ? `raised by ${applied.amount} to ${applied.newLimit}` : 'the run stops there';
-    return { status: 'applied', message: `${applied.requestId}: ${what}, as ${user.name}` };
-  } catch (error) {
-    return outcomeOfError(error);
-  }
-}
+/** Sends a decision about a pending call. */
+export const decideAs = asPerson(async (handle, body, sender) => {
+  const applied = await sendDecision(handle, decisionOf(body), sender);
+  const always = applied.always ? ' (and every later call of it in this run)' : '';
+  return `${applied.decision} ${applied.callId} (${applied.tool})${always}: sent as ${sender.identity}`;
+});
 
-/** Answers a run's question as this person. */
-export async function answerAs(
-  client: Client,
-  user: InboxUser,
-  workflowId: string,
-  body: Record<string, unknown>,
-): Promise<DecisionOutcome> {
-  try {
-    const answer = text(body, 'answer');
-    if (!answer) throw new BadRequest('the answer is empty');
-    const handle = client.workflow.getHandle(workflowId);
-    const question = await sendAnswer(handle, answer, text(body, 'callId'), senderOf(user));
-    return { status: 'applied', message: `Answered "${question}" as ${user.name}` };
-  } catch (error) {
-    return outcomeOfError(error);
-  }
-}
+/** Raises a run's limit, or stops it there. */
+export const budgetAs = asPerson(async (handle, body, sender) => {
+  const requestId = text(body, 'requestId');
+  if (!requestId) throw new BadRequest('requestId is missing');
+  let decision: BudgetDecision;
+  if (body.decision === 'stop') decision = { requestId, decision: 'stop' };
+  else if (body.decision === 'raise') {
+    const amount = Number(body.amount);
+    if (!Number.isInteger(amount) || amount < 1) throw new BadRequest('the raise must be a whole number above 0');
+    decision = { requestId, decision: 'raise', amount };
+  } else throw new BadRequest(`unknown budget decision "${String(body.decision)}": raise or stop`);
+  const applied = await sendBudgetDecision(handle, decision, sender);
+  const what =
+    applied.decision === 'raise' ? `raised by ${applied.amount} to ${applied.newLimit}` : 'the run stops there';
+  return `${applied.requestId}: ${what}, as ${sender.identity}`;
+});
+
+/** Answers a run's question. */
+export const answerAs = asPerson(async (handle, body, sender) => {
+  const answer = text(body, 'answer');
+  if (!answer) throw new BadRequest('the answer is empty');
+  const question = await sendAnswer(handle, answer, text(body, 'callId'), sender);
+  return `Answered "${question}" as ${sender.identity}`;
+});

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Client } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { listPending } from '../client/decisions';
 import { cursorOf, streamRunEvents } from '../client/event-server';
+import { listen } from '../client/http-listen';
 import { Authenticator, SESSION_COOKIE, type Authenticated, type IdentitySource } from './auth';
 import { INBOX_SCRIPT, INBOX_STYLE } from './browser-assets';
 import { answerAs, BadRequest, budgetAs, decideAs, httpStatus, readBody, type DecisionOutcome } from './decide';
@@ -190,18 +190,5 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
       sendJson(response, error instanceof BadRequest ? 400 : 502, { error: message });
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
-  });
-  const { address, port } = server.address() as AddressInfo;
-  return {
-    url: `http://${address.includes(':') ? `[${address}]` : address}:${port}`,
-    close: () =>
-      new Promise<void>((resolve) => {
-        feed.stop();
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  };
+  return listen(server, options.host ?? '127.0.0.1', options.port ?? 0, () => feed.stop());
 }
