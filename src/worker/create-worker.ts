@@ -7,6 +7,7 @@ import { readEnv, type RuntimeEnv } from '../client/env';
 import { dataConverterFromEnv } from './codec';
 import { createOpenAIClient } from './openai-client';
 import { DurableAgentPlugin } from './plugin';
+import type { McpServersConfig } from './mcp/config';
 import type { ToolRegistry } from './tools/registry';
 
 /** What a worker needs; everything but the connection has a default. */
@@ -20,6 +21,8 @@ export interface AgentWorkerOptions {
   defaultModel?: string;
   /** Folder the file and search tools are confined to (default: the current directory). */
   toolsRoot?: string;
+  /** MCP servers whose tools the worker offers (see the plugin option of the same name). */
+  mcpServers?: McpServersConfig;
   /**
    * Where the workflow code comes from: a bundle (see {@link prebuiltWorkflowBundle}), or by default the stock
    * workflows bundled at start. Ignored when `workerOptions` names workflows of its own.
@@ -50,6 +53,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     defaultModel: options.defaultModel ?? env.openaiModel,
     ...(options.registry ? { tools: options.registry } : {}),
     ...(options.toolsRoot ? { toolsRoot: options.toolsRoot } : {}),
+    ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
   });
   const { plugins = [], ...workerOptions } = options.workerOptions ?? {};
   const ownWorkflows = workerOptions.workflowsPath !== undefined || workerOptions.workflowBundle !== undefined;

@@ -1,4 +1,5 @@
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { parseMcpServers, type McpServersConfig } from './mcp/config';
 import { z } from 'zod';
 import { parseDuration } from '../shared/duration';
 import { formatZodIssues } from '../shared/validation';
@@ -22,6 +23,10 @@ const schema = z.object({
     .string()
     .refine((value) => existsSync(value) && statSync(value).isDirectory(), 'expected an existing folder')
     .optional(),
+  WORKER_MCP_SERVERS: z
+    .string()
+    .refine((value) => existsSync(value), 'expected a JSON file of MCP servers')
+    .optional(),
   WORKER_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url('expected a URL such as http://otel-collector:4318').optional(),
 });
@@ -32,8 +37,20 @@ export interface WorkerEnv {
   metricsAddress: string | undefined;
   shutdownGraceMs: number;
   toolsRoot: string | undefined;
+  /** The MCP servers file's contents, checked (WORKER_MCP_SERVERS). */
+  mcpServers: McpServersConfig | undefined;
   logLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   otlpEndpoint: string | undefined;
+}
+
+function readMcpServersFile(file: string): McpServersConfig {
+  try {
+    return parseMcpServers(JSON.parse(readFileSync(file, 'utf8')), `WORKER_MCP_SERVERS (${file})`);
+  } catch (error) {
+    throw new InvalidEnvironmentError(
+      `Invalid worker environment: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
 }
 
 /** Reads and validates the WORKER_* variables; empty values count as unset. */
@@ -50,6 +67,7 @@ export function readWorkerEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
     metricsAddress: value.WORKER_METRICS_ADDRESS,
     shutdownGraceMs: parseDuration(value.WORKER_SHUTDOWN_GRACE) ?? 30_000,
     toolsRoot: value.WORKER_TOOLS_ROOT,
+    mcpServers: value.WORKER_MCP_SERVERS ? readMcpServersFile(value.WORKER_MCP_SERVERS) : undefined,
     logLevel: value.WORKER_LOG_LEVEL,
     otlpEndpoint: value.OTEL_EXPORTER_OTLP_ENDPOINT,
   };

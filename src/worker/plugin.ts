@@ -8,6 +8,8 @@ import { createOpenAIClient } from './openai-client';
 import { createBuiltinTools } from './tools/builtin';
 import type { AnyToolDefinition } from './tools/define-tool';
 import { ToolRegistry } from './tools/registry';
+import { parseMcpServers, type McpServersConfig } from './mcp/config';
+import { McpToolSource } from './mcp/tool-source';
 
 /** The stock workflows' entry (`src/workflows` or `dist/workflows`), bundled when a worker names no workflows. */
 export const STOCK_WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows');
@@ -22,6 +24,11 @@ export interface DurableAgentPluginOptions {
   tools?: ToolRegistry | readonly AnyToolDefinition[];
   /** Folder the built-in file and search tools are confined to (default: the current directory). */
   toolsRoot?: string;
+  /**
+   * MCP servers whose tools the worker offers (`<server>__<tool>`): each call is its own activity. The worker starts
+   * stdio servers when first needed and stops them when it stops.
+   */
+  mcpServers?: McpServersConfig;
 }
 
 /** The default registry: every built-in tool, file tools confined to `root`. */
@@ -42,16 +49,31 @@ function registryOf(options: DurableAgentPluginOptions): ToolRegistry {
  * them, and they run the loop through `durable-react-agent/workflow`.
  */
 export class DurableAgentPlugin extends SimplePlugin {
+  /** The worker's MCP servers and their tools, when `mcpServers` named any. */
+  readonly mcp: McpToolSource | undefined;
+
   constructor(options: DurableAgentPluginOptions = {}) {
     const env = readEnv();
+    const registry = registryOf(options);
+    const mcp = options.mcpServers ? new McpToolSource(parseMcpServers(options.mcpServers)) : undefined;
+    if (mcp) registry.attach(mcp);
     super({
       name: 'durable-react-agent',
       activities: createActivities({
         openai: options.openai ?? createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL }),
         defaultModel: options.defaultModel ?? env.openaiModel,
-        registry: registryOf(options),
+        registry,
       }),
+      // The worker's stdio MCP servers stop when it does.
+      runContext: async (next) => {
+        try {
+          await next();
+        } finally {
+          await mcp?.close();
+        }
+      },
     });
+    this.mcp = mcp;
   }
 
   override configureWorker(options: WorkerOptions): WorkerOptions {

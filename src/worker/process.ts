@@ -64,6 +64,7 @@ export async function runWorkerProcess(
       connection,
       env,
       toolsRoot: workerEnv.toolsRoot,
+      ...(workerEnv.mcpServers ? { mcpServers: workerEnv.mcpServers } : {}),
       ...(bundle ? { workflowBundle: bundle } : {}),
       workerOptions: {
         shutdownGraceTime: workerEnv.shutdownGraceMs,

@@ -14,6 +14,7 @@ import {
 import { createBuiltinTools } from '../../src/worker/tools/builtin';
 import type { AnyToolDefinition } from '../../src/worker/tools/define-tool';
 import { ToolRegistry } from '../../src/worker/tools/registry';
+import type { McpServersConfig } from '../../src/worker/mcp/config';
 import { createAgentWorker, createOpenAIClient } from '../../src/worker';
 import { createTestTools, firstRunIdOf } from './test-tools';
 
@@ -51,6 +52,8 @@ export interface HarnessOptions {
   tools?: AnyToolDefinition[];
   /** Payload codec for the worker and the client (e.g. encryption); the worker then bundles its own workflow code. */
   dataConverter?: DataConverter;
+  /** MCP servers whose tools the worker offers. */
+  mcpServers?: McpServersConfig;
 }
 
 /** Builds a harness; call `close()` in afterAll. */
@@ -79,6 +82,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       registry,
       openai: createOpenAIClient({ apiKey: 'test-key', baseURL: model.baseURL, timeoutMs: options.modelTimeoutMs }),
       defaultModel: 'unscripted',
+      ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       // The prebuilt bundle has the default failure converter: a codec's own must be bundled in.
       ...(options.dataConverter
         ? { dataConverter: options.dataConverter }

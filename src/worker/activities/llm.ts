@@ -179,6 +179,8 @@ function oversized(size: number, content: string, usage: ModelReply['usage']): M
 export function createCallModel(deps: ModelDependencies): (input: CallModelInput) => Promise<ModelReply> {
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
     const model = input.model ?? deps.defaultModel;
+    // The model must be offered the same MCP tools the run listed, even on a worker that has not listed them yet.
+    if (input.tools.some((name) => !deps.registry.has(name))) await deps.registry.refresh();
     const { tools } = deps.registry.resolve(input.tools);
     const request = buildModelRequest(input, model, tools);
     const { completion, usage } = await createChatCompletion(deps.openai, request, input.stream);

@@ -3,6 +3,7 @@ import type { AnyToolDefinition } from './define-tool';
 
 /** JSON Schema of a tool's arguments, generated from its zod schema by zod itself (input side: defaults optional). */
 export function toolParametersSchema(tool: AnyToolDefinition): Record<string, unknown> {
+  if (tool.parameters) return tool.parameters;
   const schema = z.toJSONSchema(tool.schema, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>;
   delete schema.$schema;
   return schema;

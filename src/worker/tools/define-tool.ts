@@ -42,6 +42,8 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   schema: Schema;
   /** Free-form grouping, e.g. 'math', 'text', 'files', 'search'. */
   category: string;
+  /** JSON Schema of the arguments when it is not derived from `schema` (an MCP tool's own schema). */
+  parameters?: Record<string, unknown>;
   /** Example argument objects, shown to models in text mode and in docs. */
   examples?: ReadonlyArray<z.input<Schema>>;
   handler: (args: z.output<Schema>, context: ToolContext) => Promise<ToolOutput> | ToolOutput;

@@ -6,9 +6,18 @@ export class DuplicateToolError extends DurableAgentError {
   override readonly name = 'DuplicateToolError';
 }
 
-/** The tools a worker can run, by name. */
+/** Tools that come and go at run time (an MCP server's): listed from a cache the activities refresh. */
+export interface DynamicToolSource {
+  /** The tools known now. */
+  tools(): readonly AnyToolDefinition[];
+  /** Fetches the lists again where they are older than their refresh interval. */
+  refresh(): Promise<void>;
+}
+
+/** The tools a worker can run, by name: its own, then those of attached sources (an own tool wins a name). */
 export class ToolRegistry {
   private readonly tools = new Map<string, AnyToolDefinition>();
+  private readonly sources: DynamicToolSource[] = [];
 
   /** Builds a registry holding `tools`. */
   constructor(tools: Iterable<AnyToolDefinition> = []) {
@@ -24,19 +33,34 @@ export class ToolRegistry {
     return this;
   }
 
+  /** Adds a source of tools that change at run time, e.g. {@link McpToolSource}. */
+  attach(source: DynamicToolSource): this {
+    this.sources.push(source);
+    return this;
+  }
+
+  /** Refreshes the attached sources (each keeps its cache until its interval passes). */
+  async refresh(): Promise<void> {
+    await Promise.all(this.sources.map((source) => source.refresh()));
+  }
+
   /** The tool with this name, if any. */
   get(name: string): AnyToolDefinition | undefined {
-    return this.tools.get(name);
+    return this.tools.get(name) ?? this.dynamic().find((tool) => tool.name === name);
   }
 
   /** Whether a tool with this name is registered. */
   has(name: string): boolean {
-    return this.tools.has(name);
+    return this.get(name) !== undefined;
   }
 
-  /** All tools in registration order, or those of one category. */
+  private dynamic(): AnyToolDefinition[] {
+    return this.sources.flatMap((source) => source.tools()).filter((tool) => !this.tools.has(tool.name));
+  }
+
+  /** All tools in registration order (then the attached sources'), or those of one category. */
   list(category?: string): AnyToolDefinition[] {
-    const all = [...this.tools.values()];
+    const all = [...this.tools.values(), ...this.dynamic()];
     return category === undefined ? all : all.filter((tool) => tool.category === category);
   }
 
@@ -46,7 +70,7 @@ export class ToolRegistry {
     const tools: AnyToolDefinition[] = [];
     const unknown: string[] = [];
     for (const name of names) {
-      const tool = this.tools.get(name);
+      const tool = this.get(name);
       if (tool) tools.push(tool);
       else unknown.push(name);
     }

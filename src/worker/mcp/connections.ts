@@ -1,0 +1,71 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { McpServerConfig, McpServersConfig } from './config';
+
+/**
+ * The worker's connections to its MCP servers. A connection opens at first use; a stdio server is a child process
+ * of the worker. A connection that closes (the process died, the HTTP session ended) is forgotten, so the next use
+ * starts the server again. `close()` stops them all.
+ */
+export class McpConnections {
+  private readonly clients = new Map<string, Promise<Client>>();
+  /** The client each server's entry above resolved to, so a late close of an old client forgets nothing newer. */
+  private readonly connected = new Map<string, Client>();
+  private closed = false;
+
+  constructor(
+    private readonly servers: McpServersConfig,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {}
+
+  /** The connected client of a server (connecting, or starting its process, when needed). */
+  get(name: string): Promise<Client> {
+    if (this.closed) return Promise.reject(new Error('the worker is shutting down its MCP servers'));
+    const existing = this.clients.get(name);
+    if (existing) return existing;
+    const config = this.servers[name];
+    if (!config) return Promise.reject(new Error(`no MCP server named "${name}"`));
+    const connecting = this.connect(name, config);
+    this.clients.set(name, connecting);
+    // A failed start is not cached: the next call tries again.
+    connecting.catch(() => {
+      if (this.clients.get(name) === connecting) this.clients.delete(name);
+    });
+    return connecting;
+  }
+
+  private async connect(name: string, config: McpServerConfig): Promise<Client> {
+    const client = new Client({ name: 'durable-react-agent', version: '0.1.0' });
+    const transport =
+      config.command !== undefined
+        ? new StdioClientTransport({
+            command: config.command,
+            args: config.args ?? [],
+            env: { ...getDefaultEnvironment(), ...config.env },
+            ...(config.cwd ? { cwd: config.cwd } : {}),
+            stderr: 'inherit',
+          })
+        : new StreamableHTTPClientTransport(new URL(config.url ?? ''), {
+            requestInit: { headers: config.headers ?? {} },
+          });
+    client.onclose = () => {
+      if (this.connected.get(name) !== client) return;
+      this.connected.delete(name);
+      this.clients.delete(name);
+      if (!this.closed) this.log(`MCP server ${name}: connection closed; the next call starts it again`);
+    };
+    await client.connect(transport);
+    this.connected.set(name, client);
+    return client;
+  }
+
+  /** Closes every connection (stdio servers are stopped); later calls are refused. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const all = [...this.clients.values()];
+    this.clients.clear();
+    this.connected.clear();
+    await Promise.all(all.map(async (client) => (await client.catch(() => null))?.close()));
+  }
+}

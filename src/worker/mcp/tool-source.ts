@@ -1,0 +1,126 @@
+import type { ConfirmationPolicy } from '../../shared/approvals';
+import { compileJsonSchema } from '../../shared/json-schema';
+import type { AnyToolDefinition } from '../tools/define-tool';
+import type { DynamicToolSource } from '../tools/registry';
+import { McpConnections } from './connections';
+import type { McpServerConfig, McpServersConfig } from './config';
+import { toToolOutput, type McpCallResult } from './results';
+
+/** How long a server's tool list is trusted before it is asked again, unless the config says otherwise. */
+export const DEFAULT_MCP_REFRESH = '5m';
+/** Per-call timeout of MCP tools that set none. */
+export const DEFAULT_MCP_TIMEOUT = '60s';
+
+/** An MCP tool as the server lists it. */
+interface ListedTool {
+  name: string;
+  description?: string;
+  inputSchema: Record<string, unknown>;
+  annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+}
+
+function toMs(duration: string): number {
+  const match = /^(\d+)(ms|s|m|h)$/.exec(duration);
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  return match ? Number(match[1]) * (units[match[2] ?? 's'] ?? 1000) : 60_000;
+}
+
+/**
+ * The default policy of a tool the config says nothing about, from its annotations. MCP says an unannotated tool may
+ * be destructive, so it asks; a tool marked read-only, or not destructive, runs without asking.
+ */
+export function confirmFromAnnotations(annotations: ListedTool['annotations']): ConfirmationPolicy {
+  if (annotations?.readOnlyHint === true || annotations?.destructiveHint === false) return 'never';
+  return 'always';
+}
+
+/** The name the model and the run use: `<server>__<tool>`, with characters tool names cannot have replaced. */
+export function mcpToolName(server: string, tool: string): string {
+  return `${server}__${tool.replace(/[^a-zA-Z0-9_-]/g, '_')}`.slice(0, 64);
+}
+
+/**
+ * The tools of a worker's MCP servers, as tool definitions in the worker's registry. The lists are fetched in the
+ * activities that need them (listTools, the model call, runTool) and cached per server for its refresh interval; a
+ * server that cannot be reached keeps its last list (or none) and is asked again at the next refresh.
+ */
+export class McpToolSource implements DynamicToolSource {
+  readonly connections: McpConnections;
+  private readonly cache = new Map<string, { at: number; tools: AnyToolDefinition[] }>();
+
+  constructor(
+    private readonly servers: McpServersConfig,
+    private readonly log: (line: string) => void = (line) => console.warn(line),
+  ) {
+    this.connections = new McpConnections(servers, log);
+  }
+
+  tools(): AnyToolDefinition[] {
+    return [...this.cache.values()].flatMap((entry) => entry.tools);
+  }
+
+  async refresh(): Promise<void> {
+    await Promise.all(
+      Object.entries(this.servers).map(async ([name, config]) => {
+        const cached = this.cache.get(name);
+        if (cached && Date.now() - cached.at < toMs(config.refresh ?? DEFAULT_MCP_REFRESH)) return;
+        try {
+          const client = await this.connections.get(name);
+          const listed = (await client.listTools()).tools as ListedTool[];
+          this.cache.set(name, { at: Date.now(), tools: this.define(name, config, listed) });
+        } catch (error) {
+          this.log(
+            `MCP server ${name}: listing its tools failed: ${error instanceof Error ? error.message : String(error)}`,
+          );
+        }
+      }),
+    );
+  }
+
+  /** Stops the worker's stdio servers and closes HTTP sessions. */
+  close(): Promise<void> {
+    return this.connections.close();
+  }
+
+  private define(server: string, config: McpServerConfig, listed: ListedTool[]): AnyToolDefinition[] {
+    const offered = listed.filter(
+      (tool) => (!config.allow || config.allow.includes(tool.name)) && !config.deny?.includes(tool.name),
+    );
+    const definitions: AnyToolDefinition[] = [];
+    for (const tool of offered) {
+      // Validated in the activity like a zod tool's arguments: the server's schema, compiled by zod.
+      const schema = compileJsonSchema(tool.inputSchema);
+      if (typeof schema === 'string') {
+        this.log(`MCP tool ${server}/${tool.name} left out: its input schema is ${schema}`);
+        continue;
+      }
+      const settings = config.tools?.[tool.name];
+      const timeout = settings?.timeout ?? config.timeout ?? DEFAULT_MCP_TIMEOUT;
+      definitions.push({
+        name: mcpToolName(server, tool.name),
+        description: tool.description ?? `${tool.name} (MCP server ${server})`,
+        category: `mcp:${server}`,
+        schema: schema,
+        parameters: tool.inputSchema,
+        confirm: settings?.confirm ?? config.confirm ?? confirmFromAnnotations(tool.annotations),
+        timeout,
+        retry: { maximumAttempts: settings?.maximumAttempts ?? 1 },
+        handler: async (args, context) => {
+          const client = await this.connections.get(server);
+          const result = await client.callTool(
+            // Servers that de-duplicate side effects find the key where MCP keeps request metadata.
+            {
+              name: tool.name,
+              arguments: args as Record<string, unknown>,
+              _meta: { idempotencyKey: context.idempotencyKey },
+            },
+            undefined,
+            { signal: context.signal, timeout: toMs(timeout) },
+          );
+          return toToolOutput(result as McpCallResult);
+        },
+      });
+    }
+    return definitions;
+  }
+}

@@ -1,0 +1,98 @@
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHarness, waitForPending, type Harness } from '../support/harness';
+import { startHttpMcpServer } from '../support/mcp/http-server';
+import { seenKeys } from '../support/mcp/test-server';
+
+const STDIO_SERVER = path.resolve(__dirname, '../support/mcp/stdio-server.ts');
+const thought = 'The customer record is the source of truth, so I look it up.';
+let harness: Harness;
+let http: Awaited<ReturnType<typeof startHttpMcpServer>>;
+
+beforeAll(async () => {
+  http = await startHttpMcpServer();
+  harness = await createHarness({
+    mcpServers: {
+      // A real server process the worker starts over stdio, and one over streamable HTTP: both have `lookup`.
+      local: {
+        command: process.execPath,
+        args: ['--import', 'tsx', STDIO_SERVER],
+        tools: { slow: { timeout: '1s' } },
+      },
+      remote: { url: http.url },
+    },
+  });
+}, 60_000);
+afterAll(async () => {
+  await harness?.close();
+  await http?.close();
+});
+
+const call = (name: string, args: Record<string, unknown> = {}) => ({ thought, toolCalls: [{ name, args }] });
+
+describe('MCP servers’ tools', () => {
+  it('are discovered with their schemas, namespaced per server, and run as activities', async () => {
+    const run = await harness.start(
+      [call('local__lookup', { id: 'c7' }), call('remote__lookup', { id: 'c8' }), { answer: 'found both' }],
+      'q',
+      { tools: ['local__lookup', 'remote__lookup', 'remote__chart'] },
+    );
+    const result = await run.result();
+    expect(result.trace.steps.map((step) => step.observation)).toEqual([
+      'customer c7 (from stdio)',
+      'customer c8 (from http)',
+      null,
+    ]);
+    // The model was offered both, each with the server's own JSON Schema.
+    const offered = harness.model.requests(run.modelName)[0]?.tools?.map((tool) => tool.function);
+    expect(offered?.find((tool) => tool.name === 'local__lookup')?.parameters).toMatchObject({
+      type: 'object',
+      properties: { id: { type: 'string' } },
+      required: ['id'],
+    });
+    expect(offered?.map((tool) => tool.name)).toEqual(expect.arrayContaining(['local__lookup', 'remote__lookup']));
+  });
+
+  it('a destructive tool waits for approval, then runs once with the idempotency key in _meta; structured content is data', async () => {
+    const run = await harness.start([
+      call('remote__create_ticket', { title: 'Refund', priority: 2 }),
+      { answer: 'opened' },
+    ]);
+    const pending = await waitForPending(harness, run.workflowId);
+    expect(pending.approvals[0]).toMatchObject({
+      tool: 'remote__create_ticket',
+      parameters: { properties: { priority: { type: 'integer', minimum: 1, maximum: 5 } } },
+    });
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    const result = await run.result();
+    expect(result.trace.steps[0]).toMatchObject({ observationData: { id: 'T-6', title: 'Refund' }, isError: false });
+    expect(seenKeys).toContain(`${run.firstRunId}:c1-1`);
+  });
+
+  it('bad arguments, tool errors, images, a timeout and a crashed server become observations; the run goes on', async () => {
+    const run = await harness.start([
+      call('local__lookup', { id: 5 }),
+      call('remote__fail'),
+      call('remote__chart'),
+      call('local__slow', { ms: 5000 }),
+      call('local__crash'),
+      call('local__lookup', { id: 'c9' }),
+      { answer: 'done despite everything' },
+    ]);
+    const result = await run.result();
+    const [bad, failed, chart, slow, crashed, after] = result.trace.steps;
+    expect(bad).toMatchObject({ isError: true });
+    expect(bad?.observation).toContain('invalid arguments');
+    expect(failed).toMatchObject({ isError: true });
+    expect(failed?.observation).toContain('the backend is down');
+    expect(chart?.observation).toContain('Sales went up.');
+    expect(chart?.observation).toContain('[image: image/png, 300 bytes, not shown to the model]');
+    expect(slow).toMatchObject({ isError: true });
+    expect(slow?.observation).toContain('timed out after 1s'); // the tool's own timeout, not the default 60s
+    expect(crashed).toMatchObject({ isError: true });
+    expect(crashed?.observation).toContain('Connection closed');
+    // The worker started the server again for the next call.
+    expect(after).toMatchObject({ observation: 'customer c9 (from stdio)', isError: false });
+    expect(result.finalAnswer).toBe('done despite everything');
+  }, 60_000);
+});
