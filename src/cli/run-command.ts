@@ -9,6 +9,7 @@ import { ensureSearchAttributes } from '../dev/search-attributes';
 import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../client/env';
 import { startScriptedModel } from '../testing/scripted-model';
+import { readMcpServersFile } from '../worker/env';
 import { createAgentWorker, createOpenAIClient, prebuiltWorkflowBundle } from '../worker/index';
 import { cliIdentity, parseRunArgs, UsageError } from './args';
 import { watchPending } from './pending-watcher';
@@ -94,12 +95,15 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
       cleanups.push(() => nativeConnection.close());
       // Encryption bundles its failure converter into the workflow code, so only a plain worker takes the prebuilt bundle.
       const bundle = env.payloadEncryptionKeys ? undefined : prebuiltWorkflowBundle();
+      const mcpFile = process.env.WORKER_MCP_SERVERS?.trim();
       const worker = await createAgentWorker({
         connection: nativeConnection,
         env,
         taskQueue,
         openai,
         toolsRoot: options.toolsRoot,
+        // The same MCP servers file as the `worker` command's.
+        ...(mcpFile ? { mcpServers: readMcpServersFile(mcpFile) } : {}),
         ...(bundle ? { workflowBundle: bundle } : {}),
       });
       const running = worker.run();

@@ -43,9 +43,16 @@ export interface WorkerEnv {
   otlpEndpoint: string | undefined;
 }
 
-function readMcpServersFile(file: string): McpServersConfig {
+/** Reads and checks an MCP servers JSON file (WORKER_MCP_SERVERS); one line naming every problem. */
+export function readMcpServersFile(file: string): McpServersConfig {
+  let text: string;
   try {
-    return parseMcpServers(JSON.parse(readFileSync(file, 'utf8')), `WORKER_MCP_SERVERS (${file})`);
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new InvalidEnvironmentError(`cannot read WORKER_MCP_SERVERS file ${file}: ${(error as Error).message}`);
+  }
+  try {
+    return parseMcpServers(JSON.parse(text), `WORKER_MCP_SERVERS (${file})`);
   } catch (error) {
     throw new InvalidEnvironmentError(
       `Invalid worker environment: ${error instanceof Error ? error.message : String(error)}`,

@@ -11,7 +11,9 @@ export {
 export { createAgentWorker, prebuiltWorkflowBundle, type AgentWorkerOptions } from './create-worker';
 export { createOpenAIClient, OPENAI_REQUEST_TIMEOUT_MS } from './openai-client';
 export { createActivities, type Activities, type ActivityDependencies } from './activities';
-export { ToolRegistry, DuplicateToolError } from './tools/registry';
+export { ToolRegistry, DuplicateToolError, type DynamicToolSource } from './tools/registry';
+export { McpConfigError, parseMcpServers, type McpServerConfig, type McpServersConfig } from './mcp/config';
+export { McpToolSource, confirmFromAnnotations, mcpToolName } from './mcp/tool-source';
 export { createBuiltinTools, type BuiltinToolsOptions } from './tools/builtin';
 // defineTool and its types are the root export's: services and workers declare tools the same way.
 export { runWorkerProcess } from './process';

@@ -17,9 +17,10 @@ beforeAll(async () => {
       local: {
         command: process.execPath,
         args: ['--import', 'tsx', STDIO_SERVER],
-        tools: { slow: { timeout: '1s' } },
+        // Per-tool settings: a shorter timeout, and a destructive tool this worker lets run without asking.
+        tools: { slow: { timeout: '1s' }, create_ticket: { confirm: 'never' } },
       },
-      remote: { url: http.url },
+      remote: { url: http.url, deny: ['crash'] },
     },
   });
 }, 60_000);
@@ -33,16 +34,23 @@ const call = (name: string, args: Record<string, unknown> = {}) => ({ thought, t
 describe('MCP servers’ tools', () => {
   it('are discovered with their schemas, namespaced per server, and run as activities', async () => {
     const run = await harness.start(
-      [call('local__lookup', { id: 'c7' }), call('remote__lookup', { id: 'c8' }), { answer: 'found both' }],
+      [
+        call('local__lookup', { id: 'c7' }),
+        call('remote__lookup', { id: 'c8' }),
+        call('local__create_ticket', { title: 'Hi', priority: 1 }),
+        { answer: 'found both' },
+      ],
       'q',
-      { tools: ['local__lookup', 'remote__lookup', 'remote__chart'] },
+      { tools: ['local__lookup', 'remote__lookup', 'local__create_ticket'] },
     );
     const result = await run.result();
     expect(result.trace.steps.map((step) => step.observation)).toEqual([
       'customer c7 (from stdio)',
       'customer c8 (from http)',
+      '{"id":"T-2","title":"Hi"}',
       null,
     ]);
+    expect(result.trace.steps[2]?.decision).toBeUndefined(); // the config waived the destructive annotation
     // The model was offered both, each with the server's own JSON Schema.
     const offered = harness.model.requests(run.modelName)[0]?.tools?.map((tool) => tool.function);
     expect(offered?.find((tool) => tool.name === 'local__lookup')?.parameters).toMatchObject({
@@ -51,6 +59,11 @@ describe('MCP servers’ tools', () => {
       required: ['id'],
     });
     expect(offered?.map((tool) => tool.name)).toEqual(expect.arrayContaining(['local__lookup', 'remote__lookup']));
+  });
+
+  it('a denied tool is not offered: a run that asks for it is refused at its start', async () => {
+    const run = await harness.start([{ answer: 'unused' }], 'q', { tools: ['remote__crash'] });
+    await expect(run.result()).rejects.toThrow('Unknown tools in config.tools: remote__crash');
   });
 
   it('a destructive tool waits for approval, then runs once with the idempotency key in _meta; structured content is data', async () => {
