@@ -1,3 +1,5 @@
+import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHarness, waitForPending, type Harness } from '../support/harness';
@@ -5,6 +7,8 @@ import { startHttpMcpServer } from '../support/mcp/http-server';
 import { seenKeys } from '../support/mcp/test-server';
 
 const STDIO_SERVER = path.resolve(__dirname, '../support/mcp/stdio-server.ts');
+/** Where the stdio server notes the calls whose cancellation it received. */
+const CANCEL_FILE = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-mcp-')), 'cancelled');
 const thought = 'The customer record is the source of truth, so I look it up.';
 let harness: Harness;
 let http: Awaited<ReturnType<typeof startHttpMcpServer>>;
@@ -21,6 +25,13 @@ beforeAll(async () => {
         tools: { slow: { timeout: '1s' }, create_ticket: { confirm: 'never' } },
       },
       remote: { url: http.url, deny: ['crash'] },
+      // The same stdio server again, with default timeouts, noting the cancellations it receives.
+      spare: {
+        command: process.execPath,
+        args: ['--import', 'tsx', STDIO_SERVER],
+        env: { MCP_TEST_CANCEL_FILE: CANCEL_FILE },
+        allow: ['slow'],
+      },
     },
   });
 }, 60_000);
@@ -108,4 +119,15 @@ describe('MCP servers’ tools', () => {
     expect(after).toMatchObject({ observation: 'customer c9 (from stdio)', isError: false });
     expect(result.finalAnswer).toBe('done despite everything');
   }, 60_000);
+
+  it("the run's time budget cancels an MCP call in flight, and the server hears of it", async () => {
+    const run = await harness.start([call('spare__slow', { ms: 4000 }), { answer: 'out of time' }], 'q', {
+      timeoutSeconds: 1,
+    });
+    const result = await run.result();
+    expect(result.terminationReason).toBe('timeout');
+    await expect
+      .poll(() => (existsSync(CANCEL_FILE) ? readFileSync(CANCEL_FILE, 'utf8') : ''), { timeout: 5000 })
+      .toContain('4000\n');
+  });
 });

@@ -1,8 +1,11 @@
+import { appendFileSync } from 'node:fs';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { z } from 'zod';
 
-/** Idempotency keys the server saw in calls' `_meta`, by tool (for the HTTP server, which runs in the test process). */
+/** Idempotency keys the server saw in calls' `_meta` (for the HTTP server, which runs in the test process). */
 export const seenKeys: string[] = [];
+/** `slow` calls whose request the client cancelled, by the `ms` they asked for (in this process). */
+export const cancelledCalls: number[] = [];
 
 /**
  * The MCP server the tests talk to, built with the SDK's own server classes: a read-only lookup, a destructive
@@ -37,7 +40,12 @@ export function createTestMcpServer(label: string): McpServer {
   server.registerTool(
     'slow',
     { description: 'Takes its time.', inputSchema: { ms: z.number() }, annotations: { readOnlyHint: true } },
-    async ({ ms }) => {
+    async ({ ms }, extra) => {
+      extra.signal.addEventListener('abort', () => {
+        cancelledCalls.push(ms);
+        // A server in another process reports it where the test can read it.
+        if (process.env.MCP_TEST_CANCEL_FILE) appendFileSync(process.env.MCP_TEST_CANCEL_FILE, `${ms}\n`);
+      });
       await new Promise((resolve) => setTimeout(resolve, ms));
       return { content: [{ type: 'text', text: `waited ${ms} ms` }] };
     },
