@@ -4,6 +4,8 @@ import { z } from 'zod';
 
 /** Idempotency keys the server saw in calls' `_meta` (for the HTTP server, which runs in the test process). */
 export const seenKeys: string[] = [];
+/** Tools the server offers besides its fixed ones; a test adds one to see a worker learn of it at its refresh. */
+export const extraTools: string[] = [];
 /** `slow` calls whose request the client cancelled, by the `ms` they asked for (in this process). */
 export const cancelledCalls: number[] = [];
 
@@ -73,5 +75,14 @@ export function createTestMcpServer(label: string): McpServer {
       return new Promise(() => undefined); // never answers: the process dies first
     },
   );
+  for (const name of extraTools) {
+    server.registerTool(
+      name,
+      { description: `Added later: ${name}.`, inputSchema: {}, annotations: { readOnlyHint: true } },
+      () => ({
+        content: [{ type: 'text', text: name }],
+      }),
+    );
+  }
   return server;
 }
