@@ -1,4 +1,7 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
@@ -90,6 +93,21 @@ describe('the worker process', () => {
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(2);
     expect(stderr).toBe(
       'error: Invalid worker environment: WORKER_METRICS_ADDRESS: expected host:port, e.g. 0.0.0.0:9464; WORKER_SHUTDOWN_GRACE: expected a duration like 30s or 2m\n',
+    );
+  });
+
+  it('refuses an MCP servers file with a bad server, naming it, with exit code 2', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-mcp-env-')), 'servers.json');
+    writeFileSync(file, JSON.stringify({ github: { command: 'npx', url: 'http://127.0.0.1:1/mcp' } }));
+    const child = spawn(process.execPath, [CLI, 'worker'], {
+      env: { ...process.env, WORKER_MCP_SERVERS: file },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(2);
+    expect(stderr).toBe(
+      `error: Invalid worker environment: WORKER_MCP_SERVERS (${file}): github: give either command (a stdio server) or url (streamable HTTP)\n`,
     );
   });
 
