@@ -7,7 +7,7 @@ import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/commo
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { errorText, GO_PACKAGE, resolveTemporalCli, TemporalCliNotFoundError } from './provision';
 import { lockDatabase } from './db-lock';
-import { devServerTuningArgs } from './tuning';
+import { devServerDurability, devServerSqliteArgs, devServerTuningArgs, type DevServerDurability } from './tuning';
 
 const PREFERRED_PORT = 7233;
 const PREFERRED_UI_PORT = 8233;
@@ -23,6 +23,8 @@ export type DevServerOptions = {
   log?: (line: string) => void;
   namespace?: string;
   searchAttributes?: Array<{ name: string; type: SearchAttributeKind }>;
+  /** How the database file commits (default: TEMPORAL_DEV_DURABILITY, else `fast`; see {@link DevServerDurability}). */
+  durability?: DevServerDurability;
 };
 
 /** A running dev server; `stop()` kills it and closes the connections opened while starting it. */
@@ -75,7 +77,12 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
       searchAttributes,
       log: { format: 'pretty', level: 'error' },
       // Without `--output none` the CLI's banner lands on our stdout (and would corrupt `run --json`).
-      extraArgs: ['--output', 'none', ...devServerTuningArgs()],
+      extraArgs: [
+        '--output',
+        'none',
+        ...devServerTuningArgs(),
+        ...(dbFilename ? devServerSqliteArgs(options.durability ?? devServerDurability()) : []),
+      ],
     },
   }).catch(async (error: unknown) => {
     await release();

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TemporalCliNotFoundError, resolveTemporalCli, temporalCliCacheDir } from '../../src/dev/provision';
+import { devServerDurability, devServerSqliteArgs } from '../../src/dev/tuning';
 
 // Every case builds its own PATH / XDG_CACHE_HOME in a temp folder and passes `env` explicitly, so nothing here
 // depends on (or changes) the machine's real Temporal CLI, Go toolchain or process.env.
@@ -145,5 +146,28 @@ describe('temporalCliCacheDir', () => {
       '/x/cache/durable-react-agent/temporal-cli-v1.5.1',
     );
     expect(temporalCliCacheDir({ HOME: '/home/u' })).toBe('/home/u/.cache/durable-react-agent/temporal-cli-v1.5.1');
+  });
+});
+
+describe('the embedded server’s durability mode', () => {
+  it('is fast (WAL, synchronous=NORMAL) unless TEMPORAL_DEV_DURABILITY says strict; both set the journal explicitly', () => {
+    expect(devServerDurability({})).toBe('fast');
+    expect(devServerDurability({ TEMPORAL_DEV_DURABILITY: 'strict' })).toBe('strict');
+    expect(() => devServerDurability({ TEMPORAL_DEV_DURABILITY: 'paranoid' })).toThrow(
+      'TEMPORAL_DEV_DURABILITY must be "fast" or "strict", got "paranoid"',
+    );
+    expect(devServerSqliteArgs('fast')).toEqual([
+      '--sqlite-pragma',
+      'journal_mode=WAL',
+      '--sqlite-pragma',
+      'synchronous=NORMAL',
+    ]);
+    // WAL is a property of the file: strict must switch it back, not just leave the pragma out.
+    expect(devServerSqliteArgs('strict')).toEqual([
+      '--sqlite-pragma',
+      'journal_mode=DELETE',
+      '--sqlite-pragma',
+      'synchronous=FULL',
+    ]);
   });
 });
