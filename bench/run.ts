@@ -49,6 +49,7 @@ export const CONTENDERS = {
   durableLocalTool: 'durable-react-agent, local tool',
   durableAllLocal: 'durable-react-agent, local tool and model calls',
   sdkFloor: 'Temporal SDK floor (bare workflow, one local activity per step)',
+  sdkFloorRemote: 'per-step-durable floor (bare workflow, one remote activity per step)',
   langgraph: 'LangGraph + SQLite',
 } as const;
 
@@ -95,6 +96,17 @@ async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record
         maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
       } satisfies DurableJob,
       `${figure} sdk-floor`,
+    ),
+    [CONTENDERS.sdkFloorRemote]: await runChild<LoopResult>(
+      'contenders/durable.ts',
+      {
+        kind: 'sdk-floor',
+        remote: true,
+        ...job,
+        tag: `${figure}-floor-remote`,
+        maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
+      } satisfies DurableJob,
+      `${figure} sdk-floor-remote`,
     ),
     [CONTENDERS.langgraph]: await runChild<LoopResult>(
       'langgraph/contender.ts',

@@ -15,7 +15,7 @@ import type { sdkFloorAgent } from './sdk-floor-workflow';
 
 export type DurableJob =
   | ({ kind: 'loop'; maxCachedWorkflows: number; modelCalls: 'activity' | 'local' } & LoopJob)
-  | ({ kind: 'sdk-floor'; maxCachedWorkflows: number } & LoopJob)
+  | ({ kind: 'sdk-floor'; maxCachedWorkflows: number; remote?: boolean } & LoopJob)
   | { kind: 'history'; baseURL: string; sizes: number[] }
   | ({ kind: 'approvals' } & ApprovalJob)
   | ({ kind: 'events' } & EventsJob);
@@ -41,9 +41,10 @@ export async function runDurableAgent(
 }
 
 /** The SDK floor's run on `model` (sdk-floor-workflow.ts); throws unless it made every model call of its script. */
-async function runFloorAgent(stack: DurableStack, model: string): Promise<void> {
+async function runFloorAgent(stack: DurableStack, model: string, remote: boolean): Promise<void> {
   const steps = Number(model.split('.')[2]);
-  const calls = await stack.client.workflow.execute<typeof sdkFloorAgent>('sdkFloorAgent', {
+  const type = remote ? 'sdkFloorRemoteAgent' : 'sdkFloorAgent';
+  const calls = await stack.client.workflow.execute<typeof sdkFloorAgent>(type, {
     taskQueue: stack.taskQueue,
     workflowId: `floor-${model}`,
     args: [model],
@@ -92,7 +93,8 @@ childMain<DurableJob, LoopResult | HistoryRow[] | ApprovalResult | EventsResult>
     workload: job.kind === 'sdk-floor' ? 'sdk-floor' : 'agent',
   });
   try {
-    if (job.kind === 'sdk-floor') return await measureLoop(job, (model) => runFloorAgent(stack, model));
+    if (job.kind === 'sdk-floor')
+      return await measureLoop(job, (model) => runFloorAgent(stack, model, job.remote === true));
     if (job.kind === 'loop')
       return await measureLoop(job, async (model) => void (await runDurableAgent(stack, model, job.modelCalls)));
     if (job.kind === 'history') return await measureHistory(stack, job.sizes);
