@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { deciderOf, type Channel } from '../shared/identity';
+import { decodePayload } from './payloads';
 import { chainRunIds } from './run-chain';
 
 /** The updates and signals by which people decide; their payloads are what the audit reads. */
@@ -41,13 +42,7 @@ function timeOf(event: HistoryEvent): string {
  * so they are not here; an update whose handler refused it (an invalid edit) is, with `refused`.
  */
 export async function auditTrail(client: Client, workflowId: string): Promise<AuditEntry[]> {
-  const { payloadCodecs, payloadConverter } = client.options.loadedDataConverter;
-  const decode = async (payload: Payload | null | undefined): Promise<unknown> => {
-    if (!payload) return undefined;
-    let payloads = [payload];
-    for (const codec of [...payloadCodecs].reverse()) payloads = await codec.decode(payloads);
-    return payloadConverter.fromPayload(payloads[0] as Payload);
-  };
+  const decode = (payload: Payload | null | undefined) => decodePayload<unknown>(client, payload);
   const entries: AuditEntry[] = [];
   for (const runId of await chainRunIds(client, workflowId)) {
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();

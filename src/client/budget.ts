@@ -1,7 +1,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { AppliedBudgetDecision, BudgetDecision } from '../shared/budget';
 import { decideBudgetUpdate, getPendingQuery } from '../shared/messages';
-import { refused, senderFields, type Sender } from './decisions';
+import { sendAsPerson, type Sender } from './decisions';
 import { DecisionRefusedError } from './errors';
 
 /** The budget request to decide: the given one, or the pending one (an error when none is pending). */
@@ -13,14 +13,10 @@ export async function resolveRequestId(handle: WorkflowHandle, requestId: string
 }
 
 /** Sends a budget decision by update; a refused one throws DecisionRefusedError with the reason. */
-export async function sendBudgetDecision(
+export function sendBudgetDecision(
   handle: WorkflowHandle,
   decision: BudgetDecision,
   sender?: Sender,
 ): Promise<AppliedBudgetDecision> {
-  try {
-    return await handle.executeUpdate(decideBudgetUpdate, { args: [{ ...senderFields(sender), ...decision }] });
-  } catch (error) {
-    throw refused(error);
-  }
+  return sendAsPerson(handle, decideBudgetUpdate, decision, sender);
 }

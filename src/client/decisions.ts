@@ -1,4 +1,10 @@
-import { ApplicationFailure, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  ApplicationFailure,
+  WorkflowUpdateFailedError,
+  type Client,
+  type UpdateDefinition,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import type {
   AppliedDecision,
   Decision,
@@ -75,7 +81,7 @@ export async function resolveCallId(handle: WorkflowHandle, callId: string | und
 }
 
 /** A refused update as DecisionRefusedError (with the run's reason); other errors unchanged. */
-export function refused(error: unknown): unknown {
+function refused(error: unknown): unknown {
   if (!(error instanceof WorkflowUpdateFailedError) || !error.cause) return error;
   const details = error.cause instanceof ApplicationFailure ? error.cause.details : undefined;
   const reason = typeof details?.[0] === 'string' ? (details[0] as RefusalReason) : undefined;
@@ -90,7 +96,7 @@ export interface Sender {
 }
 
 /** The identity fields a payload carries for `sender`. */
-export function senderFields(sender: Sender | undefined): Partial<Sender> {
+function senderFields(sender: Sender | undefined): Partial<Sender> {
   if (!sender) return {};
   return {
     identity: sender.identity,
@@ -99,30 +105,29 @@ export function senderFields(sender: Sender | undefined): Partial<Sender> {
   };
 }
 
-/** Sends a decision by update and returns what it did; a refused decision throws DecisionRefusedError. */
-export async function sendDecision(
+/**
+ * Sends a person's input by update, with the sender's identity merged in; a refused one throws DecisionRefusedError
+ * carrying the run's reason.
+ */
+export async function sendAsPerson<Payload extends object, Result>(
   handle: WorkflowHandle,
-  decision: Decision,
+  update: UpdateDefinition<Result, [Payload]>,
+  payload: Payload,
   sender?: Sender,
-): Promise<AppliedDecision> {
+): Promise<Result> {
   try {
-    return await handle.executeUpdate(decideUpdate, { args: [{ ...senderFields(sender), ...decision }] });
+    return await handle.executeUpdate(update, { args: [{ ...senderFields(sender), ...payload }] });
   } catch (error) {
     throw refused(error);
   }
 }
 
+/** Sends a decision by update and returns what it did; a refused decision throws DecisionRefusedError. */
+export function sendDecision(handle: WorkflowHandle, decision: Decision, sender?: Sender): Promise<AppliedDecision> {
+  return sendAsPerson(handle, decideUpdate, decision, sender);
+}
+
 /** Answers the run's pending question by update; returns the question that was answered. */
-export async function sendAnswer(
-  handle: WorkflowHandle,
-  answer: string,
-  callId?: string,
-  sender?: Sender,
-): Promise<string> {
-  try {
-    const payload = { ...senderFields(sender), answer, ...(callId ? { callId } : {}) };
-    return await handle.executeUpdate(answerUpdate, { args: [payload] });
-  } catch (error) {
-    throw refused(error);
-  }
+export function sendAnswer(handle: WorkflowHandle, answer: string, callId?: string, sender?: Sender): Promise<string> {
+  return sendAsPerson(handle, answerUpdate, { answer, ...(callId ? { callId } : {}) }, sender);
 }

@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { Payload } from '@temporalio/common';
 import { getTraceQuery } from '../shared/messages';
+import { decodePayload } from './payloads';
 import type { AgentWorkflowInput, ArchivedSteps, ReActStep, ReActTrace } from '../shared/types';
 
 /** An earlier run of a chain, with the steps the next run's start event archived for it (none in older histories). */
@@ -11,13 +12,7 @@ interface EarlierRun {
 
 /** The `previousSteps` a run's input carries, decoded with the client's codecs (e.g. encryption) and converter. */
 async function archivedSteps(client: Client, payload: Payload | undefined): Promise<ArchivedSteps | undefined> {
-  if (!payload) return undefined;
-  const { payloadCodecs, payloadConverter } = client.options.loadedDataConverter;
-  let payloads = [payload];
-  // Codecs encode first to last, so they decode last to first.
-  for (const codec of [...payloadCodecs].reverse()) payloads = await codec.decode(payloads);
-  const input = payloadConverter.fromPayload<AgentWorkflowInput | undefined>(payloads[0] as Payload);
-  return input?.previousSteps;
+  return (await decodePayload<AgentWorkflowInput | undefined>(client, payload))?.previousSteps;
 }
 
 /**

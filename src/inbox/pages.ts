@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { followEvents } from '../client/events';
 import { listPendingInRun, type PendingItem } from '../client/decisions';
 import { formatEvent } from '../cli/event-printer';
@@ -61,8 +61,12 @@ export async function streamInbox(response: ServerResponse, feed: PendingFeed, u
 }
 
 /** A run's page: what it waits for (with the forms to decide it) and its trace, both live. */
-export async function runPage(auth: Authenticated, client: Client, workflowId: string): Promise<string> {
-  const description = await client.workflow.getHandle(workflowId).describe();
+export async function runPage(
+  auth: Authenticated,
+  client: Client,
+  description: WorkflowExecutionDescription,
+): Promise<string> {
+  const { workflowId } = description;
   const running = description.status.name === 'RUNNING';
   const items = running ? await listPendingInRun(client, workflowId).catch(() => []) : [];
   const id = encodeURIComponent(workflowId);

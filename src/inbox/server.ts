@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { listPending } from '../client/decisions';
 import { cursorOf, streamRunEvents } from '../client/event-server';
@@ -120,15 +120,16 @@ async function route(
   const match = RUN_ROUTE.exec(url.pathname);
   if (!match) return sendJson(response, 404, { error: `nothing at ${url.pathname}` });
   const workflowId = decodeURIComponent(match[1]!);
+  let description: WorkflowExecutionDescription;
   try {
-    await options.client.workflow.getHandle(workflowId).describe();
+    description = await options.client.workflow.getHandle(workflowId).describe();
   } catch (error) {
     if (error instanceof WorkflowNotFoundError) return sendJson(response, 404, { error: `no run "${workflowId}"` });
     throw error;
   }
   switch (match[2]) {
     case undefined:
-      return sendHtml(response, 200, await runPage(who, options.client, workflowId));
+      return sendHtml(response, 200, await runPage(who, options.client, description));
     case '/pending/stream':
       return streamRunPending(response, options.client, who, workflowId, options.pollMs);
     case '/trace/stream':

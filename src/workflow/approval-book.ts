@@ -44,7 +44,10 @@ export class ApprovalBook {
   readonly alwaysApproved: string[] = [];
   question: { pending: PendingQuestion; answer?: string; by?: Decider } | null = null;
   /** A budget request (`onBudget: 'ask'`) and, once decided, its decision. */
-  budget: { pending: PendingBudget; decided?: { decision: BudgetDecision; by: Decider } } | null = null;
+  budget: {
+    pending: PendingBudget;
+    decided?: { outcome: BudgetDecision['decision']; amount?: number; by: Decider };
+  } | null = null;
   /** Subagents running now, by child workflow ID, so a client can look for calls pending in them too. */
   readonly delegations = new Map<string, RunningDelegation>();
 
@@ -160,7 +163,7 @@ export class ApprovalBook {
   checkBudget(
     payload: unknown,
     via: 'update' | 'signal' = 'update',
-  ): Checked<{ decision: BudgetDecision; by: Decider }> {
+  ): Checked<{ decision: BudgetDecision; by: Decider; request: NonNullable<ApprovalBook['budget']> }> {
     const parsed = budgetDecisionSchema.safeParse(payload);
     if (!parsed.success)
       return {
@@ -184,7 +187,7 @@ export class ApprovalBook {
         reason: 'already_decided',
         message: `Budget request ${parsed.data.requestId} was already decided`,
       };
-    return { ok: true, value: { decision: parsed.data, by: deciderOf(parsed.data, via) } };
+    return { ok: true, value: { decision: parsed.data, by: deciderOf(parsed.data, via), request } };
   }
 
   /** Validates an answer payload against the pending question. */

@@ -1,13 +1,13 @@
-import { condition, setHandler } from '@temporalio/workflow';
+import { condition } from '@temporalio/workflow';
 import { BUDGET_UNITS, type AppliedBudgetDecision, type BudgetLimit, type BudgetRecord } from '../shared/budget';
 import type { AgentConfig } from '../shared/config';
 import { formatDuration, parseDuration } from '../shared/duration';
 import { describeDecider } from '../shared/identity';
 import { decideBudgetSignal, decideBudgetUpdate } from '../shared/messages';
 import { publishStatus } from './agent-status';
-import { refuse } from './human-loop';
+import { installPersonInput, refuse } from './human-loop';
 import { countDecision, countDecisionRequest } from './metrics';
-import { nowIso, recordError, stopRun, type RunState } from './run-state';
+import { nowIso, stopRun, type RunState } from './run-state';
 
 const LIMIT_NAMES: Readonly<Record<BudgetLimit, string>> = {
   max_iterations: 'iteration limit',
@@ -31,31 +31,24 @@ function raiseLimit(config: AgentConfig, limit: BudgetLimit, amount: number): vo
 function decideBudget(state: RunState, payload: unknown, via: 'update' | 'signal'): AppliedBudgetDecision {
   const checked = state.approvals.checkBudget(payload, via);
   if (!checked.ok) throw refuse(checked);
-  const request = state.approvals.budget;
-  if (!request) throw refuse({ reason: 'not_pending', message: 'No budget request is pending' });
-  request.decided = checked.value;
-  const { decision, by } = checked.value;
+  const { request, decision, by } = checked.value;
   const { requestId, limit, current, suggested } = request.pending;
-  if (decision.decision === 'stop') return { requestId, limit, decision: 'stop', by };
-  const amount = decision.amount ?? suggested;
+  // The raise is resolved here, once: the reply, the trace and the new limit all use this amount.
+  const amount = decision.decision === 'raise' ? (decision.amount ?? suggested) : undefined;
+  request.decided = { outcome: decision.decision, by, ...(amount !== undefined ? { amount } : {}) };
+  if (amount === undefined) return { requestId, limit, decision: 'stop', by };
   return { requestId, limit, decision: 'raise', amount, newLimit: current + amount, by };
 }
 
 /** Installs the `decideBudget` update (validated before it enters history) and signal. */
 export function installBudgetHandlers(state: RunState): void {
-  setHandler(decideBudgetUpdate, (payload) => decideBudget(state, payload, 'update'), {
-    validator: (payload) => {
-      const checked = state.approvals.checkBudget(payload, 'update');
-      if (!checked.ok) throw refuse(checked);
-    },
-  });
-  setHandler(decideBudgetSignal, (payload) => {
-    try {
-      decideBudget(state, payload, 'signal');
-    } catch (error) {
-      recordError(state, 'invalid_decision', error instanceof Error ? error.message : String(error));
-    }
-  });
+  installPersonInput(
+    state,
+    decideBudgetUpdate,
+    decideBudgetSignal,
+    (payload) => state.approvals.checkBudget(payload, 'update'),
+    (payload, via) => decideBudget(state, payload, via),
+  );
 }
 
 /** Opens a request to raise `limit` (one at a time); a person sees it with the pending calls. */
@@ -98,19 +91,14 @@ export async function settleBudgetRequest(state: RunState): Promise<boolean> {
   await condition(() => request.decided !== undefined, Math.max(remainingMs, 1));
   state.approvals.budget = null;
   const decided = request.decided;
-  const base = { requestId: pending.requestId, limit: pending.limit, from: pending.current };
-  const record: BudgetRecord = decided
-    ? decided.decision.decision === 'raise'
-      ? {
-          ...base,
-          outcome: 'raise',
-          amount: decided.decision.amount ?? pending.suggested,
-          by: decided.by,
-          requestedAt: pending.requestedAt,
-          decidedAt: nowIso(),
-        }
-      : { ...base, outcome: 'stop', by: decided.by, requestedAt: pending.requestedAt, decidedAt: nowIso() }
-    : { ...base, outcome: 'timeout', requestedAt: pending.requestedAt, decidedAt: nowIso() };
+  const record: BudgetRecord = {
+    requestId: pending.requestId,
+    limit: pending.limit,
+    from: pending.current,
+    ...(decided ?? { outcome: 'timeout' }),
+    requestedAt: pending.requestedAt,
+    decidedAt: nowIso(),
+  };
   state.budgetRequests.push(record);
   countDecision(record.outcome === 'raise' ? 'approve' : record.outcome === 'stop' ? 'reject' : 'timeout');
   state.events.emit({

@@ -1,4 +1,5 @@
-import { ApplicationFailure, condition, setHandler } from '@temporalio/workflow';
+import { ApplicationFailure, condition, setHandler, type SignalDefinition } from '@temporalio/workflow';
+import type { UpdateDefinition } from '@temporalio/common';
 import type { PendingCall, RefusalReason } from '../shared/approvals';
 import { argsHash } from '../shared/canonical';
 import { formatDuration, parseDuration } from '../shared/duration';
@@ -7,7 +8,7 @@ import { ErrorType } from '../shared/errors';
 import { describeCall } from '../shared/observation';
 import { argsText, eventText } from '../shared/events';
 import { validateToolArgs } from './activity-proxies';
-import type { Resolution } from './approval-book';
+import type { Checked, Resolution } from './approval-book';
 import { publishStatus } from './agent-status';
 import { countDecision, countDecisionRequest } from './metrics';
 import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
@@ -58,35 +59,51 @@ function answer(state: RunState, payload: unknown, via: 'update' | 'signal'): st
   return question?.pending.question ?? '';
 }
 
-/** Installs the query, the `decide` and `answer` updates (validated before they enter history) and their signals. */
-export function installHumanHandlers(state: RunState): void {
-  const { approvals } = state;
-  setHandler(getPendingQuery, () => approvals.snapshot());
-  setHandler(decideUpdate, (payload) => decide(state, payload, 'update'), {
+/**
+ * Installs one kind of input from a person both ways: as an update whose validator refuses a bad payload before it
+ * enters history, and as a signal (the Temporal UI's form), which cannot be refused to its sender, so a bad one is
+ * recorded in the error history and changes nothing.
+ */
+export function installPersonInput<Payload, Result>(
+  state: RunState,
+  update: UpdateDefinition<Result, [Payload]>,
+  signal: SignalDefinition<[Payload]>,
+  check: (payload: unknown) => Checked<unknown>,
+  apply: (payload: unknown, via: 'update' | 'signal') => Result | Promise<Result>,
+): void {
+  setHandler(update, (payload) => apply(payload, 'update'), {
     validator: (payload) => {
-      const checked = approvals.checkDecision(payload, 'update');
+      const checked = check(payload);
       if (!checked.ok) throw refuse(checked);
     },
   });
-  setHandler(decideSignal, async (payload) => {
-    // A signal cannot be refused to its sender: a bad one is recorded and changes nothing.
-    await decide(state, payload, 'signal').catch((error: unknown) => {
-      recordError(state, 'invalid_decision', error instanceof Error ? error.message : String(error));
-    });
-  });
-  setHandler(answerUpdate, (payload) => answer(state, payload, 'update'), {
-    validator: (payload) => {
-      const checked = approvals.checkAnswer(payload);
-      if (!checked.ok) throw refuse(checked);
-    },
-  });
-  setHandler(answerSignal, (payload) => {
+  setHandler(signal, async (payload) => {
     try {
-      answer(state, payload, 'signal');
+      await apply(payload, 'signal');
     } catch (error) {
       recordError(state, 'invalid_decision', error instanceof Error ? error.message : String(error));
     }
   });
+}
+
+/** Installs the query, the `decide` and `answer` updates (validated before they enter history) and their signals. */
+export function installHumanHandlers(state: RunState): void {
+  const { approvals } = state;
+  setHandler(getPendingQuery, () => approvals.snapshot());
+  installPersonInput(
+    state,
+    decideUpdate,
+    decideSignal,
+    (payload) => approvals.checkDecision(payload, 'update'),
+    (payload, via) => decide(state, payload, via),
+  );
+  installPersonInput(
+    state,
+    answerUpdate,
+    answerSignal,
+    (payload) => approvals.checkAnswer(payload),
+    (payload, via) => answer(state, payload, via),
+  );
 }
 
 function deadlineInfo(state: RunState): { ms: number; requestedAt: string; deadline: string; label: string } {

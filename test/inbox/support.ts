@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { defaultPayloadConverter } from '@temporalio/common';
+import { decodePayload } from '../../src/client/payloads';
 
 /** Tokens of the people the inbox tests sign in as. */
 export const ALICE_TOKEN = 'alice-token-0123456789abcdef';
@@ -15,18 +15,13 @@ export const PEOPLE = {
  */
 export async function recordedDecisions(client: Client, workflowId: string): Promise<Record<string, unknown>[]> {
   const history = await client.workflow.getHandle(workflowId).fetchHistory();
-  const converter = client.options.loadedDataConverter;
   const found: Record<string, unknown>[] = [];
   for (const event of history.events ?? []) {
     const accepted = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest;
     const name = accepted?.input?.name;
     const payload = accepted?.input?.args?.payloads?.[0];
     if (!payload || (name !== 'decide' && name !== 'answer')) continue;
-    const [decoded] = await converter.payloadCodecs.reduceRight(
-      async (payloads, codec) => codec.decode(await payloads),
-      Promise.resolve([payload]),
-    );
-    found.push({ update: name, ...defaultPayloadConverter.fromPayload<Record<string, unknown>>(decoded!) });
+    found.push({ update: name, ...(await decodePayload<Record<string, unknown>>(client, payload)) });
   }
   return found;
 }

@@ -167,7 +167,7 @@ describe('ApprovalBook', () => {
     });
     const checked = book.checkBudget({ requestId: 'b1', decision: 'raise', identity: 'alice' }, 'signal');
     expect(checked).toMatchObject({ ok: true, value: { by: { identity: 'alice', channel: 'signal' } } });
-    if (checked.ok) book.budget.decided = checked.value;
+    if (checked.ok) book.budget.decided = { outcome: 'raise', amount: 2, by: checked.value.by };
     expect(book.checkBudget({ requestId: 'b1', decision: 'stop' })).toMatchObject({
       ok: false,
       reason: 'already_decided',
