@@ -78,11 +78,14 @@ describe('deciding through the inbox', () => {
     const run = await harness.start(deleteTurns('r2'), 'q', { approvers: { delete_record: ['role:finance'] } });
     await waitForPending(harness, run.workflowId);
     const path = `/runs/${run.workflowId}/decide`;
-    const [item] = (await call(inbox.url, '/api/pending', { token: BOB_TOKEN }).then((r) => r.json())) as {
-      workflowId: string;
-      approvers?: string[];
-      parameters?: unknown;
-    }[];
+    // The list spans every run on the server (other test files' too), and visibility lags: wait for this run's item.
+    type Listed = { workflowId: string; approvers?: string[]; parameters?: unknown };
+    const mine = async () =>
+      ((await call(inbox.url, '/api/pending', { token: BOB_TOKEN }).then((r) => r.json())) as Listed[]).find(
+        (listed) => listed.workflowId === run.workflowId,
+      );
+    await expect.poll(mine, { timeout: 10_000 }).toBeDefined();
+    const item = await mine();
     expect(item).toMatchObject({ workflowId: run.workflowId, approvers: ['role:finance'] });
     expect(item?.parameters).toMatchObject({ type: 'object', properties: { id: { type: 'string' } } });
 

@@ -76,7 +76,8 @@ describe('the inbox in a real browser', () => {
   });
 
   it('a pending call appears live; an invalid edit is refused inline, a fixed one runs and the run finishes', async () => {
-    await page.goto(inbox.url);
+    // Filtered to this file's tool: other test files park runs on the same server at the same time.
+    await page.goto(`${inbox.url}/?tool=wire_funds`);
     await expect.poll(() => page.locator('#list').textContent()).toContain('Nothing is waiting');
     const run = await harness.start([
       { thought, toolCalls: [{ name: 'wire_funds', args: { amount: 120, to: 'bob' } }] },
