@@ -12,6 +12,10 @@ try {
     workflowsPath: path.join(dist, 'workflows', 'index.js'),
     logger: new DefaultLogger('WARN'),
   });
+  // Every run evaluates the workflow modules again and keeps its own copy while cached: zod and its schemas were most
+  // of both costs, so they stay on the client and the worker (issue 17). An import that drags them back fails here.
+  const leaked = /node_modules\/zod\//.exec(code);
+  if (leaked) throw new Error('zod reached the workflow bundle: a workflow module imports a value from a zod module');
   await writeFile(path.join(dist, 'workflow-bundle.js'), code);
 } catch (error) {
   process.stderr.write(`bundle-workflows: ${error instanceof Error ? error.message : String(error)}\n`);

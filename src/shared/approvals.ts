@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { bool, jsonObject, optional, strict, text, variants, type Check, type ShapeOf } from './payload-check';
 import type { PendingBudget } from './budget';
 import { deciderFields, type Decider } from './identity';
 
@@ -58,18 +58,23 @@ export interface PendingDecisions {
   budget?: PendingBudget | null;
 }
 
-const base = { callId: z.string().min(1), argsHash: z.string().min(1).optional(), ...deciderFields };
-
-/** A person's decision about one pending call, as sent by update or signal (and pasted into the Temporal UI). */
-export const decisionSchema = z.discriminatedUnion('decision', [
-  z.strictObject({ ...base, decision: z.literal('approve'), always: z.boolean().optional() }),
-  z.strictObject({ ...base, decision: z.literal('reject'), reason: z.string().trim().min(1) }),
-  z.strictObject({ ...base, decision: z.literal('edit'), args: z.record(z.string(), z.unknown()) }),
-  z.strictObject({ ...base, decision: z.literal('respond'), observation: z.string() }),
-]);
+const base = { callId: text({ min: 1 }), argsHash: optional(text({ min: 1 })), ...deciderFields };
+type Base = ShapeOf<typeof base>;
 
 /** A decision about one pending tool call: the one shape a person's decision has, whoever sends it and how. */
-export type Decision = z.infer<typeof decisionSchema>;
+export type Decision =
+  | (Base & { decision: 'approve'; always?: boolean })
+  | (Base & { decision: 'reject'; reason: string })
+  | (Base & { decision: 'edit'; args: Record<string, unknown> })
+  | (Base & { decision: 'respond'; observation: string });
+
+/** Checks a person's decision about one pending call, as sent by update or signal (and pasted into the Temporal UI). */
+export const checkDecisionPayload: Check<Decision> = variants<Decision>('decision', {
+  approve: strict({ ...base, decision: text(), always: optional(bool) }) as Check<Decision>,
+  reject: strict({ ...base, decision: text(), reason: text({ trim: true, min: 1 }) }) as Check<Decision>,
+  edit: strict({ ...base, decision: text(), args: jsonObject }) as Check<Decision>,
+  respond: strict({ ...base, decision: text(), observation: text() }) as Check<Decision>,
+});
 
 /** The kinds of decision a person can make about a pending call. */
 export type DecisionKind = Decision['decision'];
@@ -86,15 +91,13 @@ export interface DecisionOutcome {
   by?: Decider;
 }
 
-/** An answer to the model's clarification question; `callId` is optional because a run asks one at a time. */
-export const answerSchema = z.strictObject({
-  answer: z.string().trim().min(1),
-  callId: z.string().min(1).optional(),
-  ...deciderFields,
-});
+const answerShape = { answer: text({ trim: true, min: 1 }), callId: optional(text({ min: 1 })), ...deciderFields };
 
-/** An answer to a clarification question. */
-export type Answer = z.infer<typeof answerSchema>;
+/** An answer to a clarification question; `callId` is optional because a run asks one at a time. */
+export type Answer = ShapeOf<typeof answerShape>;
+
+/** Checks an answer to the model's clarification question. */
+export const checkAnswerPayload: Check<Answer> = strict(answerShape);
 
 /**
  * Why a run refused a decision or an answer; nothing changed. Machine-readable, so callers branch on it (a CLI re-asks

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { integer, optional, strict, text, variants, type Check, type ShapeOf } from './payload-check';
 import { deciderFields, type Decider } from './identity';
 
 /** The limits a run with `onBudget: 'ask'` asks a person to raise instead of stopping at. */
@@ -28,20 +28,17 @@ export interface PendingBudget {
   deadline: string;
 }
 
-const base = { requestId: z.string().min(1), ...deciderFields };
-
-/** A person's answer to a budget request, by update or signal. */
-export const budgetDecisionSchema = z.discriminatedUnion('decision', [
-  z.strictObject({
-    ...base,
-    decision: z.literal('raise'),
-    amount: z.number().int().min(1).max(1_000_000_000).optional(),
-  }),
-  z.strictObject({ ...base, decision: z.literal('stop') }),
-]);
+const base = { requestId: text({ min: 1 }), ...deciderFields };
+type Base = ShapeOf<typeof base>;
 
 /** A decision about a budget request. */
-export type BudgetDecision = z.infer<typeof budgetDecisionSchema>;
+export type BudgetDecision = (Base & { decision: 'raise'; amount?: number }) | (Base & { decision: 'stop' });
+
+/** Checks a person's answer to a budget request, by update or signal. */
+export const checkBudgetPayload: Check<BudgetDecision> = variants<BudgetDecision>('decision', {
+  raise: strict({ ...base, decision: text(), amount: optional(integer(1, 1_000_000_000)) }) as Check<BudgetDecision>,
+  stop: strict({ ...base, decision: text() }) as Check<BudgetDecision>,
+});
 
 /** What a budget decision did, returned to its sender. */
 export interface AppliedBudgetDecision {

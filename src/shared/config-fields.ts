@@ -1,8 +1,46 @@
 import { z } from 'zod';
 import { parseDuration } from './duration';
-import { modelSettingsFields } from './model-settings';
+import { MAX_COMPLETION_TOKENS, REASONING_EFFORTS, TOOL_CHOICES } from './model-settings';
 
 // Field schemas the run's config is built from, kept apart so the config's own file stays one list of fields.
+
+/**
+ * The model settings, as config fields: a run's, and each subagent's own. Every field is optional and, when unset,
+ * left out of the request, so endpoints that do not know a setting never see it.
+ */
+export const modelSettingsFields = {
+  temperature: z
+    .number()
+    .min(0)
+    .max(2)
+    .optional()
+    .describe("sampling temperature of every thinking call (`temperature`); unset leaves the endpoint's default"),
+  maxTokens: z
+    .number()
+    .int()
+    .min(1)
+    .max(MAX_COMPLETION_TOKENS)
+    .optional()
+    .describe(
+      'most completion tokens one thinking call may use (`max_tokens`); with a `tokenBudget`, the smaller of this and what the budget leaves',
+    ),
+  toolChoice: z
+    .enum(TOOL_CHOICES)
+    .optional()
+    .describe(
+      '`tool_choice` of calls that offer tools, native mode only: `required` makes every reply a call (the answer comes through the built-in `final_answer` tool); `none` allows no call at all, built-ins included, so the first reply is the answer',
+    ),
+  reasoningEffort: z
+    .enum(REASONING_EFFORTS)
+    .optional()
+    .describe('how long a reasoning model thinks before each thinking reply (`reasoning_effort`)'),
+  parallelToolCalls: z
+    .boolean()
+    .optional()
+    .describe(
+      '`parallel_tool_calls` of calls that offer tools, native mode only: `false` asks for at most one tool call per reply',
+    ),
+};
 
 export const positiveInt = (max: number) => z.number().int().min(1).max(max);
 

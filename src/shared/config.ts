@@ -1,8 +1,22 @@
 import { z } from 'zod';
-import { DEFAULT_SYSTEM_PROMPT, DEFAULT_THOUGHT_PROMPT } from './default-prompts';
-import { duration, positiveInt, subagentSchema } from './config-fields';
+import {
+  DEFAULT_ACTION_TAG,
+  DEFAULT_APPROVAL_TIMEOUT,
+  DEFAULT_CARRY_STEPS,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_OBSERVATION_TOKENS,
+  DEFAULT_MAX_STEPS_PER_RUN,
+  DEFAULT_MAX_TOOL_CALLS_PER_REPLY,
+  DEFAULT_MIN_THOUGHT_LENGTH,
+  DEFAULT_OBSERVATION_TAG,
+  DEFAULT_STALL_THRESHOLD,
+  DEFAULT_SYSTEM_PROMPT,
+  DEFAULT_THOUGHT_PROMPT,
+  DEFAULT_THOUGHT_TAG,
+} from './config-defaults';
+import { duration, modelSettingsFields, positiveInt, subagentSchema } from './config-fields';
 import { compileJsonSchema } from './json-schema';
-import { modelSettingsFields, modelSettingsProblems } from './model-settings';
+import { modelSettingsProblems } from './model-settings';
 import { parseSignature } from './signature';
 import { stopConditionSchema } from './stop-conditions';
 import { formatZodIssues } from './validation';
@@ -10,30 +24,21 @@ import { formatZodIssues } from './validation';
 export type { StopCondition } from './stop-conditions';
 export { MAX_DURATION_MS, type SubagentConfig } from './config-fields';
 
-/** Default cap on model calls per run. */
-export const DEFAULT_MAX_ITERATIONS = 10;
-/** The same calls (tool + normalised arguments) in this many iterations in a row end the run as `stalled`. */
-export const DEFAULT_STALL_THRESHOLD = 3;
-/** Tool calls one reply may make: parallel calls are a handful; thousands would hold a workflow task for minutes. */
-export const DEFAULT_MAX_TOOL_CALLS_PER_REPLY = 16;
-/** Observations longer than this (estimated tokens) are truncated before the model sees them. */
-export const DEFAULT_MAX_OBSERVATION_TOKENS = 2000;
-/** Thoughts shorter than this many characters are sent back when `requireThought` is on. */
-export const DEFAULT_MIN_THOUGHT_LENGTH = 15;
-/** Text-protocol tags. */
-export const DEFAULT_THOUGHT_TAG = 'Thought:';
-export const DEFAULT_ACTION_TAG = 'Action:';
-export const DEFAULT_OBSERVATION_TAG = 'Observation:';
-
-/** Steps one run records before it continues-as-new (sooner when the server suggests it). */
-export const DEFAULT_MAX_STEPS_PER_RUN = 100;
-/** Latest steps carried into the next run for the model to see. */
-export const DEFAULT_CARRY_STEPS = 10;
-
-/** How long a pending call or question waits for a person before `onApprovalTimeout` applies. */
-export const DEFAULT_APPROVAL_TIMEOUT = '24h';
-
-export { DEFAULT_SYSTEM_PROMPT, DEFAULT_THOUGHT_PROMPT } from './default-prompts';
+export {
+  DEFAULT_ACTION_TAG,
+  DEFAULT_APPROVAL_TIMEOUT,
+  DEFAULT_CARRY_STEPS,
+  DEFAULT_MAX_ITERATIONS,
+  DEFAULT_MAX_OBSERVATION_TOKENS,
+  DEFAULT_MAX_STEPS_PER_RUN,
+  DEFAULT_MAX_TOOL_CALLS_PER_REPLY,
+  DEFAULT_MIN_THOUGHT_LENGTH,
+  DEFAULT_OBSERVATION_TAG,
+  DEFAULT_STALL_THRESHOLD,
+  DEFAULT_SYSTEM_PROMPT,
+  DEFAULT_THOUGHT_PROMPT,
+  DEFAULT_THOUGHT_TAG,
+} from './config-defaults';
 
 const phrases = z.array(z.string().min(1)).max(100);
 

@@ -1,4 +1,3 @@
-import { z } from 'zod';
 import type { TokenUsage } from './types';
 
 /** First words of the critic's system prompt; scripted models recognise critic requests by them. */
@@ -12,15 +11,13 @@ export const CRITIC_DECISIONS = [
   'INSUFFICIENT_DATA',
 ] as const;
 
-const verdictSchema = z.object({
-  decision: z.enum(CRITIC_DECISIONS),
-  reasoning: z.string().min(1),
-  confidence: z.number().min(0).max(1),
-  refinedQuery: z.string().min(1).optional(),
-});
-
 /** The critic's judgement of the latest observation. */
-export type CriticVerdict = z.infer<typeof verdictSchema>;
+export interface CriticVerdict {
+  decision: (typeof CRITIC_DECISIONS)[number];
+  reasoning: string;
+  confidence: number;
+  refinedQuery?: string | undefined;
+}
 
 /** Input of the `critique` activity. */
 export interface CritiqueInput {
@@ -54,27 +51,6 @@ export function criticMessages(input: CritiqueInput): Array<{ role: 'system' | '
       content: `Task: ${input.query}\n${input.summary ? `Summary so far: ${input.summary}\n` : ''}Latest step:\n${input.latest}`,
     },
   ];
-}
-
-/** Reads the critic's reply: the first JSON object in it, validated; anything else is reported, never thrown. */
-export function parseVerdict(text: string): { verdict: CriticVerdict } | { malformed: string } {
-  const start = text.indexOf('{');
-  const end = text.lastIndexOf('}');
-  if (start < 0 || end <= start) return { malformed: 'the critic replied without a JSON object' };
-  let value: unknown;
-  try {
-    value = JSON.parse(text.slice(start, end + 1));
-  } catch (error) {
-    return {
-      malformed: `the critic's JSON does not parse (${error instanceof Error ? error.message : String(error)})`,
-    };
-  }
-  const parsed = verdictSchema.safeParse(value);
-  if (!parsed.success)
-    return {
-      malformed: `the critic's verdict is invalid: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`,
-    };
-  return { verdict: parsed.data };
 }
 
 /** The note the next thought sees. */

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import { list, oneOf, optional, text } from './payload-check';
 
 /** How a decision reached the run: the inbox web app, the CLI, the client library, or a raw signal (Temporal UI). */
 export const CHANNELS = ['inbox', 'cli', 'client', 'signal'] as const;
@@ -11,9 +11,9 @@ export type Channel = (typeof CHANNELS)[number];
  * inbox fills it from an authenticated identity, the CLI and the client from a flag, env var or option.
  */
 export const deciderFields = {
-  identity: z.string().trim().min(1).max(200).optional(),
-  roles: z.array(z.string().trim().min(1).max(100)).max(50).optional(),
-  channel: z.enum(CHANNELS).optional(),
+  identity: optional(text({ trim: true, min: 1, max: 200 })),
+  roles: optional(list(text({ trim: true, min: 1, max: 100 }), 50)),
+  channel: optional(oneOf(CHANNELS)),
 };
 
 /** Who decided, as recorded in the trace, the events and the UI details. `identity` is null for anonymous senders. */

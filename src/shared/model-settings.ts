@@ -1,4 +1,4 @@
-import { z } from 'zod';
+// Zod-free: the workflow imports this module (its zod fields live in config-fields.ts, on the client and worker).
 
 /** `toolChoice` values: the Chat Completions API's own, so they mean what its documentation says. */
 export const TOOL_CHOICES = ['auto', 'required', 'none'] as const;
@@ -7,46 +7,14 @@ export const REASONING_EFFORTS = ['minimal', 'low', 'medium', 'high'] as const;
 /** Largest `maxTokens` a config may ask for: above any model's output limit, so only nonsense is refused. */
 export const MAX_COMPLETION_TOKENS = 1_000_000;
 
-/**
- * The model settings, as config fields: a run's, and each subagent's own. Every field is optional and, when unset,
- * left out of the request, so endpoints that do not know a setting never see it.
- */
-export const modelSettingsFields = {
-  temperature: z
-    .number()
-    .min(0)
-    .max(2)
-    .optional()
-    .describe("sampling temperature of every thinking call (`temperature`); unset leaves the endpoint's default"),
-  maxTokens: z
-    .number()
-    .int()
-    .min(1)
-    .max(MAX_COMPLETION_TOKENS)
-    .optional()
-    .describe(
-      'most completion tokens one thinking call may use (`max_tokens`); with a `tokenBudget`, the smaller of this and what the budget leaves',
-    ),
-  toolChoice: z
-    .enum(TOOL_CHOICES)
-    .optional()
-    .describe(
-      '`tool_choice` of calls that offer tools, native mode only: `required` makes every reply a call (the answer comes through the built-in `final_answer` tool); `none` allows no call at all, built-ins included, so the first reply is the answer',
-    ),
-  reasoningEffort: z
-    .enum(REASONING_EFFORTS)
-    .optional()
-    .describe('how long a reasoning model thinks before each thinking reply (`reasoning_effort`)'),
-  parallelToolCalls: z
-    .boolean()
-    .optional()
-    .describe(
-      '`parallel_tool_calls` of calls that offer tools, native mode only: `false` asks for at most one tool call per reply',
-    ),
-};
-
 /** The model settings as a config holds them. */
-export type ModelSettingsConfig = z.infer<z.ZodObject<typeof modelSettingsFields>>;
+export interface ModelSettingsConfig {
+  temperature?: number | undefined;
+  maxTokens?: number | undefined;
+  toolChoice?: (typeof TOOL_CHOICES)[number] | undefined;
+  reasoningEffort?: (typeof REASONING_EFFORTS)[number] | undefined;
+  parallelToolCalls?: boolean | undefined;
+}
 
 /**
  * The settings a thinking call sends as they are. `maxTokens` is not among them: the workflow combines it with the

@@ -1,7 +1,6 @@
-import type { z } from 'zod';
 import type { AgentConfig } from './config';
+import type { OutputCheck } from './protocol';
 import { parseSignature, signatureOutputSchema } from './signature';
-import { formatZodIssues } from './validation';
 
 /** The JSON Schema a run's final answer must match: `outputSchema`, else the signature's outputs, else none. */
 export function outputSchemaOf(
@@ -13,6 +12,7 @@ export function outputSchemaOf(
   return typeof signature === 'string' ? undefined : signatureOutputSchema(signature);
 }
 
+/** The JSON object in a final answer: the whole text, a fenced block, or the outermost braces. Throws when none parses. */
 function jsonIn(text: string): unknown {
   const trimmed = text.trim();
   const fenced = /^```[a-zA-Z]*\s*\n?([\s\S]*?)\n?```$/.exec(trimmed)?.[1] ?? trimmed;
@@ -26,25 +26,15 @@ function jsonIn(text: string): unknown {
   }
 }
 
-/** Checks a final answer against the output schema: the parsed value, or a message the model can act on. */
-export function checkOutput(
-  answer: string,
-  validator: z.ZodType,
-): { ok: true; value: unknown } | { ok: false; message: string } {
-  let value: unknown;
+/** A final answer's JSON, or feedback the model can act on when there is none. */
+export function readAnswerJson(answer: string): OutputCheck {
   try {
-    value = jsonIn(answer);
+    return { ok: true, value: jsonIn(answer) };
   } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
     return {
       ok: false,
-      message: `Your final answer must be one JSON object matching the output schema; it does not parse (${error instanceof Error ? error.message : String(error)}).`,
+      message: `Your final answer must be one JSON object matching the output schema; it does not parse (${why}).`,
     };
   }
-  const parsed = validator.safeParse(value);
-  if (!parsed.success)
-    return {
-      ok: false,
-      message: `Your final answer does not match the output schema: ${formatZodIssues(parsed.error.issues)}. Answer again.`,
-    };
-  return { ok: true, value: parsed.data };
 }

@@ -66,6 +66,15 @@ export const { listTools: listToolsLocally } = proxyLocalActivities<Activities>(
   retry: { maximumAttempts: 5 },
 });
 
+/**
+ * A new run's first step: its config checked on the worker and its tools looked up, in one local activity. Cheap and
+ * idempotent, so retried freely.
+ */
+export const { prepareRun } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5 },
+});
+
 /** Re-validation of arguments a person edited: the tool's schema lives on the worker. */
 export const { validateToolArgs } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',

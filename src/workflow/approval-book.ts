@@ -1,6 +1,6 @@
 import {
-  answerSchema,
-  decisionSchema,
+  checkAnswerPayload,
+  checkDecisionPayload,
   type Answer,
   type AppliedDecision,
   type Decision,
@@ -11,9 +11,9 @@ import {
   type RefusalReason,
   type RunningDelegation,
 } from '../shared/approvals';
-import { budgetDecisionSchema, type BudgetDecision, type PendingBudget } from '../shared/budget';
+import { checkBudgetPayload, type BudgetDecision, type PendingBudget } from '../shared/budget';
 import { deciderOf, isApprover, type Decider } from '../shared/identity';
-import { formatZodIssues } from '../shared/validation';
+import { checkPayload } from '../shared/payload-check';
 
 /** How a pending call was settled: run it (with these arguments), or give the model this observation instead. */
 export type Resolution =
@@ -77,14 +77,14 @@ export class ApprovalBook {
     payload: unknown,
     via: 'update' | 'signal' = 'update',
   ): Checked<{ decision: Decision; entry: PendingEntry; by: Decider }> {
-    const parsed = decisionSchema.safeParse(payload);
-    if (!parsed.success)
+    const parsed = checkPayload(checkDecisionPayload, payload);
+    if (!parsed.ok)
       return {
         ok: false,
         reason: 'invalid_payload',
-        message: `Invalid decision: ${formatZodIssues(parsed.error.issues)}`,
+        message: `Invalid decision: ${parsed.message}`,
       };
-    const decision = parsed.data;
+    const decision = parsed.value;
     const entry = this.entries.get(decision.callId);
     if (this.closed.has(decision.callId) || entry?.resolution) {
       return { ok: false, reason: 'already_decided', message: `Call ${decision.callId} was already decided` };
@@ -164,51 +164,51 @@ export class ApprovalBook {
     payload: unknown,
     via: 'update' | 'signal' = 'update',
   ): Checked<{ decision: BudgetDecision; by: Decider; request: NonNullable<ApprovalBook['budget']> }> {
-    const parsed = budgetDecisionSchema.safeParse(payload);
-    if (!parsed.success)
+    const parsed = checkPayload(checkBudgetPayload, payload);
+    if (!parsed.ok)
       return {
         ok: false,
         reason: 'invalid_payload',
-        message: `Invalid budget decision: ${formatZodIssues(parsed.error.issues)}`,
+        message: `Invalid budget decision: ${parsed.message}`,
       };
     const request = this.budget;
-    if (!request || request.pending.requestId !== parsed.data.requestId) {
+    if (!request || request.pending.requestId !== parsed.value.requestId) {
       const hint =
         request && !request.decided ? `pending: ${request.pending.requestId}` : 'no budget request is pending';
       return {
         ok: false,
         reason: 'not_pending',
-        message: `No pending budget request ${parsed.data.requestId} (${hint})`,
+        message: `No pending budget request ${parsed.value.requestId} (${hint})`,
       };
     }
     if (request.decided)
       return {
         ok: false,
         reason: 'already_decided',
-        message: `Budget request ${parsed.data.requestId} was already decided`,
+        message: `Budget request ${parsed.value.requestId} was already decided`,
       };
-    return { ok: true, value: { decision: parsed.data, by: deciderOf(parsed.data, via), request } };
+    return { ok: true, value: { decision: parsed.value, by: deciderOf(parsed.value, via), request } };
   }
 
   /** Validates an answer payload against the pending question. */
   checkAnswer(payload: unknown, via: 'update' | 'signal' = 'update'): Checked<{ answer: Answer; by: Decider }> {
-    const parsed = answerSchema.safeParse(payload);
-    if (!parsed.success)
+    const parsed = checkPayload(checkAnswerPayload, payload);
+    if (!parsed.ok)
       return {
         ok: false,
         reason: 'invalid_payload',
-        message: `Invalid answer: ${formatZodIssues(parsed.error.issues)}`,
+        message: `Invalid answer: ${parsed.message}`,
       };
     const pending = this.question;
     if (!pending || pending.answer !== undefined)
       return { ok: false, reason: 'no_question', message: 'No question is waiting for an answer' };
-    if (parsed.data.callId !== undefined && parsed.data.callId !== pending.pending.callId) {
+    if (parsed.value.callId !== undefined && parsed.value.callId !== pending.pending.callId) {
       return {
         ok: false,
         reason: 'not_pending',
-        message: `Question ${parsed.data.callId} is not the pending one (${pending.pending.callId})`,
+        message: `Question ${parsed.value.callId} is not the pending one (${pending.pending.callId})`,
       };
     }
-    return { ok: true, value: { answer: parsed.data, by: deciderOf(parsed.data, via) } };
+    return { ok: true, value: { answer: parsed.value, by: deciderOf(parsed.value, via) } };
   }
 }

@@ -1,7 +1,7 @@
 import { ActivityFailure, isCancellation } from '@temporalio/workflow';
 import { eventText } from '../shared/events';
-import type { ModelReply } from '../shared/protocol';
-import { checkOutput } from '../shared/output';
+import { answerCandidate, type ModelReply } from '../shared/protocol';
+import { readAnswerJson } from '../shared/output';
 import { forcedAnswerInstruction } from './prompt';
 import { nowIso, recordError, recordStep, type RunState } from './run-state';
 import { promptFor, think } from './thinking';
@@ -36,8 +36,10 @@ function confidenceIn(value: unknown): number | null {
  * and an invalid one becomes feedback for another try. Returns whether the answer was accepted.
  */
 export function acceptFinalAnswer(state: RunState, reply: ModelReply, answer: string, forced = false): boolean {
-  if (state.outputValidator) {
-    const checked = checkOutput(answer, state.outputValidator);
+  if (state.checksOutput) {
+    // Replies recorded before the worker checked answers (issue 17) carry no check, and the workflow has no JSON
+    // Schema validator: a run replaying across that upgrade accepts any JSON object there.
+    const checked = reply.output ?? readAnswerJson(answer);
     if (!checked.ok) {
       recordError(state, 'invalid_output', checked.message);
       // A forced answer has no next try: keep its text, without validated output.
@@ -76,9 +78,7 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
   }
   try {
     const reply = await think(state, messages, [], 'final answer · forced', allowed.maxTokens);
-    const answer =
-      reply.type === 'final_answer' ? reply.answer : reply.assistantMessage.content.trim() || reply.thought;
-    acceptFinalAnswer(state, reply, answer, true);
+    acceptFinalAnswer(state, reply, answerCandidate(reply), true);
     state.forcedFinalAnswer = { status: 'given' };
   } catch (error) {
     if (isCancellation(error)) throw error;

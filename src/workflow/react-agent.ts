@@ -12,17 +12,16 @@ import {
 import { installConversationHandlers, nextTurn, startConversation } from './conversation';
 import { installEventHandlers } from './event-log';
 import { eventText } from '../shared/events';
-import { validateAgentConfig, type AgentConfig } from '../shared/config';
 import { ErrorType } from '../shared/errors';
 import { getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import { estimateTokens } from '../shared/observation';
 import type { ToolInfo } from '../shared/tool-protocol';
 import type { AgentWorkflowInput, ReActResult } from '../shared/types';
-import { markFailed, publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
+import { publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
 import { catalogProblem } from './catalog-checks';
 import { clarify, installHumanHandlers } from './human-loop';
 import { installBudgetHandlers, openBudgetRequest, reachLimit, settleBudgetRequest } from './budget-request';
-import { listTools, listToolsLocally } from './activity-proxies';
+import { invalidInput, lookUpTools, startRun } from './run-start';
 import { renderScratchpad, type ModelReply } from '../shared/protocol';
 import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './run-state';
 import { checkBeforeThinking, findPhrase } from './termination';
@@ -39,8 +38,6 @@ import { summarizeConversationIfDue } from './summaries';
 import { actOnToolCalls } from './tool-step';
 import { traceSteps } from './step-archive';
 
-/** Patch ID for the tool-catalog lookup moving to a local activity (see Temporal's workflow versioning). */
-export const LOCAL_TOOL_CATALOG_PATCH = 'local-tool-catalog';
 /**
  * Patch ID of the loop's second rule set (see {@link RunState.rules}): runs recorded before it keep the rules they
  * were recorded with when they replay, new runs get the new ones.
@@ -50,10 +47,6 @@ export const LOOP_RULES_2_PATCH = 'loop-rules-2';
 export const LOOP_RULES_3_PATCH = 'loop-rules-3';
 /** Patch ID of the fix that stops rule set 3 from publishing `Failed` as a run continues-as-new. */
 export const HANDOVER_KEEPS_STATUS_PATCH = 'handover-keeps-status';
-
-function invalidInput(message: string): ApplicationFailure {
-  return ApplicationFailure.nonRetryable(message, ErrorType.InvalidConfig);
-}
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
@@ -202,17 +195,8 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
 export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks = {}): Promise<ReActResult> {
   // Newest first: a new run records only the newest marker; a recorded run finds the one it was recorded with.
   const rules = patched(LOOP_RULES_3_PATCH) ? 3 : patched(LOOP_RULES_2_PATCH) ? 2 : 1;
-  const validation = validateAgentConfig(input.config);
-  const inputProblem = !validation.ok
-    ? validation.message
-    : typeof input.query !== 'string' || input.query.trim() === ''
-      ? 'The query must be a non-empty string'
-      : null;
-  if (inputProblem !== null || !validation.ok) {
-    if (rules >= 3) markFailed();
-    throw invalidInput(inputProblem ?? 'Invalid agent config');
-  }
-  const config: AgentConfig = validation.config;
+  const start = await startRun(input, rules);
+  const { config } = start;
   const state = createRunState(
     input.query,
     config,
@@ -236,9 +220,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   );
 
   try {
-    // Runs recorded before the lookup became a local activity replay it as the remote activity they scheduled.
-    const lookup = patched(LOCAL_TOOL_CATALOG_PATCH) ? listToolsLocally : listTools;
-    const catalog = await lookup.executeWithOptions({ summary: 'list tools' }, [config.tools]);
+    const catalog = await lookUpTools(start);
     const problem = catalogProblem(config, catalog, state.rules);
     if (problem !== null) throw invalidInput(problem);
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));

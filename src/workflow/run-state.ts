@@ -1,7 +1,5 @@
-import type { z } from 'zod';
 import type { BudgetRecord } from '../shared/budget';
 import type { AgentConfig } from '../shared/config';
-import { compileJsonSchema } from '../shared/json-schema';
 import { outputSchemaOf } from '../shared/output';
 import { ApprovalBook } from './approval-book';
 import { callHook, type AgentHooks } from './hooks';
@@ -76,8 +74,8 @@ export interface RunState {
    * ran), 2 for new runs. Rule changes that alter commands check this instead of adding a patch each.
    */
   readonly rules: RuleSet;
-  /** Validator of the final answer when the run has an output schema or signature (built once per run). */
-  readonly outputValidator: z.ZodType | undefined;
+  /** Whether the final answer must match an output schema (`outputSchema` or a signature); the worker checks it. */
+  readonly checksOutput: boolean;
   /** Characters of this run's steps as JSON: they travel in every trace query and in the result. */
   stepsChars: number;
   /** How far the character estimate of prompt tokens fell short of the model's reports (token budget only). */
@@ -100,13 +98,6 @@ export interface RunState {
   /** Budget requests (`onBudget: 'ask'`) of the whole chain, and the time budget's detail once it ran out. */
   budgetRequests: BudgetRecord[];
   timeUp: string | null;
-}
-
-function validatorFor(config: AgentConfig): z.ZodType | undefined {
-  const schema = outputSchemaOf(config);
-  if (!schema) return undefined;
-  const compiled = compileJsonSchema(schema);
-  return typeof compiled === 'string' ? undefined : compiled; // the config schema already refused unusable ones
 }
 
 /** A fresh run, or the next run of a chain when `carried` comes from continue-as-new. */
@@ -149,7 +140,7 @@ export function createRunState(
     finalAnswer: null,
     hooks,
     rules,
-    outputValidator: validatorFor(config),
+    checksOutput: outputSchemaOf(config) !== undefined,
     output: undefined,
     confidence: null,
     promptTokenRatio: carried?.promptTokenRatio ?? 1,

@@ -6,6 +6,7 @@ import {
   validateAgentConfig,
   type AgentConfig,
 } from '../../src/shared/config';
+import { withConfigDefaults } from '../../src/shared/config-defaults';
 
 function invalid(input: unknown): string {
   const result = validateAgentConfig(input);
@@ -77,6 +78,14 @@ describe('agent config defaults', () => {
       ok: false,
       message: 'Invalid agent config: maxObservationTokens: Too big: expected number to be <=100000',
     });
+  });
+
+  it('the workflow fills in the same defaults as the schema, for runs recorded before clients sent resolved configs', () => {
+    expect(withConfigDefaults({})).toEqual(valid({}));
+    const partial = { maxIterations: 3, tools: ['calculator'], critic: true, temperature: undefined };
+    expect(withConfigDefaults(partial)).toEqual(valid(partial));
+    // Each run gets its own defaults: a run that changes its lists cannot change the next run's.
+    expect(withConfigDefaults({}).stopWhen).not.toBe(withConfigDefaults({}).stopWhen);
   });
 
   it('treats a missing config as the defaults', () => {

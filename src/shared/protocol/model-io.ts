@@ -69,6 +69,25 @@ export interface ReplyBase {
   usage: TokenUsage;
   /** The raw assistant message, replayed to the model in the next prompt. */
   assistantMessage: ChatMessage & { role: 'assistant' };
+  /**
+   * With an output schema: {@link answerCandidate} checked against it by the worker, which owns the validator (the
+   * workflow carries no JSON Schema validator). Absent without a schema, and in replies recorded before issue 17.
+   */
+  output?: OutputCheck;
+}
+
+/** A final answer checked against the output schema: the parsed value, or feedback the model can act on. */
+export type OutputCheck = { ok: true; value: unknown } | { ok: false; message: string };
+
+/**
+ * The text a reply would give as the final answer: the answer itself; a tool-call reply's thought (a success phrase
+ * in it ends the run with the thought as the answer); else the reply's text (a forced answer the model did not give
+ * as one).
+ */
+export function answerCandidate(reply: ModelReply): string {
+  if (reply.type === 'final_answer') return reply.answer;
+  if (reply.type === 'tool_calls') return reply.thought;
+  return reply.assistantMessage.content.trim() || reply.thought;
 }
 
 /**

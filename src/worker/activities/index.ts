@@ -3,6 +3,7 @@ import type { ToolRegistry } from '../tools/registry';
 import { createCallModel } from './llm';
 import { createCritique } from './critic';
 import { createSummarize } from './summarize';
+import { createPrepareRun } from './prepare-run';
 import { createListTools, createRunTool, createValidateToolArgs } from './tools';
 
 /** What the activities need from the worker process; tests pass the same shape with a scripted endpoint. */
@@ -14,12 +15,14 @@ export interface ActivityDependencies {
 
 /** Builds every activity the agent workflow calls. */
 export function createActivities(deps: ActivityDependencies) {
+  const listTools = createListTools(deps.registry);
   return {
     callModel: createCallModel(deps),
     summarize: createSummarize(deps),
     critique: createCritique(deps),
     runTool: createRunTool(deps.registry),
-    listTools: createListTools(deps.registry),
+    listTools,
+    prepareRun: createPrepareRun(listTools),
     validateToolArgs: createValidateToolArgs(deps.registry),
   };
 }

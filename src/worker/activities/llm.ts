@@ -21,6 +21,7 @@ import {
   type ChatMessage,
   type ModelReply,
 } from '../../shared/protocol';
+import { withOutputCheck } from './output-check';
 import type { ModelSettings } from '../../shared/model-settings';
 
 /** How text mode has always described the clarification action (kept: text-mode prompts are what models learned). */
@@ -178,31 +179,33 @@ function oversized(size: number, content: string, usage: ModelReply['usage']): M
 /** Creates the `callModel` activity: one chat completion, parsed and classified; Temporal owns retries. */
 export function createCallModel(deps: ModelDependencies): (input: CallModelInput) => Promise<ModelReply> {
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
-    const model = input.model ?? deps.defaultModel;
-    // The model must be offered the same MCP tools the run listed, even on a worker that has not listed them yet.
-    if (input.tools.some((name) => !deps.registry.has(name))) await deps.registry.refresh();
-    const { tools } = deps.registry.resolve(input.tools);
-    const request = buildModelRequest(input, model, tools);
-    const { completion, usage } = await createChatCompletion(deps.openai, request, input.stream);
-    const message = completion.choices[0]?.message;
-    const content = message?.content ?? '';
-    const toolCalls = (message?.tool_calls ?? []).flatMap((call) =>
-      call.type === 'function'
-        ? [{ id: call.id, name: call.function.name, argumentsText: call.function.arguments }]
-        : [],
-    );
-    const size =
-      content.length + toolCalls.reduce((sum, call) => sum + call.name.length + call.argumentsText.length, 0);
-    if (size > MAX_REPLY_CHARS) return oversized(size, content, usage);
-    const reply =
-      input.mode === 'native'
-        ? readNativeReply(content, toolCalls, usage)
-        : readTextReply(content, input.tags, completion.id, usage);
-    // A reply the token limit cut off is not an answer, however it reads: the model is told, not believed.
-    if (completion.choices[0]?.finish_reason === 'length' && reply.type !== 'tool_calls') {
-      const problem = `Your reply was cut off at the token limit${input.maxTokens !== undefined ? ` of ${input.maxTokens} tokens` : ''}; reply more briefly.`;
-      return { thought: reply.thought, usage, assistantMessage: reply.assistantMessage, type: 'malformed', problem };
-    }
-    return reply;
+    return withOutputCheck(await readReply(deps, input), input.outputSchema);
   };
+}
+
+/** One chat completion, parsed and classified. */
+async function readReply(deps: ModelDependencies, input: CallModelInput): Promise<ModelReply> {
+  const model = input.model ?? deps.defaultModel;
+  // The model must be offered the same MCP tools the run listed, even on a worker that has not listed them yet.
+  if (input.tools.some((name) => !deps.registry.has(name))) await deps.registry.refresh();
+  const { tools } = deps.registry.resolve(input.tools);
+  const request = buildModelRequest(input, model, tools);
+  const { completion, usage } = await createChatCompletion(deps.openai, request, input.stream);
+  const message = completion.choices[0]?.message;
+  const content = message?.content ?? '';
+  const toolCalls = (message?.tool_calls ?? []).flatMap((call) =>
+    call.type === 'function' ? [{ id: call.id, name: call.function.name, argumentsText: call.function.arguments }] : [],
+  );
+  const size = content.length + toolCalls.reduce((sum, call) => sum + call.name.length + call.argumentsText.length, 0);
+  if (size > MAX_REPLY_CHARS) return oversized(size, content, usage);
+  const reply =
+    input.mode === 'native'
+      ? readNativeReply(content, toolCalls, usage)
+      : readTextReply(content, input.tags, completion.id, usage);
+  // A reply the token limit cut off is not an answer, however it reads: the model is told, not believed.
+  if (completion.choices[0]?.finish_reason === 'length' && reply.type !== 'tool_calls') {
+    const problem = `Your reply was cut off at the token limit${input.maxTokens !== undefined ? ` of ${input.maxTokens} tokens` : ''}; reply more briefly.`;
+    return { thought: reply.thought, usage, assistantMessage: reply.assistantMessage, type: 'malformed', problem };
+  }
+  return reply;
 }

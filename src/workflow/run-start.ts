@@ -1,0 +1,52 @@
+import { ApplicationFailure, patched } from '@temporalio/workflow';
+import type { AgentConfig } from '../shared/config';
+import { withConfigDefaults } from '../shared/config-defaults';
+import { ErrorType } from '../shared/errors';
+import type { ToolCatalog } from '../shared/tool-protocol';
+import type { AgentWorkflowInput } from '../shared/types';
+import { listTools, listToolsLocally, prepareRun } from './activity-proxies';
+import { markFailed } from './agent-status';
+
+/** Patch ID for the tool-catalog lookup moving to a local activity (see Temporal's workflow versioning). */
+export const LOCAL_TOOL_CATALOG_PATCH = 'local-tool-catalog';
+/** Patch ID for a new run's config being checked on the worker, with its tools, in one local activity (issue 17). */
+export const CONFIG_ON_WORKER_PATCH = 'config-on-worker';
+
+export function invalidInput(message: string): ApplicationFailure {
+  return ApplicationFailure.nonRetryable(message, ErrorType.InvalidConfig);
+}
+
+/** What a run starts from: its config with every default, and its tools when they were looked up with it. */
+export interface RunStart {
+  config: AgentConfig;
+  catalog: ToolCatalog | null;
+}
+
+/**
+ * Checks a run's input before anything else happens. A new run's config is checked by the worker (`prepareRun`), which
+ * looks its tools up in the same call: zod stays out of the workflow. A continued run carries the config its chain
+ * checked; a run recorded before the patch had its config checked by the workflow when it started, so its defaults
+ * are filled in here as they were then. A refused input fails the run at once, shown as Failed.
+ */
+export async function startRun(input: AgentWorkflowInput, rules: 1 | 2 | 3): Promise<RunStart> {
+  const refuse = (message: string): never => {
+    if (rules >= 3) markFailed();
+    throw invalidInput(message);
+  };
+  if (typeof input.query !== 'string' || input.query.trim() === '') refuse('The query must be a non-empty string');
+  if (input.carried === undefined && patched(CONFIG_ON_WORKER_PATCH)) {
+    const prepared = await prepareRun.executeWithOptions({ summary: 'check config, list tools' }, [input.config]);
+    if (!prepared.ok) return refuse(prepared.message);
+    return { config: prepared.config, catalog: prepared.catalog };
+  }
+  if (typeof input.config !== 'object' || input.config === null) return refuse('Invalid agent config: not an object');
+  return { config: withConfigDefaults(input.config), catalog: null };
+}
+
+/** The run's tools: from its start, or looked up now (continued runs, and runs recorded before the patch). */
+export async function lookUpTools(start: RunStart): Promise<ToolCatalog> {
+  if (start.catalog) return start.catalog;
+  // Runs recorded before the lookup became a local activity replay it as the remote activity they scheduled.
+  const lookup = patched(LOCAL_TOOL_CATALOG_PATCH) ? listToolsLocally : listTools;
+  return lookup.executeWithOptions({ summary: 'list tools' }, [start.config.tools]);
+}
