@@ -15,7 +15,7 @@ const sandboxed = [
 const nodeBuiltins = builtinModules.flatMap((name) => [name, `node:${name}`]);
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'bench/langgraph/**'] },
+  { ignores: ['dist/**', 'node_modules/**', 'coverage/**', '.data/**', 'bench/langgraph/**', 'bench/.build/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

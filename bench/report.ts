@@ -221,8 +221,8 @@ function lines(x: number, p3: NonNullable<BenchResults['p3']>): string {
 const LEGEND = [
   'in-process loop (lower bound)',
   'durable-react-agent',
-  'ours, local tool',
-  'ours, all local',
+  'ours, remote tool',
+  'ours, model calls local',
   'Temporal SDK floor',
   'LangGraph + SQLite',
 ];

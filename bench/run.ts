@@ -46,8 +46,8 @@ SCALE.p5 = Number(argument('--parked') ?? SCALE.p5);
 export const CONTENDERS = {
   plain: 'in-process loop (lower bound)',
   durable: 'durable-react-agent',
-  durableLocalTool: 'durable-react-agent, local tool',
-  durableAllLocal: 'durable-react-agent, local tool and model calls',
+  durableRemoteTool: 'durable-react-agent, tool as a remote activity',
+  durableAllLocal: 'durable-react-agent, model calls local too',
   sdkFloor: 'Temporal SDK floor (bare workflow, one local activity per step)',
   sdkFloorRemote: 'per-step-durable floor (bare workflow, one remote activity per step)',
   langgraph: 'LangGraph + SQLite',
@@ -77,14 +77,14 @@ async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record
       durable('noop', 'activity'),
       `${figure} durable`,
     ),
-    [CONTENDERS.durableLocalTool]: await runChild<LoopResult>(
+    [CONTENDERS.durableRemoteTool]: await runChild<LoopResult>(
       'contenders/durable.ts',
-      durable('noop_local', 'activity'),
-      `${figure} durable-local-tool`,
+      durable('noop_remote', 'activity'),
+      `${figure} durable-remote-tool`,
     ),
     [CONTENDERS.durableAllLocal]: await runChild<LoopResult>(
       'contenders/durable.ts',
-      durable('noop_local', 'local'),
+      durable('noop', 'local'),
       `${figure} durable-all-local`,
     ),
     [CONTENDERS.sdkFloor]: await runChild<LoopResult>(

@@ -10,8 +10,11 @@ import type {
 } from 'openai/resources/chat/completions';
 import type { ScriptedResponder, ScriptedTurn } from '../src/testing/scripted-model';
 
-/** The benchmark tools. `noop` runs as an activity, `noop_local` as a local activity, `guarded` needs approval. */
-export const BENCH_TOOLS = ['noop', 'noop_local', 'guarded'] as const;
+/**
+ * The benchmark tools. `noop` has the defaults (a fast tool: a local activity), `noop_remote` is declared
+ * `local: false` (a remote activity), `guarded` needs approval.
+ */
+export const BENCH_TOOLS = ['noop', 'noop_remote', 'guarded'] as const;
 export type BenchTool = (typeof BENCH_TOOLS)[number];
 
 export const NOOP_DESCRIPTION = 'Does nothing and answers "ok". The benchmark calls it once per step.';

@@ -8,8 +8,9 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 
 const dist = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', 'dist');
 try {
+  const { stockBundleOptions } = await import(path.join(dist, 'worker', 'workflow-bundle.js'));
   const { code } = await bundleWorkflowCode({
-    workflowsPath: path.join(dist, 'workflows', 'index.js'),
+    ...stockBundleOptions(),
     logger: new DefaultLogger('WARN'),
   });
   // Every run evaluates the workflow modules again and keeps its own copy while cached: zod and its schemas were most

@@ -1,12 +1,14 @@
 /**
  * The worker process of the durable-react-agent contender: the stock agent worker with the benchmark tools. It runs
- * in a process of its own, as in production, so its memory can be read on its own (P5). Stops on SIGTERM.
+ * in a process of its own, as in production, so its memory can be read on its own (P5): compiled to JavaScript first
+ * (durable-stack.ts), never through a TypeScript loader, whose own memory would land on the worker's figures.
+ * Stops on SIGTERM.
  */
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { defineTool } from '../../src/worker/tools/define-tool';
 import { ToolRegistry } from '../../src/worker/tools/registry';
-import { createAgentWorker, createOpenAIClient, prebuiltWorkflowBundle } from '../../src/worker';
+import { createAgentWorker, createOpenAIClient } from '../../src/worker';
 import { NOOP_DESCRIPTION } from '../scenario';
 import { createFloorActivities } from './sdk-floor-activities';
 
@@ -18,6 +20,10 @@ export interface WorkerJob {
   maxCachedWorkflows: number;
   /** `agent` (default): our agent worker. `sdk-floor`: a bare Temporal worker running sdk-floor-workflow.ts. */
   workload?: 'agent' | 'sdk-floor';
+  /** The bundle `npm run build` made (dist/workflow-bundle.js); paths are absolute, this file runs compiled elsewhere. */
+  workflowBundlePath: string;
+  /** sdk-floor-workflow.ts, which the SDK bundles at start. */
+  floorWorkflowPath: string;
 }
 
 const schema = z.object({ step: z.number().int().optional() });
@@ -26,12 +32,12 @@ export function benchRegistry(): ToolRegistry {
   return new ToolRegistry([
     defineTool({ name: 'noop', description: NOOP_DESCRIPTION, category: 'bench', schema, handler: () => 'ok' }),
     defineTool({
-      name: 'noop_local',
+      name: 'noop_remote',
       description: NOOP_DESCRIPTION,
       category: 'bench',
       schema,
       handler: () => 'ok',
-      local: true,
+      local: false,
     }),
     // Returns when it started, so the client can measure decision-to-activity latency from the trace (P4).
     defineTool({
@@ -55,7 +61,7 @@ async function main(): Promise<void> {
       ? await Worker.create({
           connection,
           taskQueue: job.taskQueue,
-          workflowsPath: require.resolve('./sdk-floor-workflow'),
+          workflowsPath: job.floorWorkflowPath,
           activities: createFloorActivities(openai),
           maxCachedWorkflows: job.maxCachedWorkflows,
         })
@@ -65,7 +71,7 @@ async function main(): Promise<void> {
           registry: benchRegistry(),
           openai,
           // The bundle `npm run build` made (the bench runs it first), as a deployed worker would load it: no webpack here.
-          workflowBundle: prebuiltWorkflowBundle(),
+          workflowBundle: { codePath: job.workflowBundlePath },
           workerOptions: { maxCachedWorkflows: job.maxCachedWorkflows },
         });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => worker.shutdown());

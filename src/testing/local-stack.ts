@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client';
@@ -8,6 +7,7 @@ import { startScriptedModel, type ScriptedModelServer } from './scripted-model';
 import type { ToolRegistry } from '../worker/tools/registry';
 import { createAgentWorker, createOpenAIClient } from '../worker/index';
 import { freePort } from './free-port';
+import { stockBundleOptions } from '../worker/workflow-bundle';
 
 /** A whole local system for scripts (no vitest): dev server on free ports, scripted model, worker and clients. */
 export interface LocalStack {
@@ -28,7 +28,7 @@ export async function startLocalStack(options: { taskQueue: string; registry?: T
   });
   const model = await startScriptedModel();
   const { code } = await bundleWorkflowCode({
-    workflowsPath: path.resolve(__dirname, '../workflows'),
+    ...stockBundleOptions(),
     logger: new DefaultLogger('WARN'),
   });
   const nativeConnection = await NativeConnection.connect({ address: server.address });

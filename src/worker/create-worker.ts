@@ -28,6 +28,8 @@ export interface AgentWorkerOptions {
    * workflows bundled at start. Ignored when `workerOptions` names workflows of its own.
    */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Keep stack traces in the stock workflows (the plugin option of the same name). */
+  workflowStackTraces?: boolean;
   /** Extra Temporal worker options (tuning, interceptors, plugins, your own workflows). */
   workerOptions?: Partial<WorkerOptions>;
   /** Payload encryption etc.; by default from PAYLOAD_ENCRYPTION_KEYS. Clients must use the same. */
@@ -54,6 +56,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(options.registry ? { tools: options.registry } : {}),
     ...(options.toolsRoot ? { toolsRoot: options.toolsRoot } : {}),
     ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
+    ...(options.workflowStackTraces ? { workflowStackTraces: true } : {}),
   });
   const { plugins = [], ...workerOptions } = options.workerOptions ?? {};
   const ownWorkflows = workerOptions.workflowsPath !== undefined || workerOptions.workflowBundle !== undefined;

@@ -27,6 +27,7 @@ const schema = z.object({
     .string()
     .refine((value) => existsSync(value), 'expected a JSON file of MCP servers')
     .optional(),
+  WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(1_000_000).optional(),
   WORKER_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url('expected a URL such as http://otel-collector:4318').optional(),
 });
@@ -37,6 +38,8 @@ export interface WorkerEnv {
   metricsAddress: string | undefined;
   shutdownGraceMs: number;
   toolsRoot: string | undefined;
+  /** Runs kept in the workflow cache (WORKER_MAX_CACHED_WORKFLOWS; else the plugin's default). */
+  maxCachedWorkflows: number | undefined;
   /** The MCP servers file's contents, checked (WORKER_MCP_SERVERS). */
   mcpServers: McpServersConfig | undefined;
   logLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -74,6 +77,7 @@ export function readWorkerEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
     metricsAddress: value.WORKER_METRICS_ADDRESS,
     shutdownGraceMs: parseDuration(value.WORKER_SHUTDOWN_GRACE) ?? 30_000,
     toolsRoot: value.WORKER_TOOLS_ROOT,
+    maxCachedWorkflows: value.WORKER_MAX_CACHED_WORKFLOWS,
     mcpServers: value.WORKER_MCP_SERVERS ? readMcpServersFile(value.WORKER_MCP_SERVERS) : undefined,
     logLevel: value.WORKER_LOG_LEVEL,
     otlpEndpoint: value.OTEL_EXPORTER_OTLP_ENDPOINT,

@@ -5,6 +5,7 @@
 export {
   DurableAgentPlugin,
   STOCK_WORKFLOWS_PATH,
+  DEFAULT_MAX_CACHED_WORKFLOWS,
   createDefaultRegistry,
   type DurableAgentPluginOptions,
 } from './plugin';

@@ -1,4 +1,3 @@
-import path from 'node:path';
 import { SimplePlugin } from '@temporalio/plugin';
 import type { WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
@@ -10,9 +9,17 @@ import type { AnyToolDefinition } from './tools/define-tool';
 import { ToolRegistry } from './tools/registry';
 import { parseMcpServers, type McpServersConfig } from './mcp/config';
 import { McpToolSource } from './mcp/tool-source';
+import { stockBundleOptions } from './workflow-bundle';
 
-/** The stock workflows' entry (`src/workflows` or `dist/workflows`), bundled when a worker names no workflows. */
-export const STOCK_WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows');
+export { STOCK_WORKFLOWS_PATH } from './workflow-bundle';
+
+/**
+ * Runs a worker keeps in its workflow cache unless told otherwise (`maxCachedWorkflows`). The SDK's own default grows
+ * with the heap limit (2,310 on a 4 GiB heap) and the worker's memory follows the cache, not the number of runs: a
+ * parked run that leaves the cache costs nothing until it wakes, when its history is replayed (a few milliseconds
+ * for a short run). 250 keeps every busy run of a typical worker cached and bounds its memory.
+ */
+export const DEFAULT_MAX_CACHED_WORKFLOWS = 250;
 
 /** What the plugin needs; everything has a default read from the environment (OPENAI_*). */
 export interface DurableAgentPluginOptions {
@@ -29,6 +36,12 @@ export interface DurableAgentPluginOptions {
    * stdio servers when first needed and stops them when it stops.
    */
   mcpServers?: McpServersConfig;
+  /**
+   * Keep stack traces in the stock workflows when the worker bundles them: errors thrown in workflow code and the
+   * Temporal UI's stack trace then show frames, at a CPU cost on every step (off by default; see
+   * src/workflows/sandbox-setup.ts). No effect on a prebuilt bundle or on workflows of your own.
+   */
+  workflowStackTraces?: boolean;
 }
 
 /** The default registry: every built-in tool, file tools confined to `root`. */
@@ -74,11 +87,29 @@ export class DurableAgentPlugin extends SimplePlugin {
       },
     });
     this.mcp = mcp;
+    this.stackTraces = options.workflowStackTraces ?? false;
   }
 
+  private readonly stackTraces: boolean;
+
   override configureWorker(options: WorkerOptions): WorkerOptions {
-    const configured = super.configureWorker(options);
+    const configured = withCacheBound(super.configureWorker(options));
     if (configured.workflowsPath !== undefined || configured.workflowBundle !== undefined) return configured;
-    return { ...configured, workflowsPath: STOCK_WORKFLOWS_PATH };
+    const { workflowsPath, preloadModules } = stockBundleOptions({ stackTraces: this.stackTraces });
+    const bundlerOptions = configured.bundlerOptions ?? {};
+    return {
+      ...configured,
+      workflowsPath,
+      bundlerOptions: {
+        ...bundlerOptions,
+        preloadModules: [...preloadModules, ...(bundlerOptions.preloadModules ?? [])],
+      },
+    };
   }
+}
+
+function withCacheBound(options: WorkerOptions): WorkerOptions {
+  return options.maxCachedWorkflows === undefined
+    ? { ...options, maxCachedWorkflows: DEFAULT_MAX_CACHED_WORKFLOWS }
+    : options;
 }

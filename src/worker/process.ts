@@ -68,6 +68,7 @@ export async function runWorkerProcess(
       ...(bundle ? { workflowBundle: bundle } : {}),
       workerOptions: {
         shutdownGraceTime: workerEnv.shutdownGraceMs,
+        ...(workerEnv.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: workerEnv.maxCachedWorkflows } : {}),
         ...(tracing ? { plugins: [tracing.plugin] } : {}),
       },
     });

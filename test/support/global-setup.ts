@@ -7,6 +7,7 @@ import type { TestProject } from 'vitest/node';
 import { resolveTemporalCli } from '../../src/dev/provision';
 import { devServerTuningArgs } from '../../src/dev/tuning';
 import { AgentPendingToolsKey, AgentStatusKey } from '../../src/shared/search-attributes';
+import { stockBundleOptions } from '../../src/worker/workflow-bundle';
 
 declare module 'vitest' {
   export interface ProvidedContext {
@@ -31,7 +32,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     },
   });
   const { code } = await bundleWorkflowCode({
-    workflowsPath: path.resolve(__dirname, '../../src/workflows/index.ts'),
+    ...stockBundleOptions(),
     logger: new DefaultLogger('WARN'),
   });
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dra-bundle-'));

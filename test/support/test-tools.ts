@@ -77,6 +77,8 @@ export function createTestTools(): AnyToolDefinition[] {
       description: 'Current value of a central-bank policy rate.',
       category: 'finance',
       schema: z.object({ name: z.string() }),
+      // Longer than a local activity's limit: this one runs as a remote activity (tests check both kinds).
+      timeout: '2m',
       handler: ({ name }) => ({ name, ratePercent: name.toLowerCase() === 'selic' ? 10.75 : 4 }),
     }),
     defineTool({

@@ -3,7 +3,8 @@ import { builtinModules } from 'node:module';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type OpenAI from 'openai';
-import { DurableAgentPlugin, STOCK_WORKFLOWS_PATH } from '../../src/worker';
+import { DEFAULT_MAX_CACHED_WORKFLOWS, DurableAgentPlugin, STOCK_WORKFLOWS_PATH } from '../../src/worker';
+import { SANDBOX_SETUP_PATH } from '../../src/worker/workflow-bundle';
 
 const root = path.resolve(__dirname, '../..');
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
@@ -40,6 +41,12 @@ describe('the package', () => {
       expect.arrayContaining(['callModel', 'runTool', 'listTools', 'summarize', 'critique']),
     );
     expect(plugin.configureWorker({ taskQueue: 'q', workflowsPath: '/mine' }).workflowsPath).toBe('/mine');
+    // The workflow cache is bounded unless the worker bounds it itself: memory follows the cache, not the runs.
+    expect(bare.maxCachedWorkflows).toBe(DEFAULT_MAX_CACHED_WORKFLOWS);
+    expect(plugin.configureWorker({ taskQueue: 'q', maxCachedWorkflows: 5000 }).maxCachedWorkflows).toBe(5000);
+    expect(bare.bundlerOptions?.preloadModules).toEqual([SANDBOX_SETUP_PATH]);
+    const traced = new DurableAgentPlugin({ openai: {} as OpenAI, tools: [], workflowStackTraces: true });
+    expect(traced.configureWorker({ taskQueue: 'q' }).bundlerOptions?.preloadModules).toEqual([]);
     const bundled = plugin.configureWorker({ taskQueue: 'q', workflowBundle: { code: 'x' } });
     expect(bundled.workflowsPath).toBeUndefined();
     expect(bundled.workflowBundle).toEqual({ code: 'x' });

@@ -43,5 +43,11 @@ describe('runs refused at their start', () => {
     });
     await expect(handle.result()).rejects.toThrow();
     expect(await agentStatus(workflowId)).toBe('Failed');
+    // Checked by the worker (the workflow carries no zod), refused in one line; the stock bundle records no stack
+    // frames in workflow failures (src/workflows/sandbox-setup.ts: they cost CPU on every promise).
+    const { events } = await handle.fetchHistory();
+    const failure = events?.at(-1)?.workflowExecutionFailedEventAttributes?.failure;
+    expect(failure?.message).toBe('Invalid agent config: maxIterations: Too small: expected number to be >=1');
+    expect(failure?.stackTrace ?? '').not.toMatch(/\bat\b/);
   });
 });

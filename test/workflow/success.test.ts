@@ -52,10 +52,11 @@ describe('a successful run', () => {
   it('schedules each activity, local or not, with a readable summary for the Temporal UI', async () => {
     const run = await harness.start([
       {
-        thought: 'I need the square root of 81 and the current rate; the tools give both exactly.',
+        thought: 'I need the square root of 81, the current rate and a price; the tools give them exactly.',
         toolCalls: [
           { name: 'calculator', args: { expression: 'sqrt(81)' } },
           { name: 'interest_rate', args: { name: 'selic' } },
+          { name: 'stock_price', args: { symbol: 'AAPL' } },
         ],
       },
       { answer: '9' },
@@ -72,9 +73,14 @@ describe('a successful run', () => {
       .filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity')
       .map(summary);
     expect(activities).toEqual(['think · step 1', 'tool · interest_rate({"name":"selic"})', 'think · step 2']);
-    // The catalog lookup and the calculator (declared `local: true`) run in the workflow's worker as local
-    // activities, recorded as markers.
-    expect(localActivities).toEqual(['list tools', 'tool · calculator({"expression":"sqrt(81)"})']);
+    // The run's start (config check and catalog lookup), the calculator (declared `local: true`) and stock_price (the
+    // default timeout, so local by default) run in the workflow's worker as local activities, recorded as markers;
+    // interest_rate, whose 2-minute timeout is over the local limit, is a remote activity.
+    expect(localActivities).toEqual([
+      'check config, list tools',
+      'tool · calculator({"expression":"sqrt(81)"})',
+      'tool · stock_price({"symbol":"AAPL"})',
+    ]);
   });
 
   it("with modelCalls: 'local', every model call is a local activity and the run answers the same", async () => {

@@ -62,7 +62,7 @@ describe('the Temporal UI reads like a ReAct trace', () => {
       event.markerRecordedEventAttributes?.markerName === 'core_local_activity';
     const activitySummaries = events.filter(isActivity).map((event) => text(event.userMetadata?.summary));
     expect(activitySummaries).toEqual([
-      'list tools',
+      'check config, list tools',
       'think · step 1',
       'tool · calculator({"expression":"2+2"})',
       'critic',

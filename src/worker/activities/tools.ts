@@ -1,4 +1,5 @@
 import { ApplicationFailure, Context } from '@temporalio/activity';
+import { parseDuration } from '../../shared/duration';
 import { ErrorType } from '../../shared/errors';
 import { errorObservation, successObservation } from '../../shared/observation';
 import type { RunToolInput, ToolCatalog, ToolObservation, ValidateArgsInput } from '../../shared/tool-protocol';
@@ -12,6 +13,23 @@ import { withHeartbeats } from './heartbeat';
 export const DEFAULT_TOOL_TIMEOUT = '30s';
 /** Tools are not retried unless they opt in: a retried side effect is worse than an error the model sees. */
 export const DEFAULT_TOOL_RETRY = { maximumAttempts: 1, initialInterval: '1s', backoffCoefficient: 2 };
+
+/**
+ * Longest per-attempt timeout of a tool that runs as a local activity unless it says otherwise. A local activity
+ * saves the step a task-queue round trip and a workflow task (issue 17: the step then costs one server round trip,
+ * the model call's); a tool that may run longer stays a remote activity, which heartbeats, shows as pending in the
+ * Temporal UI while it runs and has its result recorded the moment it ends.
+ */
+export const LOCAL_TOOL_MAX_TIMEOUT_MS = 30_000;
+
+/**
+ * Whether a tool runs as a local activity: as it declares, else when its timeout is at most
+ * {@link LOCAL_TOOL_MAX_TIMEOUT_MS}. Either way a retried or re-run call gets the same idempotency key.
+ */
+export function runsLocally(tool: AnyToolDefinition): boolean {
+  if (tool.local !== undefined) return tool.local;
+  return (parseDuration(tool.timeout ?? DEFAULT_TOOL_TIMEOUT) ?? Infinity) <= LOCAL_TOOL_MAX_TIMEOUT_MS;
+}
 
 function retryPolicyOf(tool: AnyToolDefinition): ToolCatalog['tools'][number]['retry'] {
   return { ...DEFAULT_TOOL_RETRY, ...tool.retry };
@@ -32,7 +50,7 @@ export function createListTools(registry: ToolRegistry): (names?: string[]) => P
         timeout: tool.timeout ?? DEFAULT_TOOL_TIMEOUT,
         retry: retryPolicyOf(tool),
         confirm: tool.confirm ?? 'never',
-        local: tool.local ?? false,
+        local: runsLocally(tool),
         parameters: toolParametersSchema(tool),
       })),
     };

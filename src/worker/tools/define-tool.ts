@@ -53,9 +53,12 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   /** Whether a person must confirm a call before it runs (default 'never'). */
   confirm?: ConfirmationPolicy;
   /**
-   * Run as a Temporal local activity (default false): inside the worker that runs the agent's workflow task, with no
-   * task-queue round trip, which saves roughly a third of a step's orchestration time. Only for fast, idempotent
-   * tools: a local activity runs again if its worker dies before the result is recorded, and it cannot heartbeat.
+   * Run as a Temporal local activity: inside the worker that holds the agent's workflow task, with no task-queue round
+   * trip and no workflow task of its own, which makes a step one server round trip instead of two. The default is
+   * true when `timeout` is at most 30 s (the default timeout's), false above. `false` suits tools that run long: a
+   * remote activity heartbeats, shows as pending while it runs, and its result is recorded the moment it ends, where
+   * a local one's is recorded with the workflow task a moment later (a worker dying in between runs the call again,
+   * with the same `idempotencyKey`).
    */
   local?: boolean;
 }

@@ -1,0 +1,18 @@
+import path from 'node:path';
+
+/** The stock workflows' entry (`src/workflows` or `dist/workflows`), bundled when a worker names no workflows. */
+export const STOCK_WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows');
+
+/** The module every stock bundle preloads into its V8 context (see src/workflows/sandbox-setup.ts). */
+export const SANDBOX_SETUP_PATH = path.join(STOCK_WORKFLOWS_PATH, 'sandbox-setup');
+
+/**
+ * How the stock workflows are bundled, wherever that happens (`npm run build`, a worker bundling at start, the test
+ * harness): the entry, and the sandbox set-up preloaded unless workflow stack traces are wanted.
+ */
+export function stockBundleOptions(options: { stackTraces?: boolean } = {}): {
+  workflowsPath: string;
+  preloadModules: string[];
+} {
+  return { workflowsPath: STOCK_WORKFLOWS_PATH, preloadModules: options.stackTraces ? [] : [SANDBOX_SETUP_PATH] };
+}
