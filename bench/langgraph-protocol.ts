@@ -2,7 +2,11 @@
  * so the project's type check never needs LangGraph installed. */
 import type { LoopJob } from './measure';
 
-export type LangGraphJob = ({ kind: 'loop' } & LoopJob) | { kind: 'history'; baseURL: string; sizes: number[] };
+/** LangGraph's documented checkpoint modes: `sync` saves before the next step, `async` (its default) while it runs, `exit` at the end. */
+export type LangGraphDurability = 'sync' | 'async' | 'exit';
+
+export type LangGraphJob =
+  ({ kind: 'loop'; durability: LangGraphDurability } & LoopJob) | { kind: 'history'; baseURL: string; sizes: number[] };
 
 export interface CheckpointRow {
   steps: number;

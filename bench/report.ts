@@ -161,9 +161,9 @@ export function printTable(results: BenchResults): void {
   console.log(formatTables(results));
 }
 
-const COLORS = ['#8c8c8c', '#2f6fdf', '#13a38a', '#0b6e5c', '#8a5cc2', '#e8833a'];
-/** LangGraph's colour, in the bars (its place in the contender order) and the P3 lines alike. */
-const LANGGRAPH = 5;
+const COLORS = ['#8c8c8c', '#2f6fdf', '#13a38a', '#0b6e5c', '#8a5cc2', '#c25c9a', '#e8833a', '#b8561b', '#f2c14e'];
+/** LangGraph's colour (its default durability), in the bars (its place in the contender order) and the P3 lines. */
+const LANGGRAPH = 6;
 const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;');
 const TOP = 60;
 const HEIGHT = 220;
@@ -218,15 +218,6 @@ function lines(x: number, p3: NonNullable<BenchResults['p3']>): string {
   return parts.join('\n');
 }
 
-const LEGEND = [
-  'in-process loop (lower bound)',
-  'durable-react-agent',
-  'ours, remote tool',
-  'ours, model calls local',
-  'Temporal SDK floor',
-  'LangGraph + SQLite',
-];
-
 /** A self-contained SVG: P1 and P2 as bars per contender, P3 as bytes per step against run length. */
 export function renderSvg(results: BenchResults): string {
   const panels: string[] = [];
@@ -247,14 +238,16 @@ export function renderSvg(results: BenchResults): string {
       ),
     );
   if (results.p3) panels.push(lines(800, results.p3));
-  const legend = LEGEND.map(
-    (name, i) =>
-      `<rect x="${20 + i * 200}" y="322" width="12" height="12" fill="${COLORS[i]}"/><text x="${38 + i * 200}" y="332" class="u">${escape(name)}</text>`,
-  );
+  // The contenders in the bars' order: the legend names what each colour is, four to a row.
+  const names = Object.keys(results.p1 ?? results.p2 ?? {});
+  const legend = names.map((name, i) => {
+    const [x, y] = [20 + (i % 4) * 300, 322 + Math.floor(i / 4) * 18];
+    return `<rect x="${x}" y="${y}" width="12" height="12" fill="${COLORS[i % COLORS.length]}"/><text x="${x + 18}" y="${y + 10}" class="u">${escape(name)}</text>`;
+  });
   return [
-    '<svg xmlns="http://www.w3.org/2000/svg" width="1220" height="350" viewBox="0 0 1220 350" font-family="sans-serif">',
+    '<svg xmlns="http://www.w3.org/2000/svg" width="1220" height="380" viewBox="0 0 1220 380" font-family="sans-serif">',
     '<style>.t{font-size:14px;font-weight:bold}.v{font-size:11px;text-anchor:middle}.u{font-size:11px}</style>',
-    '<rect width="1220" height="350" fill="white"/>',
+    '<rect width="1220" height="380" fill="white"/>',
     ...panels,
     ...legend,
     '</svg>',

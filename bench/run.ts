@@ -10,6 +10,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { startScriptedModel } from '../src/testing/scripted-model';
+import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../src/worker/plugin';
 import { runChild } from './child';
 import type { DurableJob, HistoryRow } from './contenders/durable';
 import type { ApprovalResult } from './contenders/durable-approvals';
@@ -39,8 +40,8 @@ const SCALE = quick
       p6: 3,
       p7: 200,
     };
-/** The worker's workflow cache bound: well under P5's parked runs, so most of them are evicted while they wait. */
-const MAX_CACHED_WORKFLOWS = Number(argument('--cache') ?? (quick ? 50 : 1000));
+/** The worker's workflow cache bound (the worker's default): far under P5's parked runs, most of which are evicted while they wait. */
+const MAX_CACHED_WORKFLOWS = Number(argument('--cache') ?? (quick ? 50 : DEFAULT_MAX_CACHED_WORKFLOWS));
 SCALE.p5 = Number(argument('--parked') ?? SCALE.p5);
 
 export const CONTENDERS = {
@@ -50,8 +51,17 @@ export const CONTENDERS = {
   durableAllLocal: 'durable-react-agent, model calls local too',
   sdkFloor: 'Temporal SDK floor (bare workflow, one local activity per step)',
   sdkFloorRemote: 'per-step-durable floor (bare workflow, one remote activity per step)',
-  langgraph: 'LangGraph + SQLite',
+  langgraph: 'LangGraph + SQLite (durability: async, its default)',
+  langgraphSync: 'LangGraph + SQLite (durability: sync)',
+  langgraphExit: 'LangGraph + SQLite (durability: exit)',
 } as const;
+
+/** Runs one contender after another: they must never share the machine. */
+async function sequence<T, R>(items: readonly T[], run: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const item of items) results.push(await run(item));
+  return results;
+}
 
 async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record<string, LoopResult>> {
   const size = SCALE[figure];
@@ -108,10 +118,22 @@ async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record
       } satisfies DurableJob,
       `${figure} sdk-floor-remote`,
     ),
-    [CONTENDERS.langgraph]: await runChild<LoopResult>(
-      'langgraph/contender.ts',
-      { kind: 'loop', ...job, tag: `${figure}-langgraph` } satisfies LangGraphJob,
-      `${figure} langgraph`,
+    ...Object.fromEntries(
+      await sequence(
+        [
+          [CONTENDERS.langgraph, 'async'],
+          [CONTENDERS.langgraphSync, 'sync'],
+          [CONTENDERS.langgraphExit, 'exit'],
+        ] as const,
+        async ([name, durability]) => [
+          name,
+          await runChild<LoopResult>(
+            'langgraph/contender.ts',
+            { kind: 'loop', durability, ...job, tag: `${figure}-langgraph-${durability}` } satisfies LangGraphJob,
+            `${figure} langgraph ${durability}`,
+          ),
+        ],
+      ),
     ),
   };
 }

@@ -13,7 +13,7 @@ import { ChatOpenAI } from '@langchain/openai';
 import { z } from 'zod';
 import { childMain, now } from '../child';
 import { loopModels, measureLoop, type LoopJob, type LoopResult } from '../measure';
-import type { CheckpointRow, LangGraphJob } from '../langgraph-protocol';
+import type { CheckpointRow, LangGraphDurability, LangGraphJob } from '../langgraph-protocol';
 import { BENCH_SYSTEM_PROMPT, BENCH_TASK, benchModel, NOOP_DESCRIPTION } from '../scenario';
 
 const noop = tool(() => 'ok', {
@@ -29,7 +29,7 @@ function buildAgent(baseURL: string, model: string, saver: SqliteSaver): Agent {
   return createReactAgent({ llm, tools: [noop], checkpointSaver: saver, prompt: BENCH_SYSTEM_PROMPT });
 }
 
-async function runAgent(agent: Agent, model: string): Promise<number> {
+async function runAgent(agent: Agent, model: string, durability: LangGraphDurability = 'async'): Promise<number> {
   const steps = Number(model.split('.')[2]);
   // Each step is two super-steps (model, tools); the default limit of 25 would stop runs past 12 steps.
   const state = await agent.invoke(
@@ -60,7 +60,10 @@ childMain<LangGraphJob, LoopResult | CheckpointRow[]>(async (job) => {
   try {
     if (job.kind === 'loop') {
       const agents = new Map(loopModels(job).map((model) => [model, buildAgent(job.baseURL, model, saver)]));
-      return await measureLoop(job, async (model) => void (await runAgent(agents.get(model) as Agent, model)));
+      return await measureLoop(
+        job,
+        async (model) => void (await runAgent(agents.get(model) as Agent, model, job.durability)),
+      );
     }
     const rows: CheckpointRow[] = [];
     for (const steps of job.sizes) {
