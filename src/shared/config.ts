@@ -24,21 +24,8 @@ import { formatZodIssues } from './validation';
 export type { StopCondition } from './stop-conditions';
 export { MAX_DURATION_MS, type SubagentConfig } from './config-fields';
 
-export {
-  DEFAULT_ACTION_TAG,
-  DEFAULT_APPROVAL_TIMEOUT,
-  DEFAULT_CARRY_STEPS,
-  DEFAULT_MAX_ITERATIONS,
-  DEFAULT_MAX_OBSERVATION_TOKENS,
-  DEFAULT_MAX_STEPS_PER_RUN,
-  DEFAULT_MAX_TOOL_CALLS_PER_REPLY,
-  DEFAULT_MIN_THOUGHT_LENGTH,
-  DEFAULT_OBSERVATION_TAG,
-  DEFAULT_STALL_THRESHOLD,
-  DEFAULT_SYSTEM_PROMPT,
-  DEFAULT_THOUGHT_PROMPT,
-  DEFAULT_THOUGHT_TAG,
-} from './config-defaults';
+// The defaults live in a zod-free module, which the workflow imports; callers keep importing them from here.
+export * from './config-defaults';
 
 const phrases = z.array(z.string().min(1)).max(100);
 
