@@ -39,8 +39,10 @@ export async function startRun(input: AgentWorkflowInput, rules: 1 | 2 | 3): Pro
     if (!prepared.ok) return refuse(prepared.message);
     return { config: prepared.config, catalog: prepared.catalog };
   }
-  if (typeof input.config !== 'object' || input.config === null) return refuse('Invalid agent config: not an object');
-  return { config: withConfigDefaults(input.config), catalog: null };
+  // A run recorded without a config at all got every default, as the schema gave it then.
+  const recorded: unknown = input.config ?? {};
+  if (typeof recorded !== 'object' || recorded === null) return refuse('Invalid agent config: not an object');
+  return { config: withConfigDefaults(recorded), catalog: null };
 }
 
 /** The run's tools: from its start, or looked up now (continued runs, and runs recorded before the patch). */

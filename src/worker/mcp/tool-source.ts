@@ -115,7 +115,9 @@ export class McpToolSource implements DynamicToolSource {
               _meta: { idempotencyKey: context.idempotencyKey },
             },
             undefined,
-            { signal: context.signal, timeout: toMs(timeout) },
+            // The activity's own timeout (the same value) ends the call and aborts the request through the signal; the
+            // MCP client's is a backstop a second later, so the observation always says which timeout it was.
+            { signal: context.signal, timeout: toMs(timeout) + 1000 },
           );
           return toToolOutput(result as McpCallResult);
         },
