@@ -3,6 +3,7 @@ import type { Answer, AppliedDecision, Decision, PendingDecisions } from './appr
 import type { AppliedBudgetDecision, BudgetDecision } from './budget';
 import type { AgentStatus, ReActTrace } from './types';
 import type { EventPage, EventsWaitResult, ModelDelta } from './events';
+import type { PromptSnapshot } from './protocol/prompt-delta';
 
 /** The task queue workers poll and clients start runs on, unless TEMPORAL_TASK_QUEUE overrides it. */
 export const DEFAULT_TASK_QUEUE = 'durable-react-agent';
@@ -16,6 +17,12 @@ export const getTraceQuery = defineQuery<ReActTrace>('getTrace');
 export const getScratchpadQuery = defineQuery<string>('getScratchpad');
 /** Where the run is: thinking, acting, finishing or completed. */
 export const getStatusQuery = defineQuery<AgentStatus>('getStatus');
+
+/**
+ * The prompt of the run's latest model call (null before the first): a worker that does not hold the previous prompt
+ * rebuilds a delta's prompt from it (see `PromptDelta`).
+ */
+export const getPromptQuery = defineQuery<PromptSnapshot | null>('getPrompt');
 
 /** Calls and questions waiting for a person. */
 export const getPendingQuery = defineQuery<PendingDecisions>('getPending');

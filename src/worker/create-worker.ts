@@ -30,6 +30,8 @@ export interface AgentWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Keep stack traces in the stock workflows (the plugin option of the same name). */
   workflowStackTraces?: boolean;
+  /** Characters of prompts kept for model calls' deltas (the plugin option of the same name). */
+  promptCacheChars?: number;
   /** Extra Temporal worker options (tuning, interceptors, plugins, your own workflows). */
   workerOptions?: Partial<WorkerOptions>;
   /** Payload encryption etc.; by default from PAYLOAD_ENCRYPTION_KEYS. Clients must use the same. */
@@ -57,6 +59,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(options.toolsRoot ? { toolsRoot: options.toolsRoot } : {}),
     ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
     ...(options.workflowStackTraces ? { workflowStackTraces: true } : {}),
+    ...(options.promptCacheChars !== undefined ? { promptCacheChars: options.promptCacheChars } : {}),
   });
   const { plugins = [], ...workerOptions } = options.workerOptions ?? {};
   const ownWorkflows = workerOptions.workflowsPath !== undefined || workerOptions.workflowBundle !== undefined;

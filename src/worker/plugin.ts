@@ -3,6 +3,7 @@ import type { WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
 import { readEnv } from '../client/env';
 import { createActivities } from './activities';
+import { PromptCache } from './activities/prompt-cache';
 import { createOpenAIClient } from './openai-client';
 import { createBuiltinTools } from './tools/builtin';
 import type { AnyToolDefinition } from './tools/define-tool';
@@ -42,6 +43,11 @@ export interface DurableAgentPluginOptions {
    * src/workflows/sandbox-setup.ts). No effect on a prebuilt bundle or on workflows of your own.
    */
   workflowStackTraces?: boolean;
+  /**
+   * Characters of prompts the worker keeps so a run's next model call can travel as a delta (default 8,000,000,
+   * about 16 MB at most); a run whose prompt it no longer holds costs a query to the workflow on its next call.
+   */
+  promptCacheChars?: number;
 }
 
 /** The default registry: every built-in tool, file tools confined to `root`. */
@@ -76,6 +82,7 @@ export class DurableAgentPlugin extends SimplePlugin {
         openai: options.openai ?? createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL }),
         defaultModel: options.defaultModel ?? env.openaiModel,
         registry,
+        promptCache: new PromptCache(options.promptCacheChars),
       }),
       // The worker's stdio MCP servers stop when it does.
       runContext: async (next) => {

@@ -13,7 +13,7 @@ import { installConversationHandlers, nextTurn, startConversation } from './conv
 import { installEventHandlers } from './event-log';
 import { eventText } from '../shared/events';
 import { ErrorType } from '../shared/errors';
-import { getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
+import { getPromptQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import { estimateTokens } from '../shared/observation';
 import type { ToolInfo } from '../shared/tool-protocol';
 import type { AgentWorkflowInput, ReActResult } from '../shared/types';
@@ -212,6 +212,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   installBudgetHandlers(state);
   setHandler(getScratchpadQuery, () => renderScratchpad(traceSteps(state.steps, state.stepsChars), config));
   setHandler(getStatusQuery, () => toStatus(state));
+  setHandler(getPromptQuery, () => state.prompt ?? null);
   installEventHandlers(state.events);
   state.conversation = startConversation(state, input.carried?.conversation);
   installConversationHandlers(state);

@@ -1,5 +1,6 @@
 import type { BudgetRecord } from '../shared/budget';
 import type { AgentConfig } from '../shared/config';
+import type { PromptSnapshot } from '../shared/protocol';
 import { outputSchemaOf } from '../shared/output';
 import { ApprovalBook } from './approval-book';
 import { callHook, type AgentHooks } from './hooks';
@@ -76,6 +77,8 @@ export interface RunState {
   readonly rules: RuleSet;
   /** Whether the final answer must match an output schema (`outputSchema` or a signature); the worker checks it. */
   readonly checksOutput: boolean;
+  /** The latest prompt sent to the model: the next one travels as a delta from it, and `getPromptQuery` reads it. */
+  prompt?: PromptSnapshot;
   /** Characters of this run's steps as JSON: they travel in every trace query and in the result. */
   stepsChars: number;
   /** How far the character estimate of prompt tokens fell short of the model's reports (token budget only). */

@@ -1,5 +1,12 @@
 import { modelSettingsOf } from '../shared/model-settings';
-import { tagsOf, toModelReply, type ChatMessage, type ModelReply } from '../shared/protocol';
+import {
+  promptDelta,
+  tagsOf,
+  toModelReply,
+  type ChatMessage,
+  type ModelReply,
+  type PromptDelta,
+} from '../shared/protocol';
 import { outputSchemaOf } from '../shared/output';
 import { callModel, callModelLocally } from './activity-proxies';
 import { buildMessages } from './prompt';
@@ -12,6 +19,13 @@ export function promptFor(state: RunState, feedback: readonly string[]): ChatMes
   const { query, config, summary, window: steps, notes } = state;
   const earlierTurns = state.conversation?.history;
   return buildMessages({ query, config, summary, steps: promptSteps(steps), feedback, notes, earlierTurns });
+}
+
+/** The prompt as a delta from the run's previous one, which it then replaces. */
+function nextPrompt(state: RunState, messages: ChatMessage[]): PromptDelta {
+  const delta = promptDelta(state.prompt, messages);
+  state.prompt = { seq: delta.seq, messages };
+  return delta;
 }
 
 /**
@@ -32,12 +46,14 @@ export async function think(
   const subagents = offering
     ? Object.fromEntries(Object.entries(config.subagents).map(([name, sub]) => [name, sub.description]))
     : {};
-  const call = config.modelCalls === 'local' ? callModelLocally : callModel;
+  const local = config.modelCalls === 'local';
+  const call = local ? callModelLocally : callModel;
   const cap = completionCap(config.maxTokens, maxTokens);
   const settings = modelSettingsOf(config);
   const recorded = await call.executeWithOptions({ summary }, [
     {
-      messages,
+      // A local call's input is not recorded, so only a remote one needs the delta.
+      ...(local ? { messages } : { prompt: nextPrompt(state, messages) }),
       model: config.model,
       mode: config.toolCalling,
       tools,

@@ -54,6 +54,8 @@ export interface HarnessOptions {
   dataConverter?: DataConverter;
   /** MCP servers whose tools the worker offers. */
   mcpServers?: McpServersConfig;
+  /** The worker's prompt cache (0: every model call after a run's first rebuilds its prompt by query). */
+  promptCacheChars?: number;
 }
 
 /** Builds a harness; call `close()` in afterAll. */
@@ -83,6 +85,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       openai: createOpenAIClient({ apiKey: 'test-key', baseURL: model.baseURL, timeoutMs: options.modelTimeoutMs }),
       defaultModel: 'unscripted',
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
+      ...(options.promptCacheChars !== undefined ? { promptCacheChars: options.promptCacheChars } : {}),
       // The prebuilt bundle has the default failure converter: a codec's own must be bundled in.
       ...(options.dataConverter
         ? { dataConverter: options.dataConverter }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import type { CallModelInput } from '../../src/shared/protocol';
+import type { ResolvedModelInput } from '../../src/worker/activities/llm';
 import { buildModelRequest } from '../../src/worker/activities/llm';
 import { calculatorTool } from '../../src/worker/tools/builtin';
 
-const base: CallModelInput = {
+const base: ResolvedModelInput = {
   messages: [
     { role: 'system', content: 'SYSTEM' },
     { role: 'user', content: 'What is 6*7?' },
@@ -19,7 +19,7 @@ const settings = {
   reasoningEffort: 'low',
   parallelToolCalls: false,
 } as const;
-const request = (input: Partial<CallModelInput>) => buildModelRequest({ ...base, ...input }, 'm', [calculatorTool]);
+const request = (input: Partial<ResolvedModelInput>) => buildModelRequest({ ...base, ...input }, 'm', [calculatorTool]);
 const SETTING_FIELDS = ['temperature', 'max_tokens', 'tool_choice', 'reasoning_effort', 'parallel_tool_calls'];
 
 describe('buildModelRequest with model settings', () => {

@@ -5,5 +5,6 @@
  */
 export * from './builtin-actions';
 export * from './model-io';
+export * from './prompt-delta';
 export * from './reply';
 export * from './text-format';

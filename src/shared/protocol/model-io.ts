@@ -1,5 +1,6 @@
 import type { ModelSettings } from '../model-settings';
 import type { TokenUsage } from '../types';
+import type { PromptDelta } from './prompt-delta';
 
 /** How the model is asked for actions: the provider's tool calling, or tagged text for models without it. */
 export type ToolCallingMode = 'native' | 'text';
@@ -24,9 +25,12 @@ export interface TextTags {
   observation: string;
 }
 
-/** Input of the `callModel` activity. */
+/** Input of the `callModel` activity: the prompt whole (`messages`) or as a delta from the previous one (`prompt`). */
 export interface CallModelInput {
-  messages: ChatMessage[];
+  /** The whole prompt: local model calls (their input is not recorded) and histories recorded before deltas. */
+  messages?: ChatMessage[];
+  /** The prompt as what changed since the run's previous call; the worker rebuilds it. */
+  prompt?: PromptDelta;
   /** Overrides the worker's OPENAI_MODEL. */
   model?: string;
   mode: ToolCallingMode;

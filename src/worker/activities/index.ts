@@ -1,6 +1,7 @@
 import type OpenAI from 'openai';
 import type { ToolRegistry } from '../tools/registry';
 import { createCallModel } from './llm';
+import { PromptCache } from './prompt-cache';
 import { createCritique } from './critic';
 import { createSummarize } from './summarize';
 import { createPrepareRun } from './prepare-run';
@@ -11,13 +12,15 @@ export interface ActivityDependencies {
   openai: OpenAI;
   defaultModel: string;
   registry: ToolRegistry;
+  /** The latest prompt of each run, which the next model call's delta builds on (a bounded one of its own if absent). */
+  promptCache?: PromptCache;
 }
 
 /** Builds every activity the agent workflow calls. */
 export function createActivities(deps: ActivityDependencies) {
   const listTools = createListTools(deps.registry);
   return {
-    callModel: createCallModel(deps),
+    callModel: createCallModel({ ...deps, promptCache: deps.promptCache ?? new PromptCache() }),
     summarize: createSummarize(deps),
     critique: createCritique(deps),
     runTool: createRunTool(deps.registry),

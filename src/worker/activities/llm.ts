@@ -31,6 +31,7 @@ import { toolParametersSchema, renderToolCatalog } from '../tools/catalog';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
 import { createChatCompletion } from './chat-completion';
+import { resolvePrompt, type PromptCache } from './prompt-cache';
 
 /** What the model activity needs from the worker process. */
 export interface ModelDependencies {
@@ -38,7 +39,11 @@ export interface ModelDependencies {
   /** Used when a run's config names no model. */
   defaultModel: string;
   registry: ToolRegistry;
+  promptCache: PromptCache;
 }
+
+/** A model call's input with its prompt whole, as the request is built from it. */
+export type ResolvedModelInput = Omit<CallModelInput, 'messages' | 'prompt'> & { messages: ChatMessage[] };
 
 function providerTool(name: string, description: string, parameters: Record<string, unknown>): ChatCompletionTool {
   return { type: 'function', function: { name, description, parameters } };
@@ -88,7 +93,7 @@ function withSystemSuffix(messages: ChatCompletionMessageParam[], suffix: string
  * The request fields every call may carry, each only when set, so endpoints that do not know a field never see it.
  * max_tokens rather than max_completion_tokens: nearly every OpenAI-compatible server knows it.
  */
-function samplingParams(input: CallModelInput): Partial<ChatCompletionCreateParamsNonStreaming> {
+function samplingParams(input: ResolvedModelInput): Partial<ChatCompletionCreateParamsNonStreaming> {
   const { temperature, reasoningEffort } = input.settings ?? {};
   return {
     ...(temperature !== undefined ? { temperature } : {}),
@@ -108,7 +113,7 @@ function toolParams(settings: ModelSettings | undefined): Partial<ChatCompletion
 
 /** Builds the chat-completions request: native mode offers tools, text mode teaches the protocol in the prompt. */
 export function buildModelRequest(
-  input: CallModelInput,
+  input: ResolvedModelInput,
   model: string,
   tools: readonly AnyToolDefinition[],
 ): ChatCompletionCreateParamsNonStreaming {
@@ -179,12 +184,13 @@ function oversized(size: number, content: string, usage: ModelReply['usage']): M
 /** Creates the `callModel` activity: one chat completion, parsed and classified; Temporal owns retries. */
 export function createCallModel(deps: ModelDependencies): (input: CallModelInput) => Promise<ModelReply> {
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
-    return withOutputCheck(await readReply(deps, input), input.outputSchema);
+    const messages = await resolvePrompt(deps.promptCache, input);
+    return withOutputCheck(await readReply(deps, { ...input, messages }), input.outputSchema);
   };
 }
 
 /** One chat completion, parsed and classified. */
-async function readReply(deps: ModelDependencies, input: CallModelInput): Promise<ModelReply> {
+async function readReply(deps: ModelDependencies, input: ResolvedModelInput): Promise<ModelReply> {
   const model = input.model ?? deps.defaultModel;
   // The model must be offered the same MCP tools the run listed, even on a worker that has not listed them yet.
   if (input.tools.some((name) => !deps.registry.has(name))) await deps.registry.refresh();
