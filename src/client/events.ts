@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import type { AgentEvent, EventPage } from '../shared/events';
 import { getEventsQuery, waitForEventsUpdate } from '../shared/messages';
+import { chainRunIds } from './run-chain';
 
 /** Options of `events()`. */
 export interface EventsOptions {
@@ -24,6 +25,43 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
 
+/** Every event one run of the chain holds after `after` and before `until`, page by page. */
+async function eventsOfRun(
+  client: Client,
+  workflowId: string,
+  runId: string,
+  after: number,
+  until: number,
+): Promise<EventPage & { events: AgentEvent[] }> {
+  const handle = client.workflow.getHandle(workflowId, runId);
+  const first = await handle.query(getEventsQuery, { after });
+  const events = [...first.events];
+  let last = events.at(-1)?.seq ?? after;
+  while (last < Math.min(first.head, until - 1)) {
+    const next = await handle.query(getEventsQuery, { after: last });
+    if (next.events.length === 0) break;
+    events.push(...next.events);
+    last = next.events.at(-1)!.seq;
+  }
+  return { ...first, events: events.filter((event) => event.seq < until) };
+}
+
+/**
+ * The events after `after` and before `until` that the chain's earlier runs still hold: a hand-over carries only the
+ * newest events, so a consumer that fell behind finds the rest there. Closed runs answer the query through a worker,
+ * which replays them. Newest run first, stopping at the run that still holds the event right after the cursor.
+ */
+async function earlierEvents(client: Client, workflowId: string, after: number, until: number): Promise<AgentEvent[]> {
+  const runIds = await chainRunIds(client, workflowId);
+  const found = new Map<number, AgentEvent>();
+  for (const runId of runIds.slice(0, -1).reverse()) {
+    const page = await eventsOfRun(client, workflowId, runId, after, until);
+    for (const event of page.events) if (!found.has(event.seq)) found.set(event.seq, event);
+    if (page.oldest <= after + 1) break;
+  }
+  return [...found.values()].sort((a, b) => a.seq - b.seq);
+}
+
 /**
  * Follows a run's event stream: pages come from the `getEvents` query, and when there is nothing new the client
  * long-polls the `waitForEvents` update, which completes as soon as the run records an event. Addressed by workflow
@@ -42,11 +80,18 @@ export async function* followEvents(
   let closed = false;
   while (!signal?.aborted) {
     const page: EventPage = await handle.query(getEventsQuery, { after: cursor });
-    const first = page.events[0];
-    if (first && first.seq > cursor + 1) yield { type: 'gap', missed: first.seq - cursor - 1, seq: first.seq - 1 };
-    for (const event of page.events) {
+    // This run no longer holds the events right after the cursor: earlier runs of the chain may.
+    const missed = page.oldest > cursor + 1 ? await earlierEvents(client, workflowId, cursor, page.oldest) : [];
+    for (const event of [...missed, ...page.events]) {
+      if (event.seq <= cursor) continue;
+      if (event.seq > cursor + 1) yield { type: 'gap', missed: event.seq - cursor - 1, seq: event.seq - 1 };
       yield event;
       cursor = event.seq;
+    }
+    if (page.oldest > cursor + 1) {
+      // Gone everywhere, and this run holds nothing after the cursor yet: skip to where it starts.
+      yield { type: 'gap', missed: page.oldest - cursor - 1, seq: page.oldest - 1 };
+      cursor = page.oldest - 1;
     }
     if (page.ended || (closed && cursor >= page.head)) return;
     if (cursor < page.head) continue; // more than one page was waiting

@@ -15,8 +15,13 @@ import { getEventsQuery, modelDeltaSignal, waitForEventsUpdate } from '../shared
 export const MAX_EVENTS_HELD = 1000;
 /** Most bytes (as JSON characters) of events one `getEvents` page carries: a query answer must stay well under 2 MB. */
 const PAGE_MAX_CHARS = 256 * 1024;
-/** Most characters of the newest events handed to the next run, so a consumer resumes across the hand-over. */
-const CARRIED_MAX_CHARS = 128 * 1024;
+/**
+ * Most characters of the newest events handed to the next run: enough for a consumer that keeps up (it resumes from
+ * the next run's memory). A consumer further behind reads the rest from the earlier runs (`followEvents`); the
+ * carried events are recorded twice per hand-over (its command and the next run's start), and at 128 KiB they were
+ * most of a long chain's history.
+ */
+const CARRIED_MAX_CHARS = 16 * 1024;
 
 /** Newest events first until `maxChars` is reached, returned oldest first. */
 function newestWithin(items: readonly AgentEvent[], maxChars: number): AgentEvent[] {

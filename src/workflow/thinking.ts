@@ -21,9 +21,12 @@ export function promptFor(state: RunState, feedback: readonly string[]): ChatMes
   return buildMessages({ query, config, summary, steps: promptSteps(steps), feedback, notes, earlierTurns });
 }
 
-/** The prompt as a delta from the run's previous one, which it then replaces. */
+/**
+ * The prompt as a delta from the run's previous one, which it then replaces. A continued run's first prompt is not
+ * sent at all: it is mostly the carried window, which the run's start event holds already; the worker asks for it.
+ */
 function nextPrompt(state: RunState, messages: ChatMessage[]): PromptDelta {
-  const delta = promptDelta(state.prompt, messages);
+  const delta = promptDelta(state.prompt, messages, state.prompt === undefined && state.run > 1);
   state.prompt = { seq: delta.seq, messages };
   return delta;
 }

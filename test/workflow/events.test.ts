@@ -93,6 +93,26 @@ describe('event streams', () => {
     expect(await collect(harness.agents.events(run.workflowId, { after: whole.length - 2 }))).toEqual(whole.slice(-2));
   });
 
+  it('a consumer far behind reads what the hand-overs did not carry from the earlier runs, with no gap', async () => {
+    // Each observation event holds ~4,000 characters, so each hand-over carries only the newest few events.
+    const bulk = (fill: string): ScriptedTurn => ({
+      thought: 'The export is needed whole, so I fetch it.',
+      toolCalls: [{ name: 'bulk_text', args: { kb: 8, fill } }],
+    });
+    const turns = [...Array.from('abcdefgh', bulk), { answer: 'Fetched every export.' }];
+    const run = await harness.start(turns, 'fetch the exports', { maxStepsPerRun: 2, maxIterations: 12 });
+    await run.result();
+
+    const whole = await collect(run.events());
+    expect(types(whole)).not.toContain('gap');
+    expect(seqs(whole)).toEqual(Array.from({ length: whole.length }, (_, index) => index + 1));
+    expect(new Set(whole.map((event) => (event.type === 'gap' ? 0 : event.run))).size).toBeGreaterThanOrEqual(4);
+    const fills = whole.flatMap((event) => (event.type === 'tool_finished' ? [event.observation[0]] : []));
+    expect(fills).toEqual(Array.from('abcdefgh'));
+    // From a cursor in the first run, too.
+    expect(await collect(run.events({ after: 3 }))).toEqual(whole.slice(3));
+  });
+
   it('streaming adds no copy of the transcript to history: events stay in the workflow', async () => {
     const marker = 'Quarterly revenue must be summed exactly, so the calculator adds the four quarters.';
     const turns: ScriptedTurn[] = [

@@ -15,6 +15,11 @@ export interface PromptDelta {
   append: ChatMessage[];
   /** Messages in the whole prompt: what the rebuilt prompt must have. */
   length: number;
+  /**
+   * Nothing of the prompt travels: the worker asks the workflow for it. A continued run's first prompt is mostly the
+   * window of steps carried over, which its start event already records (and the previous run's hand-over too).
+   */
+  fetch?: true;
 }
 
 /** A prompt the workflow built, by number: what `getPromptQuery` answers. */
@@ -44,9 +49,13 @@ export function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
   return true;
 }
 
-/** Prompt `seq` as a delta from `previous` (prompt `seq - 1`; absent for the run's first call). */
-export function promptDelta(previous: PromptSnapshot | undefined, messages: ChatMessage[]): PromptDelta {
+/**
+ * Prompt `seq` as a delta from `previous` (prompt `seq - 1`; absent for the run's first call). `fetch` sends none of
+ * it, for a prompt the run's history already holds in another form.
+ */
+export function promptDelta(previous: PromptSnapshot | undefined, messages: ChatMessage[], fetch = false): PromptDelta {
   const seq = (previous?.seq ?? 0) + 1;
+  if (fetch) return { seq, keep: 0, append: [], length: messages.length, fetch: true };
   const before = previous?.messages ?? [];
   let keep = 0;
   while (keep < before.length && keep < messages.length && sameMessage(before[keep]!, messages[keep]!)) keep += 1;
@@ -69,6 +78,7 @@ export function promptChars(messages: readonly ChatMessage[]): number {
  * length, so the caller fetches the prompt instead of sending the model a wrong one.
  */
 export function applyPromptDelta(base: PromptSnapshot | undefined, delta: PromptDelta): ChatMessage[] | null {
+  if (delta.fetch) return null;
   if (delta.keep === 0) return delta.append.length === delta.length ? delta.append : null;
   if (!base || base.seq !== delta.seq - 1 || base.messages.length < delta.keep) return null;
   const messages = [...base.messages.slice(0, delta.keep), ...delta.append];
