@@ -100,7 +100,7 @@ export function formatTables(results: BenchResults): string {
   if (p5) {
     parts.push(
       table(
-        `P5 ${p5.runs} runs parked on approval (workflow cache bounded at ${p5.maxCachedWorkflows})`,
+        `P5 ${p5.runs} runs parked on approval (workflow cache bounded at ${p5.maxCachedWorkflows}${p5.workerNodeOptions ? `, worker NODE_OPTIONS ${p5.workerNodeOptions}` : ''})`,
         [
           'worker RSS before (after P4) MiB',
           'worker RSS parked MiB',

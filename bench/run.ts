@@ -5,6 +5,7 @@
  * its script.
  *
  *   npm run bench [-- --only p1,p2,p3,p4,p5,p6,p7] [--quick] [--parked 10000] [--cache 1000]
+ *                 [--worker-node-options "--max-semi-space-size=2"]   (NODE_OPTIONS of the P4/P5 worker)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -43,6 +44,8 @@ const SCALE = quick
 /** The worker's workflow cache bound (the worker's default): far under P5's parked runs, most of which are evicted while they wait. */
 const MAX_CACHED_WORKFLOWS = Number(argument('--cache') ?? (quick ? 50 : DEFAULT_MAX_CACHED_WORKFLOWS));
 SCALE.p5 = Number(argument('--parked') ?? SCALE.p5);
+/** NODE_OPTIONS of the P4/P5 worker process: P5 is the figure that measures a worker's memory. */
+const WORKER_NODE_OPTIONS = argument('--worker-node-options');
 
 export const CONTENDERS = {
   plain: 'in-process loop (lower bound)',
@@ -171,7 +174,8 @@ async function main(): Promise<void> {
     }
     if (only.has('p4') || only.has('p5')) {
       console.error(
-        `p4/p5: ${SCALE.p4} timed decisions, then ${SCALE.p5} runs parked (workflow cache ${MAX_CACHED_WORKFLOWS})`,
+        `p4/p5: ${SCALE.p4} timed decisions, then ${SCALE.p5} runs parked (workflow cache ${MAX_CACHED_WORKFLOWS}` +
+          `${WORKER_NODE_OPTIONS ? `, worker NODE_OPTIONS ${WORKER_NODE_OPTIONS}` : ''})`,
       );
       const job: DurableJob = {
         kind: 'approvals',
@@ -179,10 +183,15 @@ async function main(): Promise<void> {
         maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
         decisions: SCALE.p4,
         parked: only.has('p5') ? SCALE.p5 : 0,
+        ...(WORKER_NODE_OPTIONS ? { workerNodeOptions: WORKER_NODE_OPTIONS } : {}),
       };
       const approvals = await runChild<ApprovalResult>('contenders/durable.ts', job, 'p4/p5 durable');
       if (only.has('p4')) results.p4 = approvals.latency;
-      if (only.has('p5')) results.p5 = approvals.parked;
+      if (only.has('p5'))
+        results.p5 = {
+          ...approvals.parked,
+          ...(WORKER_NODE_OPTIONS ? { workerNodeOptions: WORKER_NODE_OPTIONS } : {}),
+        };
     }
     if (only.has('p7')) {
       console.error(`p7: latency of ${SCALE.p7} live events, history of a streamed 20-step run`);

@@ -29,6 +29,8 @@ export interface ApprovalResult {
     workerRssIdleMiB: number;
     workerRssParkedMiB: number;
     workerPeakMiB: number;
+    /** NODE_OPTIONS the worker ran with, when the bench set any. */
+    workerNodeOptions?: string;
   };
 }
 

@@ -28,6 +28,8 @@ export async function startDurableStack(options: {
   baseURL: string;
   maxCachedWorkflows: number;
   workload?: WorkerJob['workload'];
+  /** Node options of the worker process (`--worker-node-options`), e.g. a smaller young generation for P5. */
+  nodeOptions?: string;
 }): Promise<DurableStack> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dra-bench-'));
   const server = await startDevServer({
@@ -44,7 +46,7 @@ export async function startDurableStack(options: {
     workflowBundlePath: path.join(REPO, 'dist', 'workflow-bundle.js'),
     floorWorkflowPath: path.join(__dirname, 'sdk-floor-workflow.ts'),
   };
-  const worker = await startWorker(job);
+  const worker = await startWorker(job, options.nodeOptions);
   const connection = await Connection.connect({ address: server.address });
   const client = new Client({ connection });
   return {
@@ -82,9 +84,11 @@ async function compiledWorker(): Promise<string> {
   return outfile;
 }
 
-async function startWorker(job: WorkerJob): Promise<ChildProcess> {
+async function startWorker(job: WorkerJob, nodeOptions = ''): Promise<ChildProcess> {
+  // As NODE_OPTIONS, the way a deployment sets them; the bench's own options are not the worker's.
   const child = spawn(process.execPath, [await compiledWorker(), JSON.stringify(job)], {
     stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_OPTIONS: nodeOptions },
   });
   return new Promise((resolve, reject) => {
     child.once('error', reject);

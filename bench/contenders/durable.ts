@@ -13,12 +13,16 @@ import { startDurableStack, succeeded, type DurableStack } from './durable-stack
 import { measureEvents, type EventsJob, type EventsResult } from './durable-events';
 import type { sdkFloorAgent } from './sdk-floor-workflow';
 
-export type DurableJob =
+export type DurableJob = (
   | ({ kind: 'loop'; maxCachedWorkflows: number; modelCalls: 'activity' | 'local' } & LoopJob)
   | ({ kind: 'sdk-floor'; maxCachedWorkflows: number; remote?: boolean } & LoopJob)
   | { kind: 'history'; baseURL: string; sizes: number[] }
   | ({ kind: 'approvals' } & ApprovalJob)
-  | ({ kind: 'events' } & EventsJob);
+  | ({ kind: 'events' } & EventsJob)
+) & {
+  /** NODE_OPTIONS of the worker process (`--worker-node-options`). */
+  workerNodeOptions?: string;
+};
 
 export interface HistoryRow {
   steps: number;
@@ -91,6 +95,7 @@ childMain<DurableJob, LoopResult | HistoryRow[] | ApprovalResult | EventsResult>
     baseURL: job.baseURL,
     maxCachedWorkflows,
     workload: job.kind === 'sdk-floor' ? 'sdk-floor' : 'agent',
+    ...(job.workerNodeOptions ? { nodeOptions: job.workerNodeOptions } : {}),
   });
   try {
     if (job.kind === 'sdk-floor')
