@@ -32,7 +32,7 @@ async function eventsOfRun(
   runId: string,
   after: number,
   until: number,
-): Promise<EventPage & { events: AgentEvent[] }> {
+): Promise<EventPage> {
   const handle = client.workflow.getHandle(workflowId, runId);
   const first = await handle.query(getEventsQuery, { after });
   const events = [...first.events];

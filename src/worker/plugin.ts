@@ -3,7 +3,6 @@ import type { WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
 import { readEnv } from '../client/env';
 import { createActivities } from './activities';
-import { PromptCache } from './activities/prompt-cache';
 import { createOpenAIClient } from './openai-client';
 import { createBuiltinTools } from './tools/builtin';
 import type { AnyToolDefinition } from './tools/define-tool';
@@ -82,7 +81,7 @@ export class DurableAgentPlugin extends SimplePlugin {
         openai: options.openai ?? createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL }),
         defaultModel: options.defaultModel ?? env.openaiModel,
         registry,
-        promptCache: new PromptCache(options.promptCacheChars),
+        ...(options.promptCacheChars !== undefined ? { promptCacheChars: options.promptCacheChars } : {}),
       }),
       // The worker's stdio MCP servers stop when it does.
       runContext: async (next) => {

@@ -12,15 +12,15 @@ export interface ActivityDependencies {
   openai: OpenAI;
   defaultModel: string;
   registry: ToolRegistry;
-  /** The latest prompt of each run, which the next model call's delta builds on (a bounded one of its own if absent). */
-  promptCache?: PromptCache;
+  /** Characters of prompts kept for model calls' deltas (default 8,000,000; see prompt-cache.ts). */
+  promptCacheChars?: number;
 }
 
 /** Builds every activity the agent workflow calls. */
 export function createActivities(deps: ActivityDependencies) {
   const listTools = createListTools(deps.registry);
   return {
-    callModel: createCallModel({ ...deps, promptCache: deps.promptCache ?? new PromptCache() }),
+    callModel: createCallModel({ ...deps, promptCache: new PromptCache(deps.promptCacheChars) }),
     summarize: createSummarize(deps),
     critique: createCritique(deps),
     runTool: createRunTool(deps.registry),
