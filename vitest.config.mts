@@ -3,6 +3,17 @@ import { defineConfig } from 'vitest/config';
 
 const src = path.resolve(import.meta.dirname, 'src');
 
+/**
+ * The agent runs the cluster project repeats on a production-shape cluster (PostgreSQL, one process per Temporal
+ * service): tools, approvals, subagents and continue-as-new, the paths that cross every service.
+ */
+const CLUSTER_SUITE = [
+  'test/workflow/success.test.ts',
+  'test/workflow/approvals.test.ts',
+  'test/workflow/subagents.test.ts',
+  'test/workflow/long-run.test.ts',
+];
+
 export default defineConfig({
   resolve: {
     // The examples import the package by its name, as users do; inside this repo the name means the sources.
@@ -12,12 +23,29 @@ export default defineConfig({
     ],
   },
   test: {
-    include: ['test/**/*.test.ts'],
-    // One real Temporal dev server and one workflow bundle for the whole run (see test/support/global-setup.ts).
-    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: workflow files each run a worker; more than two at once only adds contention.
     maxWorkers: 2,
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'dev',
+          include: ['test/**/*.test.ts'],
+          // One real Temporal dev server and one workflow bundle for the whole run (test/support/global-setup.ts).
+          globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'cluster',
+          include: CLUSTER_SUITE,
+          // The same files against a throwaway PostgreSQL-backed cluster (test/support/cluster-setup.ts).
+          globalSetup: ['test/support/cluster-setup.ts'],
+        },
+      },
+    ],
   },
 });

@@ -1,5 +1,6 @@
 import type { ScenarioReport } from './report';
 import type { ChaosContext } from './scenarios/kit';
+import { clusterScenario } from './scenarios/cluster';
 import { loadScenario } from './scenarios/load';
 import { modelFaultScenario } from './scenarios/model-faults';
 import { serverKillScenario } from './scenarios/server-kill';
@@ -14,6 +15,8 @@ export interface ChaosSizes {
   modelFaultRuns: number;
   loadRuns: number;
   loadSteps: number;
+  /** Runs in flight during each of the cluster scenario's three faults. */
+  clusterRunsPerFault: number;
 }
 
 /** The sizes the issue asks for (`npm run chaos`). */
@@ -24,10 +27,11 @@ export const DEFAULT_SIZES: ChaosSizes = {
   modelFaultRuns: 100,
   loadRuns: 200,
   loadSteps: 10,
+  clusterRunsPerFault: 10,
 };
 
 /** The scenarios, in the order the suite runs them. */
-export const SCENARIOS = ['worker-kill', 'server-kill', 'model-faults', 'load'] as const;
+export const SCENARIOS = ['worker-kill', 'server-kill', 'model-faults', 'load', 'cluster'] as const;
 /** One scenario's name, as `--only` takes it. */
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -41,6 +45,7 @@ export function scaleSizes(scale: number, base: ChaosSizes = DEFAULT_SIZES): Cha
     modelFaultRuns: runs(base.modelFaultRuns),
     loadRuns: runs(base.loadRuns),
     loadSteps: base.loadSteps,
+    clusterRunsPerFault: runs(base.clusterRunsPerFault),
   };
 }
 
@@ -55,6 +60,8 @@ export function runScenario(name: ScenarioName, context: ChaosContext, sizes: Ch
       return modelFaultScenario(context, { runs: sizes.modelFaultRuns });
     case 'load':
       return loadScenario(context, { runs: sizes.loadRuns, steps: sizes.loadSteps });
+    case 'cluster':
+      return clusterScenario(context, { runsPerFault: sizes.clusterRunsPerFault });
   }
 }
 

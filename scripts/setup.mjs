@@ -62,7 +62,10 @@ if (!existsSync(at('dist')) || (mtime(stamp) ?? 0) < sources) {
 }
 
 // (c) The Temporal CLI: found, built with Go (once, minutes) or downloaded; --quiet prints only when it does work.
-mustRun(process.execPath, [at('dist', 'dev', 'provision-command.js'), '--provision', '--quiet']);
+// `--cluster` also provisions the production topology's programs: the Temporal server and its schema tool (built
+// with Go once, like the CLI) and PostgreSQL (apt-get install postgresql where it is missing).
+const cluster = process.argv.includes('--cluster') ? ['--cluster'] : [];
+mustRun(process.execPath, [at('dist', 'dev', 'provision-command.js'), '--provision', '--quiet', ...cluster]);
 
 // (d) `--bench`: the LangGraph contender's own dependencies, kept out of the project's (bench/langgraph/package.json).
 if (process.argv.includes('--bench')) {

@@ -7,6 +7,7 @@ import { UsageError } from './args';
 import { DECISION_COMMANDS, decisionCommand } from './decision-commands';
 import { DEV_SERVER_DB, runCommand } from './run-command';
 import { inboxCommand } from './inbox-command';
+import { clusterCommand } from './cluster-command';
 import { DevServerBusyError } from '../dev/db-lock';
 import { startDevServer } from '../dev/dev-server';
 import { parseArgs } from 'node:util';
@@ -23,6 +24,9 @@ const USAGE = `Usage: durable-react-agent <command> [options]
 Commands:
   run [options] "<query>"   Run an agent; live trace on stderr, final answer on stdout
   server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C
+  cluster [--shards 4] [--port 7233] [--namespace NAME] [--keep]
+                            A throwaway production-shape cluster until Ctrl-C: PostgreSQL, one process per
+                            Temporal service (builds the server with Go on first use)
   worker                    Run a worker against TEMPORAL_ADDRESS until Ctrl-C
   codec-server [--port 8888] [--origin http://127.0.0.1:8233] [--token T]
                             Decode/encode endpoints for the Temporal UI (needs PAYLOAD_ENCRYPTION_KEYS)
@@ -167,6 +171,8 @@ export async function main(argv: string[]): Promise<number> {
         return await runCommand(rest, out, say);
       case 'server':
         return await serverCommand();
+      case 'cluster':
+        return await clusterCommand(rest, say, waitForInterrupt);
       case 'worker':
         await runWorkerProcess();
         return 0;

@@ -1,17 +1,29 @@
-/** `npm test` and `npm start` run this (through scripts/setup.mjs) so a fresh machine has a Temporal CLI. */
+/**
+ * `npm test` and `npm start` run this (through scripts/setup.mjs) so a fresh machine has a Temporal CLI, and with
+ * `--cluster` (npm test, npm run cluster) the Temporal server, its schema tool and PostgreSQL.
+ */
+import { resolvePostgresPrograms, resolveServerPrograms } from './cluster/binaries';
 import { choosePort, startDevServer } from './dev-server';
 import { errorText, resolveTemporalCli } from './provision';
 
 type Log = (line: string) => void;
 
-/** `node dist/dev/provision-command.js --provision [--quiet]`: make the CLI available now (build or download), exit 1 if not. */
+/**
+ * `node dist/dev/provision-command.js --provision [--quiet] [--cluster]`: make the CLI (and with --cluster the
+ * cluster's programs) available now, exit 1 if not.
+ */
 async function main(argv: string[]): Promise<number> {
   const say: Log = (line) => void process.stderr.write(`${line}\n`);
   if (!argv.includes('--provision')) {
-    say('usage: node dist/dev/provision-command.js --provision [--quiet]');
+    say('usage: node dist/dev/provision-command.js --provision [--quiet] [--cluster]');
     return 2;
   }
   try {
+    if (argv.includes('--cluster')) {
+      // Each says what it does when it builds or installs, and nothing when the programs are already there.
+      await resolveServerPrograms({ log: say });
+      await resolvePostgresPrograms({ log: say });
+    }
     const executable = await resolveTemporalCli({ log: say });
     if (executable.type === 'existing-path') {
       // --quiet (scripts/setup.mjs) keeps an already-provisioned CLI silent; a fresh build still says where it went.

@@ -17,6 +17,7 @@ const SHORT: ChaosSizes = {
   modelFaultRuns: 10,
   loadRuns: 20,
   loadSteps: 10,
+  clusterRunsPerFault: 3,
 };
 
 const context = (): ChaosContext => ({

@@ -136,6 +136,12 @@ describe('durable-react-agent run', () => {
     const noEndpoint = await cli(['run', 'q']);
     expect(noEndpoint.code).toBe(2);
     expect(noEndpoint.stderr).toContain('set OPENAI_API_KEY');
+
+    // Refused before anything starts (the PostgreSQL schema keeps service ports in a smallint).
+    const badShards = await cli(['cluster', '--shards', '0']);
+    expect([badShards.code, badShards.stderr]).toEqual([2, 'error: --shards expects a positive integer, got "0"\n']);
+    const badPort = await cli(['cluster', '--port', '40000']);
+    expect([badPort.code, badPort.stderr]).toEqual([2, 'error: --port expects a port below 32768, got "40000"\n']);
   });
 
   it('exits 1 with the clear message when the endpoint rejects the key', async () => {

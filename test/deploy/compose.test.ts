@@ -43,7 +43,8 @@ interface ComposeFile {
 }
 
 const composeText = read('docker-compose.yml');
-const compose = parse(composeText) as ComposeFile;
+// Merge keys (`<<: *temporal-server`) are YAML 1.1, which Compose reads; the parser applies them only when asked.
+const compose = parse(composeText, { merge: true }) as ComposeFile;
 const service = (name: string): Service => {
   const found = compose.services[name];
   if (!found) throw new Error(`docker-compose.yml has no service "${name}"`);
@@ -110,21 +111,35 @@ const WORKER_ENV = [
 ];
 
 describe('docker-compose.yml', () => {
-  it('is a Compose-spec file (no version key) with the five services', () => {
+  const SERVER_SERVICES = {
+    'temporal-history': 'history',
+    'temporal-matching': 'matching',
+    temporal: 'frontend',
+    'temporal-internal-worker': 'worker',
+  } as const;
+
+  it('is a Compose-spec file (no version key): PostgreSQL, the four Temporal services, two one-shots, UI, worker', () => {
     expect(compose.version).toBeUndefined();
     expect(Object.keys(compose.services).sort()).toEqual(
-      ['postgres', 'temporal', 'temporal-setup', 'temporal-ui', 'worker'].sort(),
+      [
+        'postgres',
+        'temporal-schema',
+        ...Object.keys(SERVER_SERVICES),
+        'temporal-setup',
+        'temporal-ui',
+        'worker',
+      ].sort(),
     );
   });
 
-  it('uses the official images, pinned to the versions the project tests with (never latest)', () => {
-    expect(service('postgres').image).toMatch(/^postgres:16(\.\d+)*$/);
-    // The dev server the tests run is Temporal server 1.29.1 with UI 2.42.1 (Temporal CLI v1.5.1).
-    expect(service('temporal').image).toMatch(/^temporalio\/auto-setup:1\.29\.\d+$/);
+  it('uses the images Temporal supports for production, pinned to the versions the cluster tests run', () => {
+    // The cluster the tests start runs PostgreSQL 15 (Debian's) and server 1.29.1 (src/dev/cluster/binaries.ts).
+    expect(service('postgres').image).toMatch(/^postgres:15(\.\d+)*$/);
+    for (const name of Object.keys(SERVER_SERVICES)) expect(service(name).image, name).toBe('temporalio/server:1.29.1');
+    expect(composeText).not.toContain('auto-setup'); // deprecated by Temporal
     expect(service('temporal-ui').image).toMatch(/^temporalio\/ui:2\.42\.\d+$/);
-    const serverVersion = service('temporal').image?.split(':')[1] ?? '';
-    const adminTools = service('temporal-setup').image ?? '';
-    expect(adminTools.startsWith(`temporalio/admin-tools:${serverVersion}`)).toBe(true);
+    for (const name of ['temporal-schema', 'temporal-setup'])
+      expect(service(name).image?.startsWith('temporalio/admin-tools:1.29.1-'), name).toBe(true);
     for (const [name, svc] of Object.entries(compose.services)) {
       if (svc.image === undefined) continue;
       expect(svc.image, name).toMatch(/^[\w./-]+:[\w.-]+$/);
@@ -140,31 +155,52 @@ describe('docker-compose.yml', () => {
     expect(JSON.stringify(postgres.healthcheck?.test)).toContain('pg_isready');
   });
 
-  it('starts Temporal on PostgreSQL once PostgreSQL is healthy, with the same credentials', () => {
-    const temporal = service('temporal');
-    expect(dependencies(temporal)).toEqual({ postgres: 'service_healthy' });
-    const env = environmentOf(temporal);
-    const postgresEnv = environmentOf(service('postgres'));
-    expect(env.DB).toBe('postgres12');
+  it('sets up the schema with deploy/temporal/setup-schema.sh once PostgreSQL is healthy, same credentials', () => {
+    const schema = service('temporal-schema');
+    expect(dependencies(schema)).toEqual({ postgres: 'service_healthy' });
+    expect(schema.restart ?? 'no').toBe('no');
+    expect(volumesOf(schema)).toContain('./deploy:/deploy:ro');
+    expect(schema.entrypoint).toEqual(['/bin/sh', '/deploy/temporal/setup-schema.sh']);
+    const env = environmentOf(schema);
     expect(env.POSTGRES_SEEDS).toBe('postgres');
-    expect(env.DB_PORT).toBe('5432');
-    expect(env.POSTGRES_USER).toBe(postgresEnv.POSTGRES_USER);
-    expect(env.POSTGRES_PWD).toBe(postgresEnv.POSTGRES_PASSWORD);
-    // The namespace auto-setup creates is the one the workers and the setup service use.
-    expect(env.DEFAULT_NAMESPACE).toBe(environmentOf(service('worker')).TEMPORAL_NAMESPACE);
-    expect(portsOf(temporal)).toEqual(['127.0.0.1:7233:7233']);
-    expect(JSON.stringify(temporal.healthcheck?.test)).toContain('cluster');
+    expect(env.POSTGRES_USER).toBe(environmentOf(service('postgres')).POSTGRES_USER);
+    expect(env.POSTGRES_PWD).toBe(environmentOf(service('postgres')).POSTGRES_PASSWORD);
   });
 
-  it('registers the search attributes in a one-shot service running deploy/register-search-attributes.sh', () => {
+  it('runs each Temporal service in its own container with deploy/temporal’s config, as `npm run cluster` does', () => {
+    for (const [name, role] of Object.entries(SERVER_SERVICES)) {
+      const svc = service(name);
+      // The same start script the cluster script runs (src/dev/cluster/services.ts), the service as its argument.
+      expect(svc.entrypoint, name).toEqual(['/bin/sh', '/etc/temporal/agent/start-service.sh']);
+      expect(svc.command, name).toEqual([role]);
+      expect(volumesOf(svc), name).toContain('./deploy/temporal:/etc/temporal/agent:ro');
+      expect(svc.restart, name).toBe('unless-stopped');
+      const env = environmentOf(svc);
+      expect(env.POSTGRES_SEEDS, name).toBe('postgres');
+      expect(env.POSTGRES_USER, name).toBe(environmentOf(service('postgres')).POSTGRES_USER);
+      expect(env.POSTGRES_PWD, name).toBe(environmentOf(service('postgres')).POSTGRES_PASSWORD);
+      expect(withDefaults(env.NUM_HISTORY_SHARDS ?? ''), name).toBe('16');
+    }
+    expect(dependencies(service('temporal-history'))).toEqual({ 'temporal-schema': 'service_completed_successfully' });
+    expect(portsOf(service('temporal'))).toEqual(['127.0.0.1:7233:7233']);
+    for (const name of Object.keys(SERVER_SERVICES).filter((n) => n !== 'temporal'))
+      expect(service(name).ports, name).toBeUndefined();
+  });
+
+  it('creates the namespace and registers the search attributes in a one-shot service running deploy/ scripts', () => {
     const setup = service('temporal-setup');
-    expect(dependencies(setup)).toEqual({ temporal: 'service_healthy' });
+    expect(dependencies(setup)).toEqual({ temporal: 'service_started' });
     expect(setup.restart ?? 'no').toBe('no');
     expect(volumesOf(setup)).toContain('./deploy:/deploy:ro');
-    expect(setup.entrypoint).toEqual(['/bin/sh', '/deploy/register-search-attributes.sh']);
+    expect(setup.entrypoint).toEqual([
+      '/bin/sh',
+      '-c',
+      'sh /deploy/temporal/create-namespace.sh && sh /deploy/register-search-attributes.sh',
+    ]);
     const env = environmentOf(setup);
     expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
     expect(env.TEMPORAL_NAMESPACE).toBe(environmentOf(service('worker')).TEMPORAL_NAMESPACE);
+    expect(withDefaults(env.TEMPORAL_NAMESPACE_RETENTION ?? '')).toBe('168h');
   });
 
   it('points the UI at temporal:7233 and publishes it on 8233, clear of the workers’ 8080', () => {
@@ -186,11 +222,9 @@ describe('docker-compose.yml', () => {
     for (const [name, svc] of Object.entries(compose.services)) expect(svc.container_name, name).toBeUndefined();
   });
 
-  it('starts workers only once Temporal is healthy and the search attributes are registered', () => {
-    expect(dependencies(service('worker'))).toEqual({
-      temporal: 'service_healthy',
-      'temporal-setup': 'service_completed_successfully',
-    });
+  it('starts workers and the UI only once the namespace and the search attributes are set up', () => {
+    for (const name of ['worker', 'temporal-ui'])
+      expect(dependencies(service(name)), name).toEqual({ 'temporal-setup': 'service_completed_successfully' });
   });
 
   it('passes exactly the worker environment contract, with working defaults', () => {

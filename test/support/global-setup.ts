@@ -31,6 +31,16 @@ export default async function setup(project: TestProject): Promise<() => Promise
       extraArgs: ['--output', 'none', ...devServerTuningArgs()],
     },
   });
+  project.provide('temporalAddress', env.address);
+  project.provide('temporalNamespace', env.namespace ?? 'default');
+  project.provide('workflowBundlePath', await bundleForTests());
+  return async () => {
+    await env.teardown();
+  };
+}
+
+/** Bundles the workflows once and returns the bundle's path, for the harness's workers to share. */
+export async function bundleForTests(): Promise<string> {
   const { code } = await bundleWorkflowCode({
     ...stockBundleOptions(),
     logger: new DefaultLogger('WARN'),
@@ -38,10 +48,5 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dra-bundle-'));
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   await writeFile(bundlePath, code);
-  project.provide('temporalAddress', env.address);
-  project.provide('temporalNamespace', env.namespace ?? 'default');
-  project.provide('workflowBundlePath', bundlePath);
-  return async () => {
-    await env.teardown();
-  };
+  return bundlePath;
 }

@@ -1,0 +1,15 @@
+import type { TestProject } from 'vitest/node';
+import { startCluster } from '../../src/dev/cluster/cluster';
+import { bundleForTests } from './global-setup';
+
+/**
+ * The cluster project's server: a throwaway production-shape cluster (PostgreSQL, the four Temporal services as
+ * separate processes, 4 history shards), provided to the test files exactly as the dev server is to the others.
+ */
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const cluster = await startCluster({ shards: 4, log: (line) => console.log(`[cluster] ${line}`) });
+  project.provide('temporalAddress', cluster.address);
+  project.provide('temporalNamespace', cluster.namespace);
+  project.provide('workflowBundlePath', await bundleForTests());
+  return () => cluster.stop();
+}
