@@ -98,6 +98,21 @@ async function waitForParked(stack: DurableStack, count: number): Promise<void> 
   }
 }
 
+/**
+ * Logs the worker's RSS once a minute while P5 parks and resumes: a 100,000-run pass takes over an hour, and the
+ * slope tells early whether memory levels off at the cache bound or grows with parked runs.
+ */
+function logMemoryEveryMinute(stack: DurableStack, phase: string, startedAt: number): () => void {
+  const timer = setInterval(() => {
+    void stack
+      .workerMemory()
+      .then(({ rssMiB }) =>
+        console.error(`${phase}: ${((now() - startedAt) / 1000).toFixed(0)} s, worker RSS ${rssMiB.toFixed(0)} MiB`),
+      );
+  }, 60_000);
+  return () => clearInterval(timer);
+}
+
 export async function measureParkedRuns(
   stack: DurableStack,
   job: ApprovalJob,
@@ -106,14 +121,17 @@ export async function measureParkedRuns(
   const before = await stack.workerMemory();
   const ids = Array.from({ length: job.parked }, (_, i) => `p5-${i}`);
   let started = now();
+  let stopLogging = logMemoryEveryMinute(stack, 'parking', started);
   await startParked(stack, ids, 'p5');
   await waitForParked(stack, ids.length);
+  stopLogging();
   const parkSeconds = (now() - started) / 1000;
   const parked = await stack.workerMemory();
   console.error(
     `parked: ${ids.length} runs awaiting approval after ${parkSeconds.toFixed(0)} s, worker RSS ${parked.rssMiB.toFixed(0)} MiB`,
   );
   started = now();
+  stopLogging = logMemoryEveryMinute(stack, 'resuming', started);
   let completed = 0;
   await pool(ids.length, 50, async (i) => {
     const id = ids[i] ?? '';
@@ -121,6 +139,7 @@ export async function measureParkedRuns(
     await succeeded(stack, id);
     completed += 1;
   });
+  stopLogging();
   const resumeSeconds = (now() - started) / 1000;
   console.error(`resumed: ${completed} runs completed in ${resumeSeconds.toFixed(0)} s`);
   return {
