@@ -26,11 +26,23 @@ interface Phase {
   cluster: TemporalCluster;
   kit: ScenarioKit;
   agents: AgentClient;
-  workers: [ChaosWorker, ChaosWorker];
+  /** The two live workers; the worker-kill fault ends one and starts a replacement for the next phase. */
+  workers: ChaosWorker[];
 }
 
-/** Deals one fault; returns a line for the notes. */
-async function deal(fault: ClusterFault, phase: Phase, pauseMs: number): Promise<string> {
+/**
+ * The worker holding a run: the identity (`pid@host`, the SDK's default) that completed its latest workflow task.
+ * Activities start eagerly on the worker that scheduled them, and the run's next tasks stick to it.
+ */
+async function holderOf(phase: Phase, workflowId: string): Promise<ChaosWorker | undefined> {
+  const { events } = await phase.kit.client.workflow.getHandle(workflowId).fetchHistory();
+  const completed = (events ?? []).filter((event) => event.workflowTaskCompletedEventAttributes);
+  const identity = completed.at(-1)?.workflowTaskCompletedEventAttributes?.identity;
+  return phase.workers.find((worker) => identity?.startsWith(`${worker.pid}@`));
+}
+
+/** Deals one fault to the cluster or to the worker holding `target`; returns a line for the notes. */
+async function deal(fault: ClusterFault, phase: Phase, target: string, pauseMs: number): Promise<string> {
   const started = Date.now();
   switch (fault) {
     case 'history-kill':
@@ -43,11 +55,14 @@ async function deal(fault: ClusterFault, phase: Phase, pauseMs: number): Promise
       await sleep(pauseMs);
       await phase.cluster.postgres.restart();
       return `PostgreSQL restarted (fast shutdown), down ${Date.now() - started} ms`;
-    case 'worker-kill':
-      // The other worker picks up what the killed one held: its workflow tasks after the sticky timeout, its
-      // activities after their heartbeat or start-to-close timeouts.
-      await phase.workers[0].kill();
-      return 'one of two workers SIGKILLed, the other finished its runs';
+    case 'worker-kill': {
+      // The worker in the middle of the target run, so at least that run must move: the other worker takes its
+      // workflow tasks after the sticky timeout and its activities after their heartbeat or start-to-close timeouts.
+      const holder = await holderOf(phase, target);
+      if (!holder) throw new Error(`no worker of ours completed a workflow task of ${target}`);
+      await holder.kill();
+      return 'the worker holding a run SIGKILLed (one of two), the other finished its runs';
+    }
   }
 }
 
@@ -62,11 +77,13 @@ async function faultPhase(
   const index = CLUSTER_FAULTS.indexOf(fault);
   const random = runRandom(context, 5, index);
   const fire = trigger();
+  let target = '';
   const targetTurn = random.int(1, LEDGER_RUN_TURNS - 1);
   const offset = random.int(0, MODEL_DELAY_MS + LEDGER_HOLD_MS);
   const settled = Array.from({ length: runs }, async (_, run) => {
     const plan = ledgerPlan(`cluster-${fault}-${run}-${randomUUID().slice(0, 8)}`, runRandom(context, 6 + index, run));
     const workflowId = `chaos-cluster-${fault}-${run}-${randomUUID()}`;
+    if (run === 0) target = workflowId;
     const model = `chaos-cluster-${fault}-${run}-${randomUUID()}`;
     phase.kit.model.script(
       model,
@@ -84,7 +101,7 @@ async function faultPhase(
     return settleRun(phase.kit, workflowId, startedAt, outcome, failures);
   });
   await within(fire.fired, 60_000, `the ${fault} moment`);
-  const note = await deal(fault, phase, random.int(200, 1500));
+  const note = await deal(fault, phase, target, random.int(200, 1500));
   return { records: await Promise.all(settled), note };
 }
 
@@ -99,32 +116,42 @@ export async function clusterScenario(context: ChaosContext, options: ClusterCha
   const records: RunRecord[] = [];
   const cluster = await startCluster({ shards: 4, log: (line) => context.log(`cluster: ${line}`) });
   let kit: ScenarioKit | undefined;
-  const workers: ChaosWorker[] = [];
+  const started: ChaosWorker[] = [];
   let faults = 0;
   try {
     kit = await openKit(context, cluster.address, { holdMs: LEDGER_HOLD_MS });
     const taskQueue = `chaos-cluster-${randomUUID()}`;
-    for (let i = 0; i < 2; i++) workers.push(await ChaosWorker.start(kit.workerSpec(taskQueue)));
-    const agents = new AgentClient({ client: kit.client, taskQueue });
+    const startWorker = async (): Promise<ChaosWorker> => {
+      const worker = await ChaosWorker.start((kit as ScenarioKit).workerSpec(taskQueue));
+      started.push(worker);
+      return worker;
+    };
+    const phase: Phase = {
+      cluster,
+      kit,
+      agents: new AgentClient({ client: kit.client, taskQueue }),
+      workers: [await startWorker(), await startWorker()],
+    };
     for (const fault of CLUSTER_FAULTS) {
-      const [first, second] = workers.slice(-2) as [ChaosWorker, ChaosWorker];
-      const phase: Phase = { cluster, kit, agents, workers: [first, second] };
       const result = await faultPhase(context, phase, fault, options.runsPerFault, failures);
       records.push(...result.records);
       notes.push(result.note);
       faults++;
       context.log(`cluster: ${fault} phase done (${records.length} runs)`);
-      for (const worker of workers.slice(-2)) {
-        if (!worker.running && fault !== 'worker-kill')
-          failures.push(`a worker died during ${fault}: ${worker.stderrTail()}`);
-      }
+      const dead = phase.workers.filter((worker) => !worker.running);
+      if (fault !== 'worker-kill')
+        for (const worker of dead) failures.push(`a worker died during ${fault}: ${worker.stderrTail()}`);
       // Two live workers again for the next phase.
-      if (!first.running) workers.push(await ChaosWorker.start(kit.workerSpec(taskQueue)));
+      phase.workers = phase.workers.filter((worker) => worker.running);
+      while (phase.workers.length < 2) phase.workers.push(await startWorker());
     }
   } finally {
-    await Promise.all(workers.map((worker) => worker.stop()));
-    await kit?.close();
-    await cluster.stop();
+    try {
+      await Promise.all(started.map((worker) => worker.stop()));
+      await kit?.close();
+    } finally {
+      await cluster.stop();
+    }
   }
   const duplicateEffects = kit.ledger.duplicateEffects();
   if (duplicateEffects > 0) failures.push(`${duplicateEffects} duplicate ledger effects`);

@@ -13,7 +13,15 @@ set -eu
 service="${1:?usage: start-service.sh frontend|history|matching|worker}"
 here=$(cd "$(dirname "$0")" && pwd)
 
-BIND_ON_IP="${BIND_ON_IP:-$(hostname -i | cut -d' ' -f1)}"
+if [ -z "${BIND_ON_IP:-}" ]; then
+  # Not in a pipe: under `set -e` a failing `hostname -i` would be hidden by the pipe's last command.
+  addresses=$(hostname -i)
+  BIND_ON_IP=${addresses%% *}
+fi
+if [ -z "$BIND_ON_IP" ]; then
+  echo "start-service.sh: no address to bind: set BIND_ON_IP" >&2
+  exit 1
+fi
 export BIND_ON_IP
 export DYNAMIC_CONFIG_FILE_PATH="${DYNAMIC_CONFIG_FILE_PATH:-$here/dynamicconfig/production.yaml}"
 

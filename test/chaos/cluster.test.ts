@@ -26,7 +26,7 @@ it(
     expect(report.notes).toEqual([
       expect.stringContaining('history SIGKILLed'),
       expect.stringContaining('PostgreSQL restarted'),
-      expect.stringContaining('one of two workers SIGKILLed'),
+      expect.stringContaining('the worker holding a run SIGKILLed'),
     ]);
   },
 );

@@ -133,8 +133,9 @@ describe('docker-compose.yml', () => {
   });
 
   it('uses the images Temporal supports for production, pinned to the versions the cluster tests run', () => {
-    // The cluster the tests start runs PostgreSQL 15 (Debian's) and server 1.29.1 (src/dev/cluster/binaries.ts).
-    expect(service('postgres').image).toMatch(/^postgres:15(\.\d+)*$/);
+    // The cluster the tests start runs server 1.29.1 (src/dev/cluster/binaries.ts). PostgreSQL stays at 16, what
+    // earlier versions of this file created its volume with (15 here is Debian's; Temporal supports 12 and later).
+    expect(service('postgres').image).toMatch(/^postgres:16(\.\d+)*$/);
     for (const name of Object.keys(SERVER_SERVICES)) expect(service(name).image, name).toBe('temporalio/server:1.29.1');
     expect(composeText).not.toContain('auto-setup'); // deprecated by Temporal
     expect(service('temporal-ui').image).toMatch(/^temporalio\/ui:2\.42\.\d+$/);
@@ -180,6 +181,7 @@ describe('docker-compose.yml', () => {
       expect(env.POSTGRES_USER, name).toBe(environmentOf(service('postgres')).POSTGRES_USER);
       expect(env.POSTGRES_PWD, name).toBe(environmentOf(service('postgres')).POSTGRES_PASSWORD);
       expect(withDefaults(env.NUM_HISTORY_SHARDS ?? ''), name).toBe('16');
+      expect(env.FRONTEND_ADDRESS, name).toBe('temporal:7233');
     }
     expect(dependencies(service('temporal-history'))).toEqual({ 'temporal-schema': 'service_completed_successfully' });
     expect(portsOf(service('temporal'))).toEqual(['127.0.0.1:7233:7233']);

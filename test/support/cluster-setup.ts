@@ -8,8 +8,13 @@ import { bundleForTests } from './global-setup';
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const cluster = await startCluster({ shards: 4, log: (line) => console.log(`[cluster] ${line}`) });
+  try {
+    project.provide('workflowBundlePath', await bundleForTests());
+  } catch (error) {
+    await cluster.stop();
+    throw error;
+  }
   project.provide('temporalAddress', cluster.address);
   project.provide('temporalNamespace', cluster.namespace);
-  project.provide('workflowBundlePath', await bundleForTests());
   return () => cluster.stop();
 }

@@ -10,6 +10,7 @@ import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { choosePort } from '../dev-server';
 import { errorText, resolveTemporalCli } from '../provision';
 import { ClusterSetupError, resolvePostgresPrograms, resolveServerPrograms } from './binaries';
@@ -83,8 +84,8 @@ async function waitForPort(port: number, timeoutMs: number, what: string): Promi
 }
 
 /** Runs one of the deploy/ setup scripts; a failure throws with what it printed last. */
-async function runScript(script: string, env: NodeJS.ProcessEnv): Promise<void> {
-  const { code, output } = await runToEnd('sh', [script], env);
+async function runScript(script: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<void> {
+  const { code, output } = await runToEnd('sh', [script], env, signal);
   if (code !== 0) {
     const tail = output.trim().split('\n').slice(-4).join(' | ');
     throw new ClusterSetupError(`${path.relative(process.cwd(), script)} failed (${code}): ${tail}`);
@@ -157,10 +158,16 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Tempor
     await Promise.race([waitForPort(ports.history, 60_000, 'the history service'), services.firstExit()]);
     for (const service of CLUSTER_SERVICES.filter((name) => name !== 'history')) await services.start(service);
     log(`namespace ${namespace} and the search attributes (deploy/)`);
-    // The scripts wait minutes for a server that is still coming up; a service that died will never come up.
+    // The scripts wait minutes for a server that is still coming up; a service that died will never come up, and
+    // the script still waiting for it is ended.
     const died = services.firstExit();
-    await Promise.race([runScript(path.join(DEPLOY_TEMPORAL_DIR, 'create-namespace.sh'), env), died]);
-    await Promise.race([runScript(path.join(DEPLOY_TEMPORAL_DIR, '..', 'register-search-attributes.sh'), env), died]);
+    const scripts = new AbortController();
+    try {
+      for (const script of ['create-namespace.sh', path.join('..', 'register-search-attributes.sh')])
+        await Promise.race([runScript(path.join(DEPLOY_TEMPORAL_DIR, script), env, scripts.signal), died]);
+    } finally {
+      scripts.abort();
+    }
     const cluster: TemporalCluster = {
       address,
       namespace,
@@ -203,6 +210,12 @@ async function waitUntilServing(
           workflowExecutionTimeout: '1 minute',
         });
         await handle.terminate('probe');
+        // Starting and terminating touch history and persistence only; describing the queue is matching's to answer.
+        await connection.workflowService.describeTaskQueue({
+          namespace,
+          taskQueue: { name: 'cluster-probe' },
+          taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+        });
         return true;
       } catch (error) {
         last = errorText(error);

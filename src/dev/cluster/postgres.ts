@@ -44,7 +44,11 @@ export class ThrowawayPostgres {
   static async start(options: PostgresOptions): Promise<ThrowawayPostgres> {
     const postgres = new ThrowawayPostgres(options);
     await postgres.init();
-    await postgres.restart();
+    // A server that started but never answered must not outlive the failed start (the caller has no handle on it).
+    await postgres.restart().catch(async (error: unknown) => {
+      await postgres.kill();
+      throw error;
+    });
     return postgres;
   }
 

@@ -4,28 +4,43 @@ import { ClusterSetupError } from './binaries';
 
 /** Process groups of the cluster's children still running, ended if this process exits without stopping them. */
 const running = new Set<number>();
-let exitHookInstalled = false;
+let hooksInstalled = false;
+
+function killAll(): void {
+  for (const group of running) {
+    try {
+      process.kill(-group, 'SIGKILL');
+    } catch {
+      // Already gone.
+    }
+  }
+}
 
 /**
- * Ends `child`'s process group (SIGKILL) if this process exits while it still runs: a test runner or terminal that
- * ends us abruptly must not leave servers holding ports and a database behind.
+ * A Ctrl-C or SIGTERM that nobody else handles would end Node without an 'exit' event, and the children, in process
+ * groups of their own, would not see it: end them, then die of the signal as Node would have. When another listener
+ * handles the signal (the cluster command stops everything gracefully), it is left to that one.
+ */
+function onSignal(signal: NodeJS.Signals): void {
+  if (process.listenerCount(signal) > 1) return;
+  killAll();
+  process.removeListener(signal, onSignal);
+  process.kill(process.pid, signal);
+}
+
+/**
+ * Ends `child`'s process group (SIGKILL) if this process exits or is interrupted while it still runs: a test runner
+ * or terminal that ends us abruptly must not leave servers holding ports and a database behind.
  */
 export function endWithUs(child: ChildProcess): void {
   const { pid } = child;
   if (!pid) return;
   running.add(pid);
   child.once('exit', () => running.delete(pid));
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const group of running) {
-      try {
-        process.kill(-group, 'SIGKILL');
-      } catch {
-        // Already gone.
-      }
-    }
-  });
+  if (hooksInstalled) return;
+  hooksInstalled = true;
+  process.once('exit', killAll);
+  process.on('SIGINT', onSignal).on('SIGTERM', onSignal);
 }
 
 /** Resolves with the exit code (null after a signal) once `child` is gone, at once if it already is. */
@@ -72,19 +87,35 @@ export async function waitFor(
   }
 }
 
-/** Runs a command to its end; resolves with its exit code and the tail of what it printed. */
+/**
+ * Runs a command to its end; resolves with its exit code and the tail of what it printed. An aborted `signal` kills
+ * its whole process group (a script's own children too).
+ */
 export function runToEnd(
   command: string,
   args: string[],
   env: NodeJS.ProcessEnv,
+  signal?: AbortSignal,
 ): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    endWithUs(child);
+    const abort = (): void => {
+      try {
+        if (child.pid) process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    signal?.addEventListener('abort', abort, { once: true });
     let output = '';
     const keep = (chunk: Buffer): void => void (output = (output + chunk.toString()).slice(-8000));
     child.stdout.on('data', keep);
     child.stderr.on('data', keep);
     child.once('error', reject);
-    child.once('close', (code) => resolve({ code, output }));
+    child.once('close', (code) => {
+      signal?.removeEventListener('abort', abort);
+      resolve({ code, output });
+    });
   });
 }

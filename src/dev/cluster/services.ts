@@ -35,6 +35,8 @@ export class ServiceProcesses {
     const script = path.join(DEPLOY_TEMPORAL_DIR, 'start-service.sh');
     const env = { ...this.env, TEMPORAL_SERVER: this.server };
     const child = spawn('sh', [script, service], { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    // A failed spawn (no `sh`) shows as an exit with no code; without a listener it would crash this process.
+    child.once('error', (error) => log.write(`could not start: ${error.message}\n`));
     // Two sources into one file: neither may end it alone (the other would write after its end).
     child.stdout.pipe(log, { end: false });
     child.stderr.pipe(log, { end: false });
@@ -51,17 +53,18 @@ export class ServiceProcesses {
     const exits = [...this.children].map(
       ([service, child]) =>
         new Promise<never>((_, reject) => {
-          child.once('exit', (code, signal) => {
+          const report = (code: number | null, signal: NodeJS.Signals | null): void =>
             void fs
               .readFile(this.logOf(service), 'utf8')
               .catch(() => '')
               .then((text) => {
                 const last = text.trim().split('\n').at(-1) ?? '';
-                reject(
-                  new ClusterSetupError(`the ${service} service exited (${code ?? signal}): ${last.slice(0, 500)}`),
-                );
+                const why = `the ${service} service exited (${code ?? signal}): ${last.slice(0, 500)}`;
+                reject(new ClusterSetupError(why));
               });
-          });
+          // One that already exited (while later services were starting) is reported at once.
+          if (child.exitCode !== null || child.signalCode !== null) report(child.exitCode, child.signalCode);
+          else child.once('exit', report);
         }),
     );
     const first = Promise.race(exits);
