@@ -19,6 +19,7 @@ import { followWithChildren, type ChildEvent } from './child-events';
 import { askInConversation, sendMessage, type TurnAnswer } from './conversation';
 import type { AgentEvent } from '../shared/events';
 import type { Channel } from '../shared/identity';
+import { queryRun } from './query';
 
 /** A started (or looked-up) run. */
 export interface AgentRunHandle {
@@ -179,10 +180,10 @@ export class AgentClient extends AgentDecisions {
           const failure = await result().catch((error: unknown) => error);
           if (failure instanceof AgentRunError && failure.trace) return failure.trace;
         }
-        return stitchTrace(this.client, workflowId, await workflow.query(getTraceQuery));
+        return stitchTrace(this.client, workflowId, await queryRun(workflow, getTraceQuery));
       },
-      getScratchpad: () => workflow.query(getScratchpadQuery),
-      getStatus: () => workflow.query(getStatusQuery),
+      getScratchpad: () => queryRun(workflow, getScratchpadQuery),
+      getStatus: () => queryRun(workflow, getStatusQuery),
       cancel: async () => {
         await workflow.cancel();
       },

@@ -3,11 +3,12 @@ import type { AppliedBudgetDecision, BudgetDecision } from '../shared/budget';
 import { decideBudgetUpdate, getPendingQuery } from '../shared/messages';
 import { sendAsPerson, type Sender } from './decisions';
 import { DecisionRefusedError } from './errors';
+import { queryRun } from './query';
 
 /** The budget request to decide: the given one, or the pending one (an error when none is pending). */
 export async function resolveRequestId(handle: WorkflowHandle, requestId: string | undefined): Promise<string> {
   if (requestId) return requestId;
-  const { budget } = await handle.query(getPendingQuery);
+  const { budget } = await queryRun(handle, getPendingQuery);
   if (!budget) throw new DecisionRefusedError(`Run ${handle.workflowId} has no pending budget request`, 'not_pending');
   return budget.requestId;
 }

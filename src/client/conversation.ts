@@ -3,6 +3,7 @@ import { getEventsQuery, sendMessageUpdate } from '../shared/messages';
 import type { TerminationReason } from '../shared/types';
 import { MessageRefusedError } from './errors';
 import { followEvents } from './events';
+import { queryRun } from './query';
 
 /** How a conversation's turn ended. */
 export interface TurnAnswer {
@@ -32,7 +33,7 @@ export async function sendMessage(handle: WorkflowHandle, text: string): Promise
  * turn's end cannot slip by between the send and the first read.
  */
 export async function askInConversation(client: Client, handle: WorkflowHandle, text: string): Promise<TurnAnswer> {
-  const { head } = await handle.query(getEventsQuery, { after: Number.MAX_SAFE_INTEGER });
+  const { head } = await queryRun(handle, getEventsQuery, { after: Number.MAX_SAFE_INTEGER });
   const { turn } = await sendMessage(handle, text);
   for await (const event of followEvents(client, handle.workflowId, { after: head })) {
     if (event.type === 'turn_ended' && event.turn === turn) {

@@ -12,6 +12,7 @@ import {
   type PendingItem,
   type Sender,
 } from './decisions';
+import { queryRun } from './query';
 
 /** A decision without its call ID (filled in by resolveCallId). */
 export type DecisionBody = Decision extends infer D ? (D extends Decision ? Omit<D, 'callId'> : never) : never;
@@ -37,7 +38,7 @@ export abstract class AgentDecisions {
 
   /** What one run is waiting for. */
   getPending(workflowId: string): Promise<PendingDecisions> {
-    return this.client.workflow.getHandle(workflowId).query(getPendingQuery);
+    return queryRun(this.client.workflow.getHandle(workflowId), getPendingQuery);
   }
 
   /** Sends any decision; `callId` may be left out when exactly one call is pending. */

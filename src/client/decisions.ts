@@ -18,6 +18,7 @@ import { answerUpdate, decideUpdate, getPendingQuery } from '../shared/messages'
 import { AgentStatusKey } from '../shared/search-attributes';
 import type { Channel } from '../shared/identity';
 import { DecisionRefusedError } from './errors';
+import { queryRun } from './query';
 
 // Defined with the other client errors; re-exported where the decision functions that throw it live.
 export { DecisionRefusedError };
@@ -42,10 +43,9 @@ export async function listPending(client: Client): Promise<PendingItem[]> {
   const query = `${AgentStatusKey.name} IN ('AwaitingApproval', 'AwaitingInput') AND ExecutionStatus = 'Running'`;
   const items: PendingItem[] = [];
   for await (const execution of client.workflow.list({ query })) {
-    const pending = await client.workflow
-      .getHandle(execution.workflowId)
-      .query(getPendingQuery)
-      .catch(() => null); // finished between the list and the query
+    const pending = await queryRun(client.workflow.getHandle(execution.workflowId), getPendingQuery).catch(
+      () => null, // finished between the list and the query
+    );
     if (pending) items.push(...itemsOf(execution.workflowId, pending));
   }
   return items;
@@ -56,7 +56,7 @@ export async function listPending(client: Client): Promise<PendingItem[]> {
  * so each item names the run a decision must go to). Read by queries, without visibility's delay.
  */
 export async function listPendingInRun(client: Client, workflowId: string): Promise<PendingItem[]> {
-  const pending = await client.workflow.getHandle(workflowId).query(getPendingQuery);
+  const pending = await queryRun(client.workflow.getHandle(workflowId), getPendingQuery);
   const items = itemsOf(workflowId, pending);
   for (const delegation of pending.delegations ?? []) {
     // A subagent that finished between the two queries has nothing pending.
@@ -68,7 +68,7 @@ export async function listPendingInRun(client: Client, workflowId: string): Prom
 /** The call ID to decide: the given one, or the only pending call (an error when there are none or several). */
 export async function resolveCallId(handle: WorkflowHandle, callId: string | undefined): Promise<string> {
   if (callId) return callId;
-  const { approvals } = await handle.query(getPendingQuery);
+  const { approvals } = await queryRun(handle, getPendingQuery);
   const only = approvals[0];
   if (approvals.length === 1 && only) return only.callId;
   if (approvals.length === 0)

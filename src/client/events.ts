@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { AgentEvent, EventPage } from '../shared/events';
 import { getEventsQuery, waitForEventsUpdate } from '../shared/messages';
 import { chainRunIds } from './run-chain';
+import { queryRun } from './query';
 
 /** Options of `events()`. */
 export interface EventsOptions {
@@ -34,7 +35,7 @@ async function eventsOfRun(
   until: number,
 ): Promise<EventPage> {
   const handle = client.workflow.getHandle(workflowId, runId);
-  const first = await handle.query(getEventsQuery, { after });
+  const first = await queryRun(handle, getEventsQuery, { after });
   const events = [...first.events];
   let last = events.at(-1)?.seq ?? after;
   while (last < Math.min(first.head, until - 1)) {
@@ -79,7 +80,7 @@ export async function* followEvents(
   // Set once the run (and its chain) has closed: read what is left, then stop.
   let closed = false;
   while (!signal?.aborted) {
-    const page: EventPage = await handle.query(getEventsQuery, { after: cursor });
+    const page: EventPage = await queryRun(handle, getEventsQuery, { after: cursor });
     // This run no longer holds the events right after the cursor: earlier runs of the chain may.
     const missed = page.oldest > cursor + 1 ? await earlierEvents(client, workflowId, cursor, page.oldest) : [];
     for (const event of [...missed, ...page.events]) {

@@ -85,7 +85,8 @@ export async function goInstallIntoCache(
       await fs.mkdir(cacheDir, { recursive: true });
       for (const [built, name] of Object.entries(programs))
         await fs.rename(path.join(gobin, exe(built)), path.join(cacheDir, exe(name)));
-      log(`built in ${seconds(started)}s: ${cacheDir}`);
+      const built = Object.values(programs).map((name) => path.join(cacheDir, exe(name)));
+      log(`built in ${seconds(started)}s: ${built.join(', ')}`);
       return cacheDir;
     } finally {
       await fs.rm(gobin, { recursive: true, force: true });
