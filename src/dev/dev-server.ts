@@ -100,7 +100,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   return { address: `127.0.0.1:${port}`, uiUrl: `http://127.0.0.1:${uiPort}`, namespace, stop };
 }
 
-function canConnectTcp(host: string, port: number, timeoutMs: number): Promise<boolean> {
+/** Whether something accepts a TCP connection at `host:port` within `timeoutMs`. */
+export function canConnectTcp(host: string, port: number, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host, port, timeout: timeoutMs });
     const done = (ok: boolean) => (): void => void (socket.destroy(), resolve(ok));

@@ -2,19 +2,16 @@
  * The programs a PostgreSQL-backed Temporal cluster needs on this machine: the Temporal server and its schema tool
  * (built with Go into the per-user cache, like the CLI) and PostgreSQL's own programs (found, or installed with apt).
  */
-import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { DurableAgentError } from '../../shared/errors';
 import { exe, findOnPath, goInstallIntoCache, isExecutableFile, projectCacheDir } from '../go-build';
+import { ClusterSetupError } from './errors';
+import { runToEnd } from './process';
+
+export { ClusterSetupError } from './errors';
 
 /** The server release the pinned CLI embeds (its go.mod has no `replace` directives, so `go install` builds it). */
 export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
-
-/** Thrown when a program the cluster needs can be neither found nor installed; the message says how to fix it. */
-export class ClusterSetupError extends DurableAgentError {
-  override readonly name = 'ClusterSetupError';
-}
 
 type Log = (line: string) => void;
 const noop: Log = () => undefined;
@@ -97,22 +94,13 @@ async function candidateDirs(env: NodeJS.ProcessEnv): Promise<string[]> {
   return dirs;
 }
 
-function run(command: string, args: string[], log: Log): Promise<boolean> {
-  return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let tail = '';
-    const keep = (chunk: Buffer): void => void (tail = (tail + chunk.toString()).slice(-2000));
-    child.stdout.on('data', keep);
-    child.stderr.on('data', keep);
-    child.on('error', () => resolve(false));
-    child.on('close', (code) => {
-      if (code !== 0) log(`${command} ${args.join(' ')} failed: ${tail.trim().split('\n').slice(-3).join(' | ')}`);
-      resolve(code === 0);
-    });
+/** Runs an apt-get step; a failure is logged with the last lines it printed. */
+async function apt(command: string, args: string[], log: Log): Promise<boolean> {
+  const { code, output } = await runToEnd(command, args, {
+    env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
   });
+  if (code !== 0) log(`${command} ${args.join(' ')} failed: ${output.trim().split('\n').slice(-3).join(' | ')}`);
+  return code === 0;
 }
 
 /**
@@ -132,12 +120,12 @@ export async function resolvePostgresPrograms(
   if (env.PG_BIN_DIR) {
     throw new ClusterSetupError(`PG_BIN_DIR is "${env.PG_BIN_DIR}", which has no initdb, postgres and pg_isready.`);
   }
-  const apt = await findOnPath('apt-get', env);
-  if (apt && process.getuid?.() === 0) {
+  const aptGet = await findOnPath('apt-get', env);
+  if (aptGet && process.getuid?.() === 0) {
     log('Installing PostgreSQL with apt-get (first run only)…');
     const install = ['install', '-y', '--no-install-recommends', 'postgresql'];
     // A fresh image has no package lists yet: update once and try again.
-    if (!(await run(apt, install, log)) && (await run(apt, ['update'], log))) await run(apt, install, log);
+    if (!(await apt(aptGet, install, log)) && (await apt(aptGet, ['update'], log))) await apt(aptGet, install, log);
     const installed = await find();
     if (installed) return installed;
   }

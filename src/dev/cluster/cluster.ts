@@ -6,14 +6,14 @@
  */
 import { randomInt, randomUUID } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { choosePort } from '../dev-server';
+import { canConnectTcp, choosePort } from '../dev-server';
 import { errorText, resolveTemporalCli } from '../provision';
-import { ClusterSetupError, resolvePostgresPrograms, resolveServerPrograms } from './binaries';
+import { resolvePostgresPrograms, resolveServerPrograms } from './binaries';
+import { ClusterSetupError } from './errors';
 import { ThrowawayPostgres } from './postgres';
 import { runToEnd, waitFor } from './process';
 import { CLUSTER_SERVICES, DEPLOY_TEMPORAL_DIR, ServiceProcesses, type ClusterService } from './services';
@@ -74,18 +74,17 @@ async function choosePorts(preferred?: number): Promise<Record<PortName, number>
 
 /** Waits until something accepts TCP connections on loopback `port`. */
 async function waitForPort(port: number, timeoutMs: number, what: string): Promise<void> {
-  const accepts = (): Promise<boolean> =>
-    new Promise((resolve) => {
-      const socket = net.connect({ host: '127.0.0.1', port });
-      const done = (ok: boolean) => (): void => void (socket.destroy(), resolve(ok));
-      socket.once('connect', done(true)).once('error', done(false));
-    });
-  await waitFor(accepts, timeoutMs, undefined, () => `${what} does not listen on port ${port}`);
+  await waitFor(
+    () => canConnectTcp('127.0.0.1', port, 1000),
+    timeoutMs,
+    undefined,
+    () => `${what} does not listen on port ${port}`,
+  );
 }
 
 /** Runs one of the deploy/ setup scripts; a failure throws with what it printed last. */
 async function runScript(script: string, env: NodeJS.ProcessEnv, signal?: AbortSignal): Promise<void> {
-  const { code, output } = await runToEnd('sh', [script], env, signal);
+  const { code, output } = await runToEnd('sh', [script], { env, signal });
   if (code !== 0) {
     const tail = output.trim().split('\n').slice(-4).join(' | ');
     throw new ClusterSetupError(`${path.relative(process.cwd(), script)} failed (${code}): ${tail}`);

@@ -5,7 +5,8 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { ClusterSetupError, type PostgresPrograms } from './binaries';
+import type { PostgresPrograms } from './binaries';
+import { ClusterSetupError } from './errors';
 import { endWithUs, exited, runToEnd, signalAndWait, waitFor } from './process';
 
 /** Who PostgreSQL runs as: it refuses to run as root, so root hands it to the `postgres` user. */
@@ -60,16 +61,6 @@ export class ThrowawayPostgres {
     return path.join(this.options.dir, 'data');
   }
 
-  private spawnAsOwner(command: string, args: string[], stdio: 'ignore' | 'pipe'): ChildProcess {
-    return spawn(command, args, {
-      cwd: this.options.dir,
-      stdio: ['ignore', stdio, stdio],
-      ...(this.owner ?? {}),
-      // Its own process group: a Ctrl-C in the terminal reaches our handler, which stops it in order.
-      detached: true,
-    });
-  }
-
   private async init(): Promise<void> {
     const { dir, user, password, programs } = this.options;
     await fs.mkdir(dir, { recursive: true });
@@ -80,12 +71,10 @@ export class ThrowawayPostgres {
       await fs.chown(passwordFile, this.owner.uid, this.owner.gid);
     }
     const args = ['-D', this.dataDir, '-U', user, `--pwfile=${passwordFile}`, '--auth=scram-sha-256', '-E', 'UTF8'];
-    const child = this.spawnAsOwner(programs.initdb, [...args, '--no-instructions'], 'pipe');
-    let output = '';
-    const keep = (chunk: Buffer): void => void (output = (output + chunk.toString()).slice(-2000));
-    child.stdout?.on('data', keep);
-    child.stderr?.on('data', keep);
-    const code = await exited(child);
+    const { code, output } = await runToEnd(programs.initdb, [...args, '--no-instructions'], {
+      cwd: dir,
+      ...(this.owner ? { user: this.owner } : {}),
+    });
     await fs.rm(passwordFile, { force: true });
     if (code !== 0)
       throw new ClusterSetupError(`initdb failed (${code}): ${output.trim().split('\n').slice(-3).join(' | ')}`);
@@ -97,11 +86,14 @@ export class ThrowawayPostgres {
     const logFile = createWriteStream(path.join(this.options.dir, 'postgres.log'), { flags: 'a' });
     // Loopback TCP only (no Unix socket to place); enough connections for four services' pools and the tools.
     const settings = ['listen_addresses=127.0.0.1', 'unix_socket_directories=', 'max_connections=300'];
-    const child = this.spawnAsOwner(
-      programs.postgres,
-      ['-D', this.dataDir, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])],
-      'pipe',
-    );
+    const args = ['-D', this.dataDir, '-p', String(port), ...settings.flatMap((setting) => ['-c', setting])];
+    const child = spawn(programs.postgres, args, {
+      cwd: this.options.dir,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      ...(this.owner ?? {}),
+      // Its own process group, ended as one: the postmaster's children go with it.
+      detached: true,
+    });
     // Two sources into one file: neither may end it alone (the other would write after its end).
     child.stdout?.pipe(logFile, { end: false });
     child.stderr?.pipe(logFile, { end: false });
@@ -109,7 +101,7 @@ export class ThrowawayPostgres {
     this.child = child;
     endWithUs(child);
     const ready = async (): Promise<boolean> =>
-      (await runToEnd(programs.pgIsReady, ['-h', '127.0.0.1', '-p', String(port), '-t', '1'], process.env)).code === 0;
+      (await runToEnd(programs.pgIsReady, ['-h', '127.0.0.1', '-p', String(port), '-t', '1'])).code === 0;
     await waitFor(ready, 30_000, child, () => `PostgreSQL did not start on port ${port}; see ${String(logFile.path)}`);
   }
 

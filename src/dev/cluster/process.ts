@@ -1,6 +1,6 @@
 /** Small helpers for the cluster's child processes (PostgreSQL, the Temporal services, setup scripts). */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { ClusterSetupError } from './binaries';
+import { ClusterSetupError } from './errors';
 
 /** Process groups of the cluster's children still running, ended if this process exits without stopping them. */
 const running = new Set<number>();
@@ -89,16 +89,23 @@ export async function waitFor(
 
 /**
  * Runs a command to its end; resolves with its exit code and the tail of what it printed. An aborted `signal` kills
- * its whole process group (a script's own children too).
+ * its whole process group (a script's own children too); `user` runs it as that user (we must be root), in
+ * `cwd` (a folder that user can enter).
  */
 export function runToEnd(
   command: string,
   args: string[],
-  env: NodeJS.ProcessEnv,
-  signal?: AbortSignal,
+  options: { env?: NodeJS.ProcessEnv; signal?: AbortSignal; user?: { uid: number; gid: number }; cwd?: string } = {},
 ): Promise<{ code: number | null; output: string }> {
+  const { env = process.env, signal, user, cwd } = options;
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    const child = spawn(command, args, {
+      env,
+      cwd,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+      ...(user ?? {}),
+    });
     endWithUs(child);
     const abort = (): void => {
       try {

@@ -5,7 +5,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { ClusterSetupError } from './binaries';
+import { ClusterSetupError } from './errors';
 import { endWithUs, signalAndWait } from './process';
 
 /** The services of a Temporal cluster, in the order they start (the frontend needs history and matching to serve). */
