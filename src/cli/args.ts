@@ -53,6 +53,14 @@ function integer(name: string, value: string | undefined): number | undefined {
   return parsed;
 }
 
+/** A flag that must be a whole number above 0, or absent. */
+export function positiveInteger(name: string, value: string | undefined): number | undefined {
+  const parsed = integer(name, value);
+  if (parsed !== undefined && parsed < 1)
+    throw new UsageError(`--${name} expects a whole number above 0, got "${value}"`);
+  return parsed;
+}
+
 function decimal(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
@@ -61,7 +69,8 @@ function decimal(name: string, value: string | undefined): number | undefined {
   return parsed;
 }
 
-function readConfigFile(file: string): AgentConfigInput {
+/** Reads a --config JSON file; a missing or broken file is a usage error. */
+export function readConfigFile(file: string): AgentConfigInput {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');

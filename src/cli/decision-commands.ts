@@ -4,6 +4,7 @@ import { auditTrail, type AuditEntry } from '../client/audit';
 import { describeCall } from '../shared/observation';
 import { cliIdentity, UsageError } from './args';
 import { formatStep } from './trace-printer';
+import { lineageLine } from '../client/fork';
 import { formatEvent } from './event-printer';
 
 type Say = (line: string) => void;
@@ -160,6 +161,7 @@ export async function decisionCommand(
       case 'trace': {
         const trace = await agents.getTrace(id);
         if (values.json) return (out(JSON.stringify(trace)), 0);
+        if (trace.lineage) out(lineageLine(trace.lineage));
         for (const step of trace.steps) out(formatStep(step));
         out(
           `${trace.terminationReason ?? 'running'}: ${trace.totalIterations} iterations, ${trace.totalTokens} tokens`,

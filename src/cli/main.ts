@@ -7,6 +7,8 @@ import { UsageError } from './args';
 import { DECISION_COMMANDS, decisionCommand } from './decision-commands';
 import { DEV_SERVER_DB, runCommand } from './run-command';
 import { inboxCommand } from './inbox-command';
+import { continueCommand, forkCommand } from './fork-command';
+import { ForkRefusedError } from '../client/fork';
 import { clusterCommand } from './cluster-command';
 import { DevServerBusyError } from '../dev/db-lock';
 import { startDevServer } from '../dev/dev-server';
@@ -23,6 +25,11 @@ const USAGE = `Usage: durable-react-agent <command> [options]
 
 Commands:
   run [options] "<query>"   Run an agent; live trace on stderr, final answer on stdout
+  fork <workflowId> --from-step K [--observation TEXT] [--model NAME] [--config FILE.json] [run options]
+                            A new run from steps 1..K of another, taken as recorded (no model call, no tool run
+                            again), step K's observation optionally replaced; then it goes on
+  continue <workflowId> [--max-iterations N] [--token-budget N] [--timeout S] [run options]
+                            Go on with a finished run that hit a limit or stalled: every step and total carried
   server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C
   cluster [--shards 4] [--port 7233] [--namespace NAME] [--keep]
                             A throwaway production-shape cluster until Ctrl-C: PostgreSQL, one process per
@@ -169,6 +176,10 @@ export async function main(argv: string[]): Promise<number> {
     switch (command) {
       case 'run':
         return await runCommand(rest, out, say);
+      case 'fork':
+        return await forkCommand(rest, out, say);
+      case 'continue':
+        return await continueCommand(rest, out, say);
       case 'server':
         return await serverCommand();
       case 'cluster':
@@ -201,6 +212,7 @@ export async function main(argv: string[]): Promise<number> {
       error instanceof PayloadCodecError ||
       error instanceof DevServerBusyError ||
       error instanceof InvalidConfigError ||
+      error instanceof ForkRefusedError ||
       (error instanceof AgentRunError && error.type === ErrorType.InvalidConfig);
     return invalidInput ? 2 : 1;
   }

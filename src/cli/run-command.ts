@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
-import { AgentClient } from '../client/agent-client';
+import { AgentClient, type AgentRunHandle } from '../client/agent-client';
 import { dataConverterFromEnv } from '../worker/codec';
 import { DEMO_MODEL, DEMO_QUERY, demoResponder } from './demo';
 import { isServerAnswering, startDevServer } from '../dev/dev-server';
@@ -11,7 +11,7 @@ import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } fr
 import { startScriptedModel } from '../testing/scripted-model';
 import { readMcpServersFile } from '../worker/env';
 import { createAgentWorker, createOpenAIClient, prebuiltWorkflowBundle } from '../worker/index';
-import { cliIdentity, parseRunArgs, UsageError } from './args';
+import { cliIdentity, parseRunArgs, UsageError, type RunOptions } from './args';
 import { watchPending } from './pending-watcher';
 import { createRunDecisions } from './run-decisions';
 import { printEvents } from './event-printer';
@@ -52,9 +52,31 @@ export async function connectServer(
 export async function runCommand(argv: string[], out: Say, say: Say): Promise<number> {
   const options = parseRunArgs(argv);
   AgentClient.validateConfig(options.config); // exit 2 before anything starts
-  const env = readEnv();
   const query = options.query || DEMO_QUERY;
-  const config = { ...options.config };
+  return followRun(options, out, say, async (agents, demoModel) => {
+    const run = await agents.start(query, demoModel ? { ...options.config, model: demoModel } : options.config);
+    say(`Run ${run.workflowId} started on task queue "${agents.taskQueue}"`);
+    say(`Query: ${query}`);
+    return run;
+  });
+}
+
+/** What `run`, `fork` and `continue` share: their own worker (unless --no-worker), a model, a terminal to decide on. */
+export type StackOptions = Pick<RunOptions, 'json' | 'worker' | 'demo' | 'toolsRoot' | 'interactive' | 'taskQueue'>;
+
+/**
+ * Sets up what a run needs (a model endpoint or the scripted demo model, a Temporal server, a worker, a client), lets
+ * `start` start the run (given the demo model's name in demo mode), follows its trace on stderr and prints its answer
+ * (or --json) on stdout.
+ */
+export async function followRun(
+  options: StackOptions,
+  out: Say,
+  say: Say,
+  start: (agents: AgentClient, demoModel: string | undefined) => Promise<AgentRunHandle>,
+): Promise<number> {
+  const env = readEnv();
+  let demoModel: string | undefined;
   const cleanups: Cleanup[] = [];
   // Each cleanup runs once, newest first, whether the run ends or the user presses Ctrl-C.
   const cleanUp = async () => {
@@ -78,7 +100,7 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
       cleanups.push(() => scripted.close());
       scripted.script(DEMO_MODEL, demoResponder);
       openai = createOpenAIClient({ baseURL: scripted.baseURL });
-      config.model = DEMO_MODEL;
+      demoModel = DEMO_MODEL;
       say(`DEMO MODE: no OPENAI_API_KEY or OPENAI_BASE_URL is set, so the model is the project's scripted`);
       say(
         `OpenAI-compatible server on ${scripted.baseURL} (no real LLM). Everything else is real: Temporal, the worker, the tools.`,
@@ -120,10 +142,8 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
       dataConverter: dataConverterFromEnv(env),
     });
     const agents = new AgentClient({ client, taskQueue, ...cliIdentity(undefined, undefined) });
-    const run = await agents.start(query, config);
-    say(`Run ${run.workflowId} started on task queue "${agents.taskQueue}"`);
+    const run = await start(agents, demoModel);
     if (server.uiUrl) say(`  ${server.uiUrl}/namespaces/${env.temporalNamespace}/workflows/${run.workflowId}`);
-    say(`Query: ${query}`);
     const follower = printEvents((signal) => run.events({ signal }), say);
     const isDefault = ['localhost:7233', '127.0.0.1:7233'].includes(server.address);
     const decisions = createRunDecisions(

@@ -9,7 +9,8 @@ function clip(text: string): string {
 
 /** Renders one step, as the `trace` command prints a run's steps. */
 export function formatStep(step: ReActStep): string {
-  const label = `[step ${step.iteration}]`;
+  // A fork's steps taken from its parent were not run again: say so, so a reader does not look for their effects.
+  const label = `[step ${step.iteration}]${step.seeded ? ' (from parent)' : ''}`;
   if (step.action.type === 'final_answer' && step.action.answer === step.thought) {
     // A native final answer's text is both thought and answer: print it once.
     return `${label} Final answer${step.forced ? ' (forced)' : ''}: ${clip(step.action.answer)}`;
@@ -18,7 +19,10 @@ export function formatStep(step: ReActStep): string {
   switch (step.action.type) {
     case 'tool_call':
       lines.push(`           Action: ${step.action.tool} ${clip(JSON.stringify(step.action.args) ?? '')}`);
-      lines.push(`           Observation${step.isError ? ' (error)' : ''}: ${clip(step.observation ?? '')}`);
+      lines.push(
+        `           Observation${step.isError ? ' (error)' : ''}${step.edited ? ' (edited)' : ''}: ` +
+          clip(step.observation ?? ''),
+      );
       break;
     case 'final_answer':
       lines.push(`           Final answer${step.forced ? ' (forced)' : ''}: ${clip(step.action.answer)}`);

@@ -20,6 +20,7 @@ import { askInConversation, sendMessage, type TurnAnswer } from './conversation'
 import type { AgentEvent } from '../shared/events';
 import type { Channel } from '../shared/identity';
 import { queryRun } from './query';
+import { continueInput, forkInput, readParent, type ContinueOptions, type ForkOptions, type ParentRun } from './fork';
 
 /** A started (or looked-up) run. */
 export interface AgentRunHandle {
@@ -133,16 +134,65 @@ export class AgentClient extends AgentDecisions {
   async start(query: AgentQuery, config: AgentConfigInput = {}, options: StartOptions = {}): Promise<AgentRunHandle> {
     const withSchema = options.outputSchema ? { ...config, outputSchema: toJsonSchema(options.outputSchema) } : config;
     const validated = AgentClient.validateConfig(withSchema);
-    const workflowId = options.workflowId ?? `agent-${randomUUID()}`;
     // The resolved config (defaults applied) is what crosses the wire: the history then says exactly what the run
     // was configured with, and a worker whose defaults changed since replays it the same way.
     const input: AgentWorkflowInput = { query: queryText(query, validated, options.inputSchema), config: validated };
-    const metadata = startMetadata(input.query, validated);
+    return this.launch(input, validated, options.workflowId, options.workflowType ?? AGENT_WORKFLOW_TYPE);
+  }
+
+  /**
+   * Starts a new run from steps 1..`fromStep` of another (running or finished, across its continue-as-new chain):
+   * those steps are taken as recorded, with no model call and no tool run for them, step `fromStep`'s observation
+   * optionally replaced; the run goes on from there. Its trace names its parent (`trace.lineage`).
+   */
+  async fork(workflowId: string, options: ForkOptions): Promise<AgentRunHandle> {
+    const parent = await this.readParent(workflowId);
+    return this.startSeeded(parent, forkInput(parent, options), options, 'fork');
+  }
+
+  /**
+   * Continues a finished run that stopped at a limit (max_iterations, token_budget, timeout) or stalled, as a new run
+   * with every step and total carried and the given limits raised. Its trace names its parent (`trace.lineage`).
+   */
+  async continue(workflowId: string, options: ContinueOptions = {}): Promise<AgentRunHandle> {
+    const parent = await this.readParent(workflowId);
+    return this.startSeeded(parent, continueInput(parent, parent.trace.terminationReason, options), options, 'cont');
+  }
+
+  private readParent(workflowId: string): Promise<ParentRun> {
+    const handle = this.handle(workflowId);
+    return readParent(this.client, workflowId, async () => {
+      const { status } = await this.client.workflow.getHandle(workflowId).describe();
+      if (status.name !== 'COMPLETED') return { trace: await handle.getTrace() };
+      const result = await handle.result();
+      return { trace: result.trace, tokenUsage: result.tokenUsage };
+    });
+  }
+
+  private async startSeeded(
+    parent: ParentRun,
+    input: AgentWorkflowInput,
+    options: { workflowId?: string; taskQueue?: string },
+    tag: string,
+  ): Promise<AgentRunHandle> {
+    const config = AgentClient.validateConfig(input.config);
+    const workflowId = options.workflowId ?? `${parent.workflowId}-${tag}-${randomUUID().slice(0, 8)}`;
+    const taskQueue = options.taskQueue ?? parent.taskQueue;
+    return this.launch({ ...input, config }, config, workflowId, parent.workflowType, taskQueue);
+  }
+
+  private async launch(
+    input: AgentWorkflowInput,
+    config: AgentConfig,
+    workflowId = `agent-${randomUUID()}`,
+    type: string,
+    taskQueue = this.taskQueue,
+  ): Promise<AgentRunHandle> {
+    const metadata = startMetadata(input.query, config, input.seed?.lineage);
     const typedSearchAttributes = this.searchAttributes ? [{ key: AgentStatusKey, value: 'Running' }] : undefined;
     try {
-      const type = options.workflowType ?? AGENT_WORKFLOW_TYPE;
       await this.client.workflow.start(type, {
-        taskQueue: this.taskQueue,
+        taskQueue,
         workflowId,
         args: [input],
         typedSearchAttributes,

@@ -16,6 +16,7 @@ export {
 export type { TurnAnswer } from './conversation';
 export type { PendingItem, Sender } from './decisions';
 export { auditTrail, type AuditEntry } from './audit';
+export { CONTINUABLE, ForkRefusedError, type ContinueOptions, type ForkOptions } from './fork';
 export { followEvents, type EventsGap, type EventsOptions } from './events';
 export { followWithChildren, type ChildEvent } from './child-events';
 export { startEventServer, type EventServer, type EventServerOptions } from './event-server';

@@ -68,3 +68,28 @@ export async function chainRunIds(client: Client, workflowId: string): Promise<s
   const latest = (await client.workflow.getHandle(workflowId).describe()).runId;
   return [...(await earlierRuns(client, workflowId, latest, false)).map((run) => run.runId), latest];
 }
+
+/**
+ * Where each run's steps start in the chain's stitched trace, oldest run first (the first is always 0): the counts
+ * come from the archives in the runs' start events, or from a query for runs recorded before archives existed.
+ */
+export async function runStepOffsets(client: Client, workflowId: string, runId: string): Promise<number[]> {
+  const offsets = [0];
+  for (const { runId: id, archive } of await earlierRuns(client, workflowId, runId, true)) {
+    const steps = archive ?? (await client.workflow.getHandle(workflowId, id).query(getTraceQuery));
+    offsets.push(offsets[offsets.length - 1]! + steps.steps.length);
+  }
+  return offsets;
+}
+
+/** The input of a chain's first run (query, config, and a fork's seed), read from its start event. */
+export async function firstRunInput(client: Client, workflowId: string): Promise<AgentWorkflowInput | undefined> {
+  const [first] = await chainRunIds(client, workflowId);
+  const page = await client.workflowService.getWorkflowExecutionHistory({
+    namespace: client.options.namespace,
+    execution: { workflowId, runId: first },
+    maximumPageSize: 1,
+  });
+  const started = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes;
+  return decodePayload<AgentWorkflowInput>(client, started?.input?.payloads?.[0] ?? undefined);
+}

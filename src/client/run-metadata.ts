@@ -1,10 +1,16 @@
 import type { AgentConfig } from '../shared/config';
+import type { RunLineage } from '../shared/types';
+import { lineageLine } from './fork';
 
 /** Longest static summary: the UI shows it on one line in the runs list. */
 export const SUMMARY_LENGTH = 120;
 
 /** The run's one-line summary (the query, shortened) and its details (the config that matters), for the Temporal UI. */
-export function startMetadata(query: string, config: AgentConfig): { staticSummary: string; staticDetails: string } {
+export function startMetadata(
+  query: string,
+  config: AgentConfig,
+  lineage?: RunLineage,
+): { staticSummary: string; staticDetails: string } {
   const oneLine = query.replace(/\s+/g, ' ').trim();
   const staticSummary = oneLine.length > SUMMARY_LENGTH ? `${oneLine.slice(0, SUMMARY_LENGTH - 1)}…` : oneLine;
   const limits = [
@@ -14,6 +20,7 @@ export function startMetadata(query: string, config: AgentConfig): { staticSumma
     `stall after ${config.stallThreshold}`,
   ].filter(Boolean);
   const lines = [
+    ...(lineage ? [`**Lineage:** ${lineageLine(lineage)}`] : []),
     `**Model:** ${config.model ?? 'worker default (OPENAI_MODEL)'} · ${config.toolCalling} tool calling`,
     `**Tools:** ${config.tools?.join(', ') ?? 'all registered'}`,
     `**Limits:** ${limits.join(', ')}`,

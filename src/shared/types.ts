@@ -55,6 +55,10 @@ export interface ReActStep {
   turn?: number;
   /** Usage of the model call that produced this step (zero on the 2nd+ parallel call of one reply). */
   tokenUsage: TokenUsage;
+  /** Taken as recorded from the run this one was forked or continued from: not executed again (see `lineage`). */
+  seeded?: true;
+  /** The observation was replaced by the person who forked the run (`fork --observation`). */
+  edited?: true;
 }
 
 /** Why a run stopped; exactly these values. */
@@ -117,6 +121,39 @@ export interface ReActTrace {
   turns?: TurnRecord[];
   /** Requests to raise a limit (`onBudget: 'ask'`) across the chain and how each ended; absent when there were none. */
   budgetRequests?: BudgetRecord[];
+  /** The run this one was forked or continued from (absent for a run started from a query alone). */
+  lineage?: RunLineage;
+}
+
+/** Where a forked or continued run came from: its parent run and how many of the parent's steps it took. */
+export interface RunLineage {
+  kind: 'fork' | 'continue';
+  /** The parent's workflow ID, and the run of its chain that was latest when this one was made. */
+  workflowId: string;
+  runId: string;
+  /** The parent's steps 1..step (by iteration, as `trace` numbers them) were taken as recorded. */
+  step: number;
+  /** Whether step `step`'s observation was replaced (fork only). */
+  observationEdited: boolean;
+}
+
+/**
+ * What a fork or continuation starts from, built by the client from the parent's trace: the steps taken as recorded,
+ * where the model's window of them starts, and the counters as they stood after them.
+ */
+export interface RunSeed {
+  lineage: RunLineage;
+  steps: ReActStep[];
+  /** Index in `steps` of the first step the model sees (earlier ones had left the parent's window). */
+  windowFrom: number;
+  totals: {
+    iterations: number;
+    usage: TokenUsage;
+    toolUsage: Record<string, number>;
+    toolRuns: Record<string, number>;
+    errorHistory: AgentErrorRecord[];
+    rejectedThoughts: number;
+  };
 }
 
 /** One finished turn of a conversation: the user's message, and how the agent's answer to it ended. */
@@ -226,6 +263,8 @@ export interface CarriedState {
   events?: CarriedEvents;
   conversation?: ConversationState;
   budgetRequests?: BudgetRecord[];
+  /** A fork's or continuation's parent, kept by every run of its chain. */
+  lineage?: RunLineage;
 }
 
 /**
@@ -253,4 +292,6 @@ export interface AgentWorkflowInput {
    * not keep them in its state, so they are never handed on again.
    */
   previousSteps?: ArchivedSteps;
+  /** Set only for a fork or a continuation (`AgentClient.fork` / `continue`): the parent's steps to start from. */
+  seed?: RunSeed;
 }

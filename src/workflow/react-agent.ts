@@ -37,6 +37,7 @@ import { promptFor, think } from './thinking';
 import { summarizeConversationIfDue } from './summaries';
 import { actOnToolCalls } from './tool-step';
 import { traceSteps } from './step-archive';
+import { applySeed, carriedFromSeed } from './seed';
 
 /**
  * Patch ID of the loop's second rule set (see {@link RunState.rules}): runs recorded before it keep the rules they
@@ -197,16 +198,19 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   const rules = patched(LOOP_RULES_3_PATCH) ? 3 : patched(LOOP_RULES_2_PATCH) ? 2 : 1;
   const start = await startRun(input, rules);
   const { config } = start;
+  // A fork or continuation starts from its parent's steps; only its first run has a seed (later ones carry state).
+  const seed = input.carried === undefined ? input.seed : undefined;
   const state = createRunState(
     input.query,
     config,
     workflowInfo().workflowId,
     Date.now(),
     searchAttributesEnabled(),
-    input.carried,
+    input.carried ?? (seed ? carriedFromSeed(seed, Date.now()) : undefined),
     hooks,
     rules,
   );
+  if (seed) applySeed(state, seed);
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
   installBudgetHandlers(state);

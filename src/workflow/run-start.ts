@@ -6,6 +6,7 @@ import type { ToolCatalog } from '../shared/tool-protocol';
 import type { AgentWorkflowInput } from '../shared/types';
 import { listTools, listToolsLocally, prepareRun } from './activity-proxies';
 import { markFailed } from './agent-status';
+import { seedProblem } from './seed';
 
 /** Patch ID for the tool-catalog lookup moving to a local activity (see Temporal's workflow versioning). */
 export const LOCAL_TOOL_CATALOG_PATCH = 'local-tool-catalog';
@@ -34,6 +35,10 @@ export async function startRun(input: AgentWorkflowInput, rules: 1 | 2 | 3): Pro
     throw invalidInput(message);
   };
   if (typeof input.query !== 'string' || input.query.trim() === '') refuse('The query must be a non-empty string');
+  if (input.seed !== undefined && input.carried === undefined) {
+    const problem = seedProblem(input.seed);
+    if (problem !== null) refuse(problem);
+  }
   if (input.carried === undefined && patched(CONFIG_ON_WORKER_PATCH)) {
     const prepared = await prepareRun.executeWithOptions({ summary: 'check config, list tools' }, [input.config]);
     if (!prepared.ok) return refuse(prepared.message);

@@ -17,6 +17,7 @@ import {
   type ReActResult,
   type ReActStep,
   type ReActTrace,
+  type RunLineage,
   type StructuredOutput,
   type TerminationReason,
   type TokenUsage,
@@ -101,6 +102,8 @@ export interface RunState {
   /** Budget requests (`onBudget: 'ask'`) of the whole chain, and the time budget's detail once it ran out. */
   budgetRequests: BudgetRecord[];
   timeUp: string | null;
+  /** The parent of a fork or continuation, kept across the chain. */
+  lineage: RunLineage | null;
 }
 
 /** A fresh run, or the next run of a chain when `carried` comes from continue-as-new. */
@@ -154,6 +157,7 @@ export function createRunState(
     conversation: null,
     budgetRequests: carried?.budgetRequests ?? [],
     timeUp: null,
+    lineage: carried?.lineage ?? null,
     searchAttributes,
     publishedStatus: '',
   };
@@ -184,6 +188,7 @@ export function toCarried(state: RunState): CarriedState {
     events: state.events.carry(),
     ...(state.conversation ? { conversation: state.conversation } : {}),
     ...(state.budgetRequests.length > 0 ? { budgetRequests: state.budgetRequests } : {}),
+    ...(state.lineage ? { lineage: state.lineage } : {}),
   };
 }
 
@@ -246,6 +251,7 @@ export function toTrace(state: RunState): ReActTrace {
     ...(state.forcedFinalAnswer ? { forcedFinalAnswer: state.forcedFinalAnswer } : {}),
     ...(state.conversation ? { turns: state.conversation.turns } : {}),
     ...(state.budgetRequests.length > 0 ? { budgetRequests: state.budgetRequests } : {}),
+    ...(state.lineage ? { lineage: state.lineage } : {}),
   };
 }
 

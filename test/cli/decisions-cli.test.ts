@@ -229,3 +229,65 @@ describe('deciding from the CLI while `run` waits', () => {
     expect(audit.stdout).toMatch(/^\S+Z {2}erin via cli {2}raise b1 by 2\n$/);
   });
 });
+
+describe('fork and continue from the CLI', () => {
+  it('continue raises the limit of a run that hit it; fork edits an observation; trace shows the lineage', async () => {
+    const step = (label: string) => ({
+      thought: `The ${label} sum needs the calculator before I can answer.`,
+      toolCalls: [{ name: 'calculator', args: { expression: label } }],
+    });
+    model.script('cli-parent', [step('1+1'), step('2+2'), { answer: 'I had to stop after two sums.' }]);
+    const parent = await cli(['run', '--json', '--max-iterations', '2', '--model', 'cli-parent', 'Add three times']);
+    expect(parent.code).toBe(0);
+    const { workflowId, terminationReason } = JSON.parse(parent.stdout) as ReActResultLike;
+    expect(terminationReason).toBe('max_iterations');
+
+    const refused = await cli(['continue', workflowId, '--model', 'cli-continue']);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--max-iterations must be more than that');
+
+    model.script('cli-continue', [step('3+3'), { answer: 'All three sums are done.' }]);
+    const continued = await cli(['continue', workflowId, '--max-iterations', '5', '--model', 'cli-continue', '--json']);
+    expect(continued.code).toBe(0);
+    const result = JSON.parse(continued.stdout) as ReActResultLike;
+    expect([result.terminationReason, result.finalAnswer, result.trace.totalIterations]).toEqual([
+      'success',
+      'All three sums are done.',
+      4,
+    ]);
+    expect(continued.stderr).toContain(`continues ${workflowId}`);
+
+    model.script('cli-fork', (request) =>
+      request.messages.some((message) => message.role === 'tool' && message.content === 'forty-two')
+        ? { answer: 'The edited sum says forty-two.' }
+        : { answer: 'The sum was as the tool said.' },
+    );
+    const fork = await cli([
+      'fork',
+      workflowId,
+      '--from-step',
+      '1',
+      '--observation',
+      'forty-two',
+      '--model',
+      'cli-fork',
+    ]);
+    expect(fork.code).toBe(0);
+    expect(fork.stdout.trim()).toBe('The edited sum says forty-two.');
+    const forkId = /Run (\S+) started: forked from/.exec(fork.stderr)?.[1] ?? '';
+    const trace = await cli(['trace', forkId], 20_000);
+    expect(trace.stdout).toContain(`Forked from ${workflowId}`);
+    expect(trace.stdout).toContain('[step 1] (from parent)');
+    expect(trace.stdout).toContain('Observation (edited): forty-two');
+
+    expect((await cli(['fork', workflowId])).stderr).toContain('fork needs --from-step N');
+    expect((await cli(['fork', workflowId, '--from-step', '0'])).code).toBe(2);
+  });
+});
+
+interface ReActResultLike {
+  workflowId: string;
+  terminationReason: string;
+  finalAnswer: string | null;
+  trace: { totalIterations: number };
+}

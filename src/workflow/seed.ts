@@ -1,0 +1,70 @@
+import type { CarriedState, ReActStep, RunSeed } from '../shared/types';
+import type { RunState } from './run-state';
+
+/*
+ * Forks and continuations (issue 19). The client reads the parent's trace and sends the steps to start from; the new
+ * run takes them as recorded, so no model call is made and no tool runs again for them. They are in the run's own
+ * trace (marked `seeded`), which keeps a fork readable on its own, and the model's window is the part of them the
+ * parent's model still saw.
+ */
+
+function isStep(value: unknown): value is ReActStep {
+  if (typeof value !== 'object' || value === null) return false;
+  const step = value as Partial<ReActStep>;
+  return (
+    typeof step.iteration === 'number' &&
+    typeof step.thought === 'string' &&
+    typeof step.action === 'object' &&
+    step.action !== null &&
+    typeof step.action.type === 'string'
+  );
+}
+
+const isCount = (value: unknown): value is number => typeof value === 'number' && Number.isInteger(value) && value >= 0;
+
+/**
+ * Why a seed cannot be used, or null. AgentClient builds seeds itself; this guards a run started by hand (the
+ * Temporal UI, another SDK), which must fail with a message rather than a workflow task that throws on every retry.
+ */
+export function seedProblem(seed: RunSeed): string | null {
+  if (typeof seed !== 'object' || seed === null) return 'Invalid seed: not an object';
+  if (!Array.isArray(seed.steps) || !seed.steps.every(isStep)) return 'Invalid seed: steps must be ReAct steps';
+  if (!isCount(seed.windowFrom) || seed.windowFrom > seed.steps.length)
+    return 'Invalid seed: windowFrom must be an index into steps';
+  const totals = seed.totals as Partial<RunSeed['totals']> | undefined;
+  if (!totals || !isCount(totals.iterations) || typeof totals.usage?.totalTokens !== 'number')
+    return 'Invalid seed: totals need iterations and usage';
+  if (typeof seed.lineage?.workflowId !== 'string') return 'Invalid seed: lineage needs the parent workflow ID';
+  return null;
+}
+
+/** The counters and window a seeded run starts from, in the shape a continued run receives them. */
+export function carriedFromSeed(seed: RunSeed, nowMs: number): CarriedState {
+  const { totals } = seed;
+  return {
+    run: 1,
+    startedAtMs: nowMs,
+    iterations: totals.iterations,
+    usage: totals.usage,
+    toolUsage: { ...totals.toolUsage },
+    toolRuns: { ...totals.toolRuns },
+    rejectedThoughts: totals.rejectedThoughts,
+    errorHistory: [...(totals.errorHistory ?? [])],
+    // A fresh stall window: a continued stalled run gets its chance, and a fork's next call is a new one.
+    callSignatures: [],
+    // Standing approvals were one person's decision about the parent run; a fork asks again.
+    alwaysApproved: [],
+    summary: null,
+    window: seed.steps.slice(seed.windowFrom),
+    feedback: [],
+    notes: [],
+    stepsBefore: 0,
+    lineage: seed.lineage,
+  };
+}
+
+/** Puts the seeded steps in the run's trace: they count toward its size and hand over with it, like its own. */
+export function applySeed(state: RunState, seed: RunSeed): void {
+  state.steps = seed.steps.map((step) => ({ ...step, seeded: true }));
+  state.stepsChars = state.steps.reduce((chars, step) => chars + JSON.stringify(step).length, 0);
+}

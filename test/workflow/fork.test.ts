@@ -1,0 +1,179 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { ForkRefusedError } from '../../src/client';
+import type { RecordedRequest, ScriptedTurn } from '../../src/testing/scripted-model';
+import { AGENT_WORKFLOW_TYPE } from '../../src/shared/messages';
+import { useHarness } from '../support/harness';
+import { waitForPending } from '../support/pending';
+import { firstRunIdOf, recordedEffects } from '../support/test-tools';
+
+const harness = useHarness();
+const effect = (label: string): ScriptedTurn => ({
+  thought: `The ${label} effect must be recorded before I can answer.`,
+  toolCalls: [{ name: 'record_effect', args: { label } }],
+});
+const calc = (expression: string): ScriptedTurn => ({
+  thought: 'Each sum needs the calculator, so I call it once more.',
+  toolCalls: [{ name: 'calculator', args: { expression } }],
+});
+
+/** Effects a chain's tool calls recorded, by call ID (keys are `<firstRunId>:<callId>`). */
+function effectsOf(firstRunId: string): Record<string, number> {
+  const effects: Record<string, number> = {};
+  for (const [key, count] of recordedEffects) if (key.startsWith(`${firstRunId}:`)) effects[key.split(':')[1]!] = count;
+  return effects;
+}
+
+/** A fresh scripted model for a fork, so its requests are counted apart from the parent's. */
+function scriptFork(turns: readonly ScriptedTurn[] | ((request: RecordedRequest, index: number) => ScriptedTurn)) {
+  const model = `fork-${randomUUID()}`;
+  harness.model.script(model, turns);
+  return model;
+}
+
+const lastMessage = (request: RecordedRequest) => {
+  const messages = request.messages as Array<{ content: string | null }>;
+  return messages[messages.length - 1]?.content ?? '';
+};
+
+describe('fork', () => {
+  it('takes steps 1..k as recorded with an edited observation and reaches another answer, running nothing again', async () => {
+    const parent = await harness.start([effect('a'), effect('b'), { answer: 'Both effects were recorded as asked.' }]);
+    const parentResult = await parent.result();
+    expect(parentResult.terminationReason).toBe('success');
+    expect(effectsOf(parent.firstRunId)).toEqual({ 'c1-1': 1, 'c2-1': 1 });
+
+    // The fork's model answers from the last observation it is shown: the edited one, if the fork used it.
+    const model = scriptFork((request) =>
+      lastMessage(request).includes('ledger closed')
+        ? { answer: 'The ledger was closed, so nothing more was recorded.' }
+        : { answer: 'The original observation was shown.' },
+    );
+    const fork = await harness.agents.fork(parent.workflowId, {
+      fromStep: 2,
+      observation: 'ledger closed: the effect was refused',
+      config: { model },
+    });
+    const result = await fork.result();
+
+    expect(result.finalAnswer).toBe('The ledger was closed, so nothing more was recorded.');
+    expect(result.finalAnswer).not.toBe(parentResult.finalAnswer);
+    // Steps 1 and 2 came from the parent: one model call for the new step, and no tool ran again.
+    expect(harness.model.requests(model)).toHaveLength(1);
+    expect(effectsOf(parent.firstRunId)).toEqual({ 'c1-1': 1, 'c2-1': 1 });
+    expect(effectsOf(await firstRunIdOf(harness.client, fork.workflowId))).toEqual({});
+    expect(result.trace.steps.map((step) => [step.iteration, step.seeded ?? false, step.edited ?? false])).toEqual([
+      [1, true, false],
+      [2, true, true],
+      [3, false, false],
+    ]);
+    expect(result.trace.steps[1]?.observation).toBe('ledger closed: the effect was refused');
+    expect(result.trace.totalIterations).toBe(3);
+    const { runId } = await harness.client.workflow.getHandle(parent.workflowId).describe();
+    expect(result.trace.lineage).toEqual({
+      kind: 'fork',
+      workflowId: parent.workflowId,
+      runId,
+      step: 2,
+      observationEdited: true,
+    });
+    // The Temporal UI shows where the run came from.
+    const details = await harness.client.workflow.getHandle(fork.workflowId).describe();
+    expect(await details.staticDetails()).toContain(`Forked from ${parent.workflowId}`);
+  });
+
+  it('forks from step k of a continue-as-new chain while the parent waits for an approval', async () => {
+    const parent = await harness.start(
+      [
+        calc('1+1'),
+        calc('2+2'),
+        calc('3+3'),
+        {
+          thought: 'The sums are done, so the record can be deleted now.',
+          toolCalls: [{ name: 'delete_record', args: { id: 'r1' } }],
+        },
+      ],
+      'add, then delete',
+      { maxStepsPerRun: 2, carrySteps: 1 },
+    );
+    await waitForPending(harness, parent.workflowId);
+    expect((await parent.getTrace()).run).toBe(2);
+
+    const model = scriptFork([{ answer: 'I stop after the sums.' }]);
+    const fork = await harness.agents.fork(parent.workflowId, { fromStep: 3, config: { model } });
+    const result = await fork.result();
+    expect(result.finalAnswer).toBe('I stop after the sums.');
+    expect(result.trace.steps.filter((step) => step.seeded).map((step) => step.iteration)).toEqual([1, 2, 3]);
+    // The fork's model saw exactly what the parent's saw after step 3 (step 1 had left its window at the hand-over).
+    const parentPrompt = harness.model.requests(parent.modelName)[3]?.messages;
+    expect(harness.model.requests(model)[0]?.messages).toEqual(parentPrompt);
+    // The parent still waits for its person.
+    expect((await harness.agents.getPending(parent.workflowId)).approvals.map((call) => call.callId)).toEqual(['c4-1']);
+    await harness.agents.reject(parent.workflowId, 'c4-1', 'not needed');
+    await parent.cancel();
+  });
+
+  it('a seed sent by hand (the Temporal UI) that is not one fails the run at once with a one-line reason', async () => {
+    const handle = await harness.client.workflow.start(AGENT_WORKFLOW_TYPE, {
+      taskQueue: harness.agents.taskQueue,
+      workflowId: `hand-fork-${randomUUID()}`,
+      args: [{ query: 'q', config: {}, seed: { steps: 'all of them', windowFrom: 0 } }],
+    });
+    await expect(handle.result()).rejects.toThrow();
+    const { events } = await handle.fetchHistory();
+    const failure = events?.at(-1)?.workflowExecutionFailedEventAttributes?.failure;
+    expect(failure?.message).toBe('Invalid seed: steps must be ReAct steps');
+  });
+
+  it('refuses a step the run does not have, and a final answer', async () => {
+    const parent = await harness.start([effect('x'), { answer: 'Done with x.' }]);
+    await parent.result();
+    await expect(harness.agents.fork(parent.workflowId, { fromStep: 9 })).rejects.toThrow(
+      /--from-step must be one of the run's steps \(1, 2\), got 9/,
+    );
+    await expect(harness.agents.fork(parent.workflowId, { fromStep: 2 })).rejects.toBeInstanceOf(ForkRefusedError);
+  });
+});
+
+describe('continue', () => {
+  it('goes on with a run that hit max_iterations: every step and total carried, the limit raised', async () => {
+    const parent = await harness.start(
+      [effect('a'), effect('b'), { answer: 'I ran out of iterations after two effects.' }],
+      'record three effects',
+      { maxIterations: 2 },
+    );
+    const stopped = await parent.result();
+    expect(stopped.terminationReason).toBe('max_iterations');
+
+    await expect(harness.agents.continue(parent.workflowId)).rejects.toThrow(
+      /used 2 iterations: --max-iterations must be more than that/,
+    );
+    const model = scriptFork([effect('c'), { answer: 'All three effects are recorded.' }]);
+    const next = await harness.agents.continue(parent.workflowId, { maxIterations: 5, config: { model } });
+    const result = await next.result();
+
+    expect(result.terminationReason).toBe('success');
+    expect(result.finalAnswer).toBe('All three effects are recorded.');
+    // The parent's forced answer is not a step of the continuation; its two effects ran once, the third once.
+    expect(result.trace.steps.map((step) => [step.iteration, step.seeded ?? false])).toEqual([
+      [1, true],
+      [2, true],
+      [3, false],
+      [4, false],
+    ]);
+    expect(effectsOf(parent.firstRunId)).toEqual({ 'c1-1': 1, 'c2-1': 1 });
+    expect(effectsOf(await firstRunIdOf(harness.client, next.workflowId))).toEqual({ 'c3-1': 1 });
+    expect(result.trace.totalIterations).toBe(4);
+    expect(result.tokenUsage.totalTokens).toBeGreaterThan(stopped.tokenUsage.totalTokens);
+    expect(result.trace.toolUsage).toEqual({ record_effect: 3 });
+    expect(result.trace.lineage).toMatchObject({ kind: 'continue', workflowId: parent.workflowId, step: 2 });
+  });
+
+  it('refuses a run that succeeded', async () => {
+    const parent = await harness.start([{ answer: 'Nothing to do.' }]);
+    await parent.result();
+    await expect(harness.agents.continue(parent.workflowId, { maxIterations: 50 })).rejects.toThrow(
+      /ended with success \(fork it instead\)/,
+    );
+  });
+});
