@@ -8,6 +8,7 @@ import { DECISION_COMMANDS, decisionCommand } from './decision-commands';
 import { DEV_SERVER_DB, runCommand } from './run-command';
 import { inboxCommand } from './inbox-command';
 import { continueCommand, forkCommand } from './fork-command';
+import { replayCheckCommand } from './replay-check-command';
 import { ForkRefusedError } from '../client/fork';
 import { clusterCommand } from './cluster-command';
 import { DevServerBusyError } from '../dev/db-lock';
@@ -30,6 +31,11 @@ Commands:
                             again), step K's observation optionally replaced; then it goes on
   continue <workflowId> [--max-iterations N] [--token-budget N] [--timeout S] [run options]
                             Go on with a finished run that hit a limit or stalled: every step and total carried
+  replay-check <history.json…|workflowId…> [--accept] [--baseline-dir DIR] [--config FILE.json]
+               [--tools-module FILE.js] [--model-url URL --model NAME] [--address host:port] [--json]
+                            Re-run recorded runs with the current code against their recorded model answers, tool
+                            results and decisions; report changed tool calls, arguments, approvals, answers,
+                            termination reasons and prompts. Exit 1 on a change; --accept makes it the baseline
   server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C
   cluster [--shards 4] [--port 7233] [--namespace NAME] [--keep]
                             A throwaway production-shape cluster until Ctrl-C: PostgreSQL, one process per
@@ -78,7 +84,7 @@ run options:
   --task-queue NAME         Join this queue (default: TEMPORAL_TASK_QUEUE if set, else one of this run's own; with
                             --no-worker, the shared default queue a worker elsewhere serves)
 
-Exit codes: 0 run finished (any termination reason), 2 invalid input, 1 other errors.`;
+Exit codes: 0 run finished (any termination reason), 2 invalid input, 1 other errors (replay-check: 1 = behaviour changed).`;
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -180,6 +186,8 @@ export async function main(argv: string[]): Promise<number> {
         return await forkCommand(rest, out, say);
       case 'continue':
         return await continueCommand(rest, out, say);
+      case 'replay-check':
+        return await replayCheckCommand(rest, out, say);
       case 'server':
         return await serverCommand();
       case 'cluster':

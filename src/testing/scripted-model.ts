@@ -122,7 +122,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       seen.push(body);
       recorded.set(body.model, seen);
     }
-    const turn = typeof script === 'function' ? script(body, index) : script[index];
+    const turn = typeof script === 'function' ? await script(body, index) : script[index];
     if (!turn) {
       return sendError(
         response,

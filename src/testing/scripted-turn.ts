@@ -53,8 +53,11 @@ export interface RecordedRequest {
   [key: string]: unknown;
 }
 
-/** Computes the next turn from the request (for long or adaptive scripts); `index` counts requests for the model. */
-export type ScriptedResponder = (request: RecordedRequest, index: number) => ScriptedTurn;
+/**
+ * Computes the next turn from the request (for long or adaptive scripts); `index` counts requests for the model. It
+ * may answer with a promise (replay-check's falls back to another endpoint).
+ */
+export type ScriptedResponder = (request: RecordedRequest, index: number) => ScriptedTurn | Promise<ScriptedTurn>;
 
 /** Text of the last message with this role, for responders that echo what tools returned. */
 export function lastMessageOf(request: RecordedRequest, role: string): string {

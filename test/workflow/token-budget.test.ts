@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import type { ScriptedResponder } from '../../src/testing';
+import type { ScriptedTurn } from '../../src/testing';
 import { useHarness } from '../support/harness';
 
 const harness = useHarness();
 
 /** A model that reasons at length and keeps calling the calculator: it would use any budget it is given. */
-const verbose: ScriptedResponder = (_request, index) => ({
+const verbose = (_request: unknown, index: number): ScriptedTurn => ({
   thought: `Step ${index}: ${'I should double-check every partial result before going on, because the total matters. '.repeat(6)}`,
   toolCalls: [{ name: 'calculator', args: { expression: `${index} + 1` } }],
 });
@@ -44,7 +44,7 @@ describe('tokenBudget is a hard cap', () => {
   it('skips the forced final answer when even that would not fit, and says so in the result', async () => {
     // The first reply alone reports more than the budget leaves room for: nothing is left for an answer.
     const run = await harness.start(
-      [{ ...verbose({} as never, 0), usage: { promptTokens: 300, completionTokens: 600 } }],
+      [{ ...verbose({}, 0), usage: { promptTokens: 300, completionTokens: 600 } }],
       'add the numbers',
       { tokenBudget: 1000 },
     );
