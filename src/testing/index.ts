@@ -1,6 +1,7 @@
 /**
  * `durable-react-agent/testing`: the scripted OpenAI-compatible model every test uses, and a whole local stack (dev
- * server, scripted model, worker, client) for scripts and your own tests. Not for production workers.
+ * server, scripted model, worker, client) for scripts and your own tests, and replay-check's behaviour regression
+ * checks. Not for production workers.
  */
 export {
   startScriptedModel,
@@ -16,3 +17,7 @@ export { startLocalStack, type LocalStack } from './local-stack';
 export { freePort } from './free-port';
 export { startDevServer, isServerAnswering, type DevServer, type DevServerOptions } from '../dev/dev-server';
 export { resolveTemporalCli, TemporalCliNotFoundError } from '../dev/provision';
+// Behaviour regression checks over recorded runs, for your own test suite (the CLI's `replay-check`).
+export { checkRecordings, loadSources, type CheckReport, type RecordingSource } from '../replay/replay-check';
+export type { ReplayEnvironment } from '../replay/replay-run';
+export type { Behaviour, BehaviourChange } from '../replay/behaviour';
