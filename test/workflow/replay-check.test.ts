@@ -97,6 +97,12 @@ describe('replay-check', () => {
       final_answer: 'recorded "The calculator says 4.", now "It is 4, from memory."',
     });
 
+    // Not only prompts: a run the current settings stop earlier ends for another reason, with the answers unchanged.
+    const capped = await check(file, { config: { maxIterations: 1 } });
+    expect(capped.changes.find((change) => change.kind === 'termination')?.detail).toBe(
+      'recorded success, now max_iterations',
+    );
+
     // Without a model to ask, the recorded answers are served and only the prompt is reported.
     const promptOnly = await check(file, { config: { systemPrompt: QUICK } });
     expect(promptOnly.changes.map((change) => change.kind)).toEqual(['prompt']);
@@ -104,6 +110,21 @@ describe('replay-check', () => {
     expect((await check(file, { config: { systemPrompt: QUICK }, fallback }, true)).status).toBe('accepted');
     expect(existsSync(file.replace(/\.json$/, '.expected.json'))).toBe(true);
     expect((await check(file, { config: { systemPrompt: QUICK }, fallback })).status).toBe('unchanged');
+  }, 120_000);
+
+  it('reads a run by workflow ID from the server, its whole continue-as-new chain, and finds it unchanged', async () => {
+    const sum = (expression: string): ScriptedTurn => ({
+      thought: 'Each sum needs the calculator, so I call it once more.',
+      toolCalls: [{ name: 'calculator', args: { expression } }],
+    });
+    const run = await harness.start([sum('1+1'), sum('2+2'), sum('3+3'), { answer: 'Done adding.' }], 'add', {
+      maxStepsPerRun: 2,
+    });
+    expect((await run.result()).trace.run).toBe(2);
+    const sources = await loadSources([run.workflowId], { client: harness.client, baselineDir: os.tmpdir() });
+    expect(sources[0]?.histories).toHaveLength(2);
+    const [report] = await checkRecordings(sources, env);
+    expect([report?.status, report?.changes]).toEqual(['unchanged', []]);
   }, 120_000);
 
   it('the CLI exits 0 on unchanged behaviour and 1 on a change, naming it', async () => {
