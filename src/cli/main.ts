@@ -9,6 +9,7 @@ import { DEV_SERVER_DB, runCommand } from './run-command';
 import { inboxCommand } from './inbox-command';
 import { continueCommand, forkCommand } from './fork-command';
 import { replayCheckCommand } from './replay-check-command';
+import { evalCommand } from './eval-command';
 import { ForkRefusedError } from '../client/fork';
 import { clusterCommand } from './cluster-command';
 import { DevServerBusyError } from '../dev/db-lock';
@@ -36,6 +37,9 @@ Commands:
                             Re-run recorded runs with the current code against their recorded model answers, tool
                             results and decisions; report changed tool calls, arguments, approvals, answers,
                             termination reasons and prompts. Exit 1 on a change; --accept makes it the baseline
+  eval [--suite FILE] [--model NAME] [--judge-model NAME] [--concurrency 4] [--repeat 1] [--out DIR] [--json]
+                            Run a task suite (default: evals/suite.json) against OPENAI_BASE_URL and print the five
+                            success criteria with 95% intervals; writes report.json and report.svg
   server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C
   cluster [--shards 4] [--port 7233] [--namespace NAME] [--keep]
                             A throwaway production-shape cluster until Ctrl-C: PostgreSQL, one process per
@@ -188,6 +192,8 @@ export async function main(argv: string[]): Promise<number> {
         return await continueCommand(rest, out, say);
       case 'replay-check':
         return await replayCheckCommand(rest, out, say);
+      case 'eval':
+        return await evalCommand(rest, out, say);
       case 'server':
         return await serverCommand();
       case 'cluster':

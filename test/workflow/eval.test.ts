@@ -1,0 +1,119 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { describe, expect, inject, it } from 'vitest';
+import { createEvalTools } from '../../src/eval/eval-tools';
+import { scoreRun, summarize, type CriteriaSummary } from '../../src/eval/criteria';
+import { runSuite } from '../../src/eval/runner';
+import { DEFAULT_SUITE, loadSuite } from '../../src/eval/suite';
+import type { ScriptedResponder } from '../../src/testing/scripted-model';
+import { BAD_AGENT, GOOD_AGENT } from '../support/eval-agents';
+import { useHarness } from '../support/harness';
+
+const harness = useHarness({
+  tools: createEvalTools(),
+  toolsRoot: path.resolve(__dirname, '../../examples/code-analysis/sample-codebase'),
+});
+
+/** Runs the shipped suite with one scripted agent and returns the five criteria. */
+async function evaluate(agent: Record<string, ScriptedResponder>): Promise<CriteriaSummary> {
+  const suite = loadSuite(DEFAULT_SUITE);
+  const models = new Map<string, string>();
+  for (const task of suite.tasks) {
+    const model = `eval-${task.id}-${randomUUID()}`;
+    harness.model.script(model, agent[task.id]!);
+    models.set(task.id, model);
+  }
+  const records = await runSuite({
+    agents: harness.agents,
+    tasks: suite.tasks,
+    modelFor: (task) => models.get(task.id),
+    concurrency: 4,
+  });
+  return summarize(records.map(scoreRun));
+}
+
+describe('the eval harness', () => {
+  it("separates a good agent from a bad one on the shipped suite's five criteria", async () => {
+    const good = await evaluate(GOOD_AGENT);
+    const bad = await evaluate(BAD_AGENT);
+    const rates = (summary: CriteriaSummary) => ({
+      coherence: summary.coherence.rate,
+      termination: summary.termination.rate,
+      completeness: summary.completeness.rate,
+      recovery: summary.recovery.rate,
+      efficiency: summary.efficiency.mean,
+    });
+    // Every target is met by the good agent…
+    expect(good.meets, JSON.stringify(rates(good))).toEqual({
+      coherence: true,
+      termination: true,
+      completeness: true,
+      recovery: true,
+      efficiency: true,
+    });
+    // …and missed by the bad one on everything its behaviour touches; its traces are as complete (the runtime's job).
+    expect(bad.meets, JSON.stringify(rates(bad))).toEqual({
+      coherence: false,
+      termination: false,
+      completeness: true,
+      recovery: false,
+      efficiency: false,
+    });
+    expect(good.termination.successes).toBe(13);
+    expect(bad.termination.rate!).toBeLessThan(0.7);
+    // The intervals say how sure the numbers are: the two agents' termination intervals do not overlap.
+    expect(bad.termination.high!).toBeLessThan(good.termination.low!);
+  }, 240_000);
+
+  it('the eval command runs a suite against an endpoint and prints the criteria, a JSON report and a plot', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'eval-cli-'));
+    const suite = loadSuite(DEFAULT_SUITE);
+    const picked = suite.tasks.filter((task) => ['arith-product', 'recover-peru'].includes(task.id));
+    writeFileSync(path.join(dir, 'suite.json'), JSON.stringify({ name: 'two tasks', tasks: picked }));
+    // One model name for every task, as against a real endpoint: the script is chosen by the task's query.
+    const model = `eval-cli-${randomUUID()}`;
+    harness.model.script(model, (request, index) => {
+      const query = String((request.messages as Array<{ content: string }>)[1]?.content ?? '');
+      const task = picked.find((candidate) => query.includes(candidate.query))!;
+      return GOOD_AGENT[task.id]!(request, index);
+    });
+    const child = spawn(
+      process.execPath,
+      [
+        path.resolve(__dirname, '../../dist/cli/main.js'),
+        'eval',
+        '--suite',
+        path.join(dir, 'suite.json'),
+        '--model',
+        model,
+        '--out',
+        dir,
+      ],
+      {
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: inject('temporalAddress'),
+          OPENAI_BASE_URL: harness.model.baseURL,
+          OPENAI_API_KEY: undefined,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    expect(code, stderr).toBe(0);
+    expect(stderr).toContain('2/2 runs');
+    expect(stdout).toContain('✓ termination accuracy    100%  2/2 runs');
+    expect(stdout).toContain('✓ error recovery          100%  1/1 runs with errors');
+    expect(stdout).toMatch(/labelled steps: heuristic 11\/12/);
+    const report = JSON.parse(readFileSync(path.join(dir, 'report.json'), 'utf8')) as { runs: unknown[] };
+    expect(report.runs).toHaveLength(2);
+    expect(readFileSync(path.join(dir, 'report.svg'), 'utf8')).toContain('<svg');
+  }, 120_000);
+});
