@@ -1,4 +1,4 @@
-import { TARGETS, type CriteriaSummary, type RunRecord, type RunScore } from './criteria';
+import { summarize, TARGETS, type CriteriaSummary, type RunRecord, type RunScore } from './criteria';
 import type { Mean, Proportion } from './stats';
 
 const pct = (value: number | null) => (value === null ? 'n/a' : `${(value * 100).toFixed(0)}%`);
@@ -21,18 +21,18 @@ export function formatSummary(summary: CriteriaSummary): string[] {
   ];
 }
 
-/** One line per task: how its runs scored. */
+/** One line per task: its five criteria (counts and the termination interval) and how its runs ended. */
 export function formatTasks(scores: readonly RunScore[]): string[] {
   const byTask = new Map<string, RunScore[]>();
   for (const score of scores) byTask.set(score.taskId, [...(byTask.get(score.taskId) ?? []), score]);
+  const count = (p: Proportion) => (p.total === 0 ? '-' : `${p.successes}/${p.total}`);
   return [...byTask].map(([taskId, runs]) => {
-    const correct = runs.filter((run) => run.terminationCorrect).length;
+    const task = summarize(runs);
     const reasons = [...new Set(runs.map((run) => run.terminationReason))].join(',');
-    const coherent = runs.reduce((sum, run) => sum + run.coherentSteps, 0);
-    const judged = runs.reduce((sum, run) => sum + run.judgedSteps, 0);
     return (
-      `${taskId.padEnd(22)} ${`${correct}/${runs.length} correct`.padEnd(12)} ended ${reasons.padEnd(16)} ` +
-      `expected ${runs[0]!.expectedReasons.join('|').padEnd(16)} coherent ${coherent}/${judged} steps`
+      `${taskId.padEnd(20)} termination ${count(task.termination)}${interval(task.termination)}  ` +
+      `coherent ${count(task.coherence)}  complete ${count(task.completeness)}  recovered ${count(task.recovery)}  ` +
+      `iterations ${pct(task.efficiency.mean)}  (ended ${reasons}; expected ${runs[0]!.expectedReasons.join('|')})`
     );
   });
 }

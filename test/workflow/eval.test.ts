@@ -109,6 +109,9 @@ describe('the eval harness', () => {
     const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code, stderr).toBe(0);
     expect(stderr).toContain('2/2 runs');
+    expect(stdout).toMatch(
+      /recover-peru\s+termination 1\/1 \[\d+%–100%\]\s+coherent 3\/3\s+complete 1\/1\s+recovered 1\/1/,
+    );
     expect(stdout).toContain('✓ termination accuracy    100%  2/2 runs');
     expect(stdout).toContain('✓ error recovery          100%  1/1 runs with errors');
     expect(stdout).toMatch(/labelled steps: heuristic 11\/12/);
