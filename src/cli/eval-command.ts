@@ -17,6 +17,7 @@ import { createAgentWorker, createOpenAIClient } from '../worker/index';
 import { createBuiltinTools } from '../worker/tools/builtin';
 import { ToolRegistry } from '../worker/tools/registry';
 import { readFileSync } from 'node:fs';
+import { loadToolsModule } from '../replay/tools-module';
 import { positiveInteger, UsageError } from './args';
 import { connectServer, type Cleanup } from './run-command';
 
@@ -53,6 +54,7 @@ export async function evalCommand(argv: string[], out: Say, say: Say): Promise<n
         repeat: { type: 'string' },
         out: { type: 'string' },
         root: { type: 'string' },
+        'tools-module': { type: 'string' },
         json: { type: 'boolean', default: false },
       },
     }));

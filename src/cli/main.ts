@@ -37,7 +37,8 @@ Commands:
                             Re-run recorded runs with the current code against their recorded model answers, tool
                             results and decisions; report changed tool calls, arguments, approvals, answers,
                             termination reasons and prompts. Exit 1 on a change; --accept makes it the baseline
-  eval [--suite FILE] [--model NAME] [--judge-model NAME] [--concurrency 4] [--repeat 1] [--out DIR] [--json]
+  eval [--suite FILE] [--model NAME] [--judge-model NAME] [--concurrency 4] [--repeat 1] [--out DIR]
+       [--tools-module FILE] [--json]
                             Run a task suite (default: evals/suite.json) against OPENAI_BASE_URL and print the five
                             success criteria with 95% intervals; writes report.json and report.svg
   server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C

@@ -133,3 +133,31 @@ export const BAD_AGENT: Record<string, ScriptedResponder> = {
   'approval-sent': dither('send_email', { to: 'ops@example.com', body: 'The deploy is done.' }, 'The e-mail was sent.'),
   'approval-refused': email('The e-mail was sent to ops@example.com.'),
 };
+
+/** A good agent for evals/text-to-sql.json: tables first, then a validated query, then the submission. */
+const sqlAgent =
+  (sql: string): ScriptedResponder =>
+  (request) => {
+    const done = calls(request);
+    if (done === 0)
+      return use('The schema is unknown to me, so retrieve_tables finds the tables first.', 'retrieve_tables', {
+        question: 'customers orders',
+      });
+    if (done === 1)
+      return use('These tables hold the columns I need; validate_sql checks my query.', 'validate_sql', { sql });
+    return use('validate_sql accepted the query, so I submit_answer with it.', 'submit_answer', {
+      query: sql,
+      explanation: 'Joins customers to orders.',
+      confidence: 0.8,
+    });
+  };
+
+/** The good agent for the text-to-SQL suite. */
+export const GOOD_SQL_AGENT: Record<string, ScriptedResponder> = {
+  'sql-top-customers': sqlAgent(
+    "SELECT c.name, SUM(o.total) AS spent FROM customers c JOIN orders o ON o.customer_id = c.id WHERE o.status = 'paid' GROUP BY c.name ORDER BY spent DESC LIMIT 5",
+  ),
+  'sql-orders-per-country': sqlAgent(
+    'SELECT c.country, COUNT(*) AS orders FROM customers c JOIN orders o ON o.customer_id = c.id GROUP BY c.country',
+  ),
+};

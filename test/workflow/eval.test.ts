@@ -9,17 +9,18 @@ import { scoreRun, summarize, type CriteriaSummary } from '../../src/eval/criter
 import { runSuite } from '../../src/eval/runner';
 import { DEFAULT_SUITE, loadSuite } from '../../src/eval/suite';
 import type { ScriptedResponder } from '../../src/testing/scripted-model';
-import { BAD_AGENT, GOOD_AGENT } from '../support/eval-agents';
+import { BAD_AGENT, GOOD_AGENT, GOOD_SQL_AGENT } from '../support/eval-agents';
+import { tools as textToSqlTools } from '../../examples/text-to-sql/eval-tools';
 import { useHarness } from '../support/harness';
 
 const harness = useHarness({
-  tools: createEvalTools(),
+  tools: [...createEvalTools(), ...textToSqlTools],
   toolsRoot: path.resolve(__dirname, '../../examples/code-analysis/sample-codebase'),
 });
 
-/** Runs the shipped suite with one scripted agent and returns the five criteria. */
-async function evaluate(agent: Record<string, ScriptedResponder>): Promise<CriteriaSummary> {
-  const suite = loadSuite(DEFAULT_SUITE);
+/** Runs a shipped suite with one scripted agent and returns the five criteria. */
+async function evaluate(agent: Record<string, ScriptedResponder>, file = DEFAULT_SUITE): Promise<CriteriaSummary> {
+  const suite = loadSuite(file);
   const models = new Map<string, string>();
   for (const task of suite.tasks) {
     const model = `eval-${task.id}-${randomUUID()}`;
@@ -67,6 +68,13 @@ describe('the eval harness', () => {
     // The intervals say how sure the numbers are: the two agents' termination intervals do not overlap.
     expect(bad.termination.high!).toBeLessThan(good.termination.low!);
   }, 240_000);
+
+  it("scores the text-to-SQL example's suite: runs end on the accepted submission, as expected", async () => {
+    const summary = await evaluate(GOOD_SQL_AGENT, path.resolve(__dirname, '../../evals/text-to-sql.json'));
+    expect([summary.termination.successes, summary.termination.total]).toEqual([2, 2]);
+    expect(summary.meets.coherence).toBe(true);
+    expect(summary.meets.completeness).toBe(true);
+  }, 120_000);
 
   it('the eval command runs a suite against an endpoint and prints the criteria, a JSON report and a plot', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'eval-cli-'));
