@@ -85,9 +85,12 @@ export async function evalCommand(argv: string[], out: Say, say: Say): Promise<n
     const taskQueue = `eval-${randomUUID()}`;
     const nativeConnection = await NativeConnection.connect({ address: server.address });
     cleanups.push(() => nativeConnection.close());
+    // A suite's own tools (e.g. the text-to-SQL example's) come from a module that exports them.
+    const extra = values['tools-module'] ? await loadToolsModule(path.resolve(values['tools-module'])) : [];
     const registry = new ToolRegistry([
       ...createBuiltinTools({ root: values.root ?? SAMPLE_CODEBASE }),
       ...createEvalTools(),
+      ...extra,
     ]);
     const worker = await createAgentWorker({ connection: nativeConnection, env, taskQueue, openai, registry });
     const running = worker.run();
