@@ -1,9 +1,7 @@
-import { readFileSync } from 'node:fs';
 import type { LoadedDataConverter, Payload } from '@temporalio/common';
-import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { temporal } from '@temporalio/proto';
+import type { temporal } from '@temporalio/proto';
 
-/** One run's history, with the workflow ID it ran under when the file says it. */
+/** One run's history, with the workflow ID it ran under when the file or the server says it. */
 export interface HistoryInput {
   workflowId?: string;
   history: temporal.api.history.v1.IHistory;
@@ -12,7 +10,7 @@ export interface HistoryInput {
 /** Turns a history payload into its value: the codecs (e.g. encryption) last to first, then the converter. */
 export type PayloadDecoder = (payload: Payload | null | undefined) => Promise<unknown>;
 
-/** A decoder with a client's or worker's data converter. */
+/** A decoder with a client's or worker's data converter (`client.options.loadedDataConverter`, or a file's). */
 export function payloadDecoder(converter: LoadedDataConverter): PayloadDecoder {
   return async (payload) => {
     if (!payload) return undefined;
@@ -20,26 +18,6 @@ export function payloadDecoder(converter: LoadedDataConverter): PayloadDecoder {
     for (const codec of [...converter.payloadCodecs].reverse()) payloads = await codec.decode(payloads);
     return converter.payloadConverter.fromPayload(payloads[0] as Payload);
   };
-}
-
-/**
- * Reads a history file: the project's own `{ workflowId, history }` (test/histories), or the JSON that
- * `temporal workflow show --output json` and the Temporal UI's download write (`{ events: [...] }`).
- */
-export function loadHistoryFile(file: string): HistoryInput {
-  const parsed = JSON.parse(readFileSync(file, 'utf8')) as {
-    workflowId?: unknown;
-    history?: unknown;
-    events?: unknown;
-  };
-  if (parsed.history && typeof parsed.history === 'object') {
-    return {
-      ...(typeof parsed.workflowId === 'string' ? { workflowId: parsed.workflowId } : {}),
-      history: temporal.api.history.v1.History.fromObject(parsed.history),
-    };
-  }
-  if (Array.isArray(parsed.events)) return { history: historyFromJSON(parsed) };
-  throw new Error(`${file} is not a workflow history (no "events")`);
 }
 
 type Started = temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes;
@@ -51,28 +29,50 @@ export function startOf(input: HistoryInput): Started {
   return started;
 }
 
+/** The run's own ID and the run it continues ('' when none or unknown). */
+function links(input: HistoryInput): { runId: string; previous: string } {
+  const started = startOf(input);
+  return { runId: started.originalExecutionRunId ?? '', previous: started.continuedExecutionRunId ?? '' };
+}
+
 /**
- * Groups histories into continue-as-new chains, each oldest run first: a run's start event names the chain's first
- * run and the run it continues, and its own run ID (`originalExecutionRunId`).
+ * A chain's runs oldest first, whatever order they came in: each run's start event names the run it continues. A
+ * run whose predecessor is missing starts a new stretch, in the order given, so a chain with a gap keeps every run.
+ */
+export function orderChain(runs: readonly HistoryInput[]): HistoryInput[] {
+  const ids = new Set(runs.map((run) => links(run).runId).filter((id) => id !== ''));
+  const next = new Map<string, HistoryInput>();
+  for (const run of runs) if (links(run).previous !== '') next.set(links(run).previous, run);
+  const ordered: HistoryInput[] = [];
+  const placed = new Set<HistoryInput>();
+  for (const head of runs.filter((run) => !ids.has(links(run).previous))) {
+    for (let run: HistoryInput | undefined = head; run && !placed.has(run); run = next.get(links(run).runId)) {
+      ordered.push(run);
+      placed.add(run);
+    }
+  }
+  // Only a cycle (a corrupt set of files) leaves runs unplaced; they are kept rather than dropped.
+  return [...ordered, ...runs.filter((run) => !placed.has(run))];
+}
+
+/**
+ * Groups histories into continue-as-new chains, each oldest run first, chains in the order their first file came.
+ * Runs belong together when their start events name the same first run; histories from servers that do not record
+ * it are joined by the run each one continues.
  */
 export function groupChains(histories: readonly HistoryInput[]): HistoryInput[][] {
+  const byRun = new Map(histories.map((input) => [links(input).runId, input]));
+  const keyOf = (input: HistoryInput, seen = new Set<HistoryInput>()): string => {
+    const started = startOf(input);
+    if (started.firstExecutionRunId) return started.firstExecutionRunId;
+    const previous = byRun.get(links(input).previous);
+    if (previous && !seen.has(previous)) return keyOf(previous, seen.add(input));
+    return links(input).previous || links(input).runId || `#${histories.indexOf(input)}`;
+  };
   const chains = new Map<string, HistoryInput[]>();
   for (const input of histories) {
-    const started = startOf(input);
-    const key = started.firstExecutionRunId ?? started.originalExecutionRunId ?? String(chains.size);
+    const key = keyOf(input);
     chains.set(key, [...(chains.get(key) ?? []), input]);
   }
-  return [...chains.values()].map((runs) => {
-    const ordered: HistoryInput[] = [];
-    let previous: string | null | undefined = undefined;
-    const left = [...runs];
-    while (left.length > 0) {
-      const index = left.findIndex((run) => (startOf(run).continuedExecutionRunId || undefined) === previous);
-      // A chain with a run missing keeps the remaining runs in the order given.
-      const [next] = left.splice(index >= 0 ? index : 0, 1);
-      ordered.push(next!);
-      previous = startOf(next!).originalExecutionRunId ?? undefined;
-    }
-    return ordered;
-  });
+  return [...chains.values()].map(orderChain);
 }

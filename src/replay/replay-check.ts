@@ -105,7 +105,8 @@ function unsupported(recording: Recording): string | null {
     return `it ran the workflow type ${recording.workflowType}; replay-check runs the stock agent workflow`;
   if (recording.input.carried) return 'the first run of its continue-as-new chain is missing';
   if (recording.children.length > 0) return 'it delegates to subagents, which replay-check does not re-run yet';
-  if (recording.outcome.status === 'running') return 'it has not finished';
+  if (recording.outcome.status === 'running' || recording.outcome.status === 'continued')
+    return 'it has not finished (or its last run is missing)';
   return null;
 }
 
