@@ -35,12 +35,25 @@ function start(args: string[], killAfterMs?: number, env: NodeJS.ProcessEnv = {}
   child.stderr.on('data', (chunk: Buffer) => (output.stderr += chunk.toString()));
   const timer = killAfterMs === undefined ? undefined : setTimeout(() => child.kill(), killAfterMs);
   const done = new Promise<number | null>((resolve) => child.on('close', resolve)).finally(() => clearTimeout(timer));
-  return { output, done };
+  return { output, done, kill: () => child.kill() };
 }
 
 async function cli(args: string[], killAfterMs?: number, env?: NodeJS.ProcessEnv) {
   const { output, done } = start(args, killAfterMs, env);
   return { code: await done, ...output };
+}
+
+/** Runs a CLI command that follows something live, and stops it once its stdout has a line containing `text`. */
+async function cliUntil(args: string[], text: string, limitMs = 30_000) {
+  const { output, done, kill } = start(args, limitMs);
+  for (let waited = 0; waited < limitMs && !output.stdout.includes(text); waited += 100)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  // The rest of the line may still be on its way.
+  for (let waited = 0; waited < 2000 && !output.stdout.endsWith('\n'); waited += 50)
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  kill();
+  await done;
+  return { ...output, stdout: output.stdout.slice(0, output.stdout.lastIndexOf('\n') + 1) };
 }
 
 describe('deciding from the CLI while `run` waits', () => {
@@ -75,8 +88,9 @@ describe('deciding from the CLI while `run` waits', () => {
       `durable-react-agent approve --address ${address} ${workflowId} c1-1 [--always]`,
     );
 
-    // `events` follows the run live: while it waits for a person, the stream has reached the approval request.
-    const events = await cli(['events', workflowId, '--json'], 3000);
+    // `events` follows the run live: while it waits for a person, the stream has reached the approval request. It is
+    // stopped once that line is out (a fixed wait was too short for a CLI starting on a loaded machine).
+    const events = await cliUntil(['events', workflowId, '--json'], '"approval_pending"');
     const streamed = events.stdout
       .trim()
       .split('\n')
@@ -87,7 +101,7 @@ describe('deciding from the CLI while `run` waits', () => {
       [3, 'tool_call_requested'],
       [4, 'approval_pending'],
     ]);
-    const resumed = await cli(['events', workflowId, '--after', '3'], 3000);
+    const resumed = await cliUntil(['events', workflowId, '--after', '3'], 'Waiting for a decision');
     expect(resumed.stdout).toBe('#4 Waiting for a decision on c1-1 (calculator)\n');
 
     let pending = await cli(['pending']);
