@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client';
 import { hasModelEndpoint, readEnv } from '../client/env';
 import { scoreRun, summarize } from '../eval/criteria';
@@ -12,14 +11,13 @@ import { labelAgreement, RUBRIC_FILE } from '../eval/labels';
 import { formatSummary, formatTasks, plotSvg, reportJson } from '../eval/report';
 import { runSuite } from '../eval/runner';
 import { DEFAULT_SUITE, loadSuite } from '../eval/suite';
-import { dataConverterFromEnv } from '../worker/codec';
-import { createAgentWorker, createOpenAIClient } from '../worker/index';
+import { createOpenAIClient } from '../worker/index';
 import { createBuiltinTools } from '../worker/tools/builtin';
 import { ToolRegistry } from '../worker/tools/registry';
 import { readFileSync } from 'node:fs';
 import { loadToolsModule } from '../replay/tools-module';
 import { positiveInteger, UsageError } from './args';
-import { connectServer, type Cleanup } from './run-command';
+import { connectClient, connectServer, startOwnWorker, type Cleanup } from './run-command';
 
 type Say = (line: string) => void;
 
@@ -83,8 +81,6 @@ export async function evalCommand(argv: string[], out: Say, say: Say): Promise<n
   try {
     const server = await connectServer(env, say, cleanups);
     const taskQueue = `eval-${randomUUID()}`;
-    const nativeConnection = await NativeConnection.connect({ address: server.address });
-    cleanups.push(() => nativeConnection.close());
     // A suite's own tools (e.g. the text-to-SQL example's) come from a module that exports them.
     const extra = values['tools-module'] ? await loadToolsModule(path.resolve(values['tools-module'])) : [];
     const registry = new ToolRegistry([
@@ -92,19 +88,8 @@ export async function evalCommand(argv: string[], out: Say, say: Say): Promise<n
       ...createEvalTools(),
       ...extra,
     ]);
-    const worker = await createAgentWorker({ connection: nativeConnection, env, taskQueue, openai, registry });
-    const running = worker.run();
-    cleanups.push(async () => {
-      worker.shutdown();
-      await running;
-    });
-    const connection = await Connection.connect({ address: server.address });
-    cleanups.push(() => connection.close());
-    const client = new Client({
-      connection,
-      namespace: env.temporalNamespace,
-      dataConverter: dataConverterFromEnv(env),
-    });
+    await startOwnWorker(server.address, env, cleanups, { taskQueue, openai, registry });
+    const client = await connectClient(server.address, env, cleanups);
     const agents = new AgentClient({ client, taskQueue });
     say(
       `Eval "${suite.name}": ${suite.tasks.length} tasks × ${repeat}, model ${values.model ?? env.openaiModel}, ${judge ? `judge ${judgeModel}` : 'heuristic coherence (no --judge-model)'}`,

@@ -10,7 +10,12 @@ import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../client/env';
 import { startScriptedModel } from '../testing/scripted-model';
 import { readMcpServersFile } from '../worker/env';
-import { createAgentWorker, createOpenAIClient, prebuiltWorkflowBundle } from '../worker/index';
+import {
+  createAgentWorker,
+  createOpenAIClient,
+  prebuiltWorkflowBundle,
+  type AgentWorkerOptions,
+} from '../worker/index';
 import { cliIdentity, parseRunArgs, UsageError, type RunOptions } from './args';
 import { watchPending } from './pending-watcher';
 import { createRunDecisions } from './run-decisions';
@@ -46,6 +51,40 @@ export async function connectServer(
   if (server.uiUrl)
     say(`Temporal UI: ${server.uiUrl}  (up while this command runs; \`durable-react-agent server\` keeps one running)`);
   return { address: server.address, uiUrl: server.uiUrl };
+}
+
+/**
+ * A worker in this process on `options.taskQueue` (the prebuilt bundle unless encryption needs its own), stopped and
+ * disconnected by the cleanups.
+ */
+export async function startOwnWorker(
+  address: string,
+  env: RuntimeEnv,
+  cleanups: Cleanup[],
+  options: Omit<AgentWorkerOptions, 'connection' | 'env'>,
+): Promise<void> {
+  const nativeConnection = await NativeConnection.connect({ address });
+  cleanups.push(() => nativeConnection.close());
+  // Encryption bundles its failure converter into the workflow code, so only a plain worker takes the prebuilt bundle.
+  const bundle = env.payloadEncryptionKeys ? undefined : prebuiltWorkflowBundle();
+  const worker = await createAgentWorker({
+    connection: nativeConnection,
+    env,
+    ...options,
+    ...(bundle ? { workflowBundle: bundle } : {}),
+  });
+  const running = worker.run();
+  cleanups.push(async () => {
+    worker.shutdown();
+    await running;
+  });
+}
+
+/** A Temporal client with the environment's namespace and payload codec, closed by the cleanups. */
+export async function connectClient(address: string, env: RuntimeEnv, cleanups: Cleanup[]): Promise<Client> {
+  const connection = await Connection.connect({ address });
+  cleanups.push(() => connection.close());
+  return new Client({ connection, namespace: env.temporalNamespace, dataConverter: dataConverterFromEnv(env) });
 }
 
 /** `durable-react-agent run`: start a run, follow its trace on stderr, print the answer (or --json) on stdout. */
@@ -113,34 +152,16 @@ export async function followRun(
     const taskQueue =
       options.taskQueue ?? env.explicitTaskQueue ?? (options.worker ? `run-${randomUUID()}` : env.taskQueue);
     if (options.worker) {
-      const nativeConnection = await NativeConnection.connect({ address: server.address });
-      cleanups.push(() => nativeConnection.close());
-      // Encryption bundles its failure converter into the workflow code, so only a plain worker takes the prebuilt bundle.
-      const bundle = env.payloadEncryptionKeys ? undefined : prebuiltWorkflowBundle();
       const mcpFile = process.env.WORKER_MCP_SERVERS?.trim();
-      const worker = await createAgentWorker({
-        connection: nativeConnection,
-        env,
+      await startOwnWorker(server.address, env, cleanups, {
         taskQueue,
         openai,
         toolsRoot: options.toolsRoot,
         // The same MCP servers file as the `worker` command's.
         ...(mcpFile ? { mcpServers: readMcpServersFile(mcpFile) } : {}),
-        ...(bundle ? { workflowBundle: bundle } : {}),
-      });
-      const running = worker.run();
-      cleanups.push(async () => {
-        worker.shutdown();
-        await running;
       });
     }
-    const connection = await Connection.connect({ address: server.address });
-    cleanups.push(() => connection.close());
-    const client = new Client({
-      connection,
-      namespace: env.temporalNamespace,
-      dataConverter: dataConverterFromEnv(env),
-    });
+    const client = await connectClient(server.address, env, cleanups);
     const agents = new AgentClient({ client, taskQueue, ...cliIdentity(undefined, undefined) });
     const run = await start(agents, demoModel);
     if (server.uiUrl) say(`  ${server.uiUrl}/namespaces/${env.temporalNamespace}/workflows/${run.workflowId}`);

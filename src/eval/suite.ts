@@ -3,18 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { agentConfigSchema } from '../shared/config';
 import type { AgentConfigInput } from '../shared/config';
-import type { TerminationReason } from '../shared/types';
-
-const REASONS = [
-  'success',
-  'max_iterations',
-  'failure',
-  'stalled',
-  'token_budget',
-  'timeout',
-  'cancelled',
-  'custom',
-] as const;
+import { TERMINATION_REASONS, type TerminationReason } from '../shared/types';
 
 /** How the eval's scripted reviewer settles a call that waits for a person. */
 const reviewSchema = z.object({
@@ -30,7 +19,7 @@ const taskSchema = z.object({
   config: z.record(z.string(), z.unknown()).default({}),
   expect: z.object({
     /** The termination reasons that count as correct for this task (one, or several when either is right). */
-    reasons: z.array(z.enum(REASONS)).min(1),
+    reasons: z.array(z.enum(TERMINATION_REASONS)).min(1),
     /** Texts the final answer must contain (case-insensitive) for a success to count as one. */
     answerIncludes: z.array(z.string()).default([]),
   }),

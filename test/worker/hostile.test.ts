@@ -7,18 +7,9 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient, AgentRunError, InvalidConfigError, type AgentConfigInput } from '../../src';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedTurn } from '../../src/testing';
+import { TERMINATION_REASONS } from '../../src/shared/types';
 import { killWorkerProcesses, startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
-const TERMINATION_REASONS = [
-  'success',
-  'max_iterations',
-  'failure',
-  'stalled',
-  'token_budget',
-  'timeout',
-  'cancelled',
-  'custom',
-];
 const thought = 'Each of these results is needed for the figure the user asked for, so I ask for them now.';
 const BACKTRACKING = ['^(a+)+$', '(x+x+)+y', '(a|aa)+$', '([a-z]*)*$', '^(\\w+\\s?)+$'];
 
