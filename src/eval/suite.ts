@@ -3,7 +3,8 @@ import path from 'node:path';
 import { z } from 'zod';
 import { agentConfigSchema } from '../shared/config';
 import type { AgentConfigInput } from '../shared/config';
-import { TERMINATION_REASONS, type TerminationReason } from '../shared/types';
+import { TERMINATION_REASONS } from '../shared/termination-reasons';
+import type { TerminationReason } from '../shared/types';
 
 /** How the eval's scripted reviewer settles a call that waits for a person. */
 const reviewSchema = z.object({

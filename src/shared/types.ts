@@ -65,18 +65,6 @@ export interface ReActStep {
 export type TerminationReason =
   'success' | 'max_iterations' | 'failure' | 'stalled' | 'token_budget' | 'timeout' | 'cancelled' | 'custom';
 
-/** Every termination reason, for code that checks one given as data (an eval suite, a test's expectation). */
-export const TERMINATION_REASONS = [
-  'success',
-  'max_iterations',
-  'failure',
-  'stalled',
-  'token_budget',
-  'timeout',
-  'cancelled',
-  'custom',
-] as const satisfies readonly TerminationReason[];
-
 /** Kinds of problems recorded in a run's error history; each was fed back to the model or ended the run. */
 export type AgentErrorKind =
   | 'invalid_thought'

@@ -7,7 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient, AgentRunError, InvalidConfigError, type AgentConfigInput } from '../../src';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedTurn } from '../../src/testing';
-import { TERMINATION_REASONS } from '../../src/shared/types';
+import { TERMINATION_REASONS } from '../../src/shared/termination-reasons';
 import { killWorkerProcesses, startWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 const thought = 'Each of these results is needed for the figure the user asked for, so I ask for them now.';

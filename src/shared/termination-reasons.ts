@@ -1,0 +1,13 @@
+import type { TerminationReason } from './types';
+
+/** Every termination reason, for code that checks one given as data (an eval suite, a test's expectation). */
+export const TERMINATION_REASONS = [
+  'success',
+  'max_iterations',
+  'failure',
+  'stalled',
+  'token_budget',
+  'timeout',
+  'cancelled',
+  'custom',
+] as const satisfies readonly TerminationReason[];
