@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { AgentConfigInput } from '../shared/config';
 import { DurableAgentError } from '../shared/errors';
 import type { Channel } from '../shared/identity';
@@ -84,38 +84,41 @@ export function readConfigFile(file: string): AgentConfigInput {
   }
 }
 
-/** Parses `run` arguments; flags override the --config file. Throws UsageError on mistakes. */
-export function parseRunArgs(argv: string[]): RunOptions {
-  let parsed;
+/** node:util's parseArgs with positionals allowed, its mistakes turned into UsageError (exit 2, one line). */
+export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['options']>>(
+  argv: string[],
+  options: O,
+): ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>> {
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        tools: { type: 'string' },
-        'max-iterations': { type: 'string' },
-        'stall-threshold': { type: 'string' },
-        timeout: { type: 'string' },
-        'token-budget': { type: 'string' },
-        model: { type: 'string' },
-        temperature: { type: 'string' },
-        'max-tokens': { type: 'string' },
-        'success-phrase': { type: 'string', multiple: true },
-        'failure-phrase': { type: 'string', multiple: true },
-        'tool-calling': { type: 'string' },
-        config: { type: 'string' },
-        root: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        'no-worker': { type: 'boolean', default: false },
-        demo: { type: 'boolean', default: false },
-        'no-interactive': { type: 'boolean', default: false },
-        'task-queue': { type: 'string' },
-        confirm: { type: 'string', multiple: true },
-      },
-    });
+    return parseArgs({ args: argv, allowPositionals: true, options });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/** Parses `run` arguments; flags override the --config file. Throws UsageError on mistakes. */
+export function parseRunArgs(argv: string[]): RunOptions {
+  const parsed = parseCommandArgs(argv, {
+    tools: { type: 'string' },
+    'max-iterations': { type: 'string' },
+    'stall-threshold': { type: 'string' },
+    timeout: { type: 'string' },
+    'token-budget': { type: 'string' },
+    model: { type: 'string' },
+    temperature: { type: 'string' },
+    'max-tokens': { type: 'string' },
+    'success-phrase': { type: 'string', multiple: true },
+    'failure-phrase': { type: 'string', multiple: true },
+    'tool-calling': { type: 'string' },
+    config: { type: 'string' },
+    root: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    'no-worker': { type: 'boolean', default: false },
+    demo: { type: 'boolean', default: false },
+    'no-interactive': { type: 'boolean', default: false },
+    'task-queue': { type: 'string' },
+    confirm: { type: 'string', multiple: true },
+  });
   const { values, positionals } = parsed;
   const query = positionals.join(' ').trim();
   if (query === '' && !values.demo) throw new UsageError('run needs a query: durable-react-agent run "<query>"');

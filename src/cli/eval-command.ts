@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client';
 import { hasModelEndpoint, readEnv } from '../client/env';
@@ -16,7 +15,7 @@ import { createBuiltinTools } from '../worker/tools/builtin';
 import { ToolRegistry } from '../worker/tools/registry';
 import { readFileSync } from 'node:fs';
 import { loadToolsModule } from '../replay/tools-module';
-import { positiveInteger, UsageError } from './args';
+import { parseCommandArgs, positiveInteger, UsageError } from './args';
 import { connectClient, connectServer, startOwnWorker, type Cleanup } from './run-command';
 
 type Say = (line: string) => void;
@@ -40,25 +39,18 @@ function progress(say: Say): (done: number, total: number) => void {
  * prints the five success criteria with counts and 95% intervals, per task and overall; writes a JSON report and a plot.
  */
 export async function evalCommand(argv: string[], out: Say, say: Say): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        suite: { type: 'string' },
-        model: { type: 'string' },
-        'judge-model': { type: 'string' },
-        concurrency: { type: 'string' },
-        repeat: { type: 'string' },
-        out: { type: 'string' },
-        root: { type: 'string' },
-        'tools-module': { type: 'string' },
-        json: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values, positionals } = parseCommandArgs(argv, {
+    suite: { type: 'string' },
+    model: { type: 'string' },
+    'judge-model': { type: 'string' },
+    concurrency: { type: 'string' },
+    repeat: { type: 'string' },
+    out: { type: 'string' },
+    root: { type: 'string' },
+    'tools-module': { type: 'string' },
+    json: { type: 'boolean', default: false },
+  });
+  if (positionals.length > 0) throw new UsageError(`eval takes no arguments, got "${positionals[0]}"`);
   const env = readEnv();
   if (!hasModelEndpoint(env))
     throw new UsageError('eval needs a model endpoint: set OPENAI_BASE_URL (Ollama, vLLM, …) and/or OPENAI_API_KEY');

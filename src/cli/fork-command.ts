@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import type { AgentRunHandle } from '../client/agent-client';
-import { readConfigFile, positiveInteger, UsageError } from './args';
+import { parseCommandArgs, readConfigFile, positiveInteger, UsageError } from './args';
 import { followRun, type StackOptions } from './run-command';
 
 type Say = (line: string) => void;
@@ -22,12 +21,7 @@ function parse<O extends Record<string, { type: 'string' | 'boolean'; default?: 
   argv: string[],
   options: O,
 ) {
-  let parsed;
-  try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { ...SHARED, ...options } });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const parsed = parseCommandArgs(argv, { ...SHARED, ...options });
   const [workflowId, ...extra] = parsed.positionals;
   if (!workflowId || extra.length > 0) throw new UsageError(`${command} needs exactly one workflow ID`);
   const values = parsed.values as Record<string, string | boolean | undefined>;

@@ -1,6 +1,5 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection } from '@temporalio/worker';
 import { readEnv } from '../client/env';
@@ -10,7 +9,7 @@ import { dataConverterFromEnv } from '../worker/codec';
 import { createOpenAIClient, prebuiltWorkflowBundle } from '../worker/index';
 import { createDefaultRegistry } from '../worker/plugin';
 import { loadToolsModule } from '../replay/tools-module';
-import { readConfigFile, UsageError } from './args';
+import { parseCommandArgs, readConfigFile, UsageError } from './args';
 
 type Say = (line: string) => void;
 
@@ -27,25 +26,16 @@ function printReport(report: CheckReport, say: Say): void {
  * user would see change. Exit 1 on a change, 0 when nothing changed (or every change was accepted), 2 on bad input.
  */
 export async function replayCheckCommand(argv: string[], out: Say, say: Say): Promise<number> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        accept: { type: 'boolean', default: false },
-        'baseline-dir': { type: 'string' },
-        config: { type: 'string' },
-        'model-url': { type: 'string' },
-        model: { type: 'string' },
-        'tools-module': { type: 'string' },
-        address: { type: 'string' },
-        json: { type: 'boolean', default: false },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const parsed = parseCommandArgs(argv, {
+    accept: { type: 'boolean', default: false },
+    'baseline-dir': { type: 'string' },
+    config: { type: 'string' },
+    'model-url': { type: 'string' },
+    model: { type: 'string' },
+    'tools-module': { type: 'string' },
+    address: { type: 'string' },
+    json: { type: 'boolean', default: false },
+  });
   const { values, positionals } = parsed;
   if (positionals.length === 0)
     throw new UsageError('replay-check needs history files or workflow IDs: durable-react-agent replay-check <...>');

@@ -53,8 +53,13 @@ function describeStep(step: ReActStep): string {
   }
 }
 
-/** How a call was settled; recordings made before decisions named their decider hold the kind alone (or `always`). */
-function approvalOf(decision: NonNullable<ReActStep['decision']> | string): string {
+/**
+ * How a step's call was settled (approve, reject, edit, respond, timeout), with ` (always)` for a standing approval.
+ * Recordings made before decisions named their decider hold the kind alone as a string (`always` for the latter).
+ */
+export function approvalOf(step: ReActStep): string | undefined {
+  const decision = step.decision as ReActStep['decision'] | string | undefined;
+  if (decision === undefined) return undefined;
   if (typeof decision === 'string') return decision === 'always' ? 'approve (always)' : decision;
   return decision.always ? `${decision.kind} (always)` : decision.kind;
 }
@@ -71,7 +76,7 @@ export function behaviourOf(
       iteration: step.iteration,
       action: step.action.type,
       what: describeStep(step),
-      ...(step.decision ? { approval: approvalOf(step.decision) } : {}),
+      ...(step.decision ? { approval: approvalOf(step) } : {}),
     })),
     finalAnswer,
     ending,

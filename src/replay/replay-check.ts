@@ -7,7 +7,14 @@ import type { ReActStep } from '../shared/types';
 import { buildModelRequest } from '../worker/activities/llm';
 import type { ToolRegistry } from '../worker/tools/registry';
 import { baselinePath, readBaseline, writeBaseline } from './baseline';
-import { behaviourOf, compareBehaviour, promptFingerprint, type Behaviour, type BehaviourChange } from './behaviour';
+import {
+  approvalOf,
+  behaviourOf,
+  compareBehaviour,
+  promptFingerprint,
+  type Behaviour,
+  type BehaviourChange,
+} from './behaviour';
 import {
   groupChains,
   loadHistoryFile,
@@ -94,12 +101,6 @@ function recordedSteps(recording: Recording): {
   return { steps: earlier, finalAnswer: null, ending: 'unfinished' };
 }
 
-/** How a person settled a step's call; recordings made before decisions named their decider hold the kind alone. */
-function decisionKind(step: ReActStep): string | undefined {
-  const decision = step.decision as ReActStep['decision'] | string | undefined;
-  return typeof decision === 'string' ? decision : decision?.kind;
-}
-
 function unsupported(recording: Recording): string | null {
   if (recording.workflowType !== AGENT_WORKFLOW_TYPE)
     return `it ran the workflow type ${recording.workflowType}; replay-check runs the stock agent workflow`;
@@ -136,7 +137,7 @@ export function scriptOf(recording: Recording, registry: ToolRegistry): ReplaySc
   // Under a time budget, how long the model took is part of the run: the answers come as late as they came.
   const timed = recording.input.config?.timeoutSeconds !== undefined;
   const timedOut = recorded.steps.flatMap((step) =>
-    decisionKind(step) === 'timeout' && 'callId' in step.action && step.action.callId ? [step.action.callId] : [],
+    approvalOf(step) === 'timeout' && 'callId' in step.action && step.action.callId ? [step.action.callId] : [],
   );
   return {
     workflowId: recording.workflowId,

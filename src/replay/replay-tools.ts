@@ -2,16 +2,10 @@ import { Context } from '@temporalio/activity';
 import { canonicalJson } from '../shared/canonical';
 import { errorObservation } from '../shared/observation';
 import type { RunToolInput, ToolObservation } from '../shared/tool-protocol';
+import type { RecordedToolCall } from './recording-types';
 
-/** A tool call of the recording and what it returned (null: the call failed for good, with this message). */
-export interface RecordedToolResult {
-  tool: string;
-  args: unknown;
-  observation: ToolObservation | null;
-  failure?: string;
-  /** The run stopped while the call ran: replayed, it runs until the replay stops it too. */
-  interrupted?: true;
-}
+/** What a replayed tool call needs of the recorded one: its call and what it returned, failed with, or never did. */
+export type RecordedToolResult = Pick<RecordedToolCall, 'tool' | 'args' | 'observation' | 'failure' | 'interrupted'>;
 
 /** Heartbeats until the activity is cancelled (a heartbeat is how a remote activity learns it was). */
 async function runUntilCancelled(): Promise<never> {

@@ -1,14 +1,11 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import { answerUpdate, decideBudgetUpdate, decideUpdate, getPendingQuery } from '../shared/messages';
-import type { Answer, Decision, PendingDecisions } from '../shared/approvals';
-import type { BudgetDecision } from '../shared/budget';
+import { getPendingQuery } from '../shared/messages';
+import type { PendingDecisions } from '../shared/approvals';
 import { queryRun } from '../client/query';
+import type { RecordedDecision } from './recording-types';
 
 /** A decision, answer or budget decision as the recording holds it. */
-export interface RecordedDecisionLike {
-  message: 'decide' | 'answer' | 'decideBudget';
-  payload: Record<string, unknown>;
-}
+export type RecordedDecisionLike = Pick<RecordedDecision, 'message' | 'payload'>;
 
 /** What the scripted reviewer could not settle from the recording. */
 export interface Reviewer {
@@ -43,34 +40,46 @@ export function startReviewer(
     return fallback >= 0 ? left.splice(fallback, 1)[0]!.payload : null;
   };
 
+  /** Sends the recorded payload for `id` (or `fallback`, reported, when the recording has none left). */
+  const send = async (
+    message: RecordedDecisionLike['message'],
+    key: 'callId' | 'requestId',
+    id: string,
+    fallback: Record<string, unknown>,
+    missing: string,
+  ): Promise<void> => {
+    if (settled.has(id) || timedOut.has(id)) return;
+    const payload = take(message, key, id);
+    if (!payload) {
+      unrecorded.push(missing);
+      settled.add(id);
+    }
+    await handle.executeUpdate<unknown, [Record<string, unknown>]>(message, {
+      args: [{ ...(payload ?? fallback), [key]: id }],
+    });
+    // Settled once the run accepts it: a decision it refused in the recording (an invalid edit) left the call
+    // pending there too, and the next recorded decision for it is sent on the next poll.
+    settled.add(id);
+  };
+
   const settle = async (pending: PendingDecisions): Promise<void> => {
     for (const call of pending.approvals) {
-      if (settled.has(call.callId) || timedOut.has(call.callId)) continue;
-      settled.add(call.callId);
-      const payload = take('decide', 'callId', call.callId);
-      const decision = (payload ?? {
-        decision: 'reject',
-        reason: 'replay-check: the recording has no decision for this call',
-      }) as Decision;
-      if (!payload) unrecorded.push(`decision on ${call.callId}: ${call.tool}`);
-      await handle.executeUpdate(decideUpdate, { args: [{ ...decision, callId: call.callId }] });
+      const fallback = { decision: 'reject', reason: 'replay-check: the recording has no decision for this call' };
+      await send('decide', 'callId', call.callId, fallback, `decision on ${call.callId}: ${call.tool}`);
     }
-    const question = pending.question;
-    if (question && !settled.has(question.callId) && !timedOut.has(question.callId)) {
-      settled.add(question.callId);
-      const payload = take('answer', 'callId', question.callId);
-      if (!payload) unrecorded.push(`answer to ${question.callId}: ${question.question}`);
-      const answer = (payload ?? { answer: 'replay-check: the recording has no answer to this question' }) as Answer;
-      await handle.executeUpdate(answerUpdate, { args: [{ ...answer, callId: question.callId }] });
+    const { question, budget } = pending;
+    if (question) {
+      const fallback = { answer: 'replay-check: the recording has no answer to this question' };
+      await send('answer', 'callId', question.callId, fallback, `answer to ${question.callId}: ${question.question}`);
     }
-    const budget = pending.budget;
-    if (budget && !settled.has(budget.requestId)) {
-      settled.add(budget.requestId);
-      const payload = take('decideBudget', 'requestId', budget.requestId);
-      if (!payload) unrecorded.push(`budget request ${budget.requestId}`);
-      const decision = (payload ?? { decision: 'stop' }) as BudgetDecision;
-      await handle.executeUpdate(decideBudgetUpdate, { args: [{ ...decision, requestId: budget.requestId }] });
-    }
+    if (budget)
+      await send(
+        'decideBudget',
+        'requestId',
+        budget.requestId,
+        { decision: 'stop' },
+        `budget request ${budget.requestId}`,
+      );
   };
 
   const loop = (async () => {
