@@ -19,6 +19,8 @@ export interface LoopResult {
   seconds: number;
   msPerStep: number;
   stepsPerSecond: number;
+  /** P1 in several rounds: each round's ms per step, in the order they ran (the figures above are the median round's). */
+  roundsMsPerStep?: number[];
 }
 
 /** The models a job's runs use, in order; the warm-up run's comes first. */
@@ -45,4 +47,16 @@ export async function measureLoop(job: LoopJob, runAgent: (model: string) => Pro
     msPerStep: (seconds * 1000) / steps,
     stepsPerSecond: steps / seconds,
   };
+}
+
+/**
+ * One contender's rounds as one result: the round with the median time per step (the lower middle of an even count),
+ * with every round's figure kept. One sequential round of a few agents swung a contender's figure by up to 40% between
+ * runs here, more than the gaps between contenders; the median of interleaved rounds is steadier.
+ */
+export function medianRound(rounds: readonly LoopResult[]): LoopResult {
+  const sorted = [...rounds].sort((a, b) => a.msPerStep - b.msPerStep);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)];
+  if (!median) throw new Error('medianRound needs at least one round');
+  return { ...median, roundsMsPerStep: rounds.map((round) => round.msPerStep) };
 }

@@ -39,11 +39,17 @@ export function formatTables(results: BenchResults): string {
   const { p1, p2, p3, p4, p5, p6, p7 } = results;
   if (p1) {
     const bound = Object.values(p1)[0]?.msPerStep ?? NaN;
-    const rows = Object.entries(p1).map(([name, r]) => [name, fixed(r.msPerStep, 2), `${fixed(r.msPerStep / bound)}×`]);
+    const rounds = Object.values(p1)[0]?.roundsMsPerStep?.length ?? 1;
+    const rows = Object.entries(p1).map(([name, r]) => [
+      name,
+      fixed(r.msPerStep, 2),
+      `${fixed(r.msPerStep / bound)}×`,
+      ...(rounds > 1 ? [(r.roundsMsPerStep ?? []).map((ms) => fixed(ms, 2)).join(', ')] : []),
+    ]);
     parts.push(
       table(
-        `P1 orchestration cost per step (${Object.values(p1)[0]?.runs} agents × ${Object.values(p1)[0]?.steps} steps, one at a time)`,
-        ['contender', 'ms per step', 'vs lower bound'],
+        `P1 orchestration cost per step (${Object.values(p1)[0]?.runs} agents × ${Object.values(p1)[0]?.steps} steps, one at a time${rounds > 1 ? `; median of ${rounds} rounds` : ''})`,
+        ['contender', 'ms per step', 'vs lower bound', ...(rounds > 1 ? ['each round'] : [])],
         rows,
       ),
     );

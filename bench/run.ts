@@ -4,7 +4,7 @@
  * the plot docs/benchmarks.svg. A benchmark, not a test: it asserts nothing about time, only that every run finished
  * its script.
  *
- *   npm run bench [-- --only p1,p2,p3,p4,p5,p6,p7] [--quick] [--parked 10000] [--cache 1000]
+ *   npm run bench [-- --only p1,p2,p3,p4,p5,p6,p7] [--quick] [--rounds 3] [--parked 10000] [--cache 1000]
  *                 [--worker-node-options "--max-semi-space-size=2"]   (NODE_OPTIONS of the P4/P5 worker)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -17,7 +17,7 @@ import type { DurableJob, HistoryRow } from './contenders/durable';
 import type { ApprovalResult } from './contenders/durable-approvals';
 import type { EventsResult } from './contenders/durable-events';
 import type { CheckpointRow, LangGraphJob } from './langgraph-protocol';
-import type { LoopJob, LoopResult } from './measure';
+import { medianRound, type LoopJob, type LoopResult } from './measure';
 import { printTable, renderSvg, type BenchResults } from './report';
 import { scriptForBenchModel } from './scenario';
 import { measureStartup } from './startup';
@@ -44,6 +44,8 @@ const SCALE = quick
 /** The worker's workflow cache bound (the worker's default): far under P5's parked runs, most of which are evicted while they wait. */
 const MAX_CACHED_WORKFLOWS = Number(argument('--cache') ?? (quick ? 50 : DEFAULT_MAX_CACHED_WORKFLOWS));
 SCALE.p5 = Number(argument('--parked') ?? SCALE.p5);
+/** P1's rounds (`--rounds N`): one round's figures swing more between runs than the contenders differ. */
+const P1_ROUNDS = Number(argument('--rounds') ?? (quick ? 1 : 3));
 /** NODE_OPTIONS of the P4/P5 worker process: P5 is the figure that measures a worker's memory. */
 const WORKER_NODE_OPTIONS = argument('--worker-node-options');
 
@@ -66,49 +68,69 @@ async function sequence<T, R>(items: readonly T[], run: (item: T) => Promise<R>)
   return results;
 }
 
+/**
+ * P1 or P2: every contender in turn, `rounds` times (P1's rounds interleave the contenders, so a slow spell of the
+ * machine lands on all of them), each contender's figure the median of its rounds.
+ */
 async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record<string, LoopResult>> {
   const size = SCALE[figure];
+  const rounds = figure === 'p1' ? P1_ROUNDS : 1;
+  console.error(
+    `${figure}: ${size.runs} agents × ${size.steps} steps, ${figure === 'p1' ? 1 : size.runs} at a time` +
+      `${rounds > 1 ? `, ${rounds} rounds` : ''}`,
+  );
+  const results = await sequence(
+    Array.from({ length: rounds }, (_, round) => (rounds > 1 ? `${figure}-r${round + 1}` : figure)),
+    (prefix) => loopRound(baseURL, figure, prefix),
+  );
+  return Object.fromEntries(
+    Object.keys(results[0] ?? {}).map((name) => [name, medianRound(results.map((round) => round[name]!))]),
+  );
+}
+
+/** One round of P1 or P2; `prefix` names its models apart from other rounds'. */
+async function loopRound(baseURL: string, figure: 'p1' | 'p2', prefix: string): Promise<Record<string, LoopResult>> {
+  const size = SCALE[figure];
   // Every contender gets its own model names (the tag): the scripted model counts calls per name.
-  const job: LoopJob = { baseURL, ...size, concurrency: figure === 'p1' ? 1 : size.runs, tag: figure };
+  const job: LoopJob = { baseURL, ...size, concurrency: figure === 'p1' ? 1 : size.runs, tag: prefix };
   const durable = (tool: LoopJob['tool'], modelCalls: 'activity' | 'local'): DurableJob => ({
     kind: 'loop',
     ...job,
     tool,
     modelCalls,
-    tag: `${figure}-${tool}-${modelCalls}`,
+    tag: `${prefix}-${tool}-${modelCalls}`,
     maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
   });
-  console.error(`${figure}: ${size.runs} agents × ${size.steps} steps, ${job.concurrency} at a time`);
   return {
     [CONTENDERS.plain]: await runChild<LoopResult>(
       'contenders/plain-loop.ts',
-      { ...job, tag: `${figure}-plain` },
-      `${figure} plain`,
+      { ...job, tag: `${prefix}-plain` },
+      `${prefix} plain`,
     ),
     [CONTENDERS.durable]: await runChild<LoopResult>(
       'contenders/durable.ts',
       durable('noop', 'activity'),
-      `${figure} durable`,
+      `${prefix} durable`,
     ),
     [CONTENDERS.durableRemoteTool]: await runChild<LoopResult>(
       'contenders/durable.ts',
       durable('noop_remote', 'activity'),
-      `${figure} durable-remote-tool`,
+      `${prefix} durable-remote-tool`,
     ),
     [CONTENDERS.durableAllLocal]: await runChild<LoopResult>(
       'contenders/durable.ts',
       durable('noop', 'local'),
-      `${figure} durable-all-local`,
+      `${prefix} durable-all-local`,
     ),
     [CONTENDERS.sdkFloor]: await runChild<LoopResult>(
       'contenders/durable.ts',
       {
         kind: 'sdk-floor',
         ...job,
-        tag: `${figure}-floor`,
+        tag: `${prefix}-floor`,
         maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
       } satisfies DurableJob,
-      `${figure} sdk-floor`,
+      `${prefix} sdk-floor`,
     ),
     [CONTENDERS.sdkFloorRemote]: await runChild<LoopResult>(
       'contenders/durable.ts',
@@ -116,10 +138,10 @@ async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record
         kind: 'sdk-floor',
         remote: true,
         ...job,
-        tag: `${figure}-floor-remote`,
+        tag: `${prefix}-floor-remote`,
         maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
       } satisfies DurableJob,
-      `${figure} sdk-floor-remote`,
+      `${prefix} sdk-floor-remote`,
     ),
     ...Object.fromEntries(
       await sequence(
@@ -132,8 +154,8 @@ async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record
           name,
           await runChild<LoopResult>(
             'langgraph/contender.ts',
-            { kind: 'loop', durability, ...job, tag: `${figure}-langgraph-${durability}` } satisfies LangGraphJob,
-            `${figure} langgraph ${durability}`,
+            { kind: 'loop', durability, ...job, tag: `${prefix}-langgraph-${durability}` } satisfies LangGraphJob,
+            `${prefix} langgraph ${durability}`,
           ),
         ],
       ),
