@@ -245,6 +245,13 @@ export class RunReader {
             args: call.args,
           }))
         : [];
+    // Calls a read-only tool answered inside the model call: recorded with the reply, no activity of their own.
+    for (const ahead of reply.type === 'tool_calls' ? (reply.ranAhead ?? []) : []) {
+      this.pending = this.pending.filter((call) => call.callId !== ahead.callId);
+      const args: unknown = JSON.parse(ahead.argsJson);
+      const { tool, callId, observation } = ahead;
+      this.recording.toolCalls.push({ tool, args, callId, local: true, observation });
+    }
   }
 
   private async closeTool(call: RecordedToolCall, event: HistoryEvent, timeoutSeconds: number | undefined) {

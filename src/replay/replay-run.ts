@@ -90,7 +90,8 @@ export async function replayRun(script: ReplayScript, env: ReplayEnvironment): P
   const replayWorkflowId = `replay-${script.workflowId}-${randomUUID().slice(0, 8)}`;
   const notes: string[] = [];
   try {
-    const config = { ...script.input.config, ...env.config };
+    // Nothing runs ahead in a replay: every call goes to the recording's answers (the stub runTool above).
+    const config = { ...script.input.config, ...env.config, runAhead: false };
     const input: AgentWorkflowInput = {
       query: script.input.query,
       config,

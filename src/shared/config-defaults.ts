@@ -51,6 +51,7 @@ export const CONFIG_DEFAULTS = {
   toolCalling: 'native',
   stream: false,
   modelCalls: 'activity',
+  runAhead: true,
   requireConfirmation: [],
   skipConfirmation: [],
   approvalTimeout: DEFAULT_APPROVAL_TIMEOUT,

@@ -151,6 +151,12 @@ export const agentConfigSchema = z.strictObject({
     .describe(
       "`local` runs the thinking calls as local activities in the workflow's worker: no task-queue round trips, same timeout and retries (summaries and the critic stay activities). For fast models: a call cut short by a worker crash is made again, and a long one holds the workflow task open (see Benchmarks)",
     ),
+  runAhead: z
+    .boolean()
+    .default(true)
+    .describe(
+      "read-only tools (defineTool's `readOnly`) that run locally and need no confirmation run inside the model call that names them; the workflow uses a result only for a call it admits. A step then costs one activity. `false`: every call runs as the tool's own activity, each its own entry in the Temporal UI and traces",
+    ),
   requireConfirmation: z
     .array(z.string().min(1))
     .max(500)

@@ -13,6 +13,33 @@ export interface ToolInfo {
   parameters?: Record<string, unknown>;
   /** Run as a local activity. Absent in histories recorded before the option existed, which ran every tool remotely. */
   local?: boolean;
+  /** Only reads (see `readOnly` in defineTool): may run ahead inside the model call. Absent means it may not. */
+  readOnly?: boolean;
+}
+
+/**
+ * The model call's offer to run tools ahead (see `readOnly` in defineTool): which tools may, and what the workflow
+ * would give their calls, so a result the workflow admits is exactly the one its own activity would have returned.
+ */
+export interface RunAheadRequest {
+  /** Read-only local tools that never wait for a person, in a run without a beforeToolCall hook. */
+  tools: string[];
+  /** The iteration the reply is for: the workflow numbers its calls `c<iteration>-<position>`. */
+  iteration: number;
+  maxObservationTokens: number;
+  /** A reply with more calls is refused whole by the workflow, so nothing of it runs ahead. */
+  maxCalls: number;
+  /** Handlers get `<keyPrefix>:<callId>` as their idempotency key, as from the tool's activity. */
+  keyPrefix: string;
+}
+
+/** A call a read-only tool answered inside the model call; the workflow uses it only for the call it admits. */
+export interface RanAhead {
+  callId: string;
+  tool: string;
+  /** The arguments it ran with, as JSON: the workflow takes the result only for exactly these. */
+  argsJson: string;
+  observation: ToolObservation;
 }
 
 /** Input of the `validateToolArgs` activity, used to re-check arguments a person edited. */

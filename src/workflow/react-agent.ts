@@ -38,6 +38,7 @@ import { summarizeConversationIfDue } from './summaries';
 import { actOnToolCalls } from './tool-step';
 import { traceSteps } from './step-archive';
 import { applySeed, carriedFromSeed } from './seed';
+import { runAheadTools } from './run-ahead';
 
 /**
  * Patch ID of the loop's second rule set (see {@link RunState.rules}): runs recorded before it keep the rules they
@@ -229,6 +230,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     const problem = catalogProblem(config, catalog, state.rules);
     if (problem !== null) throw invalidInput(problem);
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));
+    state.runAhead.tools = runAheadTools(state, catalog.tools);
     // A conversation answers turn after turn, until no message comes within its idle timeout.
     do {
       await runLoop(state, tools);

@@ -1,6 +1,7 @@
 import type { BudgetRecord } from '../shared/budget';
 import type { AgentConfig } from '../shared/config';
 import type { PromptSnapshot } from '../shared/protocol';
+import type { RanAhead } from '../shared/tool-protocol';
 import { outputSchemaOf } from '../shared/output';
 import { ApprovalBook } from './approval-book';
 import { callHook, type AgentHooks } from './hooks';
@@ -67,6 +68,8 @@ export interface RunState {
   callSignatures: string[];
   phase: AgentStatus['state'];
   runningTools: string[];
+  /** Read-only tools that may run ahead in model calls, and what the latest reply's calls got ahead. */
+  runAhead: { tools: string[]; results: Map<string, RanAhead> };
   stop: StopDecision | null;
   finalAnswer: string | null;
   /** Hooks of a user's workflow (none for the stock agent workflow). */
@@ -142,6 +145,7 @@ export function createRunState(
     callSignatures: carried?.callSignatures ?? [],
     phase: 'thinking',
     runningTools: [],
+    runAhead: { tools: [], results: new Map() },
     stop: null,
     finalAnswer: null,
     hooks,

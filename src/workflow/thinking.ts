@@ -11,6 +11,7 @@ import { outputSchemaOf } from '../shared/output';
 import { callModel, callModelLocally } from './activity-proxies';
 import { buildMessages } from './prompt';
 import { recordUsage, type RunState } from './run-state';
+import { keepRanAhead, runAheadRequest } from './run-ahead';
 import { promptSteps } from './step-archive';
 import { completionCap, learnPromptRatio } from './token-budget';
 
@@ -53,6 +54,7 @@ export async function think(
   const call = local ? callModelLocally : callModel;
   const cap = completionCap(config.maxTokens, maxTokens);
   const settings = modelSettingsOf(config);
+  const runAhead = offering ? runAheadRequest(state, tools) : undefined;
   const recorded = await call.executeWithOptions({ summary }, [
     {
       // A local call's input is not recorded, so only a remote one needs the delta.
@@ -68,10 +70,12 @@ export async function think(
       ...(cap !== undefined ? { maxTokens: cap } : {}),
       ...(settings ? { settings } : {}),
       ...(config.stream ? { stream: { iteration: state.iterations } } : {}),
+      ...(runAhead ? { runAhead } : {}),
     },
   ]);
   // Histories recorded before the reply became a tagged union hold the old shape: read both.
   const reply = toModelReply(recorded);
+  keepRanAhead(state, reply);
   recordUsage(state, reply.usage);
   // Only under a budget, as before: the ratio steers the budget's decisions, which `maxTokens` alone must not touch.
   if (maxTokens !== undefined) learnPromptRatio(state, messages, reply.usage.promptTokens);

@@ -1,8 +1,9 @@
-import { ActivityFailure, isCancellation, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
 import type { ParsedToolCall } from '../shared/protocol';
 import { describeCall, errorObservation } from '../shared/observation';
 import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import { runLocalTool, runTool } from './activity-proxies';
+import { keyPrefix, takeRanAhead } from './run-ahead';
 import type { RunState } from './run-state';
 import { addCount } from './tool-counts';
 
@@ -21,13 +22,18 @@ function failureMessage(error: unknown, tool: ToolInfo): string {
  * so a de-duplicating API does not drop its effects. Rule set 1 leaves it to the activity's old `workflowId:callId`.
  */
 function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: string } {
-  return state.rules >= 2 ? { idempotencyKey: `${workflowInfo().firstExecutionRunId}:${callId}` } : {};
+  return state.rules >= 2 ? { idempotencyKey: `${keyPrefix(state)}:${callId}` } : {};
 }
 
-/** Runs a tool call as its activity (local when the tool says so); a failure the tool cannot recover from is an observation. */
+/**
+ * Runs a tool call as its activity (local when the tool says so), unless the model call ran it ahead; a failure the
+ * tool cannot recover from is an observation.
+ */
 export async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
-  state.runningTools.push(call.tool);
   state.events.emit({ type: 'tool_started', callId: call.callId, tool: call.tool });
+  const ahead = takeRanAhead(state, call);
+  if (ahead) return ahead;
+  state.runningTools.push(call.tool);
   try {
     return await (tool.local ? runLocalTool : runTool).executeWithOptions(
       {

@@ -43,6 +43,7 @@ describe('agent config defaults', () => {
       toolCalling: 'native',
       stream: false,
       modelCalls: 'activity',
+      runAhead: true,
       requireConfirmation: [],
       skipConfirmation: [],
       approvalTimeout: '24h',

@@ -1,6 +1,7 @@
 import type { ModelSettings } from '../model-settings';
 import type { TokenUsage } from '../types';
 import type { PromptDelta } from './prompt-delta';
+import type { RanAhead, RunAheadRequest } from '../tool-protocol';
 
 /** How the model is asked for actions: the provider's tool calling, or tagged text for models without it. */
 export type ToolCallingMode = 'native' | 'text';
@@ -54,6 +55,8 @@ export interface CallModelInput {
   stream?: { iteration: number };
   /** The config's model settings; absent when it sets none (recorded histories hold inputs without it). */
   settings?: ModelSettings;
+  /** Tools the worker may run as soon as the reply names them (absent: none). */
+  runAhead?: RunAheadRequest;
 }
 
 /** A parsed tool call: args are present when the arguments text was valid JSON. */
@@ -100,7 +103,12 @@ export function answerCandidate(reply: ModelReply): string {
  */
 export type ModelReply = ReplyBase &
   (
-    | { type: 'tool_calls'; calls: ParsedToolCall[] }
+    | {
+        type: 'tool_calls';
+        calls: ParsedToolCall[];
+        /** Calls read-only tools answered inside the model call (absent when none did). */
+        ranAhead?: RanAhead[];
+      }
     | {
         type: 'final_answer';
         answer: string;

@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type {
   ChatCompletionCreateParamsNonStreaming,
@@ -22,6 +23,7 @@ import {
   type ModelReply,
 } from '../../shared/protocol';
 import { withOutputCheck } from './output-check';
+import { runAhead } from './run-ahead';
 import type { ModelSettings } from '../../shared/model-settings';
 
 /** How text mode has always described the clarification action (kept: text-mode prompts are what models learned). */
@@ -185,7 +187,9 @@ function oversized(size: number, content: string, usage: ModelReply['usage']): M
 export function createCallModel(deps: ModelDependencies): (input: CallModelInput) => Promise<ModelReply> {
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
     const messages = await resolvePrompt(deps.promptCache, input);
-    return withOutputCheck(await readReply(deps, { ...input, messages }), input.outputSchema);
+    const reply = withOutputCheck(await readReply(deps, { ...input, messages }), input.outputSchema);
+    if (!input.runAhead) return reply;
+    return runAhead(deps.registry, reply, input.runAhead, Context.current().cancellationSignal);
   };
 }
 

@@ -51,6 +51,7 @@ export function createListTools(registry: ToolRegistry): (names?: string[]) => P
         retry: retryPolicyOf(tool),
         confirm: tool.confirm ?? 'never',
         local: runsLocally(tool),
+        ...(tool.readOnly ? { readOnly: true } : {}),
         parameters: toolParametersSchema(tool),
       })),
     };

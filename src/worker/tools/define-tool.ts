@@ -61,6 +61,14 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
    * with the same `idempotencyKey`).
    */
   local?: boolean;
+  /**
+   * The tool only reads: calling it changes nothing anywhere. A read-only tool that runs locally and never asks for
+   * confirmation runs ahead: the worker starts it inside the model call that asked for it, and the workflow takes its
+   * result, recorded with the model's reply, only for a call it admits (a step then costs one activity, not two). A
+   * result the workflow does not admit is dropped; a failed one is run again as the tool's own activity, with its
+   * retry policy. Never set it on a tool with side effects: those must wait for the workflow's admission.
+   */
+  readOnly?: boolean;
 }
 
 /** A tool definition whose argument type has been erased, as the registry stores it. */

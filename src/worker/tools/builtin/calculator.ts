@@ -40,6 +40,8 @@ export const calculatorTool = defineTool({
   schema: calculatorSchema,
   examples: [{ expression: '(2 + 3) * 4' }, { expression: 'sqrt(2) * 10^3' }, { expression: 'round(100 / 7, 2)' }],
   handler: ({ expression }) => ({ expression, result: tidy(evaluateExpression(expression)) }),
-  // Pure, fast and idempotent: a local activity saves a task-queue round trip per call.
+  // Pure, fast and idempotent: a local activity saves a task-queue round trip per call, and running ahead inside the
+  // model call (it changes nothing) saves the step its own activity.
   local: true,
+  readOnly: true,
 });

@@ -87,6 +87,7 @@ export function createFileTools(options: FileToolsOptions): {
       'Read a UTF-8 text file under the workspace root and return its content. ' +
       'Refuses binary files, credential files (.env, private keys) and files larger than maxBytes; use grep_search to find lines in big files.',
     category: 'files',
+    readOnly: true, // reads the workspace, changes nothing: may run ahead inside the model call
     schema: readFileSchema,
     examples: [{ path: 'README.md' }, { path: 'docs/setup.md', maxBytes: 20_000 }],
     handler: async (args) => {
@@ -113,6 +114,7 @@ export function createFileTools(options: FileToolsOptions): {
       'List a directory under the workspace root: each entry with its type (file, dir, symlink, other) and, ' +
       'for files, its size in bytes, sorted by name.',
     category: 'files',
+    readOnly: true, // reads the workspace, changes nothing: may run ahead inside the model call
     schema: listDirectorySchema,
     examples: [{ path: '.' }, { path: 'src' }],
     handler: async (args) => {
@@ -151,6 +153,7 @@ export function createFileTools(options: FileToolsOptions): {
       'credential files (.env, private keys), .git and node_modules. A regex that takes over ' +
       `${regexTimeLimitMs / 1000} s is stopped: keep patterns simple.`,
     category: 'files',
+    readOnly: true, // reads the workspace, changes nothing: may run ahead inside the model call
     schema: grepSearchSchema,
     examples: [{ pattern: 'TODO' }, { pattern: 'export (async )?function \\w+', regex: true, path: 'src' }],
     handler: async (args, context) => {

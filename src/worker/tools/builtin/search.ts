@@ -146,6 +146,7 @@ export function createSearchTool(options: SearchToolOptions): AnyToolDefinition 
       'Returns the best-matching documents with a relevance score, title and a snippet; read a hit in full with ' +
       'read_file if the snippet is not enough.',
     category: 'search',
+    readOnly: true, // reads the index (built once per worker), changes nothing: may run ahead inside the model call
     schema: searchSchema,
     examples: [{ query: 'retry policy timeout' }, { query: 'installation requirements', limit: 3 }],
     handler: async (args) => {

@@ -91,6 +91,8 @@ export const textTool = defineTool({
     { operation: 'split', text: 'red,green,blue', separator: ',' },
   ],
   handler: (args) => applyTextOperation(args),
-  // Pure, fast and idempotent: a local activity saves a task-queue round trip per call.
+  // Pure, fast and idempotent: a local activity saves a task-queue round trip per call, and running ahead inside the
+  // model call (it changes nothing) saves the step its own activity.
   local: true,
+  readOnly: true,
 });

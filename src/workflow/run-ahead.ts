@@ -1,0 +1,60 @@
+import { workflowInfo } from '@temporalio/workflow';
+import type { ModelReply, ParsedToolCall } from '../shared/protocol';
+import type { RunAheadRequest, ToolInfo, ToolObservation } from '../shared/tool-protocol';
+import type { RunState } from './run-state';
+
+/*
+ * Read-only tools run ahead (see `readOnly` in defineTool): the model call that names them runs them too, and the
+ * workflow takes a result, recorded with the reply, for a call it admits instead of scheduling the tool's activity.
+ * Admission stays the workflow's: a result it does not admit is dropped, which only a tool that changes nothing
+ * allows. Whether a call ran ahead is read from the recorded reply, so a run replays the way it ran.
+ */
+
+/**
+ * The chain's first run ID, which continue-as-new keeps: handlers' idempotency keys are `<prefix>:<callId>`. Rule set
+ * 1 used the workflow ID, which a later run reusing the ID shares.
+ */
+export function keyPrefix(state: RunState): string {
+  return state.rules >= 2 ? workflowInfo().firstExecutionRunId : workflowInfo().workflowId;
+}
+
+/**
+ * The tools of a run that may run ahead: read-only and local, and never waiting for a person. None when the config
+ * says `runAhead: false`, when a beforeToolCall hook judges calls first, or for runs of older rule sets.
+ */
+export function runAheadTools(state: RunState, tools: readonly ToolInfo[]): string[] {
+  // A config resolved before the option existed has no `runAhead`: on, as for any run since.
+  if (state.rules < 3 || state.hooks.beforeToolCall || state.config.runAhead === false) return [];
+  const { requireConfirmation } = state.config;
+  return tools
+    .filter((tool) => tool.readOnly === true && tool.local === true && tool.confirm === 'never')
+    .filter((tool) => !requireConfirmation.includes(tool.name))
+    .map((tool) => tool.name);
+}
+
+/** What the next model call may run ahead, of the tools it offers; undefined when nothing. */
+export function runAheadRequest(state: RunState, offered: readonly string[]): RunAheadRequest | undefined {
+  const tools = state.runAhead.tools.filter((name) => offered.includes(name));
+  if (tools.length === 0) return undefined;
+  return {
+    tools,
+    iteration: state.iterations,
+    maxObservationTokens: state.config.maxObservationTokens,
+    maxCalls: state.config.maxToolCallsPerReply,
+    keyPrefix: keyPrefix(state),
+  };
+}
+
+/** Keeps the results the reply's calls got ahead, in place of the previous reply's unused ones. */
+export function keepRanAhead(state: RunState, reply: ModelReply): void {
+  const ran = reply.type === 'tool_calls' ? (reply.ranAhead ?? []) : [];
+  state.runAhead.results = new Map(ran.map((entry) => [entry.callId, entry]));
+}
+
+/** The result an admitted call got ahead, when it ran with exactly these arguments; each is used once. */
+export function takeRanAhead(state: RunState, call: ParsedToolCall): ToolObservation | undefined {
+  const ahead = state.runAhead.results.get(call.callId);
+  if (!ahead || ahead.tool !== call.tool || ahead.argsJson !== JSON.stringify(call.args ?? null)) return undefined;
+  state.runAhead.results.delete(call.callId);
+  return ahead.observation;
+}
