@@ -52,6 +52,7 @@ const WORKER_NODE_OPTIONS = argument('--worker-node-options');
 export const CONTENDERS = {
   plain: 'in-process loop (lower bound)',
   durable: 'durable-react-agent',
+  durableEffectTool: 'durable-react-agent, tool with side effects (its own local activity)',
   durableRemoteTool: 'durable-react-agent, tool as a remote activity',
   durableAllLocal: 'durable-react-agent, model calls local too',
   sdkFloor: 'Temporal SDK floor (bare workflow, one local activity per step)',
@@ -111,6 +112,11 @@ async function loopRound(baseURL: string, figure: 'p1' | 'p2', prefix: string): 
       'contenders/durable.ts',
       durable('noop', 'activity'),
       `${prefix} durable`,
+    ),
+    [CONTENDERS.durableEffectTool]: await runChild<LoopResult>(
+      'contenders/durable.ts',
+      durable('noop_effect', 'activity'),
+      `${prefix} durable-effect-tool`,
     ),
     [CONTENDERS.durableRemoteTool]: await runChild<LoopResult>(
       'contenders/durable.ts',

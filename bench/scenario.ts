@@ -11,10 +11,11 @@ import type {
 import type { ScriptedResponder, ScriptedTurn } from '../src/testing/scripted-model';
 
 /**
- * The benchmark tools. `noop` has the defaults (a fast tool: a local activity), `noop_remote` is declared
- * `local: false` (a remote activity), `guarded` needs approval.
+ * The benchmark tools. `noop` is a fast read-only tool with the defaults (it runs ahead inside the model call),
+ * `noop_effect` a fast tool that may have side effects (a local activity of its own once the workflow admits the
+ * call), `noop_remote` is declared `local: false` (a remote activity), `guarded` needs approval.
  */
-export const BENCH_TOOLS = ['noop', 'noop_remote', 'guarded'] as const;
+export const BENCH_TOOLS = ['noop', 'noop_effect', 'noop_remote', 'guarded'] as const;
 export type BenchTool = (typeof BENCH_TOOLS)[number];
 
 export const NOOP_DESCRIPTION = 'Does nothing and answers "ok". The benchmark calls it once per step.';

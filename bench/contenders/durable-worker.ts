@@ -30,7 +30,15 @@ const schema = z.object({ step: z.number().int().optional() });
 
 export function benchRegistry(): ToolRegistry {
   return new ToolRegistry([
-    defineTool({ name: 'noop', description: NOOP_DESCRIPTION, category: 'bench', schema, handler: () => 'ok' }),
+    defineTool({
+      name: 'noop',
+      description: NOOP_DESCRIPTION,
+      category: 'bench',
+      schema,
+      handler: () => 'ok',
+      readOnly: true,
+    }),
+    defineTool({ name: 'noop_effect', description: NOOP_DESCRIPTION, category: 'bench', schema, handler: () => 'ok' }),
     defineTool({
       name: 'noop_remote',
       description: NOOP_DESCRIPTION,
