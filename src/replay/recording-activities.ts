@@ -250,7 +250,7 @@ export class RunReader {
       this.pending = this.pending.filter((call) => call.callId !== ahead.callId);
       const args: unknown = JSON.parse(ahead.argsJson);
       const { tool, callId, observation } = ahead;
-      this.recording.toolCalls.push({ tool, args, callId, local: true, observation });
+      this.recording.toolCalls.push({ tool, args, callId, local: true, observation, ranAhead: true });
     }
   }
 

@@ -52,6 +52,8 @@ export interface RecordedToolCall {
   failure?: string;
   /** The run stopped while the call ran: replayed, it runs until the replay stops it too. */
   interrupted?: true;
+  /** A read-only tool answered it inside the model call (its result is in the recorded reply). */
+  ranAhead?: true;
 }
 
 /** A person's decision, answer or budget decision, with its payload as sent. */

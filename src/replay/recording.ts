@@ -128,11 +128,17 @@ function takeArgsFromSteps(recording: Recording): void {
       : outcome.status === 'failed'
         ? outcome.trace?.steps
         : [];
-  const byCallId = new Map<string, ReActStep['action']>();
+  const byCallId = new Map<string, ReActStep>();
   for (const step of [...recording.earlierSteps, ...(last ?? [])])
-    if (step.action.type === 'tool_call' && !step.seeded) byCallId.set(step.action.callId, step.action);
+    if (step.action.type === 'tool_call' && !step.seeded) byCallId.set(step.action.callId, step);
   for (const call of recording.toolCalls) {
-    const action = call.local ? byCallId.get(call.callId) : undefined;
+    const action = call.local ? byCallId.get(call.callId)?.action : undefined;
     if (action?.type === 'tool_call' && action.tool === call.tool) call.args = action.args;
   }
+  // A result that ran ahead for a call the workflow then refused was dropped by the run: it must not answer a later
+  // call with the same arguments (ran-ahead results are never errors, so an error step is a refusal).
+  if (last !== undefined && last.length > 0)
+    recording.toolCalls = recording.toolCalls.filter(
+      (call) => !call.ranAhead || byCallId.get(call.callId)?.isError === false,
+    );
 }
