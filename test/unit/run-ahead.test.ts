@@ -63,8 +63,13 @@ const ranAhead = (result: ModelReply) => (result.type === 'tool_calls' ? (result
 describe('running read-only tools ahead in the model call', () => {
   it('answers read-only calls under the call IDs the workflow gives them, and nothing else', async () => {
     const result = await runAhead(registry, reply(['echo', { text: 'hi' }], ['writer', {}]), request, limit);
-    expect(ranAhead(result)).toEqual([
-      { callId: 'c4-1', tool: 'echo', argsJson: '{"text":"hi"}', observation: expect.objectContaining({ text: 'hi' }) },
+    const [only, ...others] = ranAhead(result);
+    expect(others).toEqual([]);
+    expect([only?.callId, only?.tool, only?.argsJson, only?.observation.text]).toEqual([
+      'c4-1',
+      'echo',
+      '{"text":"hi"}',
+      'hi',
     ]);
   });
 
