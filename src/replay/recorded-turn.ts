@@ -5,6 +5,7 @@ import type { ModelReply } from '../shared/protocol';
 import type { SummarizeOutput } from '../shared/summaries';
 import type { TokenUsage } from '../shared/types';
 import type { ScriptedTurn } from '../testing/scripted-turn';
+import type { RecordedToolCall } from './recording-types';
 import { parseVerdict } from '../worker/activities/critic';
 
 /*
@@ -147,4 +148,17 @@ const ADVICE = /\. (Set OPENAI_API_KEY to a key valid for this endpoint|Check OP
 export function failureTurn(failure: ModelCallFailure): ScriptedTurn {
   const detail = /\(HTTP \d{3}\)(?: is unavailable)?: ([\s\S]*)$/.exec(failure.message)?.[1]?.replace(ADVICE, '');
   return { status: statusOf(failure), errorMessage: detail ?? failure.message };
+}
+
+/** The calls of a reply a read-only tool answered inside the model call (see `readOnly` in defineTool). */
+export function ranAheadCalls(reply: ModelReply): RecordedToolCall[] {
+  if (reply.type !== 'tool_calls') return [];
+  return (reply.ranAhead ?? []).map(({ tool, callId, argsJson, observation }) => ({
+    tool,
+    args: JSON.parse(argsJson) as unknown,
+    callId,
+    local: true,
+    observation,
+    ranAhead: true,
+  }));
 }

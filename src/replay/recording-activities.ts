@@ -19,6 +19,7 @@ import {
   critiqueTurn,
   failureTurn,
   NEVER_ANSWERS,
+  ranAheadCalls,
   summarizeTurn,
   type ModelCallFailure,
 } from './recorded-turn';
@@ -237,21 +238,12 @@ export class RunReader {
     // The forced final answer is no step (its label says so); an unlabelled call is taken for the next step.
     if (step !== undefined) this.tally.iteration = Number(step);
     else if (!label?.includes('forced')) this.tally.iteration += 1;
-    this.pending =
-      reply.type === 'tool_calls'
-        ? reply.calls.map((call, index) => ({
-            callId: `c${this.tally.iteration}-${index + 1}`,
-            tool: call.tool,
-            args: call.args,
-          }))
-        : [];
-    // Calls a read-only tool answered inside the model call: recorded with the reply, no activity of their own.
-    for (const ahead of reply.type === 'tool_calls' ? (reply.ranAhead ?? []) : []) {
-      this.pending = this.pending.filter((call) => call.callId !== ahead.callId);
-      const args: unknown = JSON.parse(ahead.argsJson);
-      const { tool, callId, observation } = ahead;
-      this.recording.toolCalls.push({ tool, args, callId, local: true, observation, ranAhead: true });
-    }
+    // Calls a read-only tool answered inside the model call are recorded with the reply: no activity follows.
+    const ahead = ranAheadCalls(reply);
+    this.recording.toolCalls.push(...ahead);
+    this.pending = (reply.type === 'tool_calls' ? reply.calls : [])
+      .map((call, index) => ({ callId: `c${this.tally.iteration}-${index + 1}`, tool: call.tool, args: call.args }))
+      .filter((call) => !ahead.some((done) => done.callId === call.callId));
   }
 
   private async closeTool(call: RecordedToolCall, event: HistoryEvent, timeoutSeconds: number | undefined) {
