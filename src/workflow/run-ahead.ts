@@ -1,6 +1,7 @@
 import { workflowInfo } from '@temporalio/workflow';
 import type { ModelReply, ParsedToolCall } from '../shared/protocol';
 import type { RunAheadRequest, ToolInfo, ToolObservation } from '../shared/tool-protocol';
+import { needsConfirmation } from './confirmation';
 import type { RunState } from './run-state';
 
 /*
@@ -10,12 +11,9 @@ import type { RunState } from './run-state';
  * allows. Whether a call ran ahead is read from the recorded reply, so a run replays the way it ran.
  */
 
-/**
- * The chain's first run ID, which continue-as-new keeps: handlers' idempotency keys are `<prefix>:<callId>`. Rule set
- * 1 used the workflow ID, which a later run reusing the ID shares.
- */
-export function keyPrefix(state: RunState): string {
-  return state.rules >= 2 ? workflowInfo().firstExecutionRunId : workflowInfo().workflowId;
+/** Handlers' idempotency keys are `<prefix>:<callId>`: the chain's first run ID, which continue-as-new keeps. */
+export function keyPrefix(): string {
+  return workflowInfo().firstExecutionRunId;
 }
 
 /**
@@ -25,10 +23,10 @@ export function keyPrefix(state: RunState): string {
 export function runAheadTools(state: RunState, tools: readonly ToolInfo[]): string[] {
   // A config resolved before the option existed has no `runAhead`: on, as for any run since.
   if (state.rules < 3 || state.hooks.beforeToolCall || state.config.runAhead === false) return [];
-  const { requireConfirmation } = state.config;
+  // Only tools whose policy is `never` can be known not to wait before their arguments are: the run's config decides.
   return tools
     .filter((tool) => tool.readOnly === true && tool.local === true && tool.confirm === 'never')
-    .filter((tool) => !requireConfirmation.includes(tool.name))
+    .filter((tool) => !needsConfirmation(tool, undefined, state.config, [], true))
     .map((tool) => tool.name);
 }
 
@@ -41,7 +39,7 @@ export function runAheadRequest(state: RunState, offered: readonly string[]): Ru
     iteration: state.iterations,
     maxObservationTokens: state.config.maxObservationTokens,
     maxCalls: state.config.maxToolCallsPerReply,
-    keyPrefix: keyPrefix(state),
+    keyPrefix: keyPrefix(),
   };
 }
 

@@ -93,7 +93,7 @@ describe('running read-only tools ahead in the model call', () => {
   });
 
   it('never spends more of the attempt than its end minus a margin, nor more than the cap', () => {
-    const attempt = { startToCloseTimeoutMs: 90_000, startedAtMs: 0 };
+    const attempt = { startToCloseTimeoutMs: 90_000, scheduledAtMs: 0 };
     expect(runAheadBudgetMs(attempt, 1_000)).toBe(RUN_AHEAD_MAX_MS);
     expect(runAheadBudgetMs(attempt, 80_000)).toBe(5_000);
     expect(runAheadBudgetMs(attempt, 86_000)).toBeLessThanOrEqual(0);

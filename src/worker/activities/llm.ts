@@ -1,4 +1,3 @@
-import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type {
   ChatCompletionCreateParamsNonStreaming,
@@ -23,8 +22,7 @@ import {
   type ModelReply,
 } from '../../shared/protocol';
 import { withOutputCheck } from './output-check';
-import { withHeartbeats } from './heartbeat';
-import { runAhead, runAheadBudgetMs } from './run-ahead';
+import { runAheadInActivity } from './run-ahead';
 import type { ModelSettings } from '../../shared/model-settings';
 
 /** How text mode has always described the clarification action (kept: text-mode prompts are what models learned). */
@@ -189,16 +187,7 @@ export function createCallModel(deps: ModelDependencies): (input: CallModelInput
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
     const messages = await resolvePrompt(deps.promptCache, input);
     const reply = withOutputCheck(await readReply(deps, { ...input, messages }), input.outputSchema);
-    const request = input.runAhead;
-    if (!request) return reply;
-    const { info } = Context.current();
-    const attempt = {
-      startToCloseTimeoutMs: info.startToCloseTimeoutMs,
-      startedAtMs: info.currentAttemptScheduledTimestampMs,
-    };
-    const budgetMs = runAheadBudgetMs(attempt, Date.now());
-    // Heartbeating on: a run cancelled while its tools run ahead reaches them through the signal.
-    return withHeartbeats((cancelled) => runAhead(deps.registry, reply, request, { budgetMs, cancelled }));
+    return input.runAhead ? runAheadInActivity(deps.registry, reply, input.runAhead) : reply;
   };
 }
 

@@ -1,8 +1,10 @@
+import { Context } from '@temporalio/activity';
 import { parseDuration } from '../../shared/duration';
 import { successObservation } from '../../shared/observation';
 import type { ModelReply, ParsedToolCall } from '../../shared/protocol';
 import type { RanAhead, RunAheadRequest } from '../../shared/tool-protocol';
 import type { ToolRegistry } from '../tools/registry';
+import { withHeartbeats } from './heartbeat';
 import { DEFAULT_TOOL_TIMEOUT } from './tools';
 
 /**
@@ -18,9 +20,15 @@ const ATTEMPT_MARGIN_MS = 5_000;
  */
 export const RUN_AHEAD_MAX_CHARS = 256 * 1024;
 
-/** How long tools may run ahead in this attempt: at most {@link RUN_AHEAD_MAX_MS}, and never past its end. */
-export function runAheadBudgetMs(attempt: { startToCloseTimeoutMs: number; startedAtMs: number }, now: number): number {
-  const left = attempt.startToCloseTimeoutMs - (now - attempt.startedAtMs) - ATTEMPT_MARGIN_MS;
+/**
+ * How long tools may run ahead in this attempt: at most {@link RUN_AHEAD_MAX_MS}, and never past its end. Counted from
+ * when the attempt was scheduled, which is no later than it started: the budget errs short.
+ */
+export function runAheadBudgetMs(
+  attempt: { startToCloseTimeoutMs: number; scheduledAtMs: number },
+  now: number,
+): number {
+  const left = attempt.startToCloseTimeoutMs - (now - attempt.scheduledAtMs) - ATTEMPT_MARGIN_MS;
   return Math.min(RUN_AHEAD_MAX_MS, left);
 }
 
@@ -85,4 +93,20 @@ export async function runAhead(
     return chars <= RUN_AHEAD_MAX_CHARS;
   });
   return ranAhead.length > 0 ? { ...reply, ranAhead } : reply;
+}
+
+/** {@link runAhead} inside the model call's activity: within what its attempt has left, heartbeating meanwhile. */
+export function runAheadInActivity(
+  registry: ToolRegistry,
+  reply: ModelReply,
+  request: RunAheadRequest,
+): Promise<ModelReply> {
+  const { info } = Context.current();
+  const attempt = {
+    startToCloseTimeoutMs: info.startToCloseTimeoutMs,
+    scheduledAtMs: info.currentAttemptScheduledTimestampMs,
+  };
+  const budgetMs = runAheadBudgetMs(attempt, Date.now());
+  // Heartbeats on: a run cancelled while its tools run ahead reaches them through the signal.
+  return withHeartbeats((cancelled) => runAhead(registry, reply, request, { budgetMs, cancelled }));
 }
