@@ -49,6 +49,12 @@ export const LOOP_RULES_2_PATCH = 'loop-rules-2';
 export const LOOP_RULES_3_PATCH = 'loop-rules-3';
 /** Patch ID of the fix that stops rule set 3 from publishing `Failed` as a run continues-as-new. */
 export const HANDOVER_KEEPS_STATUS_PATCH = 'handover-keeps-status';
+/**
+ * Patch ID of the fourth rule set: rule set 3 with every patch before it applied, recorded as this one marker. Each
+ * patch a run records is a marker and a `TemporalChangeVersion` upsert the server indexes; a new run used to record
+ * two of each (issue 17).
+ */
+export const LOOP_RULES_4_PATCH = 'loop-rules-4';
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
@@ -195,8 +201,9 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
  * reason. `hooks` run in the workflow (see {@link AgentHooks}).
  */
 export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks = {}): Promise<ReActResult> {
-  // Newest first: a new run records only the newest marker; a recorded run finds the one it was recorded with.
-  const rules = patched(LOOP_RULES_3_PATCH) ? 3 : patched(LOOP_RULES_2_PATCH) ? 2 : 1;
+  // Newest first: a new run records only the newest marker; a recorded run finds the one it was recorded with. Asked
+  // once, at the start: a marker missing while replaying is no answer, as the same call made live would record it.
+  const rules = patched(LOOP_RULES_4_PATCH) ? 4 : patched(LOOP_RULES_3_PATCH) ? 3 : patched(LOOP_RULES_2_PATCH) ? 2 : 1;
   const start = await startRun(input, rules);
   const { config } = start;
   // A fork or continuation starts from its parent's steps; only its first run has a seed (later ones carry state).
@@ -226,7 +233,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   );
 
   try {
-    const catalog = await lookUpTools(start);
+    const catalog = await lookUpTools(start, rules);
     const problem = catalogProblem(config, catalog, state.rules);
     if (problem !== null) throw invalidInput(problem);
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));
@@ -256,7 +263,8 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       // A run that fails (a refused config, a throwing hook) must not keep showing AgentStatus = Running. Handing
       // over to the next run is no failure, though runs recorded before the patch published one (a command).
       const handingOver = error instanceof ContinueAsNew;
-      if (state.rules >= 3 && !(handingOver && patched(HANDOVER_KEEPS_STATUS_PATCH))) {
+      const keepsStatus = handingOver && (state.rules >= 4 || patched(HANDOVER_KEEPS_STATUS_PATCH));
+      if (state.rules >= 3 && !keepsStatus) {
         if (!handingOver) await state.events.end('failed', error instanceof Error ? error.message : String(error));
         publishStatus(state, 'Failed');
         countFinished('failed');

@@ -6,6 +6,7 @@ import type { ToolCatalog } from '../shared/tool-protocol';
 import type { AgentWorkflowInput } from '../shared/types';
 import { listTools, listToolsLocally, prepareRun } from './activity-proxies';
 import { markFailed } from './agent-status';
+import type { RuleSet } from './run-state';
 import { seedProblem } from './seed';
 
 /** Patch ID for the tool-catalog lookup moving to a local activity (see Temporal's workflow versioning). */
@@ -29,7 +30,7 @@ export interface RunStart {
  * checked; a run recorded before the patch had its config checked by the workflow when it started, so its defaults
  * are filled in here as they were then. A refused input fails the run at once, shown as Failed.
  */
-export async function startRun(input: AgentWorkflowInput, rules: 1 | 2 | 3): Promise<RunStart> {
+export async function startRun(input: AgentWorkflowInput, rules: RuleSet): Promise<RunStart> {
   const refuse = (message: string): never => {
     if (rules >= 3) markFailed();
     throw invalidInput(message);
@@ -39,7 +40,7 @@ export async function startRun(input: AgentWorkflowInput, rules: 1 | 2 | 3): Pro
     const problem = seedProblem(input.seed);
     if (problem !== null) refuse(problem);
   }
-  if (input.carried === undefined && patched(CONFIG_ON_WORKER_PATCH)) {
+  if (input.carried === undefined && (rules >= 4 || patched(CONFIG_ON_WORKER_PATCH))) {
     const prepared = await prepareRun.executeWithOptions({ summary: 'check config, list tools' }, [input.config]);
     if (!prepared.ok) return refuse(prepared.message);
     return { config: prepared.config, catalog: prepared.catalog };
@@ -51,9 +52,9 @@ export async function startRun(input: AgentWorkflowInput, rules: 1 | 2 | 3): Pro
 }
 
 /** The run's tools: from its start, or looked up now (continued runs, and runs recorded before the patch). */
-export async function lookUpTools(start: RunStart): Promise<ToolCatalog> {
+export async function lookUpTools(start: RunStart, rules: RuleSet): Promise<ToolCatalog> {
   if (start.catalog) return start.catalog;
   // Runs recorded before the lookup became a local activity replay it as the remote activity they scheduled.
-  const lookup = patched(LOCAL_TOOL_CATALOG_PATCH) ? listToolsLocally : listTools;
+  const lookup = rules >= 4 || patched(LOCAL_TOOL_CATALOG_PATCH) ? listToolsLocally : listTools;
   return lookup.executeWithOptions({ summary: 'list tools' }, [start.config.tools]);
 }

@@ -25,9 +25,9 @@ import {
 } from '../shared/types';
 
 /** The loop's rule sets: each patch that changed commands adds one; a run keeps the one it started with. */
-export type RuleSet = 1 | 2 | 3;
+export type RuleSet = 1 | 2 | 3 | 4;
 /** The rule set new runs get. */
-export const LATEST_RULES: RuleSet = 3;
+export const LATEST_RULES: RuleSet = 4;
 
 /** Why and how a run is stopping. */
 export interface StopDecision {
@@ -75,8 +75,9 @@ export interface RunState {
   /** Hooks of a user's workflow (none for the stock agent workflow). */
   readonly hooks: AgentHooks;
   /**
-   * Which rule set the loop follows: 1 for runs recorded before the `loop-rules-2` patch (they must replay as they
-   * ran), 2 for new runs. Rule changes that alter commands check this instead of adding a patch each.
+   * Which rule set the loop follows: the newest one (4) for new runs, and the one a recorded run was recorded with
+   * when it replays (1 before the `loop-rules-2` patch). Rule changes that alter commands check this instead of adding
+   * a patch each, and rule set 4 also stands for every patch before it.
    */
   readonly rules: RuleSet;
   /** Whether the final answer must match an output schema (`outputSchema` or a signature); the worker checks it. */

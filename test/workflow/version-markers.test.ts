@@ -1,0 +1,44 @@
+import { defaultPayloadConverter } from '@temporalio/common';
+import { describe, expect, it } from 'vitest';
+import { chainRunIds } from '../../src/client/run-chain';
+import { useHarness } from '../support/harness';
+
+// Every patch a run records is a marker plus a TemporalChangeVersion upsert that the server writes and indexes. A new
+// run records only the newest rule set's patch; the older patches' behaviour comes with it (issue 17).
+
+const harness = useHarness();
+const thought = 'The calculator gives the exact product, so I use it before answering.';
+const calc = (n: number) => ({ thought, toolCalls: [{ name: 'calculator', args: { expression: `${n}*2` } }] });
+
+/** The patch IDs a run recorded, and the TemporalChangeVersion values it upserted, in order. */
+async function versionsOf(workflowId: string, runId: string): Promise<{ patches: string[]; upserted: unknown[] }> {
+  const history = await harness.client.workflow.getHandle(workflowId, runId).fetchHistory();
+  const patches: string[] = [];
+  const upserted: unknown[] = [];
+  for (const event of history.events ?? []) {
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName === 'core_patch') {
+      const data = defaultPayloadConverter.fromPayload<{ id: string }>(marker.details!['patch-data']!.payloads![0]!);
+      patches.push(data.id);
+    }
+    const fields = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+    const version = fields?.TemporalChangeVersion;
+    if (version) upserted.push(defaultPayloadConverter.fromPayload(version));
+  }
+  return { patches, upserted };
+}
+
+describe('version markers', () => {
+  it('each run of a chain records one patch marker, the newest rule set, and upserts it once', async () => {
+    const run = await harness.start([calc(1), calc(2), calc(3), { answer: 'done' }], 'q', { maxStepsPerRun: 2 });
+    expect((await run.result()).terminationReason).toBe('success');
+    const runIds = await chainRunIds(harness.client, run.workflowId);
+    expect(runIds.length).toBe(2);
+    for (const runId of runIds) {
+      expect(await versionsOf(run.workflowId, runId)).toEqual({
+        patches: ['loop-rules-4'],
+        upserted: [['loop-rules-4']],
+      });
+    }
+  });
+});
