@@ -19,7 +19,7 @@ export interface LoopResult {
   seconds: number;
   msPerStep: number;
   stepsPerSecond: number;
-  /** P1 in several rounds: each round's ms per step, in the order they ran (the figures above are the median round's). */
+  /** P1 or P2 in several rounds: each round's ms per step, in run order (the figures above are the median round's). */
   roundsMsPerStep?: number[];
 }
 

@@ -55,11 +55,17 @@ export function formatTables(results: BenchResults): string {
     );
   }
   if (p2) {
-    const rows = Object.entries(p2).map(([name, r]) => [name, fixed(r.stepsPerSecond, 0), fixed(r.seconds, 1)]);
+    const rounds = Object.values(p2)[0]?.roundsMsPerStep?.length ?? 1;
+    const rows = Object.entries(p2).map(([name, r]) => [
+      name,
+      fixed(r.stepsPerSecond, 0),
+      fixed(r.seconds, 1),
+      ...(rounds > 1 ? [(r.roundsMsPerStep ?? []).map((ms) => fixed(1000 / ms, 0)).join(', ')] : []),
+    ]);
     parts.push(
       table(
-        `P2 throughput (${Object.values(p2)[0]?.runs} agents × ${Object.values(p2)[0]?.steps} steps, all at once)`,
-        ['contender', 'steps per second', 'wall seconds'],
+        `P2 throughput (${Object.values(p2)[0]?.runs} agents × ${Object.values(p2)[0]?.steps} steps, all at once${rounds > 1 ? `; median of ${rounds} rounds` : ''})`,
+        ['contender', 'steps per second', 'wall seconds', ...(rounds > 1 ? ['each round'] : [])],
         rows,
       ),
     );

@@ -44,8 +44,8 @@ const SCALE = quick
 /** The worker's workflow cache bound (the worker's default): far under P5's parked runs, most of which are evicted while they wait. */
 const MAX_CACHED_WORKFLOWS = Number(argument('--cache') ?? (quick ? 50 : DEFAULT_MAX_CACHED_WORKFLOWS));
 SCALE.p5 = Number(argument('--parked') ?? SCALE.p5);
-/** P1's rounds (`--rounds N`): one round's figures swing more between runs than the contenders differ. */
-const P1_ROUNDS = Number(argument('--rounds') ?? (quick ? 1 : 3));
+/** P1's and P2's rounds (`--rounds N`): one round's figures swing more between runs than some contenders differ. */
+const ROUNDS = Number(argument('--rounds') ?? (quick ? 1 : 3));
 /** NODE_OPTIONS of the P4/P5 worker process: P5 is the figure that measures a worker's memory. */
 const WORKER_NODE_OPTIONS = argument('--worker-node-options');
 
@@ -70,12 +70,12 @@ async function sequence<T, R>(items: readonly T[], run: (item: T) => Promise<R>)
 }
 
 /**
- * P1 or P2: every contender in turn, `rounds` times (P1's rounds interleave the contenders, so a slow spell of the
+ * P1 or P2: every contender in turn, `--rounds` times (the rounds interleave the contenders, so a slow spell of the
  * machine lands on all of them), each contender's figure the median of its rounds.
  */
 async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record<string, LoopResult>> {
   const size = SCALE[figure];
-  const rounds = figure === 'p1' ? P1_ROUNDS : 1;
+  const rounds = ROUNDS;
   console.error(
     `${figure}: ${size.runs} agents × ${size.steps} steps, ${figure === 'p1' ? 1 : size.runs} at a time` +
       `${rounds > 1 ? `, ${rounds} rounds` : ''}`,
