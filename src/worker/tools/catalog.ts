@@ -2,8 +2,8 @@ import { z } from 'zod';
 import type { AnyToolDefinition } from './define-tool';
 
 /**
- * Generated schemas by zod schema. zod schemas are immutable, and generating one took about 0.15 ms of each model
- * call's worker CPU in the bench (a tenth of a local step), so each is generated once per worker.
+ * Each zod schema's JSON Schema, generated once per worker: zod schemas are immutable, and generating them on every
+ * model call took about 0.15 ms of the worker's CPU per call in the bench (P2, all local).
  */
 const generated = new WeakMap<AnyToolDefinition['schema'], Record<string, unknown>>();
 
