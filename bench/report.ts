@@ -33,39 +33,56 @@ function table(title: string, header: string[], rows: string[][]): string {
   ].join('\n');
 }
 
+/**
+ * P1's or P2's "each round" column when they ran in several rounds (every contender ran as many); `perRound` formats
+ * one round's ms per step.
+ */
+function roundColumn(
+  results: Record<string, LoopResult>,
+  perRound: (msPerStep: number) => string,
+): { titleSuffix: string; header: string[]; cells: (result: LoopResult) => string[] } {
+  const rounds = Object.values(results)[0]?.roundsMsPerStep?.length ?? 1;
+  if (rounds <= 1) return { titleSuffix: '', header: [], cells: () => [] };
+  return {
+    titleSuffix: `; median of ${rounds} rounds`,
+    header: ['each round'],
+    cells: (result) => [(result.roundsMsPerStep ?? []).map(perRound).join(', ')],
+  };
+}
+
 /** The figures as Markdown tables (the same text goes into docs/benchmarks.md). */
 export function formatTables(results: BenchResults): string {
   const parts: string[] = [];
   const { p1, p2, p3, p4, p5, p6, p7 } = results;
   if (p1) {
     const bound = Object.values(p1)[0]?.msPerStep ?? NaN;
-    const rounds = Object.values(p1)[0]?.roundsMsPerStep?.length ?? 1;
+    const rounds = roundColumn(p1, (ms) => fixed(ms, 2));
     const rows = Object.entries(p1).map(([name, r]) => [
       name,
       fixed(r.msPerStep, 2),
       `${fixed(r.msPerStep / bound)}×`,
-      ...(rounds > 1 ? [(r.roundsMsPerStep ?? []).map((ms) => fixed(ms, 2)).join(', ')] : []),
+      ...rounds.cells(r),
     ]);
     parts.push(
       table(
-        `P1 orchestration cost per step (${Object.values(p1)[0]?.runs} agents × ${Object.values(p1)[0]?.steps} steps, one at a time${rounds > 1 ? `; median of ${rounds} rounds` : ''})`,
-        ['contender', 'ms per step', 'vs lower bound', ...(rounds > 1 ? ['each round'] : [])],
+        `P1 orchestration cost per step (${Object.values(p1)[0]?.runs} agents × ${Object.values(p1)[0]?.steps} steps, one at a time${rounds.titleSuffix})`,
+        ['contender', 'ms per step', 'vs lower bound', ...rounds.header],
         rows,
       ),
     );
   }
   if (p2) {
-    const rounds = Object.values(p2)[0]?.roundsMsPerStep?.length ?? 1;
+    const rounds = roundColumn(p2, (ms) => fixed(1000 / ms, 0));
     const rows = Object.entries(p2).map(([name, r]) => [
       name,
       fixed(r.stepsPerSecond, 0),
       fixed(r.seconds, 1),
-      ...(rounds > 1 ? [(r.roundsMsPerStep ?? []).map((ms) => fixed(1000 / ms, 0)).join(', ')] : []),
+      ...rounds.cells(r),
     ]);
     parts.push(
       table(
-        `P2 throughput (${Object.values(p2)[0]?.runs} agents × ${Object.values(p2)[0]?.steps} steps, all at once${rounds > 1 ? `; median of ${rounds} rounds` : ''})`,
-        ['contender', 'steps per second', 'wall seconds', ...(rounds > 1 ? ['each round'] : [])],
+        `P2 throughput (${Object.values(p2)[0]?.runs} agents × ${Object.values(p2)[0]?.steps} steps, all at once${rounds.titleSuffix})`,
+        ['contender', 'steps per second', 'wall seconds', ...rounds.header],
         rows,
       ),
     );

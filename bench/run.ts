@@ -75,13 +75,12 @@ async function sequence<T, R>(items: readonly T[], run: (item: T) => Promise<R>)
  */
 async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record<string, LoopResult>> {
   const size = SCALE[figure];
-  const rounds = ROUNDS;
   console.error(
     `${figure}: ${size.runs} agents × ${size.steps} steps, ${figure === 'p1' ? 1 : size.runs} at a time` +
-      `${rounds > 1 ? `, ${rounds} rounds` : ''}`,
+      `${ROUNDS > 1 ? `, ${ROUNDS} rounds` : ''}`,
   );
   const results = await sequence(
-    Array.from({ length: rounds }, (_, round) => (rounds > 1 ? `${figure}-r${round + 1}` : figure)),
+    Array.from({ length: ROUNDS }, (_, round) => (ROUNDS > 1 ? `${figure}-r${round + 1}` : figure)),
     (prefix) => loopRound(baseURL, figure, prefix),
   );
   return Object.fromEntries(
