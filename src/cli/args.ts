@@ -61,6 +61,14 @@ export function positiveInteger(name: string, value: string | undefined): number
   return parsed;
 }
 
+/** A flag that must be a whole number of 0 or more, or absent. */
+export function nonNegativeInteger(name: string, value: string | undefined): number | undefined {
+  const parsed = integer(name, value);
+  if (parsed !== undefined && parsed < 0)
+    throw new UsageError(`--${name} expects a whole number of 0 or more, got "${value}"`);
+  return parsed;
+}
+
 function decimal(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);

@@ -37,10 +37,15 @@ Commands:
                             Re-run recorded runs with the current code against their recorded model answers, tool
                             results and decisions; report changed tool calls, arguments, approvals, answers,
                             termination reasons and prompts. Exit 1 on a change; --accept makes it the baseline
-  eval [--suite FILE] [--model NAME] [--judge-model NAME] [--concurrency 4] [--repeat 1] [--out DIR]
+  eval [--suite FILE] [--model NAME] [--judge-model NAME] [--concurrency 4] [--repeat 1] [--seed 0] [--out DIR]
        [--tools-module FILE] [--json]
                             Run a task suite (default: evals/suite.json) against OPENAI_BASE_URL and print the five
                             success criteria with 95% intervals; writes report.json and report.svg
+  eval --scripted [plain|no-text-calls|reasoning-field|think-tags|sloppy-text|all] [--seed 0] [--repeat 1]
+                            No endpoint: the good scripted agent plays the suite while the in-process scripted model
+                            replies the way a kind of server does (default plain); all ends with a table of them.
+                            --seed labels the runs (repeat k is seed N+k): nothing is random, it only shifts which
+                            of sloppy-text's reply forms a task gets first
   server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C
   cluster [--shards 4] [--port 7233] [--namespace NAME] [--keep]
                             A throwaway production-shape cluster until Ctrl-C: PostgreSQL, one process per

@@ -37,6 +37,40 @@ export function formatTasks(scores: readonly RunScore[]): string[] {
   });
 }
 
+/** One row of the personality table: a personality's criteria and how many runs and replies it cost. */
+export interface PersonalityRow {
+  personality: string;
+  summary: CriteriaSummary;
+  lost: number;
+  refused: number;
+}
+
+/**
+ * The eval on personalities as one markdown table (it reads in a terminal and pastes into docs): each criterion met
+ * or not with its rate and count, runs lost to errors, replies the agent refused.
+ */
+export function formatPersonalityTable(rows: readonly PersonalityRow[]): string[] {
+  const cell = (p: Proportion, meets: boolean | null) =>
+    p.total === 0 ? 'n/a' : `${mark(meets)} ${pct(p.rate)} (${p.successes}/${p.total})`;
+  const lines = rows.map(({ personality, summary, lost, refused }) =>
+    [
+      personality,
+      cell(summary.coherence, summary.meets.coherence),
+      cell(summary.termination, summary.meets.termination),
+      cell(summary.completeness, summary.meets.completeness),
+      cell(summary.recovery, summary.meets.recovery),
+      summary.efficiency.mean === null ? 'n/a' : `${mark(summary.meets.efficiency)} ${pct(summary.efficiency.mean)}`,
+      `${lost}/${summary.runs}`,
+      String(refused),
+    ].join(' | '),
+  );
+  return [
+    '| personality | reasoning coherence | termination accuracy | trace completeness | error recovery | iteration efficiency | runs lost to errors | replies refused |',
+    '| --- | --- | --- | --- | --- | --- | --- | --- |',
+    ...lines.map((line) => `| ${line} |`),
+  ];
+}
+
 /** The JSON report: criteria, per-run scores, every step verdict (the judge's reasons included). */
 export function reportJson(
   suite: string,

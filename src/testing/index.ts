@@ -8,11 +8,15 @@ export {
   type RecordedRequest,
   type ScriptedModelOptions,
   type ScriptedModelServer,
+  type ScriptOptions,
+  type ScriptedRawResponse,
   type ScriptedResponder,
   type ScriptedToolCall,
   type ScriptedTurn,
 } from './scripted-model';
 export { lastMessageOf } from './scripted-turn';
+// The shapes real servers give the same reply, for testing a reply reader against each.
+export { PERSONALITIES, type Personality } from './personalities';
 export { startLocalStack, type LocalStack } from './local-stack';
 export { freePort } from './free-port';
 export { startDevServer, isServerAnswering, type DevServer, type DevServerOptions } from '../dev/dev-server';

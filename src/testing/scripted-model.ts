@@ -1,10 +1,25 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CHARS_PER_TOKEN } from '../shared/observation';
-import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from './scripted-turn';
-import { sendStream } from './scripted-stream';
+import { isTextModeRequest, shapeTurn, type Personality } from './personalities';
+import type { RecordedRequest, ScriptedRawResponse, ScriptedResponder, ScriptedTurn } from './scripted-turn';
+import { sendEvents, sendStream, type CompletionBody } from './scripted-stream';
 
-export type { RecordedRequest, ScriptedResponder, ScriptedToolCall, ScriptedTurn } from './scripted-turn';
+export type {
+  RecordedRequest,
+  ScriptedRawResponse,
+  ScriptedResponder,
+  ScriptedToolCall,
+  ScriptedTurn,
+} from './scripted-turn';
+
+/** How one script is played (see `ScriptedModelServer.script`). */
+export interface ScriptOptions {
+  /** The shape of a real server's replies to give this script's turns (default: the server's own default). */
+  personality?: Personality;
+  /** Where `sloppy-text`'s cycle of reply forms starts, so scripts of one suite get different forms (default 0). */
+  seed?: number;
+}
 
 /**
  * A scripted OpenAI-compatible chat-completions server on loopback. Scripts are keyed by the request's `model`, so
@@ -13,8 +28,11 @@ export type { RecordedRequest, ScriptedResponder, ScriptedToolCall, ScriptedTurn
 export interface ScriptedModelServer {
   /** Base URL to give the `openai` client, e.g. http://127.0.0.1:40123/v1. */
   readonly baseURL: string;
-  /** Registers the script for `model`: a list of turns played in order, or a responder function. */
-  script(model: string, turns: readonly ScriptedTurn[] | ScriptedResponder): void;
+  /**
+   * Registers the script for `model`: a list of turns played in order, or a responder function; `options` says which
+   * personality replies (default: the server's).
+   */
+  script(model: string, turns: readonly ScriptedTurn[] | ScriptedResponder, options?: ScriptOptions): void;
   /** The requests received for `model`, in order. */
   requests(model: string): RecordedRequest[];
   close(): Promise<void>;
@@ -22,22 +40,35 @@ export interface ScriptedModelServer {
 
 const tokens = (chars: number): number => Math.ceil(chars / CHARS_PER_TOKEN);
 
-function completion(model: string, index: number, turn: ScriptedTurn, request: RecordedRequest): object {
-  let toolCalls = (turn.toolCalls ?? []).map((call, position) => ({
+function completion(
+  model: string,
+  index: number,
+  turn: ScriptedTurn,
+  request: RecordedRequest,
+  play: Required<ScriptOptions>,
+): CompletionBody {
+  const shaped = shapeTurn(turn, play.personality, { index, seed: play.seed, textMode: isTextModeRequest(request) });
+  let toolCalls = shaped.toolCalls.map((call, position) => ({
     id: call.id ?? `call_${index}_${position}`,
     type: 'function',
     function: { name: call.name, arguments: call.rawArguments ?? JSON.stringify(call.args ?? {}) },
   }));
-  let content = turn.content ?? turn.answer ?? turn.thought ?? '';
+  let content = shaped.content;
+  const { reasoning } = shaped;
   const promptTokens = turn.usage?.promptTokens ?? tokens(JSON.stringify(request.messages).length);
+  // Reasoning is generated like any other text, so it counts (and is billed) as completion tokens.
   const generated = (): number =>
-    tokens(content.length + JSON.stringify(toolCalls).length * Number(toolCalls.length > 0));
+    tokens(
+      (content ?? '').length +
+        (reasoning ?? '').length +
+        JSON.stringify(toolCalls).length * Number(toolCalls.length > 0),
+    );
   // Like a real server, a reply longer than max_tokens is cut there: the tool calls never finish, the text stops.
   const limit = typeof request.max_tokens === 'number' ? request.max_tokens : undefined;
   const cut = limit !== undefined && turn.usage?.completionTokens === undefined && generated() > limit;
   if (cut) {
     toolCalls = [];
-    content = content.slice(0, limit * CHARS_PER_TOKEN);
+    content = (content ?? '').slice(0, limit * CHARS_PER_TOKEN);
   }
   const completionTokens = turn.usage?.completionTokens ?? generated();
   return {
@@ -49,7 +80,12 @@ function completion(model: string, index: number, turn: ScriptedTurn, request: R
       {
         index: 0,
         finish_reason: cut ? 'length' : toolCalls.length > 0 ? 'tool_calls' : 'stop',
-        message: { role: 'assistant', content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}) },
+        message: {
+          role: 'assistant',
+          content,
+          ...(reasoning !== undefined ? { reasoning_content: reasoning } : {}),
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
       },
     ],
     ...(turn.omitUsage
@@ -70,6 +106,23 @@ function send(response: ServerResponse, status: number, body: object, headers: R
   response.end(JSON.stringify(body));
 }
 
+/** Sends a raw turn exactly as scripted. */
+async function sendRaw(response: ServerResponse, raw: ScriptedRawResponse, turn: ScriptedTurn): Promise<void> {
+  if (response.destroyed) return;
+  switch (raw.kind) {
+    case 'json':
+      response.writeHead(raw.status ?? 200, { 'content-type': 'application/json', ...raw.headers });
+      response.end(JSON.stringify(raw.body));
+      return;
+    case 'text':
+      response.writeHead(raw.status ?? 200, { 'content-type': raw.contentType });
+      response.end(raw.body);
+      return;
+    case 'sse':
+      return sendEvents(response, raw.events, turn.chunkDelayMs);
+  }
+}
+
 function sendError(response: ServerResponse, status: number, message: string, headers?: Record<string, string>): void {
   send(response, status, { error: { message, type: 'scripted_error', code: String(status) } }, headers);
 }
@@ -86,12 +139,15 @@ export interface ScriptedModelOptions {
   record?: boolean;
   /** The script for a model nobody registered, e.g. derived from its name; undefined answers 404 as usual. */
   scriptFor?: (model: string) => readonly ScriptedTurn[] | ScriptedResponder | undefined;
+  /** The personality of every script that does not name its own (default `plain`). */
+  personality?: Personality;
 }
 
 /** Starts the server on 127.0.0.1 with a free port. */
 export async function startScriptedModel(options: ScriptedModelOptions = {}): Promise<ScriptedModelServer> {
-  const { record = true, scriptFor } = options;
+  const { record = true, scriptFor, personality = 'plain' } = options;
   const scripts = new Map<string, readonly ScriptedTurn[] | ScriptedResponder>();
+  const plays = new Map<string, Required<ScriptOptions>>();
   const recorded = new Map<string, RecordedRequest[]>();
   const counts = new Map<string, number>();
 
@@ -137,11 +193,17 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       await Promise.race([new Promise((resolve) => (timer = setTimeout(resolve, turn.delayMs))), closed]);
       clearTimeout(timer);
     }
+    if (turn.raw) {
+      await sendRaw(response, turn.raw, turn);
+      body.respondedAt = Date.now();
+      return;
+    }
     if (turn.status !== undefined) {
       const headers = turn.retryAfter === undefined ? undefined : { 'retry-after': turn.retryAfter };
       return sendError(response, turn.status, turn.errorMessage ?? `scripted fault ${turn.status}`, headers);
     }
-    const reply = completion(body.model, index, turn, body) as Parameters<typeof sendStream>[1];
+    const play = plays.get(body.model) ?? { personality, seed: 0 };
+    const reply = completion(body.model, index, turn, body, play);
     if (body.stream === true) {
       const options = body.stream_options as { include_usage?: boolean } | undefined;
       await sendStream(response, reply, turn, options?.include_usage === true);
@@ -159,8 +221,9 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
 
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
-    script: (model, turns) => {
+    script: (model, turns, scriptOptions = {}) => {
       scripts.set(model, turns);
+      plays.set(model, { personality: scriptOptions.personality ?? personality, seed: scriptOptions.seed ?? 0 });
       recorded.delete(model);
       counts.delete(model);
     },

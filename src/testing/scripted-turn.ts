@@ -9,8 +9,18 @@ export interface ScriptedToolCall {
 }
 
 /**
+ * A reply sent byte for byte as given, whatever the request asked for (streamed or not): to replay what a real
+ * server's documentation shows it sends. `sse` events are sent as `data: <JSON>`, the string '[DONE]' as itself.
+ */
+export type ScriptedRawResponse =
+  | { kind: 'json'; status?: number; body: unknown; headers?: Record<string, string> }
+  | { kind: 'text'; status?: number; contentType: string; body: string }
+  | { kind: 'sse'; events: unknown[] };
+
+/**
  * One scripted response. A successful turn sets any of `thought`/`content`, `toolCalls` and `answer`; a fault
- * sets `status` (with optional `retryAfter`); `delayMs` delays either, to script slow or hanging endpoints.
+ * sets `status` (with optional `retryAfter`); `raw` replaces both with a verbatim reply; `delayMs` delays any of them,
+ * to script slow or hanging endpoints. How a turn is shaped on the wire depends on the script's personality.
  */
 export interface ScriptedTurn {
   /** Assistant text accompanying tool calls (the thought in native mode). */
@@ -37,6 +47,8 @@ export interface ScriptedTurn {
   chunkDelayMs?: number;
   /** Cut the connection after this many text chunks: a stream that fails mid-answer. */
   breakAfterChunks?: number;
+  /** Send this reply verbatim instead of one built from the fields above (`chunkDelayMs` still spaces SSE events). */
+  raw?: ScriptedRawResponse;
 }
 
 /** A chat-completions request body as the server received it. */
