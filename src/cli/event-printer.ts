@@ -14,7 +14,8 @@ function clip(text: string): string {
 export function formatEvent(event: AgentEvent | EventsGap): string | undefined {
   switch (event.type) {
     case 'thought':
-      return `[step ${event.iteration}] Thought: ${clip(event.text)}`;
+      // Many models call tools with no text at all; requireThought 'auto' runs such calls with an empty thought.
+      return `[step ${event.iteration}] Thought: ${event.text.trim() === '' ? '(no thought given)' : clip(event.text)}`;
     case 'tool_call_requested':
       return `${INDENT}Action: ${event.tool} ${clip(event.args)} (${event.callId})`;
     case 'approval_pending':

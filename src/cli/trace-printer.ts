@@ -15,7 +15,7 @@ export function formatStep(step: ReActStep): string {
     // A native final answer's text is both thought and answer: print it once.
     return `${label} Final answer${step.forced ? ' (forced)' : ''}: ${clip(step.action.answer)}`;
   }
-  const lines = [`${label} Thought: ${clip(step.thought || '(none)')}`];
+  const lines = [`${label} Thought: ${clip(step.thought || '(no thought given)')}`];
   switch (step.action.type) {
     case 'tool_call':
       lines.push(`           Action: ${step.action.tool} ${clip(JSON.stringify(step.action.args) ?? '')}`);

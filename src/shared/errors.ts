@@ -22,6 +22,13 @@ export const ErrorType = {
   ModelRateLimited: 'ModelRateLimitedError',
   /** Retryable: 408/409/5xx, connection errors and timeouts. */
   ModelUnavailable: 'ModelUnavailableError',
+  /**
+   * The prompt does not fit the model's context window (the provider said so). Not retried as it is: the loop
+   * compacts the prompt and calls again, or stops with `token_budget`.
+   */
+  ModelContextLengthExceeded: 'ModelContextLengthExceededError',
+  /** The endpoint answered, but not with a chat completion (an HTML page, JSON without choices): check the URL. */
+  ModelBadResponse: 'ModelBadResponseError',
   /** Config refused inside the workflow (e.g. started from the Temporal UI with bad input). */
   InvalidConfig: 'InvalidConfigError',
   /** A tool threw; retried by Temporal when the tool's policy allows, else shown to the model. */
@@ -40,4 +47,6 @@ export const NON_RETRYABLE_MODEL_ERRORS: readonly string[] = [
   ErrorType.ModelAuthentication,
   ErrorType.ModelNotFound,
   ErrorType.ModelBadRequest,
+  ErrorType.ModelContextLengthExceeded,
+  ErrorType.ModelBadResponse,
 ];

@@ -17,7 +17,8 @@ describe('readNativeReply', () => {
       answer: 'Paris is the capital.',
       confidence: null,
       usage,
-      assistantMessage: { role: 'assistant', content: '  Paris is the capital.  ' },
+      // The text goes back to the model without its surrounding space (and without any <think> block).
+      assistantMessage: { role: 'assistant', content: 'Paris is the capital.' },
     });
   });
 
@@ -165,7 +166,11 @@ describe('readUsage', () => {
   });
 
   it('takes the usage the endpoint reports', () => {
-    expect(readUsage(completion(true), 4000, 400)).toEqual({ promptTokens: 11, completionTokens: 7, totalTokens: 18 });
+    expect(readUsage(completion(true).usage, 4000, 400)).toEqual({
+      promptTokens: 11,
+      completionTokens: 7,
+      totalTokens: 18,
+    });
   });
 
   it.each([
@@ -174,7 +179,7 @@ describe('readUsage', () => {
     ['NaN and fractions', { prompt_tokens: Number.NaN, completion_tokens: 1.5, total_tokens: null }],
   ])('does not believe %s: each bad count is estimated, so the token budget cannot be bypassed', (_label, usage) => {
     const broken = { ...completion(false), usage } as unknown as ChatCompletion;
-    expect(readUsage(broken, 401, 40)).toEqual({ promptTokens: 101, completionTokens: 10, totalTokens: 111 });
+    expect(readUsage(broken.usage, 401, 40)).toEqual({ promptTokens: 101, completionTokens: 10, totalTokens: 111 });
   });
 
   it('keeps good counts beside a bad one, and a total below its parts becomes their sum', () => {
@@ -182,11 +187,11 @@ describe('readUsage', () => {
       ...completion(false),
       usage: { prompt_tokens: 11, completion_tokens: -3, total_tokens: 2 },
     } as unknown as ChatCompletion;
-    expect(readUsage(mixed, 401, 40)).toEqual({ promptTokens: 11, completionTokens: 10, totalTokens: 21 });
+    expect(readUsage(mixed.usage, 401, 40)).toEqual({ promptTokens: 11, completionTokens: 10, totalTokens: 21 });
   });
 
   it('estimates usage from characters when the endpoint omits it', () => {
-    expect(readUsage(completion(false), 401, 40)).toEqual({
+    expect(readUsage(completion(false).usage, 401, 40)).toEqual({
       promptTokens: 101,
       completionTokens: 10,
       totalTokens: 111,

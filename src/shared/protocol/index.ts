@@ -4,7 +4,9 @@
  * renderer) and the reading of a reply. Pure and sandbox-safe: the worker and the workflow both use it.
  */
 export * from './builtin-actions';
+export * from './loose-json';
 export * from './model-io';
 export * from './prompt-delta';
+export * from './reasoning';
 export * from './reply';
 export * from './text-format';

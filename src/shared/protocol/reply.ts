@@ -1,6 +1,8 @@
 import type { TokenUsage } from '../types';
 import { CLARIFICATION_TOOL, FINAL_ANSWER_TOOL, parseClarification, parseFinalAnswer } from './builtin-actions';
 import type { ModelReply, ModelToolCall, ParsedToolCall, ReplyBase, TextTags } from './model-io';
+import { parseLooseJson } from './loose-json';
+import { joinThought, splitReasoning } from './reasoning';
 import { parseTextReply } from './text-format';
 
 /** Parses one call's arguments; bad JSON is kept as a parse error the model will be told about, never thrown. */
@@ -10,6 +12,9 @@ export function parseToolCall(call: ModelToolCall): ParsedToolCall {
   try {
     return { ...base, args: JSON.parse(call.argumentsText) as unknown };
   } catch (error) {
+    // Servers and models wrap arguments in a code fence or follow them with prose: the JSON inside still counts.
+    const loose = parseLooseJson(call.argumentsText);
+    if (loose.ok) return { ...base, args: loose.value };
     const reason = error instanceof Error ? error.message : String(error);
     return { ...base, parseError: `the arguments are not valid JSON (${reason})` };
   }
@@ -32,18 +37,35 @@ function settledBy(call: ParsedToolCall, base: ReplyBase): ModelReply | null {
   return null;
 }
 
-/** Understands a native tool-calling reply: text is the thought, tool calls are actions, no call is the answer. */
-export function readNativeReply(content: string, toolCalls: ModelToolCall[], usage: TokenUsage): ModelReply {
-  const thought = content.trim();
+/**
+ * Understands a native tool-calling reply: tool calls are actions, no call is the answer. The thought is the reasoning
+ * the server sent apart (`reasoning`: a `reasoning_content`/`reasoning` field) or in `<think>` blocks, then the text
+ * beside the calls; a final answer is the text alone, its reasoning never part of it.
+ */
+export function readNativeReply(
+  content: string,
+  toolCalls: ModelToolCall[],
+  usage: TokenUsage,
+  reasoning = '',
+): ModelReply {
+  const split = splitReasoning(content);
+  const thinking = joinThought(reasoning, split.reasoning);
+  const text = split.text;
   const base: ReplyBase = {
-    thought,
+    thought: toolCalls.length > 0 ? joinThought(thinking, text) : thinking || text,
     usage,
-    assistantMessage: { role: 'assistant', content, ...(toolCalls.length ? { toolCalls } : {}) },
+    // Only the text goes back to the model: servers refuse or mis-template reasoning sent back as input.
+    assistantMessage: { role: 'assistant', content: text, ...(toolCalls.length ? { toolCalls } : {}) },
   };
   if (toolCalls.length === 0) {
-    if (thought === '')
-      return { ...base, type: 'malformed', problem: 'Your reply was empty. Call a tool or give the final answer.' };
-    return { ...base, type: 'final_answer', answer: thought, confidence: null };
+    if (text === '') {
+      const problem =
+        thinking === ''
+          ? 'Your reply was empty. Call a tool or give the final answer.'
+          : 'Your reply had reasoning but no answer and no tool call. Call a tool or give the final answer.';
+      return { ...base, type: 'malformed', problem };
+    }
+    return { ...base, type: 'final_answer', answer: text, confidence: null };
   }
   const calls = toolCalls.map(parseToolCall);
   // A built-in action (answer or question) settles the reply; other calls in the same reply are not run.
@@ -54,10 +76,24 @@ export function readNativeReply(content: string, toolCalls: ModelToolCall[], usa
   return { ...base, type: 'tool_calls', calls };
 }
 
-/** Understands a text-mode reply; the single action gets a call ID derived from the response ID. */
-export function readTextReply(content: string, tags: TextTags, responseId: string, usage: TokenUsage): ModelReply {
-  const parsed = parseTextReply(content, tags);
-  const base: ReplyBase = { thought: parsed.thought, usage, assistantMessage: { role: 'assistant', content } };
+/**
+ * Understands a text-mode reply; the single action gets a call ID derived from the response ID. Reasoning in a
+ * separate field or in `<think>` blocks comes before the Thought section in the step's thought and is not parsed.
+ */
+export function readTextReply(
+  content: string,
+  tags: TextTags,
+  responseId: string,
+  usage: TokenUsage,
+  reasoning = '',
+): ModelReply {
+  const split = splitReasoning(content);
+  const parsed = parseTextReply(split.text, tags);
+  const base: ReplyBase = {
+    thought: joinThought(reasoning, split.reasoning, parsed.thought),
+    usage,
+    assistantMessage: { role: 'assistant', content: split.text },
+  };
   if (parsed.malformed !== undefined) return { ...base, type: 'malformed', problem: parsed.malformed };
   if (parsed.finalAnswer !== undefined)
     return { ...base, type: 'final_answer', answer: parsed.finalAnswer, confidence: null };

@@ -1,6 +1,7 @@
 import type { AgentConfig } from '../config';
 import type { ReActStep } from '../types';
-import { CLARIFICATION_TOOL, DELEGATE_TOOL } from './builtin-actions';
+import { CLARIFICATION_TOOL, DELEGATE_TOOL, FINAL_ANSWER_TOOL } from './builtin-actions';
+import { parseLooseJson, stripCodeFence } from './loose-json';
 import type { TextTags } from './model-io';
 
 /** Tag that introduces the answer in text mode. */
@@ -40,78 +41,234 @@ export function textProtocolInstructions(tags: TextTags): string {
   ].join('\n');
 }
 
+type TagKey = 'thought' | 'action' | 'input' | 'final' | 'observation';
+
 interface TagHit {
-  key: 'thought' | 'action' | 'input' | 'final' | 'observation';
+  key: TagKey;
   start: number;
   end: number;
+  /** Written without a colon, or as an alias: a tag only where no firmer reading says otherwise. */
+  weak: boolean;
 }
+
+/** One spelling of a tag: its words (no colon), and whether it is a fallback spelling of another tag. */
+interface TagSpelling {
+  key: TagKey;
+  words: string;
+  alias?: boolean;
+}
+
+/** `Answer:` stands for `Final Answer:` when the latter is absent. */
+const FINAL_ANSWER_ALIAS = 'Answer';
+
+/** What may follow `Action` written without a colon: a tool name, maybe with bracketed arguments. */
+const TOOL_REFERENCE = /^[`*"']*[\w./-]+[`*"']*[ \t]*(?:[[({].*)?$/;
+
+/** What may follow `Action Input` written without a colon: the start of JSON, a fence or a quoted string. */
+const ARGUMENTS_START = /^[{[`'"]/;
+
+/** Arguments that mean "none" for a tool that takes none; `None` is what Python-trained models write. */
+const NO_ARGUMENTS = /^(?:none|null|nothing|n\/a|-|\(none\)|no input)$/i;
+
+/** Keyword arguments in a call-style action, `calculator(expression="2+2")`; `==` is a comparison, not one. */
+const KEYWORD_ARGUMENTS = /^[A-Za-z_]\w*[ \t]*=(?!=)/;
+
+/** Fence info strings of a reply wrapped whole in a code block (a `json` fence is a snippet, not the reply). */
+const REPLY_FENCE = /^[ \t]*```[ \t]*(?:text|txt|plain|plaintext|markdown|md)?[ \t]*\r?$/i;
 
 function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 }
 
-/** A tag with optional markdown bold around it, the colon inside or outside: `**Thought:**` or `**Thought**:`. */
-function tagPattern(tag: string): string {
-  const bold = '(?:\\*\\*)?';
-  if (!tag.endsWith(':')) return `${bold}${escapeRegExp(tag)}${bold}`;
-  return `${bold}${escapeRegExp(tag.slice(0, -1).trimEnd())}${bold}\\s*:${bold}`;
+/**
+ * A tag at the start of a line, as models write it: any case, `**bold**` or `### heading`, then a colon (after a
+ * step number too: `Thought 1:`), a dash, the end of the line, or just a space. A number needs the colon: in
+ * `Final Answer 4` the 4 is the answer. Groups: 1 heading, 2 opening emphasis, 3 colon, 4 dash, 5 end of line,
+ * 6 space.
+ */
+function tagRegex(words: string): RegExp {
+  const name = words.trim().split(/\s+/).map(escapeRegExp).join('[ \\t_]+');
+  return new RegExp(
+    `^[ \\t]*(#{1,6}[ \\t]*)?([*_]{0,3})${name}` +
+      `(?:(?:[ \\t]*#?\\d{1,3})?[*_]{0,3}([ \\t]*[:\uFF1A][*_]{0,3})` +
+      `|[*_]{0,3}(?:([ \\t]+[-\u2013\u2014][*_]{0,3}(?=[ \\t]|$))|([ \\t]*\\r?$)|([ \\t]+)))`,
+    'gim',
+  );
 }
 
-/** Finds each tag at the start of a line (case-insensitive, markdown emphasis tolerated). */
+/** A configured tag that does not end in a colon is matched literally, `**bold**` tolerated, and always firmly. */
+function literalTagRegex(tag: string): RegExp {
+  return new RegExp(`^[ \\t]*(?:\\*\\*)?${escapeRegExp(tag)}(?:\\*\\*)?`, 'gim');
+}
+
+/**
+ * Whether a match is a tag, and how firmly. The colon form and a decorated tag alone on its line are firm; the other
+ * forms are weak, and only where they cannot be ordinary prose: `Action` must be followed by a tool name,
+ * `Action Input` by JSON, and an observation or the `Answer` alias is never recognised from a bare space.
+ */
+function tagStrength(spelling: TagSpelling, match: RegExpExecArray, restOfLine: string): 'firm' | 'weak' | null {
+  const decorated = Boolean(match[1]) || Boolean(match[2]);
+  const [colon, dash, alone, space] = [match[3], match[4], match[5], match[6]].map((group) => group !== undefined);
+  if (spelling.alias) return colon || dash || (alone && decorated) ? 'weak' : null;
+  if (colon || (alone && decorated)) return 'firm';
+  if (alone) return 'weak';
+  if (spelling.key === 'observation') return null;
+  if (dash) return 'weak';
+  if (!space) return null;
+  if (spelling.key === 'action') return TOOL_REFERENCE.test(restOfLine.trim()) ? 'weak' : null;
+  if (spelling.key === 'input') return ARGUMENTS_START.test(restOfLine) ? 'weak' : null;
+  return 'weak';
+}
+
+/** Finds each tag at the start of a line; at one position only the longer tag counts (`Action Input` over `Action`). */
 function findTags(text: string, tags: TextTags): TagHit[] {
-  const patterns: Array<[TagHit['key'], string]> = [
-    ['input', actionInputTag(tags)],
-    ['thought', tags.thought],
-    ['action', tags.action],
-    ['final', FINAL_ANSWER_TAG],
-    ['observation', tags.observation],
+  const spellings: TagSpelling[] = [
+    { key: 'input', words: actionInputTag(tags) },
+    { key: 'thought', words: tags.thought },
+    { key: 'action', words: tags.action },
+    { key: 'final', words: FINAL_ANSWER_TAG },
+    { key: 'final', words: FINAL_ANSWER_ALIAS, alias: true },
+    { key: 'observation', words: tags.observation },
   ];
   const hits: TagHit[] = [];
-  for (const [key, tag] of patterns) {
-    const regex = new RegExp(`^[ \\t]*${tagPattern(tag)}`, 'gim');
+  const taken = new Set<number>();
+  for (const spelling of spellings) {
+    const literal = !spelling.alias && !spelling.words.trimEnd().endsWith(':');
+    const regex = literal ? literalTagRegex(spelling.words) : tagRegex(spelling.words.replace(/:\s*$/, ''));
     for (const match of text.matchAll(regex)) {
       const start = match.index;
-      // "Action Input:" also starts with "Action": keep only the longer tag at one position.
-      if (hits.some((hit) => hit.start === start)) continue;
-      hits.push({ key, start, end: start + match[0].length });
+      if (taken.has(start)) continue;
+      const end = start + match[0].length;
+      const lineEnd = text.indexOf('\n', end);
+      const strength = literal
+        ? 'firm'
+        : tagStrength(spelling, match, text.slice(end, lineEnd < 0 ? undefined : lineEnd));
+      if (strength === null) continue;
+      hits.push({ key: spelling.key, start, end, weak: strength === 'weak' });
+      taken.add(start);
     }
   }
   return hits.sort((a, b) => a.start - b.start);
 }
 
-function stripCodeFence(text: string): string {
-  const fenced = /^```[a-zA-Z]*\s*\n?([\s\S]*?)\n?```$/.exec(text.trim());
-  return (fenced?.[1] ?? text).trim();
+/**
+ * Keeps the weak tags that cannot be misread: a weak tag counts only when its own tag is nowhere written firmly,
+ * text after the final answer is the answer's (its lines may start with "Action" or "Thought"), and a weak final
+ * answer yields to an action (the model guessed the result) as a weak action yields to a firm final answer.
+ */
+function settleTags(hits: readonly TagHit[]): TagHit[] {
+  const firm = new Set(hits.filter((hit) => !hit.weak).map((hit) => hit.key));
+  let kept = hits.filter((hit) => !hit.weak || !firm.has(hit.key));
+  const finalAt = kept.find((hit) => hit.key === 'final')?.start;
+  if (finalAt !== undefined) kept = kept.filter((hit) => !hit.weak || hit.start <= finalAt);
+  const final = kept.filter((hit) => hit.key === 'final');
+  const action = kept.filter((hit) => hit.key === 'action');
+  if (final.length > 0 && action.length > 0) {
+    if (final.every((hit) => hit.weak)) kept = kept.filter((hit) => hit.key !== 'final');
+    else if (action.every((hit) => hit.weak)) kept = kept.filter((hit) => hit.key !== 'action' && hit.key !== 'input');
+  }
+  return kept;
 }
 
-function parseArguments(raw: string): { args?: unknown; parseError?: string } {
-  const text = stripCodeFence(raw);
-  if (text === '') return { args: {} };
-  try {
-    return { args: JSON.parse(text) as unknown };
-  } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
-    return { parseError: `the arguments are not valid JSON (${reason})` };
+/** A reply wrapped whole in a ```` ``` ```` or ```` ```text ```` fence, unwrapped; inner fences (the arguments') stay. */
+function unwrapReply(reply: string): string {
+  const lines = reply.trim().split('\n');
+  if (lines.length < 2 || !REPLY_FENCE.test(lines[0] ?? '')) return reply;
+  const inner = lines.slice(1);
+  // The closing fence is the last line when the fences inside pair up without it (a cut-off reply has none).
+  const fences = inner.filter((line) => /^[ \t]*```/.test(line)).length;
+  if (fences % 2 === 1 && /^[ \t]*```[ \t]*\r?$/.test(inner[inner.length - 1] ?? '')) inner.pop();
+  return inner.join('\n');
+}
+
+/** The arguments of an action and the text they were read from (kept as the model wrote it). */
+type ActionArguments = Omit<NonNullable<TextReply['action']>, 'tool'>;
+
+/**
+ * A plain-text argument for a tool. The built-in actions have one obvious field, so `final_answer[Paris]` answers.
+ * For other tools the parser knows no schema: the text is passed on as a string, the worker's schema check decides
+ * (a tool with a single string property can take it there), and never a parse error the model cannot fix.
+ */
+function plainArgument(tool: string, text: string): unknown {
+  if (tool === FINAL_ANSWER_TOOL) return { answer: text };
+  if (tool === CLARIFICATION_TOOL) return { question: text };
+  return text;
+}
+
+/** Arguments from an `Action Input` section: JSON as models write it, "none" for no arguments, or plain text. */
+function inputArguments(tool: string, argumentsText: string): ActionArguments {
+  const unfenced = stripCodeFence(argumentsText);
+  if (unfenced === '' || NO_ARGUMENTS.test(unfenced)) return { argumentsText, args: {} };
+  const parsed = parseLooseJson(argumentsText);
+  if (parsed.ok) {
+    const { value } = parsed;
+    return { argumentsText, args: typeof value === 'string' ? plainArgument(tool, value) : value };
   }
+  // Text that starts like an object was meant as one: say what to fix rather than pass on a broken object as text.
+  if (/^[{[]/.test(unfenced))
+    return { argumentsText, parseError: `the arguments are not valid JSON (${parsed.error})` };
+  return { argumentsText, args: plainArgument(tool, unfenced) };
+}
+
+/**
+ * Arguments written on the action line, ReAct-paper style: `tool[text]` and `tool(text)` pass their text as one
+ * plain-text argument (see {@link plainArgument}), `tool(key=value, ...)` are keyword arguments, and JSON or a
+ * quoted string inside the brackets is read as such.
+ */
+function inlineArguments(tool: string, argumentsText: string, callStyle: boolean): ActionArguments {
+  const text = argumentsText.trim();
+  if (text === '') return { argumentsText, args: {} };
+  if (/^(?:[{[]|```)/.test(text)) return inputArguments(tool, text);
+  if (callStyle && KEYWORD_ARGUMENTS.test(text)) {
+    const keywords = parseLooseJson(`{${text}}`);
+    if (keywords.ok) return { argumentsText, args: keywords.value };
+  }
+  if (/^["']/.test(text)) {
+    const quoted = parseLooseJson(text);
+    if (quoted.ok && typeof quoted.value === 'string')
+      return { argumentsText, args: plainArgument(tool, quoted.value) };
+  }
+  return { argumentsText, args: plainArgument(tool, text) };
+}
+
+/** The tool named by an `Action` section, and arguments written right after the name (`tool[...]`, `tool {...}`). */
+function readAction(section: string): { tool: string; inline?: { text: string; callStyle: boolean } } {
+  const firstLine = section.split('\n')[0] ?? '';
+  const decoration = /^[`*"']*/.exec(section)?.[0].length ?? 0;
+  const named = /^([^\s[\](){}`*"']+)[`*"']*[ \t]*([[({])/.exec(section.slice(decoration));
+  if (!named) return { tool: firstLine.replace(/[`*"']/g, '').trim() };
+  const tool = named[1] ?? '';
+  const opener = named[2];
+  const after = section.slice(decoration + named[0].length);
+  if (opener === '{') return { tool, inline: { text: `{${after}`, callStyle: false } };
+  const closer = opener === '[' ? ']' : ')';
+  // The closing bracket is the last one on the line, or in the section when the arguments span lines.
+  const lineEnd = after.indexOf('\n');
+  const onLine = after.slice(0, lineEnd < 0 ? undefined : lineEnd).lastIndexOf(closer);
+  const close = onLine >= 0 ? onLine : after.lastIndexOf(closer);
+  return { tool, inline: { text: close >= 0 ? after.slice(0, close) : after, callStyle: opener === '(' } };
 }
 
 /**
  * Parses a text-mode reply. Anything after an observation tag is dropped (the model must not invent results), and
- * a reply that cannot be understood is returned as `malformed` with a message the model can act on.
+ * a reply that cannot be understood is returned as `malformed` with a message the model can act on. Tags are read
+ * as small models write them (numbered, bold, as headings, without the colon; `Answer:` for `Final Answer:`), and
+ * arguments as JSON with trailing prose, a fence, a Python dict or plain text.
  */
 export function parseTextReply(reply: string, tags: TextTags): TextReply {
-  const all = findTags(reply, tags);
-  const observationAt = all.find((hit) => hit.key === 'observation')?.start ?? reply.length;
+  const text = unwrapReply(reply);
+  const all = settleTags(findTags(text, tags));
+  const observationAt = all.find((hit) => hit.key === 'observation')?.start ?? text.length;
   const hits = all.filter((hit) => hit.start < observationAt);
-  const section = (key: TagHit['key']): string | undefined => {
+  const section = (key: TagKey): string | undefined => {
     const index = hits.findIndex((hit) => hit.key === key);
     const hit = hits[index];
     if (!hit) return undefined;
     const next = hits[index + 1]?.start ?? observationAt;
-    return reply.slice(hit.end, next).trim();
+    return text.slice(hit.end, next).trim();
   };
   const firstTag = hits[0]?.start ?? observationAt;
-  const thought = section('thought') ?? reply.slice(0, firstTag).trim();
+  const thought = section('thought') ?? text.slice(0, firstTag).trim();
   const final = section('final');
   const actionText = section('action');
   const format = `Use "${tags.action} <tool>" with "${actionInputTag(tags)} <JSON>", or "${FINAL_ANSWER_TAG} <answer>".`;
@@ -126,10 +283,15 @@ export function parseTextReply(reply: string, tags: TextTags): TextReply {
   if (actionText === undefined) {
     return { thought, malformed: `Your reply has no "${tags.action}" and no "${FINAL_ANSWER_TAG}" line. ${format}` };
   }
-  const tool = (actionText.split('\n')[0] ?? '').replace(/[`*"']/g, '').trim();
+  const { tool, inline } = readAction(actionText);
   if (tool === '') return { thought, malformed: `The "${tags.action}" line names no tool. ${format}` };
-  const argumentsText = section('input') ?? '';
-  return { thought, action: { tool, argumentsText, ...parseArguments(argumentsText) } };
+  const input = section('input');
+  // An explicit Action Input wins over text after the tool name, which may be an aside: `search (the web)`.
+  const args =
+    inline && (input === undefined || input === '')
+      ? inlineArguments(tool, inline.text, inline.callStyle)
+      : inputArguments(tool, input ?? '');
+  return { thought, action: { tool, ...args } };
 }
 
 /** Tool arguments as the model writes them: JSON, or the raw text when they never parsed. */

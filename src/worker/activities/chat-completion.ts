@@ -1,16 +1,17 @@
 import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
 import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
-import type { ChatCompletion, ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
+import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { TokenUsage } from '../../shared/types';
 import { withHeartbeats } from './heartbeat';
-import { classifyModelError } from './model-errors';
+import { readCompletion, type CompletionReply } from './completion-reader';
+import { classifyModelError, type ModelEndpoint } from './model-errors';
 import { deltaSender, streamCompletion } from './streaming';
 import { readUsage } from './usage';
 
-/** A chat completion and its token usage, as the run counts it. */
+/** A chat completion as the loop reads it, and its token usage as the run counts it. */
 export interface ChatCompletionResult {
-  completion: ChatCompletion;
+  reply: CompletionReply;
   usage: TokenUsage;
 }
 
@@ -56,31 +57,32 @@ export async function createChatCompletion(
   };
   return tracer.startActiveSpan(`chat ${request.model}`, { kind: SpanKind.CLIENT, attributes }, async (span) => {
     try {
-      const completion = await withHeartbeats(async (signal) => {
+      const endpoint: ModelEndpoint = { baseURL: openai.baseURL, apiKey: openai.apiKey, model: request.model };
+      const reply = await withHeartbeats(async (signal) => {
         const deltas = stream ? deltaSender(stream.iteration) : undefined;
         try {
-          if (!deltas) return await openai.chat.completions.create(request, { signal });
-          return await streamCompletion(openai, request, signal, (text) => deltas.push(text));
+          // The body is read as unknown JSON: servers differ from the client's types in every field.
+          const body: unknown = deltas
+            ? await streamCompletion(openai, request, signal, (text) => deltas.push(text))
+            : await openai.chat.completions.create(request, { signal });
+          return readCompletion(body, endpoint);
         } catch (error) {
-          throw classifyModelError(error, { baseURL: openai.baseURL, apiKey: openai.apiKey, model: request.model });
+          throw classifyModelError(error, endpoint);
         } finally {
           await deltas?.close();
         }
       });
-      const content = completion.choices[0]?.message?.content ?? '';
-      const usage = readUsage(completion, JSON.stringify(request.messages).length, content.length);
-      // OpenAI-compatible servers are not all complete: only what the reply carries is recorded.
-      const finishReasons = completion.choices.flatMap((choice) =>
-        choice.finish_reason ? [choice.finish_reason] : [],
-      );
+      const replyChars = reply.content.length + reply.reasoning.length;
+      const usage = readUsage(reply.usage, JSON.stringify(request.messages).length, replyChars);
       span.setAttributes({
-        ...(typeof completion.id === 'string' ? { 'gen_ai.response.id': completion.id } : {}),
-        ...(typeof completion.model === 'string' ? { 'gen_ai.response.model': completion.model } : {}),
-        ...(finishReasons.length > 0 ? { 'gen_ai.response.finish_reasons': finishReasons } : {}),
+        ...(reply.id !== 'chatcmpl-unknown' ? { 'gen_ai.response.id': reply.id } : {}),
+        ...(reply.model !== undefined ? { 'gen_ai.response.model': reply.model } : {}),
+        // OpenAI-compatible servers are not all complete: only what the reply carries is recorded.
+        ...(reply.finishReason !== null ? { 'gen_ai.response.finish_reasons': [reply.finishReason] } : {}),
         'gen_ai.usage.input_tokens': usage.promptTokens,
         'gen_ai.usage.output_tokens': usage.completionTokens,
       });
-      return { completion, usage };
+      return { reply, usage };
     } catch (error) {
       recordFailure(span, error);
       throw error;

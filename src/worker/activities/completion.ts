@@ -1,5 +1,6 @@
 import type OpenAI from 'openai';
 import type { TokenUsage } from '../../shared/types';
+import { splitReasoning } from '../../shared/protocol';
 import { createChatCompletion } from './chat-completion';
 
 /** What the auxiliary model activities (summaries, critic) need. */
@@ -21,10 +22,11 @@ export async function completeText(
   maxTokens?: number,
 ): Promise<{ text: string; usage: TokenUsage }> {
   const cap = maxTokens !== undefined ? { max_tokens: maxTokens } : {};
-  const { completion, usage } = await createChatCompletion(deps.openai, {
+  const { reply, usage } = await createChatCompletion(deps.openai, {
     model: model ?? deps.defaultModel,
     messages,
     ...cap,
   });
-  return { text: (completion.choices[0]?.message?.content ?? '').trim(), usage };
+  // A reasoning model's <think> block is not part of the summary or the verdict.
+  return { text: splitReasoning(reply.content).text, usage };
 }

@@ -32,6 +32,7 @@ import { toolParametersSchema, renderToolCatalog } from '../tools/catalog';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
 import { createChatCompletion } from './chat-completion';
+import { withPlainArguments } from './plain-arguments';
 import { resolvePrompt, type PromptCache } from './prompt-cache';
 
 /** What the model activity needs from the worker process. */
@@ -198,21 +199,23 @@ async function readReply(deps: ModelDependencies, input: ResolvedModelInput): Pr
   if (input.tools.some((name) => !deps.registry.has(name))) await deps.registry.refresh();
   const { tools } = deps.registry.resolve(input.tools);
   const request = buildModelRequest(input, model, tools);
-  const { completion, usage } = await createChatCompletion(deps.openai, request, input.stream);
-  const message = completion.choices[0]?.message;
-  const content = message?.content ?? '';
-  const toolCalls = (message?.tool_calls ?? []).flatMap((call) =>
-    call.type === 'function' ? [{ id: call.id, name: call.function.name, argumentsText: call.function.arguments }] : [],
-  );
+  const { reply: completion, usage } = await createChatCompletion(deps.openai, request, input.stream);
+  const { content, reasoning, toolCalls } = completion;
   const size = content.length + toolCalls.reduce((sum, call) => sum + call.name.length + call.argumentsText.length, 0);
   if (size > MAX_REPLY_CHARS) return oversized(size, content, usage);
-  const reply =
+  const cut = completion.finishReason === 'length';
+  const reply = withPlainArguments(
     input.mode === 'native'
-      ? readNativeReply(content, toolCalls, usage)
-      : readTextReply(content, input.tags, completion.id, usage);
-  // A reply the token limit cut off is not an answer, however it reads: the model is told, not believed.
-  if (completion.choices[0]?.finish_reason === 'length' && reply.type !== 'tool_calls') {
-    const problem = `Your reply was cut off at the token limit${input.maxTokens !== undefined ? ` of ${input.maxTokens} tokens` : ''}; reply more briefly.`;
+      ? readNativeReply(content, toolCalls, usage, reasoning)
+      : readTextReply(content, input.tags, completion.id, usage, reasoning),
+    tools,
+  );
+  // A reply the token limit cut off is not an answer, however it reads, and a call cut off mid-arguments is not a
+  // call: the model is told, not believed. Calls whose arguments did parse were complete and stand.
+  const brokenCall = reply.type === 'tool_calls' && reply.calls.some((call) => call.parseError !== undefined);
+  if (cut && (reply.type !== 'tool_calls' || brokenCall)) {
+    const limit = input.maxTokens !== undefined ? ` of ${input.maxTokens} tokens` : '';
+    const problem = `Your reply was cut off at the token limit${limit}; reply more briefly.`;
     return { thought: reply.thought, usage, assistantMessage: reply.assistantMessage, type: 'malformed', problem };
   }
   return reply;

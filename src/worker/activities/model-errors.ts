@@ -66,12 +66,14 @@ export function parseRetryAfter(headers: Headers | undefined, now: number = Date
 }
 
 /** How an error was classified, before it becomes an ApplicationFailure (redacted on the way). */
-interface Classification {
+export interface Classification {
   type: string;
   message: string;
   nonRetryable: boolean;
   cause?: Error;
   nextRetryDelay?: number;
+  /** Facts the workflow acts on (the context window a provider stated). */
+  details?: Record<string, unknown>;
 }
 
 function retryable(type: string, message: string, cause: unknown, nextRetryDelay?: number): Classification {
@@ -96,7 +98,7 @@ function fatal(type: string, message: string): Classification {
  */
 export function classifyModelError(error: unknown, endpoint: ModelEndpoint): unknown {
   if (error instanceof APIUserAbortError) return error;
-  const { type, message, nonRetryable, cause, nextRetryDelay } = classify(error, endpoint);
+  const { type, message, nonRetryable, cause, nextRetryDelay, details } = classify(error, endpoint);
   const redact = (text: string): string => redactSecrets(text, endpoint.apiKey);
   return ApplicationFailure.create({
     type,
@@ -104,32 +106,91 @@ export function classifyModelError(error: unknown, endpoint: ModelEndpoint): unk
     nonRetryable,
     ...(cause === undefined ? {} : { cause: redactedCause(cause, redact) }),
     ...(nextRetryDelay === undefined ? {} : { nextRetryDelay }),
+    ...(details === undefined ? {} : { details: [details] }),
   });
 }
 
-function classify(error: unknown, endpoint: ModelEndpoint): Classification {
-  if (error instanceof APIConnectionTimeoutError) {
-    return retryable(ErrorType.ModelUnavailable, `Model request to ${endpoint.baseURL} timed out`, error);
+/** Phrases providers use when a prompt is over the context window (OpenAI, vLLM, llama.cpp, TGI, Groq, LM Studio…). */
+const CONTEXT_LENGTH_PATTERNS: readonly RegExp[] = [
+  /context[ _-]?length/i,
+  /context (?:size|window)/i,
+  /exceed_context_size/i,
+  /prompt is too long/i,
+  /reduce the length of the (?:messages|prompt|input)/i,
+  /`inputs` tokens \+ `max_new_tokens` must be/i,
+  /`inputs` must have less than \d+ tokens/i,
+  /exceeds the maximum number of tokens/i,
+  /too many (?:input )?tokens/i,
+];
+
+/** Where providers state the window's size in their context-length errors. */
+const WINDOW_SIZE_PATTERNS: readonly RegExp[] = [
+  /maximum context length is (\d+)/i,
+  /context length of (?:only )?(\d+)/i,
+  /must be <= (\d+)/i,
+  /less than (\d+) tokens/i,
+  /(\d+) maximum context length/i,
+  /maximum (?:number of tokens allowed )?\((\d+)\)/i,
+  /> (\d+) maximum/i,
+];
+
+/** The context window a provider's error states, when it states one (also llama.cpp's `n_ctx` field). */
+export function statedContextWindow(message: string, body?: unknown): number | undefined {
+  const nCtx = typeof body === 'object' && body !== null ? (body as { n_ctx?: unknown }).n_ctx : undefined;
+  if (typeof nCtx === 'number' && Number.isInteger(nCtx) && nCtx > 0) return nCtx;
+  for (const pattern of WINDOW_SIZE_PATTERNS) {
+    const size = Number(pattern.exec(message)?.[1]);
+    if (Number.isInteger(size) && size > 0) return size;
   }
-  if (error instanceof APIConnectionError) {
-    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
-    return retryable(ErrorType.ModelUnavailable, `Could not connect to ${endpoint.baseURL}${cause}`, error);
-  }
-  if (!(error instanceof APIError) || error.status === undefined) {
-    const message = error instanceof Error ? error.message : String(error);
-    return retryable(ErrorType.ModelUnavailable, `Model request failed: ${message}`, error);
-  }
-  // instanceof erases APIError's type parameters; restore the ones a response-carrying error has.
-  const { status, headers } = error as APIError<number, Headers | undefined>;
-  const detail = error.message.replace(/^\d{3}\s*/, '');
+  return undefined;
+}
+
+/** Whether an error's text (message, code or type) says the prompt is over the model's context window. */
+export function isContextLengthError(text: string): boolean {
+  return CONTEXT_LENGTH_PATTERNS.some((pattern) => pattern.test(text));
+}
+
+/** The fields of a provider's `error` object that say what kind of error it is. */
+function errorWords(body: unknown): string {
+  if (typeof body !== 'object' || body === null) return '';
+  const { code, type, metadata } = body as { code?: unknown; type?: unknown; metadata?: unknown };
+  // OpenRouter passes the upstream provider's own error text along in `metadata.raw`.
+  const upstream = typeof metadata === 'object' && metadata !== null ? JSON.stringify(metadata) : undefined;
+  return [code, type, upstream].filter((word) => typeof word === 'string').join(' ');
+}
+
+/** An error response, wherever it came from: a thrown APIError, or an `error` object in a 200 body. */
+export interface ErrorResponse {
+  status: number;
+  headers?: Headers;
+  detail: string;
+  /** The provider's `error` object, when there was one. */
+  body?: unknown;
+  cause?: unknown;
+}
+
+/** Classifies an error response by its status, its words and the endpoint it came from. */
+export function classifyResponse(response: ErrorResponse, endpoint: ModelEndpoint): Classification {
+  const { status, headers, detail, body, cause } = response;
   const where = `${endpoint.baseURL} (HTTP ${status})`;
+  // Any status but a rate limit: older llama.cpp builds send their context-size error as a 500, and no retry helps.
+  if (status !== 429 && status >= 400 && isContextLengthError(`${detail} ${errorWords(body)}`)) {
+    const window = statedContextWindow(detail, body);
+    return {
+      ...fatal(
+        ErrorType.ModelContextLengthExceeded,
+        `The prompt is over the context window of "${endpoint.model}" at ${where}: ${detail}`,
+      ),
+      ...(window === undefined ? {} : { details: { contextWindow: window } }),
+    };
+  }
   if (status === 429) {
     const delay = parseRetryAfter(headers);
-    return retryable(ErrorType.ModelRateLimited, `Rate limited by ${where}: ${detail}`, error, delay);
+    return retryable(ErrorType.ModelRateLimited, `Rate limited by ${where}: ${detail}`, cause, delay);
   }
   if (status === 408 || status === 409 || status >= 500) {
     const delay = parseRetryAfter(headers);
-    return retryable(ErrorType.ModelUnavailable, `Model endpoint ${where} is unavailable: ${detail}`, error, delay);
+    return retryable(ErrorType.ModelUnavailable, `Model endpoint ${where} is unavailable: ${detail}`, cause, delay);
   }
   if (status === 401 || status === 403) {
     return fatal(
@@ -144,4 +205,56 @@ function classify(error: unknown, endpoint: ModelEndpoint): Classification {
     );
   }
   return fatal(ErrorType.ModelBadRequest, `Request refused by ${where}: ${detail}`);
+}
+
+function classify(error: unknown, endpoint: ModelEndpoint): Classification {
+  if (error instanceof ApplicationFailure) {
+    // Already classified where it was found (a body that is not a chat completion).
+    const details = error.details?.[0];
+    return {
+      type: error.type ?? ErrorType.ModelBadResponse,
+      message: error.message,
+      nonRetryable: error.nonRetryable === true,
+      ...(typeof details === 'object' && details !== null ? { details: details as Record<string, unknown> } : {}),
+    };
+  }
+  if (error instanceof APIConnectionTimeoutError) {
+    return retryable(ErrorType.ModelUnavailable, `Model request to ${endpoint.baseURL} timed out`, error);
+  }
+  if (error instanceof APIConnectionError) {
+    const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+    return retryable(ErrorType.ModelUnavailable, `Could not connect to ${endpoint.baseURL}${cause}`, error);
+  }
+  if (error instanceof SyntaxError) {
+    // The client could not parse a body that claimed to be JSON: a proxy's page, not a model's answer. Retrying the
+    // same URL gets the same page, so it fails at once with the fix.
+    return fatal(
+      ErrorType.ModelBadResponse,
+      badResponseMessage(endpoint, `a body that is not JSON (${error.message})`),
+    );
+  }
+  if (!(error instanceof APIError) || error.status === undefined) {
+    // An APIError without a status is an `error` event inside a stream (OpenRouter sends these mid-answer).
+    const streamed: unknown = error instanceof APIError ? (error.error as unknown) : undefined;
+    // OpenRouter and vLLM put the status in `code`, TGI in `http_status_code`.
+    const fields = (streamed ?? {}) as { code?: unknown; http_status_code?: unknown };
+    const code = Number(fields.code ?? fields.http_status_code);
+    const message = error instanceof Error ? error.message : String(error);
+    if (Number.isInteger(code) && code >= 400 && code < 600) {
+      return classifyResponse({ status: code, detail: message, body: streamed, cause: error }, endpoint);
+    }
+    return retryable(ErrorType.ModelUnavailable, `Model request failed: ${message}`, error);
+  }
+  // instanceof erases APIError's type parameters; restore the ones a response-carrying error has.
+  const { status, headers } = error as APIError<number, Headers | undefined>;
+  const detail = error.message.replace(/^\d{3}\s*/, '');
+  return classifyResponse({ status, headers, detail, body: error.error, cause: error }, endpoint);
+}
+
+/** What to tell a user whose endpoint answered with something other than a chat completion. */
+export function badResponseMessage(endpoint: Pick<ModelEndpoint, 'baseURL'>, what: string): string {
+  return (
+    `The model endpoint ${endpoint.baseURL} answered with ${what}, not a chat completion. ` +
+    'Check OPENAI_BASE_URL: it must be the API base that serves /chat/completions (e.g. http://localhost:11434/v1).'
+  );
 }

@@ -1,4 +1,3 @@
-import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { CHARS_PER_TOKEN } from '../../shared/observation';
 import type { TokenUsage } from '../../shared/types';
 
@@ -12,8 +11,8 @@ function count(value: unknown): number | undefined {
  * numbers (negative, strings, NaN), each bad count falls back to the character estimate. Usage feeds the token budget
  * and the metrics, so a broken report must not get past this boundary.
  */
-export function readUsage(completion: ChatCompletion, promptChars: number, replyChars: number): TokenUsage {
-  const reported = completion.usage as Record<string, unknown> | undefined;
+export function readUsage(usage: unknown, promptChars: number, replyChars: number): TokenUsage {
+  const reported = typeof usage === 'object' && usage !== null ? (usage as Record<string, unknown>) : undefined;
   const promptTokens = count(reported?.prompt_tokens) ?? Math.ceil(promptChars / CHARS_PER_TOKEN);
   const completionTokens = count(reported?.completion_tokens) ?? Math.ceil(replyChars / CHARS_PER_TOKEN);
   // The total is only believed when it is consistent with its parts.

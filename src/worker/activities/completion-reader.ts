@@ -1,0 +1,142 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { ErrorType } from '../../shared/errors';
+import type { ModelToolCall } from '../../shared/protocol';
+import { badResponseMessage, classifyResponse, type ModelEndpoint } from './model-errors';
+
+/**
+ * A chat completion as the loop reads it, whatever shape the server gave it: text, the reasoning it sent apart, tool
+ * calls with string arguments and unique IDs, and the finish reason.
+ */
+export interface CompletionReply {
+  id: string;
+  /** The assistant text (may still hold `<think>` blocks; the reply readers take them out). */
+  content: string;
+  /** Reasoning from `reasoning_content`, `reasoning` or `reasoning_details`; empty when the server sent none. */
+  reasoning: string;
+  toolCalls: ModelToolCall[];
+  finishReason: string | null;
+  /** The usage object as reported, unchecked (readUsage checks it). */
+  usage: unknown;
+  /** The model that answered, when the server said. */
+  model?: string;
+}
+
+type Json = Record<string, unknown>;
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/**
+ * Message content as text: a string, or an array of parts (`{ type: 'text', text }`) as some servers send it. Parts
+ * that are not text (images, refusals) carry nothing the loop reads.
+ */
+export function contentText(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => (isObject(part) ? text(part.text) : text(part))).join('');
+}
+
+/**
+ * Reasoning as the servers that send it apart name it: `reasoning_content` (vLLM's reasoning parsers, DeepSeek,
+ * llama.cpp), `reasoning` (OpenRouter, Ollama, Groq), or OpenRouter's `reasoning_details` parts.
+ */
+export function reasoningText(message: Json): string {
+  const direct = text(message.reasoning_content) || text(message.reasoning);
+  if (direct !== '') return direct;
+  if (!Array.isArray(message.reasoning_details)) return '';
+  return message.reasoning_details
+    .map((part) => (isObject(part) ? text(part.text) || text(part.summary) : ''))
+    .filter((part) => part !== '')
+    .join('\n');
+}
+
+/**
+ * Tool-call arguments as text: a JSON string as OpenAI sends it, or an object some servers and proxies send already
+ * parsed (serialised, so it reads like any other call); nothing at all is no arguments.
+ */
+export function argumentsText(value: unknown): string {
+  if (typeof value === 'string') return value;
+  if (value === undefined || value === null) return '';
+  return JSON.stringify(value) ?? '';
+}
+
+/**
+ * The calls of a message, each with a unique ID: servers omit IDs (or repeat one for every call), and the ID is what
+ * ties a call to its result in the next prompt. The legacy `function_call` counts as one call.
+ */
+export function readToolCalls(message: Json): ModelToolCall[] {
+  const raw: unknown[] = Array.isArray(message.tool_calls) ? message.tool_calls : [];
+  const listed = raw.length === 0 && isObject(message.function_call) ? [{ function: message.function_call }] : raw;
+  const seen = new Set<string>();
+  const calls: ModelToolCall[] = [];
+  for (const [position, entry] of listed.entries()) {
+    if (!isObject(entry)) continue;
+    const fn = isObject(entry.function) ? entry.function : entry;
+    const name = text(fn.name).trim();
+    let id = text(entry.id);
+    if (id === '' || seen.has(id)) id = `call_${position}${id === '' ? '' : `_${id}`}`;
+    seen.add(id);
+    calls.push({ id, name, argumentsText: argumentsText(fn.arguments ?? fn.parameters) });
+  }
+  return calls;
+}
+
+/** A body that is not a completion, classified; an `error` object in a 200 body is the error it describes. */
+function notACompletion(body: unknown, endpoint: ModelEndpoint): ApplicationFailure {
+  const error = isObject(body) ? body.error : undefined;
+  if (error !== undefined && error !== null) {
+    const detail = (isObject(error) ? text(error.message) : text(error)) || JSON.stringify(error);
+    const code = isObject(error) ? Number(error.code ?? error.status) : NaN;
+    const status = Number.isInteger(code) && code >= 400 && code < 600 ? code : 500;
+    const classified = classifyResponse({ status, detail, body: error }, endpoint);
+    return ApplicationFailure.create({
+      type: classified.type,
+      message: classified.message,
+      nonRetryable: classified.nonRetryable,
+      ...(classified.details ? { details: [classified.details] } : {}),
+    });
+  }
+  const what =
+    body === undefined
+      ? 'an empty stream (no chunks)'
+      : typeof body === 'string'
+        ? `text that is not JSON (starting ${JSON.stringify(body.trim().slice(0, 80))})`
+        : `JSON without choices (${JSON.stringify(body).slice(0, 120)})`;
+  return ApplicationFailure.create({
+    type: ErrorType.ModelBadResponse,
+    message: badResponseMessage(endpoint, what),
+    nonRetryable: true,
+  });
+}
+
+/**
+ * Reads whatever an endpoint returned for a chat-completions request. Never throws anything but a classified
+ * ApplicationFailure: an HTML page, JSON without choices or an error object in a 200 body each get a named type, so no
+ * paid call is retried because a reply could not be read.
+ */
+export function readCompletion(body: unknown, endpoint: ModelEndpoint): CompletionReply {
+  let parsed = body;
+  if (typeof body === 'string') {
+    // A JSON body sent without a JSON content type reaches the client as text.
+    try {
+      parsed = JSON.parse(body) as unknown;
+    } catch {
+      throw notACompletion(body, endpoint);
+    }
+  }
+  const choices = isObject(parsed) && Array.isArray(parsed.choices) ? parsed.choices : undefined;
+  const choice: unknown = choices?.[0];
+  if (!isObject(parsed) || !isObject(choice)) throw notACompletion(parsed, endpoint);
+  const message = isObject(choice.message) ? choice.message : isObject(choice.delta) ? choice.delta : {};
+  // Legacy completions-style servers put the text on the choice itself.
+  const content = contentText(message.content) || text(choice.text);
+  return {
+    id: text(parsed.id) || 'chatcmpl-unknown',
+    content,
+    reasoning: reasoningText(message),
+    toolCalls: readToolCalls(message),
+    finishReason: text(choice.finish_reason) || null,
+    usage: parsed.usage,
+    ...(typeof parsed.model === 'string' ? { model: parsed.model } : {}),
+  };
+}
