@@ -14,7 +14,7 @@ export const DEFAULT_STALL_THRESHOLD = 3;
 export const DEFAULT_MAX_TOOL_CALLS_PER_REPLY = 16;
 /** Observations longer than this (estimated tokens) are truncated before the model sees them. */
 export const DEFAULT_MAX_OBSERVATION_TOKENS = 2000;
-/** Thoughts shorter than this many characters are sent back when `requireThought` is on. */
+/** Thoughts shorter than this many characters are sent back (see `requireThought`). */
 export const DEFAULT_MIN_THOUGHT_LENGTH = 15;
 /** Text-protocol tags. */
 export const DEFAULT_THOUGHT_TAG = 'Thought:';
@@ -33,7 +33,7 @@ export const DEFAULT_APPROVAL_TIMEOUT = '24h';
 export const CONFIG_DEFAULTS = {
   maxIterations: DEFAULT_MAX_ITERATIONS,
   thoughtPrompt: DEFAULT_THOUGHT_PROMPT,
-  requireThought: true,
+  requireThought: 'auto',
   minThoughtLength: DEFAULT_MIN_THOUGHT_LENGTH,
   thoughtTag: DEFAULT_THOUGHT_TAG,
   actionTag: DEFAULT_ACTION_TAG,

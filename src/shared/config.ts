@@ -39,10 +39,10 @@ export const agentConfigSchema = z.strictObject({
     .default(DEFAULT_THOUGHT_PROMPT)
     .describe('what do I know, what is missing, the next step, which tool'),
   requireThought: z
-    .boolean()
-    .default(true)
+    .union([z.boolean(), z.literal('auto')], { error: "expected true, false or 'auto'" })
+    .default('auto')
     .describe(
-      'a tool call without a real thought (missing, too short, or only restating the call, e.g. "Using the calculator.") is sent back with feedback',
+      '`\'auto\'`: a call that comes with no thought at all (no text, no reasoning field, no `<think>` block: many models call tools that way) runs and is recorded with an empty thought; a thought that is given but too short or only restates the call ("Using the calculator.") is sent back once, never twice in a row. `true`: every call needs a real thought or is sent back. `false`: no checks',
     ),
   minThoughtLength: z
     .number()
@@ -50,7 +50,7 @@ export const agentConfigSchema = z.strictObject({
     .min(0)
     .max(10_000)
     .default(DEFAULT_MIN_THOUGHT_LENGTH)
-    .describe('characters a thought needs when `requireThought` is on'),
+    .describe('characters a thought needs when `requireThought` checks it'),
   thoughtTag: z.string().min(1).default(DEFAULT_THOUGHT_TAG).describe('text-mode tag'),
   actionTag: z
     .string()
@@ -89,6 +89,15 @@ export const agentConfigSchema = z.strictObject({
     .optional()
     .describe(
       "a hard cap on the run's tokens: every model call is capped with `max_tokens`, and the run stops with `token_budget` (keeping room for the forced final answer) before a call that would not fit",
+    ),
+  contextWindow: z
+    .number()
+    .int()
+    .min(256)
+    .max(100_000_000)
+    .optional()
+    .describe(
+      'the model\'s context window in tokens (default: the published size for well-known `model` names, else 32,768). Before each call the prompt is estimated: one that would not fit is compacted (the oldest steps summarised, the newest kept), and when even that cannot fit the run stops with `token_budget` and a forced answer. A provider\'s own "context length" error teaches the run the real size',
     ),
   timeoutSeconds: z
     .number()

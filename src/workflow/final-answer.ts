@@ -6,6 +6,7 @@ import { forcedAnswerInstruction } from './prompt';
 import { nowIso, recordError, recordStep, type RunState } from './run-state';
 import { promptFor, think } from './thinking';
 import { allowance, estimatePromptTokens } from './token-budget';
+import { fitContext } from './context-window';
 
 /** Records the final answer as the last step. */
 function finish(state: RunState, reply: ModelReply, answer: string, forced = false): void {
@@ -66,8 +67,20 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
   if (!state.stop || !state.config.forceFinalAnswer || state.finalAnswer !== null) return;
   if (state.stop.reason === 'success' || state.stop.reason === 'cancelled') return;
   state.phase = 'finishing';
-  const messages = promptFor(state, []);
-  messages.push({ role: 'user', content: forcedAnswerInstruction(state.stop.detail) });
+  const instruction = forcedAnswerInstruction(state.stop.detail);
+  const build = () => [...promptFor(state, []), { role: 'user' as const, content: instruction }];
+  let messages = build();
+  if (state.rules >= 5) {
+    // The answer's prompt must fit the context window too (a run stopped by it would otherwise fail here again).
+    const fitted = await fitContext(state, messages, build);
+    if ('refused' in fitted) {
+      const reason = fitted.refused;
+      state.forcedFinalAnswer = { status: 'skipped', reason };
+      state.stop.detail = `${state.stop.detail}; the forced final answer was skipped because ${reason}`;
+      return;
+    }
+    messages = fitted.messages;
+  }
   const allowed = allowance(state, estimatePromptTokens(state, messages));
   if ('refused' in allowed) {
     // A hard budget wins over the forced answer: skip it, and say so where the user reads why the run stopped.

@@ -26,8 +26,9 @@ import { renderScratchpad, type ModelReply } from '../shared/protocol';
 import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './run-state';
 import { checkBeforeThinking, findPhrase } from './termination';
 import { loopCallAllowance } from './token-budget';
-import { validateThought } from './thought';
+import { thoughtPolicy, validateThought } from './thought';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
+import { compact, contextLengthFailure, fitContext, learnContextWindow } from './context-window';
 import { critiqueIteration } from './critic-step';
 import { refreshDetails } from './ui-details';
 import { countFinished, countIteration } from './metrics';
@@ -55,11 +56,16 @@ export const HANDOVER_KEEPS_STATUS_PATCH = 'handover-keeps-status';
  * two of each (issue 17).
  */
 export const LOOP_RULES_4_PATCH = 'loop-rules-4';
+/**
+ * Patch ID of the fifth rule set (issue 32, real models): a call without a thought runs under `requireThought: 'auto'`,
+ * and a prompt over the context window is compacted instead of failing the run. One marker, as for rule set 4.
+ */
+export const LOOP_RULES_5_PATCH = 'loop-rules-5';
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
   const { config } = state;
-  const messages = promptFor(state, state.feedback);
+  let messages = promptFor(state, state.feedback);
   // A conversation's iteration cap is per turn.
   const iterations = state.iterations - (state.conversation?.iterationsAtTurnStart ?? 0);
   const limit = checkBeforeThinking(
@@ -68,6 +74,12 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
     estimateTokens(JSON.stringify(messages)),
   );
   if (limit) return reachLimit(state, limit.reason, limit.detail);
+  if (state.rules >= 5) {
+    // Rule set 5: a prompt over the context window is compacted first, and stops the run only when it cannot fit.
+    const fitted = await fitContext(state, messages, () => promptFor(state, state.feedback));
+    if ('refused' in fitted) return stopRun(state, 'token_budget', fitted.refused);
+    messages = fitted.messages;
+  }
   // Rule set 2: the budget is a hard cap, with room kept for the forced final answer.
   const allowed = loopCallAllowance(state, messages);
   if ('refused' in allowed) return reachLimit(state, 'token_budget', allowed.refused);
@@ -75,7 +87,18 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   state.iterations += 1;
   state.phase = 'thinking';
   countIteration();
-  const reply = await think(state, messages, [...tools.keys()], `think · step ${state.iterations}`, allowed.maxTokens);
+  let reply: ModelReply;
+  try {
+    reply = await think(state, messages, [...tools.keys()], `think · step ${state.iterations}`, allowed.maxTokens);
+  } catch (error) {
+    const refusal = state.rules >= 5 ? contextLengthFailure(error) : undefined;
+    if (!refusal) throw error;
+    // The provider counted the prompt and it did not fit: learn the window, fold older steps and think again.
+    recordError(state, 'model_error', refusal.message);
+    learnContextWindow(state, refusal, messages);
+    if (await compact(state)) return;
+    return stopRun(state, 'token_budget', `the prompt does not fit the model's context window: ${refusal.message}`);
+  }
   state.feedback = [];
   state.notes = [];
   switch (reply.type) {
@@ -122,7 +145,10 @@ async function act(
   }
   // Rules 1 judged the thought alone; the called tools' names let rules 2 refuse thoughts that only restate the calls.
   const calledTools = state.rules >= 2 ? reply.calls.map((call) => call.tool) : undefined;
-  const problem = validateThought(reply.thought, config, calledTools);
+  const last = state.errorHistory.at(-1);
+  const refusedLastTime = last?.kind === 'invalid_thought' && last.iteration === state.iterations - 1;
+  const policy = thoughtPolicy(config, state.rules);
+  const problem = validateThought(reply.thought, config, calledTools, policy, refusedLastTime);
   if (problem !== null) {
     state.rejectedThoughts += 1;
     recordError(state, 'invalid_thought', problem);
@@ -203,7 +229,15 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
 export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks = {}): Promise<ReActResult> {
   // Newest first: a new run records only the newest marker; a recorded run finds the one it was recorded with. Asked
   // once, at the start: a marker missing while replaying is no answer, as the same call made live would record it.
-  const rules = patched(LOOP_RULES_4_PATCH) ? 4 : patched(LOOP_RULES_3_PATCH) ? 3 : patched(LOOP_RULES_2_PATCH) ? 2 : 1;
+  const rules = patched(LOOP_RULES_5_PATCH)
+    ? 5
+    : patched(LOOP_RULES_4_PATCH)
+      ? 4
+      : patched(LOOP_RULES_3_PATCH)
+        ? 3
+        : patched(LOOP_RULES_2_PATCH)
+          ? 2
+          : 1;
   const start = await startRun(input, rules);
   const { config } = start;
   // A fork or continuation starts from its parent's steps; only its first run has a seed (later ones carry state).

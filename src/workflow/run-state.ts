@@ -25,9 +25,9 @@ import {
 } from '../shared/types';
 
 /** The loop's rule sets: each patch that changed commands adds one; a run keeps the one it started with. */
-export type RuleSet = 1 | 2 | 3 | 4;
+export type RuleSet = 1 | 2 | 3 | 4 | 5;
 /** The rule set new runs get. */
-export const LATEST_RULES: RuleSet = 4;
+export const LATEST_RULES: RuleSet = 5;
 
 /** Why and how a run is stopping. */
 export interface StopDecision {
@@ -88,6 +88,8 @@ export interface RunState {
   stepsChars: number;
   /** How far the character estimate of prompt tokens fell short of the model's reports (token budget only). */
   promptTokenRatio: number;
+  /** The context window the provider stated (or showed) when it refused a prompt; unset until one is refused. */
+  learnedContextWindow?: number;
   /** What became of the forced final answer, once the run needed one. */
   forcedFinalAnswer: ReActTrace['forcedFinalAnswer'];
   /** The validated final answer. */

@@ -77,7 +77,8 @@ export async function think(
   const reply = toModelReply(recorded);
   keepRanAhead(state, reply);
   recordUsage(state, reply.usage);
-  // Only under a budget, as before: the ratio steers the budget's decisions, which `maxTokens` alone must not touch.
-  if (maxTokens !== undefined) learnPromptRatio(state, messages, reply.usage.promptTokens);
+  // Under a budget, as before (the ratio steers the budget's decisions, which `maxTokens` alone must not touch), and
+  // from rule set 5 on always: the context-window check estimates prompts with it.
+  if (maxTokens !== undefined || state.rules >= 5) learnPromptRatio(state, messages, reply.usage.promptTokens);
   return reply;
 }

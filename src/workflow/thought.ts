@@ -160,14 +160,32 @@ function onlyRestatesAction(text: string, toolNames: readonly string[]): boolean
   );
 }
 
+/** How strictly a run checks thoughts: `requireThought` as the run's rule set reads it. */
+export type ThoughtPolicy = 'strict' | 'auto' | 'off';
+
+/** The run's thought policy; before rule set 5 there was no `'auto'`, and a run that replays keeps its rules. */
+export function thoughtPolicy(config: Pick<AgentConfig, 'requireThought'>, rules: number): ThoughtPolicy {
+  if (config.requireThought === false) return 'off';
+  return config.requireThought === 'auto' && rules >= 5 ? 'auto' : 'strict';
+}
+
 /**
  * Checks a thought that accompanies a tool call. Returns feedback for the model when it is missing, too short or
- * degenerate, or null when it is acceptable (always null when `requireThought` is off). `toolNames`, the tools the
- * reply calls (rules 2), also catch thoughts that only restate the action ("Using the calculator.").
+ * degenerate, or null when it is acceptable. `toolNames`, the tools the reply calls (rules 2), also catch thoughts
+ * that only restate the action ("Using the calculator."). Under `'auto'` a missing thought is accepted (many models
+ * call tools with no text at all; asking again spends the run), and so is any thought right after one was sent back
+ * (`refusedLastTime`): one reminder, never a loop of them.
  */
-export function validateThought(thought: string, config: AgentConfig, toolNames?: readonly string[]): string | null {
-  if (!config.requireThought) return null;
+export function validateThought(
+  thought: string,
+  config: AgentConfig,
+  toolNames?: readonly string[],
+  policy: ThoughtPolicy = config.requireThought === false ? 'off' : 'strict',
+  refusedLastTime = false,
+): string | null {
+  if (policy === 'off') return null;
   const text = thought.trim();
+  if (policy === 'auto' && (text === '' || refusedLastTime)) return null;
   const ask = 'Before calling a tool, write your reasoning: what you know, what is missing, and why this tool helps.';
   if (text === '') return `Your reply had no thought. ${ask}`;
   const degenerate = DEGENERATE_THOUGHTS.some((pattern) => pattern.test(text));

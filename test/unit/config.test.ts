@@ -25,7 +25,7 @@ describe('agent config defaults', () => {
     expect(valid({})).toEqual({
       maxIterations: 10,
       thoughtPrompt: DEFAULT_THOUGHT_PROMPT,
-      requireThought: true,
+      requireThought: 'auto',
       minThoughtLength: 15,
       thoughtTag: 'Thought:',
       actionTag: 'Action:',
@@ -123,7 +123,7 @@ describe('agent config defaults', () => {
 describe('validateAgentConfig refusals', () => {
   it.each([
     [{ maxIterations: 'ten' }, 'maxIterations: Invalid input: expected number, received string'],
-    [{ requireThought: 'yes' }, 'requireThought: Invalid input: expected boolean, received string'],
+    [{ requireThought: 'yes' }, "requireThought: expected true, false or 'auto'"],
     [{ maxIterations: 0 }, 'maxIterations: Too small'],
     [{ maxIterations: 2.5 }, 'maxIterations: Invalid input: expected int'],
     [{ stallThreshold: 1 }, 'stallThreshold: Too small: expected number to be >=2'],

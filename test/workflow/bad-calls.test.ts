@@ -93,16 +93,23 @@ describe('bad tool calls become observations the model can act on', () => {
     expect(result.terminationReason).toBe('success');
   });
 
-  it('a missing or degenerate thought is sent back with feedback and counted', async () => {
-    const run = await harness.start([
-      { toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }] },
-      { thought: 'I will use the calculator tool.', toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }] },
-      {
-        thought: 'Multiplying 2 by 3 gives the area; the calculator does it exactly.',
-        toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }],
-      },
-      { answer: '6' },
-    ]);
+  it('in strict mode (requireThought: true) a missing or degenerate thought is sent back and counted', async () => {
+    const run = await harness.start(
+      [
+        { toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }] },
+        {
+          thought: 'I will use the calculator tool.',
+          toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }],
+        },
+        {
+          thought: 'Multiplying 2 by 3 gives the area; the calculator does it exactly.',
+          toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }],
+        },
+        { answer: '6' },
+      ],
+      'test query',
+      { requireThought: true },
+    );
     const result = await run.result();
     expect(result.finalAnswer).toBe('6');
     expect(result.trace.rejectedThoughts).toBe(2);

@@ -74,14 +74,18 @@ describe('long runs stay bounded', () => {
   );
 
   it('a run of a few large steps hands over before its steps outgrow what a trace query or result can carry', async () => {
-    const bulky = 'The ledger has to be reconciled line by line, so here is my working: ' + 'z'.repeat(60_000);
+    // Large observations make the large steps (a thought is kept to its last 4,000 characters); the window is set
+    // large so the prompt is never compacted, which would put summary requests between the scripted turns.
     const run = await harness.start(
       (_request, index) =>
         index >= 20
           ? { answer: 'Reconciled.' }
-          : { thought: bulky, toolCalls: [{ name: 'calculator', args: { expression: `${index} + 1` } }] },
+          : {
+              thought: 'The ledger has to be reconciled line by line, so I pull the next page of it.',
+              toolCalls: [{ name: 'bulk_text', args: { kb: 60 + index } }],
+            },
       'q',
-      { maxIterations: 30, carrySteps: 2 },
+      { maxIterations: 30, carrySteps: 2, maxObservationTokens: 15_000, contextWindow: 10_000_000 },
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('success');

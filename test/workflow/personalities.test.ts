@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { AgentConfigInput } from '../../src/shared/config';
+import { PERSONALITIES, type Personality, type ScriptedTurn } from '../../src/testing';
+import { useHarness } from '../support/harness';
+
+/*
+ * The whole loop, with the default config, against the shapes real servers reply in: the same script played as
+ * OpenAI's GPT-4o (no text beside calls), vLLM/DeepSeek (reasoning in its own field), Qwen3 through Ollama or
+ * llama.cpp (<think> blocks) and a small model in text mode (sloppy formats). Each must finish with the right answer.
+ */
+
+const harness = useHarness();
+
+const SCRIPT: ScriptedTurn[] = [
+  {
+    thought: 'The task needs 17 * 23 exactly, and mental arithmetic is error-prone, so I compute it.',
+    toolCalls: [{ name: 'calculator', args: { expression: '17 * 23' } }],
+  },
+  {
+    thought: 'Now the length of the word "durable", which the text tool counts exactly.',
+    toolCalls: [{ name: 'text', args: { operation: 'length', text: 'durable' } }],
+  },
+  { thought: 'Both results are in: 391 and 7.', answer: '17 * 23 = 391, and "durable" has 7 characters.' },
+];
+
+async function play(personality: Personality, config: AgentConfigInput = {}) {
+  const modelName = `persona-${personality}-${randomUUID()}`;
+  harness.model.script(modelName, SCRIPT, { personality });
+  const textMode = personality === 'sloppy-text' ? { toolCalling: 'text' as const } : {};
+  const handle = await harness.agents.start('What is 17 * 23, and how long is "durable"?', {
+    ...textMode,
+    ...config,
+    model: modelName,
+  });
+  return { result: await handle.result(), modelName, handle };
+}
+
+describe('personalities of real servers, default config', () => {
+  it.each(PERSONALITIES)('%s: the run succeeds with every tool call made and a clean answer', async (personality) => {
+    const { result } = await play(personality);
+
+    expect(result.terminationReason).toBe('success');
+    expect(result.finalAnswer).toBe('17 * 23 = 391, and "durable" has 7 characters.');
+    const calls = result.trace.steps.flatMap((step) => (step.action.type === 'tool_call' ? [step] : []));
+    expect(calls.map((step) => step.observationData)).toEqual([
+      { expression: '17 * 23', result: 391 },
+      { operation: 'length', result: 7 },
+    ]);
+    // Nothing was sent back: no refused thought, no unreadable reply.
+    expect(result.trace.errorHistory).toEqual([]);
+    expect(result.trace.totalIterations).toBe(3);
+    for (const step of result.trace.steps) expect(`${step.thought}`).not.toMatch(/<\/?think>/);
+  });
+
+  it.each(['reasoning-field', 'think-tags'] as const)(
+    '%s: the reasoning is the thought of each step, streamed or not',
+    async (personality) => {
+      for (const stream of [false, true]) {
+        const { result } = await play(personality, { stream });
+        expect(result.terminationReason).toBe('success');
+        expect(result.trace.steps[0]?.thought).toBe(SCRIPT[0]?.thought);
+        expect(result.trace.steps[1]?.thought).toBe(SCRIPT[1]?.thought);
+      }
+    },
+  );
+
+  it('no-text-calls: calls without a thought run under the default, and are refused in strict mode', async () => {
+    const lenient = await play('no-text-calls');
+    expect(lenient.result.trace.steps[0]?.thought).toBe('');
+    expect(lenient.result.trace.rejectedThoughts).toBe(0);
+
+    // requireThought: true keeps the old rule: every call without a thought is sent back, so no tool ever runs and
+    // the answer comes without the work behind it.
+    const strict = await play('no-text-calls', { requireThought: true });
+    expect(strict.result.trace.rejectedThoughts).toBe(2);
+    expect(strict.result.trace.steps.filter((step) => step.action.type === 'tool_call')).toEqual([]);
+  });
+});
