@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import fc from 'fast-check';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -93,4 +94,73 @@ describe('compatibility fixtures', () => {
       }
     },
   );
+});
+
+describe('any reply', () => {
+  const json = fc.jsonValue({ maxDepth: 3 });
+  const call = fc.record(
+    { id: json, type: json, index: json, function: fc.record({ name: json, arguments: json }, { requiredKeys: [] }) },
+    { requiredKeys: [] },
+  );
+  const message = fc.record(
+    {
+      content: fc.oneof(json, fc.string()),
+      reasoning_content: json,
+      reasoning: json,
+      tool_calls: fc.array(call, { maxLength: 3 }),
+    },
+    { requiredKeys: [] },
+  );
+  const body = fc.oneof(
+    json,
+    fc.record(
+      {
+        id: json,
+        choices: fc.array(fc.record({ message, finish_reason: json }, { requiredKeys: [] }), { maxLength: 2 }),
+        usage: json,
+      },
+      { requiredKeys: ['choices'] },
+    ),
+  );
+  const response = fc.oneof(
+    body.map((value) => ({ kind: 'json' as const, body: value })),
+    fc.string().map((text) => ({ kind: 'text' as const, contentType: 'text/html', body: text })),
+    fc
+      .array(
+        fc.oneof(
+          body,
+          fc.record({
+            choices: fc.array(fc.record({ delta: message, finish_reason: json }, { requiredKeys: [] }), {
+              maxLength: 1,
+            }),
+          }),
+        ),
+        { maxLength: 4 },
+      )
+      .map((events) => ({
+        kind: 'sse' as const,
+        events: [...events, '[DONE]'],
+      })),
+  );
+
+  it('gives the loop a reply or a classified failure, never an unclassified error', async () => {
+    let runs = 0;
+    await fc.assert(
+      fc.asyncProperty(response, fc.constantFrom<'native' | 'text'>('native', 'text'), async (raw, mode) => {
+        runs += 1;
+        const outcome = await callWith({
+          id: `property-${runs}`,
+          server: 'generated',
+          behaviour: 'generated',
+          source: 'fast-check',
+          mode,
+          response: raw,
+          expect: { type: 'malformed', problemIncludes: '' },
+        });
+        if (outcome instanceof ApplicationFailure) expect(outcome.type).toMatch(/^Model\w+Error$/);
+        else expect(['tool_calls', 'final_answer', 'clarification', 'malformed']).toContain(outcome.type);
+      }),
+      { numRuns: 200 },
+    );
+  });
 });
