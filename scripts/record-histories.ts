@@ -59,7 +59,32 @@ function decided(
   };
 }
 
+/**
+ * Rule set 5 on a model that replies like real servers: calls without any text, and a context window (3,000 tokens)
+ * it enforces with vLLM's 400, which the run learns from and compacts for.
+ */
+function realModel(): ScriptedResponder {
+  let reads = 0;
+  return (request) => {
+    const tokens = Math.ceil(JSON.stringify(request.messages).length / 4);
+    if (tokens > 3000)
+      return {
+        status: 400,
+        errorMessage: `This model's maximum context length is 3000 tokens. However, you requested ${tokens} tokens.`,
+      };
+    if (String(request.messages[0]?.content).startsWith(SUMMARIZER_MARKER))
+      return { content: 'Read the texts; filler.' };
+    reads += 1;
+    return reads > 4
+      ? { answer: 'All filler.' }
+      : { toolCalls: [{ name: 'bulk_text', args: { kb: 4, fill: 'abcd'[reads - 1] } }] };
+  };
+}
+
 const scenarios: Record<string, Scenario> = {
+  'real-models': async (agents, model, name) => [
+    (await (await run(agents, model, name, realModel(), {})).result()).workflowId,
+  ],
   success: async (agents, model, name) => [
     (await (await run(agents, model, name, [calc('6*7'), { answer: '42' }])).result()).workflowId,
   ],

@@ -259,6 +259,8 @@ export interface CarriedState {
   stepsBefore: number;
   /** How far the prompt-token estimate ran low (token budget; absent in state carried by older code). */
   promptTokenRatio?: number;
+  /** The context window the provider stated when it refused a prompt (rule set 5; absent until one was refused). */
+  learnedContextWindow?: number;
   /** The newest events of the stream, so a consumer resumes across the hand-over (absent from older code). */
   events?: CarriedEvents;
   conversation?: ConversationState;
