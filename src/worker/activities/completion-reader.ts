@@ -21,10 +21,15 @@ export interface CompletionReply {
   model?: string;
 }
 
-type Json = Record<string, unknown>;
-const isObject = (value: unknown): value is Json =>
+/** A JSON object as a server sent it, unchecked. */
+export type Json = Record<string, unknown>;
+/** Whether a value is a JSON object (not null, not an array). */
+export const isJsonObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
-const text = (value: unknown): string => (typeof value === 'string' ? value : '');
+/** A value that should be text, or '' when it is anything else. */
+export const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
+const isObject = isJsonObject;
+const text = textOf;
 
 /**
  * Message content as text: a string, or an array of parts (`{ type: 'text', text }`) as some servers send it. Parts
@@ -96,12 +101,19 @@ function notACompletion(body: unknown, endpoint: ModelEndpoint): ApplicationFail
       ...(classified.details ? { details: [classified.details] } : {}),
     });
   }
+  if (body === undefined) {
+    // A stream closed before its first chunk (a proxy or load balancer cut it): nothing was generated, so nothing was
+    // paid for, and the next attempt may well get through.
+    return ApplicationFailure.create({
+      type: ErrorType.ModelUnavailable,
+      message: `The model endpoint ${endpoint.baseURL} closed the stream before sending anything`,
+      nonRetryable: false,
+    });
+  }
   const what =
-    body === undefined
-      ? 'an empty stream (no chunks)'
-      : typeof body === 'string'
-        ? `text that is not JSON (starting ${JSON.stringify(body.trim().slice(0, 80))})`
-        : `JSON without choices (${JSON.stringify(body).slice(0, 120)})`;
+    typeof body === 'string'
+      ? `text that is not JSON (starting ${JSON.stringify(body.trim().slice(0, 80))})`
+      : `JSON without choices (${JSON.stringify(body).slice(0, 120)})`;
   return ApplicationFailure.create({
     type: ErrorType.ModelBadResponse,
     message: badResponseMessage(endpoint, what),

@@ -16,6 +16,7 @@ import {
   finalAnswerParameters,
   readNativeReply,
   readTextReply,
+  splitReasoning,
   textProtocolInstructions,
   type CallModelInput,
   type ChatMessage,
@@ -201,7 +202,10 @@ async function readReply(deps: ModelDependencies, input: ResolvedModelInput): Pr
   const request = buildModelRequest(input, model, tools);
   const { reply: completion, usage } = await createChatCompletion(deps.openai, request, input.stream);
   const { content, reasoning, toolCalls } = completion;
-  const size = content.length + toolCalls.reduce((sum, call) => sum + call.name.length + call.argumentsText.length, 0);
+  // Reasoning is not counted, wherever the server put it: the reply keeps only its end (MAX_THOUGHT_CHARS).
+  const size =
+    splitReasoning(content).text.length +
+    toolCalls.reduce((sum, call) => sum + call.name.length + call.argumentsText.length, 0);
   if (size > MAX_REPLY_CHARS) return oversized(size, content, usage);
   const cut = completion.finishReason === 'length';
   const reply = withPlainArguments(
