@@ -27,6 +27,9 @@ describe('evaluateExpression', () => {
     ['-2 ^ 2', -4],
     ['(-2) ^ 2', 4],
     ['2 ^ -1', 0.5],
+    // Python's power operator, as models trained on Python write it.
+    ['2**10', 1024],
+    ['2 ** 3 ** 2', 512],
     ['--3', 3],
     ['+4 - -1', 5],
     ['2 * -3', -6],

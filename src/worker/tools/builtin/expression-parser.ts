@@ -6,7 +6,7 @@
  *   expression := term (('+' | '-') term)*
  *   term       := unary (('*' | '/' | '%') unary)*
  *   unary      := ('+' | '-') unary | power
- *   power      := primary ('^' unary)?          right-associative; -2^2 = -(2^2), 2^-1 = 0.5
+ *   power      := primary ('^' | '**') unary)?  right-associative; -2^2 = -(2^2), 2^-1 = 0.5
  *   primary    := number | constant | name '(' arguments ')' | '(' expression ')'
  */
 
@@ -109,6 +109,11 @@ class Tokenizer {
       return { kind: 'identifier', text: identifier[0], position: start };
     }
     const char = this.source[start]!;
+    // Models trained on Python write powers as `**`: the same operator as `^`.
+    if (this.source.startsWith('**', start)) {
+      this.position += 2;
+      return { kind: 'symbol', text: '^', position: start };
+    }
     if (SYMBOLS.has(char)) {
       this.position += 1;
       return { kind: 'symbol', text: char, position: start };
