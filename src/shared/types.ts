@@ -21,7 +21,10 @@ export type ReActAction =
 /** One Thought → Action → Observation step of the trace. */
 export interface ReActStep {
   iteration: number;
+  /** What the model reasoned: reasoning it gave apart (a reasoning field, a `<think>` block), then its text. */
   thought: string;
+  /** How many characters at the start of `thought` are reasoning given apart (absent: none). */
+  reasoningChars?: number;
   action: ReActAction;
   /** The tool's result as the model saw it (truncated); null for a final answer. */
   observation: string | null;
@@ -261,6 +264,8 @@ export interface CarriedState {
   promptTokenRatio?: number;
   /** The context window the provider stated when it refused a prompt (rule set 5; absent until one was refused). */
   learnedContextWindow?: number;
+  /** The context window the worker assumed for the run's model at the chain's start (rule set 5). */
+  assumedContextWindow?: number;
   /** The newest events of the stream, so a consumer resumes across the hand-over (absent from older code). */
   events?: CarriedEvents;
   conversation?: ConversationState;

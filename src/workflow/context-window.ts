@@ -2,7 +2,7 @@ import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio
 import { DEFAULT_CONTEXT_WINDOW, knownContextWindow } from '../shared/context-windows';
 import { ErrorType } from '../shared/errors';
 import { eventText } from '../shared/events';
-import { describeCall } from '../shared/observation';
+import { CHARS_PER_TOKEN, describeCall } from '../shared/observation';
 import { renderScratchpad, type ChatMessage } from '../shared/protocol';
 import { summaryMessages, type SummarizeInput } from '../shared/summaries';
 import type { ReActStep } from '../shared/types';
@@ -10,6 +10,14 @@ import { summarize } from './activity-proxies';
 import { recordError, recordUsage, type RunState } from './run-state';
 import { promptSteps } from './step-archive';
 import { estimatePromptTokens, loopCallAllowance, withCap } from './token-budget';
+
+/*
+ * Rule set 5's context window. Whether a run compacts (and so schedules a summary) depends on the estimate of the
+ * rendered prompt: a change to prompt wording or to the estimate can change the commands of a recorded run near its
+ * window. Such a change needs a new rule set; test/histories/real-models.json is recorded near its window so that
+ * replay catches one that lacks it. The window assumed for a model is decided by the worker and recorded with the
+ * run (prepareRun), so the table of known windows can change freely.
+ */
 
 /** Newest iterations compaction leaves in the prompt step by step: the model must still see what it just did. */
 export const KEEP_NEWEST_ITERATIONS = 2;
@@ -24,12 +32,18 @@ export interface ContextWindow {
   known: boolean;
 }
 
-/** The run's context window: the provider's stated size once it refused a prompt, else the config's, else a guess. */
+/**
+ * The run's context window: the provider's stated size once it refused a prompt (when smaller than the config's), the
+ * config's, or else an assumption from the model's name. Only a known window can stop a run.
+ */
 export function contextWindowOf(state: RunState): ContextWindow {
   const { config, learnedContextWindow } = state;
-  const assumed = config.contextWindow ?? knownContextWindow(config.model) ?? DEFAULT_CONTEXT_WINDOW;
-  const tokens = Math.min(learnedContextWindow ?? assumed, assumed);
-  return { tokens, known: learnedContextWindow !== undefined || config.contextWindow !== undefined };
+  const assumed =
+    config.contextWindow ?? state.assumedContextWindow ?? knownContextWindow(config.model) ?? DEFAULT_CONTEXT_WINDOW;
+  if (learnedContextWindow !== undefined && learnedContextWindow < assumed) {
+    return { tokens: learnedContextWindow, known: true };
+  }
+  return { tokens: assumed, known: config.contextWindow !== undefined };
 }
 
 /** Tokens kept free in the window for the reply: the config's `maxTokens`, else an eighth of the window (≤ 4096). */
@@ -60,10 +74,23 @@ function stepLine(step: ReActStep): string {
 }
 
 /**
- * Summarises steps for compaction: by the model when the request fits the window and the budget, else (or when that
- * call fails) as one line per step, so compaction itself can never fail the run.
+ * A summary written without the model: the previous summary and one line per step, kept to a quarter of the window
+ * (its newest lines), so that repeated compactions cannot grow it past what a prompt can carry.
  */
-async function summarizeSteps(state: RunState, steps: readonly ReActStep[]): Promise<string> {
+function listedSummary(state: RunState, steps: readonly ReActStep[]): string {
+  const earlier = state.summary ? `${state.summary}\n\nThen:\n` : '';
+  const text = `${earlier}${steps.map(stepLine).join('\n')}`;
+  const limit = Math.floor((contextWindowOf(state).tokens * CHARS_PER_TOKEN) / 4);
+  if (text.length <= limit) return text;
+  const kept = text.slice(-limit);
+  return `[earlier steps not kept]\n${kept.slice(kept.indexOf('\n') + 1)}`;
+}
+
+/**
+ * Summarises steps into the running summary: by the model when the request fits the window and the budget, else (or
+ * when that call fails, or answers nothing) as one line per step, so folding steps can never fail the run.
+ */
+async function summarizeSteps(state: RunState, steps: readonly ReActStep[], label: string): Promise<string> {
   const input: SummarizeInput = {
     kind: 'conversation',
     query: state.query,
@@ -75,35 +102,48 @@ async function summarizeSteps(state: RunState, steps: readonly ReActStep[]): Pro
   const allowed = loopCallAllowance(state, request);
   if (!('refused' in allowed) && overflowOf(state, request) === 0) {
     try {
-      const output = await summarize.executeWithOptions({ summary: 'compact · summarise earlier steps' }, [
-        withCap(input, allowed.maxTokens),
-      ]);
+      const output = await summarize.executeWithOptions({ summary: label }, [withCap(input, allowed.maxTokens)]);
       recordUsage(state, output.usage);
       if (output.summary.trim() !== '') return output.summary;
     } catch (error) {
       if (isCancellation(error)) throw error;
-      recordError(state, 'model_error', `compaction's summary failed, steps listed instead: ${failureText(error)}`);
+      recordError(state, 'model_error', `the summary failed, steps listed instead: ${failureText(error)}`);
     }
   }
-  const earlier = state.summary ? `${state.summary}\n\nThen:\n` : '';
-  return `${earlier}${steps.map(stepLine).join('\n')}`;
+  return listedSummary(state, steps);
+}
+
+/** Folds `older` into the running summary ("Conversation so far") and leaves `newer` as the window the model sees. */
+export async function foldSteps(
+  state: RunState,
+  older: readonly ReActStep[],
+  newer: ReActStep[],
+  label: string,
+): Promise<void> {
+  const summary = await summarizeSteps(state, older, label);
+  state.summary = summary;
+  state.window = newer;
+  state.events.emit({ type: 'summary', text: eventText(summary) });
 }
 
 /**
- * Folds all but the newest iterations the prompt shows into the running summary ("Conversation so far"); the trace
- * keeps every step. Returns false when there is nothing left to fold.
+ * Folds all but the newest iterations the prompt shows into the running summary; the trace keeps every step. With a
+ * known window even the newest iteration may go (a summary of it beats a refused prompt); an assumed one always
+ * keeps it. Returns false when there is nothing left to fold.
  */
 export async function compact(state: RunState): Promise<boolean> {
   const iterations = [...new Set(state.window.map((step) => step.iteration))];
-  if (iterations.length === 0) return false;
-  // With a single iteration left even that one is folded: a summary of it beats a refused prompt.
+  const least = contextWindowOf(state).known ? 0 : 1;
   const keep = Math.min(KEEP_NEWEST_ITERATIONS, iterations.length - 1);
+  if (iterations.length === 0 || keep < least) return false;
   const firstKept = keep === 0 ? Infinity : (iterations[iterations.length - keep] ?? Infinity);
   const older = state.window.filter((step) => step.iteration < firstKept);
-  const summary = await summarizeSteps(state, older);
-  state.summary = summary;
-  state.window = state.window.filter((step) => step.iteration >= firstKept);
-  state.events.emit({ type: 'summary', text: eventText(summary) });
+  await foldSteps(
+    state,
+    older,
+    state.window.filter((step) => step.iteration >= firstKept),
+    'compact · summarise earlier steps',
+  );
   return true;
 }
 
@@ -116,15 +156,23 @@ export async function fitContext(
   first: ChatMessage[],
   build: () => ChatMessage[],
 ): Promise<{ messages: ChatMessage[] } | { refused: string }> {
+  const window = contextWindowOf(state);
+  const reserve = replyReserve(state, window.tokens);
+  if (reserve >= window.tokens) {
+    // No compaction can help: the reply alone takes the window.
+    if (!window.known) return { messages: first };
+    return {
+      refused: `maxTokens (${reserve}) leaves no room for a prompt in the model's context window of ${window.tokens} tokens`,
+    };
+  }
   let messages = first;
   while (overflowOf(state, messages) > 0 && (await compact(state))) messages = build();
-  const over = overflowOf(state, messages);
-  const window = contextWindowOf(state);
-  if (over === 0 || !window.known) return { messages };
+  const now = contextWindowOf(state);
+  if (overflowOf(state, messages) === 0 || !now.known) return { messages };
   return {
     refused:
       `the next prompt (~${estimatePromptTokens(state, messages)} tokens, with room for the reply) does not fit the ` +
-      `model's context window of ${window.tokens} tokens, even with the earlier steps summarised`,
+      `model's context window of ${now.tokens} tokens, even with the earlier steps summarised`,
   };
 }
 
@@ -135,14 +183,21 @@ export function contextLengthFailure(error: unknown): ApplicationFailure | undef
 }
 
 /**
- * Learns from a provider's context-length refusal: the window it stated, or else one a little under the refused
- * prompt's estimate, so the next check compacts before calling again.
+ * After a provider refused a prompt for its length: records it, learns the window it stated (or else one a little
+ * under the refused prompt's estimate, so the next check compacts before calling again) and compacts. Returns
+ * whether anything was folded, i.e. whether calling again can help.
  */
-export function learnContextWindow(state: RunState, failure: ApplicationFailure, messages: ChatMessage[]): void {
-  const stated = (failure.details?.[0] as { contextWindow?: unknown } | undefined)?.contextWindow;
+export async function recoverFromRefusal(
+  state: RunState,
+  refusal: ApplicationFailure,
+  messages: ChatMessage[],
+): Promise<boolean> {
+  recordError(state, 'model_error', refusal.message);
+  const stated = (refusal.details?.[0] as { contextWindow?: unknown } | undefined)?.contextWindow;
   const learned =
     typeof stated === 'number' && stated > 0 ? stated : Math.floor(estimatePromptTokens(state, messages) * 0.9);
   state.learnedContextWindow = Math.min(state.learnedContextWindow ?? learned, learned);
+  return compact(state);
 }
 
 function failureText(error: unknown): string {

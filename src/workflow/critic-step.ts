@@ -1,4 +1,5 @@
-import { criticMessages, criticNote, type CritiqueInput } from '../shared/critic';
+import { criticMessages, criticNote, type CritiqueInput, type CritiqueOutput } from '../shared/critic';
+import { contextLengthFailure, overflowOf } from './context-window';
 import { eventText } from '../shared/events';
 import { loopCallAllowance, withCap } from './token-budget';
 import { critique } from './activity-proxies';
@@ -21,10 +22,20 @@ export async function critiqueIteration(state: RunState): Promise<void> {
     summary: state.summary,
     model: state.config.model,
   };
-  // Over the token budget the critic is skipped: it only advises, and the loop's own check ends the run.
+  // Over the token budget the critic is skipped: it only advises, and the loop's own check ends the run. From rule
+  // set 5 the same holds for the context window, before the call and when the provider refuses it.
   const allowed = loopCallAllowance(state, criticMessages(input));
   if ('refused' in allowed) return;
-  const output = await critique.executeWithOptions({ summary: 'critic' }, [withCap(input, allowed.maxTokens)]);
+  if (state.rules >= 5 && overflowOf(state, criticMessages(input)) > 0) return;
+  let output: CritiqueOutput;
+  try {
+    output = await critique.executeWithOptions({ summary: 'critic' }, [withCap(input, allowed.maxTokens)]);
+  } catch (error) {
+    const refusal = state.rules >= 5 ? contextLengthFailure(error) : undefined;
+    if (!refusal) throw error;
+    recordError(state, 'model_error', `the critic was skipped: ${refusal.message}`);
+    return;
+  }
   recordUsage(state, output.usage);
   if ('malformed' in output) {
     recordError(state, 'malformed_output', output.malformed);

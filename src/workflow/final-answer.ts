@@ -6,7 +6,7 @@ import { forcedAnswerInstruction } from './prompt';
 import { nowIso, recordError, recordStep, type RunState } from './run-state';
 import { promptFor, think } from './thinking';
 import { allowance, estimatePromptTokens } from './token-budget';
-import { fitContext } from './context-window';
+import { contextLengthFailure, fitContext, recoverFromRefusal } from './context-window';
 
 /** Records the final answer as the last step. */
 function finish(state: RunState, reply: ModelReply, answer: string, forced = false): void {
@@ -18,6 +18,7 @@ function finish(state: RunState, reply: ModelReply, answer: string, forced = fal
   recordStep(state, {
     iteration: state.iterations,
     thought: reply.thought,
+    ...(reply.reasoningChars ? { reasoningChars: reply.reasoningChars } : {}),
     action: { type: 'final_answer', answer },
     observation: null,
     ...(forced ? { forced: true } : {}),
@@ -67,36 +68,38 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
   if (!state.stop || !state.config.forceFinalAnswer || state.finalAnswer !== null) return;
   if (state.stop.reason === 'success' || state.stop.reason === 'cancelled') return;
   state.phase = 'finishing';
-  const instruction = forcedAnswerInstruction(state.stop.detail);
+  const { stop } = state;
+  const instruction = forcedAnswerInstruction(stop.detail);
   const build = () => [...promptFor(state, []), { role: 'user' as const, content: instruction }];
-  let messages = build();
-  if (state.rules >= 5) {
-    // The answer's prompt must fit the context window too (a run stopped by it would otherwise fail here again).
-    const fitted = await fitContext(state, messages, build);
-    if ('refused' in fitted) {
-      const reason = fitted.refused;
-      state.forcedFinalAnswer = { status: 'skipped', reason };
-      state.stop.detail = `${state.stop.detail}; the forced final answer was skipped because ${reason}`;
+  const skip = (reason: string) => {
+    state.forcedFinalAnswer = { status: 'skipped', reason };
+    stop.detail = `${stop.detail}; the forced final answer was skipped because ${reason}`;
+  };
+  // Rule set 5: a refusal for the prompt's length is learnt from, and the answer asked for once more.
+  for (let attempt = 1; ; attempt += 1) {
+    let messages = build();
+    if (state.rules >= 5) {
+      // The answer's prompt must fit the context window too (a run stopped by it would otherwise fail here again).
+      const fitted = await fitContext(state, messages, build);
+      if ('refused' in fitted) return skip(fitted.refused);
+      messages = fitted.messages;
+    }
+    const allowed = allowance(state, estimatePromptTokens(state, messages));
+    // A hard budget wins over the forced answer: skip it, and say so where the user reads why the run stopped.
+    if ('refused' in allowed) return skip(`it would not fit in the token budget: ${allowed.refused}`);
+    try {
+      const reply = await think(state, messages, [], 'final answer · forced', allowed.maxTokens);
+      acceptFinalAnswer(state, reply, answerCandidate(reply), true);
+      state.forcedFinalAnswer = { status: 'given' };
+      return;
+    } catch (error) {
+      if (isCancellation(error)) throw error;
+      const refusal = state.rules >= 5 && attempt === 1 ? contextLengthFailure(error) : undefined;
+      if (refusal && (await recoverFromRefusal(state, refusal, messages))) continue;
+      const reason = modelFailureMessage(error);
+      recordError(state, 'model_error', `forced final answer failed: ${reason}`);
+      state.forcedFinalAnswer = { status: 'failed', reason };
       return;
     }
-    messages = fitted.messages;
-  }
-  const allowed = allowance(state, estimatePromptTokens(state, messages));
-  if ('refused' in allowed) {
-    // A hard budget wins over the forced answer: skip it, and say so where the user reads why the run stopped.
-    const reason = `it would not fit in the token budget: ${allowed.refused}`;
-    state.forcedFinalAnswer = { status: 'skipped', reason };
-    state.stop.detail = `${state.stop.detail}; the forced final answer was skipped because ${reason}`;
-    return;
-  }
-  try {
-    const reply = await think(state, messages, [], 'final answer · forced', allowed.maxTokens);
-    acceptFinalAnswer(state, reply, answerCandidate(reply), true);
-    state.forcedFinalAnswer = { status: 'given' };
-  } catch (error) {
-    if (isCancellation(error)) throw error;
-    const reason = modelFailureMessage(error);
-    recordError(state, 'model_error', `forced final answer failed: ${reason}`);
-    state.forcedFinalAnswer = { status: 'failed', reason };
   }
 }

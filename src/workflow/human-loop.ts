@@ -12,7 +12,7 @@ import type { Checked, Resolution } from './approval-book';
 import { publishStatus } from './agent-status';
 import { countDecision, countDecisionRequest } from './metrics';
 import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
-import type { TokenUsage } from '../shared/types';
+import type { ReActStep, TokenUsage } from '../shared/types';
 import type { ToolInfo } from '../shared/tool-protocol';
 import type { Decider } from '../shared/identity';
 
@@ -204,7 +204,7 @@ export async function askUser(
 /** The model asked the user a question: wait for the answer, which becomes the observation. */
 export async function clarify(
   state: RunState,
-  thought: string,
+  { thought, reasoningChars }: Pick<ReActStep, 'thought' | 'reasoningChars'>,
   callId: string,
   question: string,
   usage: TokenUsage,
@@ -213,6 +213,7 @@ export async function clarify(
   recordStep(state, {
     iteration: state.iterations,
     thought,
+    ...(reasoningChars ? { reasoningChars } : {}),
     action: { type: 'clarification', question, callId },
     ...(by ? { answeredBy: by } : {}),
     observation: text,

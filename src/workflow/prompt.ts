@@ -8,6 +8,7 @@ import {
   type ChatMessage,
   type ModelToolCall,
   type TextTags,
+  visibleThought,
 } from '../shared/protocol';
 import type { ReActStep } from '../shared/types';
 
@@ -48,7 +49,8 @@ function nativeTurn(group: readonly ReActStep[]): ChatMessage[] {
   });
   const assistant: ChatMessage = {
     role: 'assistant',
-    content: group[0]?.thought ?? '',
+    // What the model wrote, not the reasoning it gave apart: reasoning servers ask clients not to send it back.
+    content: group[0] ? visibleThought(group[0].thought, group[0].reasoningChars) : '',
     toolCalls: calls.map(({ call }) => call),
   };
   const results: ChatMessage[] = calls.map(({ step, call }) => ({

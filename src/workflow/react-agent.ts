@@ -22,13 +22,13 @@ import { catalogProblem } from './catalog-checks';
 import { clarify, installHumanHandlers } from './human-loop';
 import { installBudgetHandlers, openBudgetRequest, reachLimit, settleBudgetRequest } from './budget-request';
 import { invalidInput, lookUpTools, startRun } from './run-start';
-import { renderScratchpad, type ModelReply } from '../shared/protocol';
+import { renderScratchpad, visibleThought, type ModelReply } from '../shared/protocol';
 import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './run-state';
 import { checkBeforeThinking, findPhrase } from './termination';
 import { loopCallAllowance } from './token-budget';
 import { thoughtPolicy, validateThought } from './thought';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
-import { compact, contextLengthFailure, fitContext, learnContextWindow } from './context-window';
+import { contextLengthFailure, fitContext, recoverFromRefusal } from './context-window';
 import { critiqueIteration } from './critic-step';
 import { refreshDetails } from './ui-details';
 import { countFinished, countIteration } from './metrics';
@@ -68,18 +68,18 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   let messages = promptFor(state, state.feedback);
   // A conversation's iteration cap is per turn.
   const iterations = state.iterations - (state.conversation?.iterationsAtTurnStart ?? 0);
-  const limit = checkBeforeThinking(
-    { iterations, tokensUsed: state.usage.totalTokens },
-    config,
-    estimateTokens(JSON.stringify(messages)),
-  );
-  if (limit) return reachLimit(state, limit.reason, limit.detail);
+  const used = { iterations, tokensUsed: state.usage.totalTokens };
   if (state.rules >= 5) {
-    // Rule set 5: a prompt over the context window is compacted first, and stops the run only when it cannot fit.
+    // Rule set 5: the iteration cap first (nothing is compacted for a call that will not be made), then a prompt
+    // over the context window is compacted, and the budget judges the prompt that would really be sent.
+    const capped = checkBeforeThinking(used, config, 0);
+    if (capped) return reachLimit(state, capped.reason, capped.detail);
     const fitted = await fitContext(state, messages, () => promptFor(state, state.feedback));
     if ('refused' in fitted) return stopRun(state, 'token_budget', fitted.refused);
     messages = fitted.messages;
   }
+  const limit = checkBeforeThinking(used, config, estimateTokens(JSON.stringify(messages)));
+  if (limit) return reachLimit(state, limit.reason, limit.detail);
   // Rule set 2: the budget is a hard cap, with room kept for the forced final answer.
   const allowed = loopCallAllowance(state, messages);
   if ('refused' in allowed) return reachLimit(state, 'token_budget', allowed.refused);
@@ -94,9 +94,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
     const refusal = state.rules >= 5 ? contextLengthFailure(error) : undefined;
     if (!refusal) throw error;
     // The provider counted the prompt and it did not fit: learn the window, fold older steps and think again.
-    recordError(state, 'model_error', refusal.message);
-    learnContextWindow(state, refusal, messages);
-    if (await compact(state)) return;
+    if (await recoverFromRefusal(state, refusal, messages)) return;
     return stopRun(state, 'token_budget', `the prompt does not fit the model's context window: ${refusal.message}`);
   }
   state.feedback = [];
@@ -108,7 +106,10 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
       return;
     case 'final_answer': {
       if (!acceptFinalAnswer(state, reply, reply.answer)) return;
-      const failure = findPhrase(`${reply.thought}\n${reply.answer}`, config.failurePhrases);
+      const failure = findPhrase(
+        `${visibleThought(reply.thought, reply.reasoningChars)}\n${reply.answer}`,
+        config.failurePhrases,
+      );
       if (failure) return stopRun(state, 'failure', `the answer contains the failure phrase "${failure}"`);
       return stopRun(state, 'success', 'the model gave a final answer');
     }
@@ -120,7 +121,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
         return;
       }
       // Like a final answer, a question needs no separate thought: the question says what is missing.
-      return clarify(state, reply.thought, `c${state.iterations}-1`, reply.question, reply.usage);
+      return clarify(state, reply, `c${state.iterations}-1`, reply.question, reply.usage);
     }
     case 'tool_calls':
       return act(state, reply, tools);
@@ -145,8 +146,10 @@ async function act(
   }
   // Rules 1 judged the thought alone; the called tools' names let rules 2 refuse thoughts that only restate the calls.
   const calledTools = state.rules >= 2 ? reply.calls.map((call) => call.tool) : undefined;
-  const last = state.errorHistory.at(-1);
-  const refusedLastTime = last?.kind === 'invalid_thought' && last.iteration === state.iterations - 1;
+  // Other entries (a compaction's failed summary) may stand between: any refused thought of the previous iteration.
+  const refusedLastTime = state.errorHistory.some(
+    (entry) => entry.kind === 'invalid_thought' && entry.iteration === state.iterations - 1,
+  );
   const policy = thoughtPolicy(config, state.rules);
   const problem = validateThought(reply.thought, config, calledTools, policy, refusedLastTime);
   if (problem !== null) {
@@ -155,17 +158,19 @@ async function act(
     state.feedback.push(problem);
     return;
   }
-  const success = findPhrase(reply.thought, config.successPhrases);
+  // Phrases are matched in what the model wrote, not in reasoning it gave apart: musing about a phrase is not saying it.
+  const said = visibleThought(reply.thought, reply.reasoningChars);
+  const success = findPhrase(said, config.successPhrases);
   if (success) {
-    if (!acceptFinalAnswer(state, reply, reply.thought)) return;
+    if (!acceptFinalAnswer(state, reply, said)) return;
     return stopRun(state, 'success', `the thought contains the success phrase "${success}"`);
   }
-  const failure = findPhrase(reply.thought, config.failurePhrases);
+  const failure = findPhrase(said, config.failurePhrases);
   if (failure) return stopRun(state, 'failure', `the thought contains the failure phrase "${failure}"`);
   // Call IDs are the workflow's own (iteration and position): unique in the run whatever the provider sends, short
   // enough to type in `durable-react-agent approve`, and a stale decision can never match a newer call.
   const calls = reply.calls.map((call, index) => ({ ...call, callId: `c${state.iterations}-${index + 1}` }));
-  await actOnToolCalls(state, reply.thought, calls, tools, reply.usage);
+  await actOnToolCalls(state, reply, calls, tools, reply.usage);
   await critiqueIteration(state);
 }
 
@@ -253,6 +258,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     rules,
   );
   if (seed) applySeed(state, seed);
+  if (start.assumedContextWindow !== undefined) state.assumedContextWindow = start.assumedContextWindow;
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
   installBudgetHandlers(state);

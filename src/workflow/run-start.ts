@@ -22,6 +22,8 @@ export function invalidInput(message: string): ApplicationFailure {
 export interface RunStart {
   config: AgentConfig;
   catalog: ToolCatalog | null;
+  /** The context window the worker assumed for the run's model (a new run whose config sets none). */
+  assumedContextWindow?: number;
 }
 
 /**
@@ -43,7 +45,8 @@ export async function startRun(input: AgentWorkflowInput, rules: RuleSet): Promi
   if (input.carried === undefined && (rules >= 4 || patched(CONFIG_ON_WORKER_PATCH))) {
     const prepared = await prepareRun.executeWithOptions({ summary: 'check config, list tools' }, [input.config]);
     if (!prepared.ok) return refuse(prepared.message);
-    return { config: prepared.config, catalog: prepared.catalog };
+    const { config, catalog, assumedContextWindow } = prepared;
+    return { config, catalog, ...(assumedContextWindow !== undefined ? { assumedContextWindow } : {}) };
   }
   // A run recorded without a config at all got every default, as the schema gave it then.
   const recorded: unknown = input.config ?? {};

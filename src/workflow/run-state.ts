@@ -90,6 +90,8 @@ export interface RunState {
   promptTokenRatio: number;
   /** The context window the provider stated (or showed) when it refused a prompt; unset until one is refused. */
   learnedContextWindow?: number;
+  /** The context window the worker assumed for the run's model when the config sets none (see prepareRun). */
+  assumedContextWindow?: number;
   /** What became of the forced final answer, once the run needed one. */
   forcedFinalAnswer: ReActTrace['forcedFinalAnswer'];
   /** The validated final answer. */
@@ -158,6 +160,7 @@ export function createRunState(
     confidence: null,
     promptTokenRatio: carried?.promptTokenRatio ?? 1,
     ...(carried?.learnedContextWindow !== undefined ? { learnedContextWindow: carried.learnedContextWindow } : {}),
+    ...(carried?.assumedContextWindow !== undefined ? { assumedContextWindow: carried.assumedContextWindow } : {}),
     stepsChars: 0,
     forcedFinalAnswer: undefined,
     approvals,
@@ -194,6 +197,7 @@ export function toCarried(state: RunState): CarriedState {
     stepsBefore: state.stepsBefore + state.steps.length,
     promptTokenRatio: state.promptTokenRatio,
     ...(state.learnedContextWindow !== undefined ? { learnedContextWindow: state.learnedContextWindow } : {}),
+    ...(state.assumedContextWindow !== undefined ? { assumedContextWindow: state.assumedContextWindow } : {}),
     events: state.events.carry(),
     ...(state.conversation ? { conversation: state.conversation } : {}),
     ...(state.budgetRequests.length > 0 ? { budgetRequests: state.budgetRequests } : {}),

@@ -3,6 +3,7 @@ import { eventText } from '../shared/events';
 import { describeCall } from '../shared/observation';
 import type { ToolObservation } from '../shared/tool-protocol';
 import { summarize } from './activity-proxies';
+import { foldSteps } from './context-window';
 import { renderScratchpad } from '../shared/protocol';
 import { recordUsage, type RunState } from './run-state';
 import { promptSteps } from './step-archive';
@@ -17,6 +18,9 @@ export async function summarizeConversationIfDue(state: RunState): Promise<void>
   const every = state.config.summaryEvery;
   if (every === undefined || state.iterations === 0 || state.iterations % every !== 0 || state.window.length === 0)
     return;
+  // Rule set 5: the same folding as compaction, which checks the request fits the window, falls back to listing the
+  // steps when the model cannot summarise them, and never leaves an empty summary.
+  if (state.rules >= 5) return foldSteps(state, state.window, [], 'summarise');
   const input: SummarizeInput = {
     kind: 'conversation',
     query: state.query,

@@ -1,4 +1,5 @@
 import type { AgentConfig, StopCondition } from '../shared/config';
+import { visibleThought } from '../shared/protocol/reasoning';
 import type { ReActStep } from '../shared/types';
 
 /** The first phrase of `phrases` that `text` contains (case-insensitive), or null. */
@@ -51,7 +52,7 @@ function matches(condition: StopCondition, step: ReActStep): boolean {
         step.observation.toLowerCase().includes(condition.text.toLowerCase())
       );
     case 'thought_contains':
-      return step.thought.toLowerCase().includes(condition.text.toLowerCase());
+      return visibleThought(step.thought, step.reasoningChars).toLowerCase().includes(condition.text.toLowerCase());
   }
 }
 

@@ -140,9 +140,12 @@ async function settleAdmitted(
   };
 }
 
+/** A step's thought and how much of it is reasoning given apart: a model reply carries both. */
+export type StepThought = Pick<ReActStep, 'thought' | 'reasoningChars'>;
+
 function toStep(
   state: RunState,
-  thought: string,
+  { thought, reasoningChars }: StepThought,
   call: ParsedToolCall,
   outcome: CallOutcome,
   usage: TokenUsage,
@@ -153,6 +156,7 @@ function toStep(
   return {
     iteration: state.iterations,
     thought,
+    ...(reasoningChars ? { reasoningChars } : {}),
     action: delegated
       ? { type: 'delegate', agent: delegated.agent, task: delegated.task, callId: call.callId }
       : { type: 'tool_call', tool: call.tool, args, callId: call.callId },
@@ -176,13 +180,13 @@ function toStep(
  */
 export async function actOnToolCalls(
   state: RunState,
-  thought: string,
+  thought: StepThought,
   calls: readonly ParsedToolCall[],
   tools: ReadonlyMap<string, ToolInfo>,
   usage: TokenUsage,
 ): Promise<void> {
   state.phase = 'acting';
-  state.events.emit({ type: 'thought', iteration: state.iterations, text: eventText(thought) });
+  state.events.emit({ type: 'thought', iteration: state.iterations, text: eventText(thought.thought) });
   for (const call of calls) {
     const { callId, tool } = call;
     state.events.emit({

@@ -12,6 +12,7 @@ import {
   type ModelReply,
 } from '../../src/shared/protocol';
 import { readCompletion } from '../../src/worker/activities/completion-reader';
+import { StreamAssembly } from '../../src/worker/activities/stream-assembly';
 import { classifyModelError, statedContextWindow } from '../../src/worker/activities/model-errors';
 import { thoughtPolicy, validateThought } from '../../src/workflow/thought';
 
@@ -40,6 +41,11 @@ describe('splitReasoning', () => {
     ['<think>First I need to', 'First I need to', ''],
     ['<think></think>Paris', '', 'Paris'],
     ['No tags at all.', '', 'No tags at all.'],
+    // Only a leading block is reasoning: an answer that mentions the tags keeps every word.
+    ['Wrap reasoning in <think> tags, like R1 does.', '', 'Wrap reasoning in <think> tags, like R1 does.'],
+    ['The tag `</think>` closes the block. Done.', '', 'The tag `</think>` closes the block. Done.'],
+    ['<think>plan</think>Answer with <thinking> in it', 'plan', 'Answer with <thinking> in it'],
+    ['```html\n<think>x</think>\n```', '', '```html\n<think>x</think>\n```'],
   ])('splits %j', (content, reasoning, text) => {
     expect(splitReasoning(content)).toEqual({ reasoning, text });
   });
@@ -60,7 +66,12 @@ describe('readNativeReply with reasoning', () => {
 
   it('never lets a <think> block into the final answer', () => {
     const reply = readNativeReply('<think>The capital of France is Paris.</think>\n\nParis.', [], usage);
-    expect(reply).toMatchObject({ type: 'final_answer', answer: 'Paris.', thought: 'The capital of France is Paris.' });
+    expect(reply).toMatchObject({
+      type: 'final_answer',
+      answer: 'Paris.',
+      thought: 'The capital of France is Paris.',
+      reasoningChars: 'The capital of France is Paris.'.length,
+    });
     expect(reply.assistantMessage.content).toBe('Paris.');
   });
 
@@ -75,7 +86,7 @@ describe('readNativeReply with reasoning', () => {
     const reply = readNativeReply('', [{ id: 'a', name: 'calculator', argumentsText: '{}' }], usage, reasoning);
     expect(reply.thought.endsWith('so I call the calculator')).toBe(true);
     expect(reply.thought.length).toBeLessThan(MAX_THOUGHT_CHARS + 100);
-    expect(reply.thought).toMatch(/^\[… \d+ earlier characters of reasoning not kept\]/);
+    expect(reply.thought).toMatch(/^\[… \d+ earlier characters not kept\]/);
   });
 
   it('reads text mode after a <think> block', () => {
@@ -319,5 +330,51 @@ describe("requireThought: 'auto'", () => {
     expect(validateThought('Using the calculator.', config, ['calculator'], 'auto')).toMatch(/only names an action/);
     expect(validateThought('Using the calculator.', config, ['calculator'], 'auto', true)).toBeNull();
     expect(validateThought('Using the calculator.', config, ['calculator'], 'strict', true)).toMatch(/only names/);
+  });
+});
+
+describe('StreamAssembly', () => {
+  const callsOf = (pieces: object[]) => {
+    const assembly = new StreamAssembly();
+    for (const piece of pieces) assembly.add({ tool_calls: [piece] }, null);
+    return (assembly.message().tool_calls as Array<{ id: string; function: { name: string; arguments: string } }>).map(
+      (call) => [call.id, call.function.name, call.function.arguments],
+    );
+  };
+
+  it('builds one call from indexed pieces, however the server repeats its ID or name', () => {
+    expect(
+      callsOf([
+        { index: 0, id: 'a', function: { name: 'calculator', arguments: '' } },
+        { index: 0, id: 'b', function: { arguments: '{"expression":' } },
+        { index: 0, id: 'c', function: { name: 'calculator', arguments: '"2+2"}' } },
+      ]),
+    ).toEqual([['a', 'calculator', '{"expression":"2+2"}']]);
+  });
+
+  it('starts a new call for a named piece with another ID at a taken index (Ollama) and for parallel indexes', () => {
+    expect(
+      callsOf([
+        { index: 0, id: 'x', function: { name: 'search', arguments: '{"query":"a"}' } },
+        { index: 0, id: 'y', function: { name: 'search', arguments: '{"query":"b"}' } },
+        { index: 1, id: 'z', function: { name: 'calculator', arguments: '{}' } },
+      ]),
+    ).toEqual([
+      ['x', 'search', '{"query":"a"}'],
+      ['y', 'search', '{"query":"b"}'],
+      ['z', 'calculator', '{}'],
+    ]);
+  });
+
+  it('reads whole calls sent without an index, arguments as objects', () => {
+    expect(
+      callsOf([
+        { function: { name: 'search', arguments: { query: 'a' } } },
+        { function: { name: 'calculator', arguments: { expression: '1' } } },
+      ]),
+    ).toEqual([
+      ['', 'search', '{"query":"a"}'],
+      ['', 'calculator', '{"expression":"1"}'],
+    ]);
   });
 });

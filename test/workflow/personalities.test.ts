@@ -65,6 +65,33 @@ describe('personalities of real servers, default config', () => {
     },
   );
 
+  it('reasoning-field: a phrase mused about in the reasoning neither stops the run nor goes back to the model', async () => {
+    const modelName = `persona-phrase-${randomUUID()}`;
+    harness.model.script(
+      modelName,
+      [
+        {
+          thought: 'I must not say TASK COMPLETE before the sum is known, so I compute it first.',
+          toolCalls: [{ name: 'calculator', args: { expression: '2 + 2' } }],
+        },
+        { answer: '2 + 2 = 4.' },
+      ],
+      { personality: 'reasoning-field' },
+    );
+    const handle = await harness.agents.start('What is 2 + 2?', {
+      model: modelName,
+      successPhrases: ['TASK COMPLETE'],
+    });
+    const result = await handle.result();
+
+    expect(result.finalAnswer).toBe('2 + 2 = 4.');
+    expect(result.trace.steps[0]?.action.type).toBe('tool_call');
+    // The trace keeps the reasoning as the step's thought; the next prompt carries only what the model wrote.
+    expect(result.trace.steps[0]?.thought).toContain('TASK COMPLETE');
+    const second = harness.model.requests(modelName)[1];
+    expect(JSON.stringify(second?.messages)).not.toContain('TASK COMPLETE');
+  });
+
   it('no-text-calls: calls without a thought run under the default, and are refused in strict mode', async () => {
     const lenient = await play('no-text-calls');
     expect(lenient.result.trace.steps[0]?.thought).toBe('');

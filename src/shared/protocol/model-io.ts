@@ -1,4 +1,5 @@
 import type { ModelSettings } from '../model-settings';
+import { visibleThought } from './reasoning';
 import type { TokenUsage } from '../types';
 import type { PromptDelta } from './prompt-delta';
 import type { RanAhead, RunAheadRequest } from '../tool-protocol';
@@ -71,8 +72,13 @@ export interface ParsedToolCall {
 
 /** What every model reply carries, whatever it asks for. */
 export interface ReplyBase {
-  /** The reasoning text (native mode: the assistant text; text mode: the Thought section). */
+  /**
+   * The reasoning text: what the model reasoned apart (a reasoning field or `<think>` block), then its text (native
+   * mode: the assistant text beside calls; text mode: the Thought section).
+   */
   thought: string;
+  /** How many characters at the start of `thought` are reasoning given apart (absent: none; see visibleThought). */
+  reasoningChars?: number;
   usage: TokenUsage;
   /** The raw assistant message, replayed to the model in the next prompt. */
   assistantMessage: ChatMessage & { role: 'assistant' };
@@ -89,12 +95,13 @@ export type OutputCheck = { ok: true; value: unknown } | { ok: false; message: s
 /**
  * The text a reply would give as the final answer: the answer itself; a tool-call reply's thought (a success phrase
  * in it ends the run with the thought as the answer); else the reply's text (a forced answer the model did not give
- * as one).
+ * as one), never its reasoning: a reply that was all reasoning gives no answer. (Before reasoning was read apart, a
+ * reply's thought was its text, so replies in older histories give the same candidate either way.)
  */
 export function answerCandidate(reply: ModelReply): string {
   if (reply.type === 'final_answer') return reply.answer;
-  if (reply.type === 'tool_calls') return reply.thought;
-  return reply.assistantMessage.content.trim() || reply.thought;
+  if (reply.type === 'tool_calls') return visibleThought(reply.thought, reply.reasoningChars);
+  return reply.assistantMessage.content.trim();
 }
 
 /**

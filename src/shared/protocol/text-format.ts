@@ -2,6 +2,7 @@ import type { AgentConfig } from '../config';
 import type { ReActStep } from '../types';
 import { CLARIFICATION_TOOL, DELEGATE_TOOL, FINAL_ANSWER_TOOL } from './builtin-actions';
 import { parseLooseJson, stripCodeFence } from './loose-json';
+import { visibleThought } from './reasoning';
 import type { TextTags } from './model-io';
 
 /** Tag that introduces the answer in text mode. */
@@ -301,7 +302,8 @@ export function renderArguments(args: unknown): string {
 
 /** One step in the text protocol, as the model would have written it plus the observation it was given. */
 export function renderTextStep(step: ReActStep, tags: TextTags): { reply: string; observation: string | null } {
-  const thought = `${tags.thought} ${step.thought}`;
+  // What the model wrote: reasoning it gave apart is not part of the text protocol, nor sent back in prompts.
+  const thought = `${tags.thought} ${visibleThought(step.thought, step.reasoningChars)}`;
   switch (step.action.type) {
     case 'tool_call':
       return {

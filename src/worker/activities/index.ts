@@ -25,7 +25,7 @@ export function createActivities(deps: ActivityDependencies) {
     critique: createCritique(deps),
     runTool: createRunTool(deps.registry),
     listTools,
-    prepareRun: createPrepareRun(listTools),
+    prepareRun: createPrepareRun(listTools, deps.defaultModel),
     validateToolArgs: createValidateToolArgs(deps.registry),
   };
 }

@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { AgentRunError } from '../../src/client';
+import { ALL_FIXTURES } from '../fixtures/compat';
+import type { CompatFixture } from '../fixtures/compat/types';
+import { useHarness } from '../support/harness';
+
+/*
+ * Replies exactly as real servers send them (the compatibility fixtures), through the whole loop on the dev server
+ * with the default config: the call runs, the run answers; a reply cut off is told back; a page instead of a
+ * completion fails the run at once, without paying for retries.
+ */
+
+const harness = useHarness();
+
+function fixture(id: string): CompatFixture {
+  const found = ALL_FIXTURES.find((candidate) => candidate.id === id);
+  if (!found) throw new Error(`no compatibility fixture ${id}`);
+  return found;
+}
+
+describe('real servers’ replies through the loop', () => {
+  it.each([
+    'openai-tool-call-content-null',
+    'llamacpp-tool-arguments-object',
+    'tgi-tool-arguments-object',
+    'deepseek-thinking-mode-tool-call',
+    'groq-reasoning-parsed-tool-call',
+    'vllm-stream-reasoning-then-tool-call',
+    'lmstudio-stream-tool-call-finish-stop',
+  ])('%s: the calculator call runs and the run answers', async (id) => {
+    const { response, expect: wanted } = fixture(id);
+    const stream = response.kind === 'sse';
+    const run = await harness.start([{ raw: response }, { answer: 'Done.' }], 'compute it', { stream });
+    const result = await run.result();
+
+    expect(result.terminationReason).toBe('success');
+    const [step] = result.trace.steps;
+    const call = wanted.type === 'tool_calls' ? wanted.calls[0] : undefined;
+    expect(step?.action).toMatchObject({ type: 'tool_call', tool: 'calculator', args: call?.args });
+    expect(step?.isError).toBe(false);
+    expect(result.trace.errorHistory).toEqual([]);
+  });
+
+  it('a tool call cut off at the token limit is told back, and the run goes on', async () => {
+    const run = await harness.start(
+      [{ raw: fixture('openai-length-truncated-tool-arguments').response }, { answer: 'Done.' }],
+      'compute it',
+    );
+    const result = await run.result();
+
+    expect(result.finalAnswer).toBe('Done.');
+    expect(result.trace.errorHistory.map((entry) => entry.message)).toEqual([
+      'Your reply was cut off at the token limit; reply more briefly.',
+    ]);
+  });
+
+  it('an HTML page instead of a completion fails the run at once, naming what to check', async () => {
+    const run = await harness.start([{ raw: fixture('proxy-html-page-200').response }], 'compute it');
+    const error = (await run.result().catch((caught: unknown) => caught)) as AgentRunError;
+
+    expect(error).toBeInstanceOf(AgentRunError);
+    expect(error.type).toBe('ModelBadResponseError');
+    expect(error.message).toContain('Check OPENAI_BASE_URL');
+    // Not retried: the model was asked once.
+    expect(harness.model.requests(run.modelName)).toHaveLength(1);
+  });
+});
