@@ -89,7 +89,14 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
     if ('refused' in allowed) return skip(`it would not fit in the token budget: ${allowed.refused}`);
     try {
       const reply = await think(state, messages, [], 'final answer · forced', allowed.maxTokens);
-      acceptFinalAnswer(state, reply, answerCandidate(reply), true);
+      // Rule set 5: a reply that was all reasoning (or calls, with no tools offered) gives no text, and the reasoning
+      // is never the answer; the user still reads why the run stopped instead of an empty answer.
+      const candidate = answerCandidate(reply);
+      const answer =
+        candidate === '' && state.rules >= 5
+          ? `(The model gave no final answer. Why the run stopped: ${stop.detail}.)`
+          : candidate;
+      acceptFinalAnswer(state, reply, answer, true);
       state.forcedFinalAnswer = { status: 'given' };
       return;
     } catch (error) {

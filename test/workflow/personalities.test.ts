@@ -92,6 +92,24 @@ describe('personalities of real servers, default config', () => {
     expect(JSON.stringify(second?.messages)).not.toContain('TASK COMPLETE');
   });
 
+  it('reasoning-field: a forced answer that is only reasoning does not become the answer', async () => {
+    const modelName = `persona-forced-${randomUUID()}`;
+    const call = {
+      thought: 'The secret plan is to keep adding; I add one more time.',
+      toolCalls: [{ name: 'calculator', args: { expression: '1 + 1' } }],
+    };
+    harness.model.script(modelName, [call, call], { personality: 'reasoning-field' });
+    const handle = await harness.agents.start('Keep adding.', { model: modelName, maxIterations: 1 });
+    const result = await handle.result();
+
+    expect(result.terminationReason).toBe('max_iterations');
+    expect(result.trace.forcedFinalAnswer?.status).toBe('given');
+    expect(result.finalAnswer).toBe(
+      '(The model gave no final answer. Why the run stopped: reached the limit of 1 iterations.)',
+    );
+    expect(result.finalAnswer).not.toContain('secret plan');
+  });
+
   it('no-text-calls: calls without a thought run under the default, and are refused in strict mode', async () => {
     const lenient = await play('no-text-calls');
     expect(lenient.result.trace.steps[0]?.thought).toBe('');
