@@ -1,12 +1,11 @@
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { createEvalTools } from '../../src/eval/eval-tools';
 import { runScriptedEval, type ScriptedEvalResult } from '../../src/eval/scripted-eval';
 import { DEFAULT_SUITE, loadSuite } from '../../src/eval/suite';
 import type { ScriptedModelServer } from '../../src/testing/scripted-model';
+import { runEvalCli, twoTaskSuite } from '../support/eval-cli';
 import { useHarness } from '../support/harness';
 
 const harness = useHarness({
@@ -67,39 +66,11 @@ describe('the eval on personalities', () => {
   }, 120_000);
 
   it('`eval --scripted all` needs no endpoint and ends with one table row per personality, with the seed', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'eval-scripted-'));
-    const suite = loadSuite(DEFAULT_SUITE);
-    const picked = suite.tasks.filter((task) => ['arith-product', 'recover-peru'].includes(task.id));
-    writeFileSync(path.join(dir, 'suite.json'), JSON.stringify({ name: 'two tasks', tasks: picked }));
-    const child = spawn(
-      process.execPath,
-      [
-        path.resolve(__dirname, '../../dist/cli/main.js'),
-        'eval',
-        '--scripted',
-        'all',
-        '--seed',
-        '7',
-        '--suite',
-        path.join(dir, 'suite.json'),
-        '--out',
-        dir,
-      ],
-      {
-        env: {
-          ...process.env,
-          TEMPORAL_ADDRESS: inject('temporalAddress'),
-          OPENAI_BASE_URL: undefined,
-          OPENAI_API_KEY: undefined,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
+    const { dir, suiteFile } = twoTaskSuite('eval-scripted-');
+    const { code, stdout, stderr } = await runEvalCli(
+      ['--scripted', 'all', '--seed', '7', '--suite', suiteFile, '--out', dir],
+      { TEMPORAL_ADDRESS: inject('temporalAddress'), OPENAI_BASE_URL: undefined, OPENAI_API_KEY: undefined },
     );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
     expect(code, stderr).toBe(0);
     expect(stdout).toContain('## plain (seed 007)');
     expect(stdout).toContain('## sloppy-text (seed 007)');

@@ -1,7 +1,5 @@
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { createEvalTools } from '../../src/eval/eval-tools';
@@ -11,6 +9,7 @@ import { DEFAULT_SUITE, loadSuite } from '../../src/eval/suite';
 import type { ScriptedResponder } from '../../src/testing/scripted-model';
 import { BAD_AGENT, GOOD_AGENT, GOOD_SQL_AGENT } from '../support/eval-agents';
 import { tools as textToSqlTools } from '../../examples/text-to-sql/eval-tools';
+import { runEvalCli, twoTaskSuite } from '../support/eval-cli';
 import { useHarness } from '../support/harness';
 
 const harness = useHarness({
@@ -77,10 +76,7 @@ describe('the eval harness', () => {
   }, 120_000);
 
   it('the eval command runs a suite against an endpoint and prints the criteria, a JSON report and a plot', async () => {
-    const dir = mkdtempSync(path.join(os.tmpdir(), 'eval-cli-'));
-    const suite = loadSuite(DEFAULT_SUITE);
-    const picked = suite.tasks.filter((task) => ['arith-product', 'recover-peru'].includes(task.id));
-    writeFileSync(path.join(dir, 'suite.json'), JSON.stringify({ name: 'two tasks', tasks: picked }));
+    const { dir, suiteFile, picked } = twoTaskSuite('eval-cli-');
     // One model name for every task, as against a real endpoint: the script is chosen by the task's query.
     const model = `eval-cli-${randomUUID()}`;
     harness.model.script(model, (request, index) => {
@@ -88,33 +84,11 @@ describe('the eval harness', () => {
       const task = picked.find((candidate) => query.includes(candidate.query))!;
       return GOOD_AGENT[task.id]!(request, index);
     });
-    const child = spawn(
-      process.execPath,
-      [
-        path.resolve(__dirname, '../../dist/cli/main.js'),
-        'eval',
-        '--suite',
-        path.join(dir, 'suite.json'),
-        '--model',
-        model,
-        '--out',
-        dir,
-      ],
-      {
-        env: {
-          ...process.env,
-          TEMPORAL_ADDRESS: inject('temporalAddress'),
-          OPENAI_BASE_URL: harness.model.baseURL,
-          OPENAI_API_KEY: undefined,
-        },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    const { code, stdout, stderr } = await runEvalCli(['--suite', suiteFile, '--model', model, '--out', dir], {
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      OPENAI_BASE_URL: harness.model.baseURL,
+      OPENAI_API_KEY: undefined,
+    });
     expect(code, stderr).toBe(0);
     expect(stderr).toContain('2/2 runs');
     expect(stdout).toMatch(
