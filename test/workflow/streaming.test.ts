@@ -89,4 +89,23 @@ describe('token deltas (stream: true)', () => {
     expect(signals.length).toBeGreaterThan(0);
     expect(signals.length).toBeLessThanOrEqual(4);
   });
+
+  it('a streamed reply past the reply cap is cut: nothing more is signalled, and the model is told', async () => {
+    // 1.2 MB in 45 chunks: each 100 ms batch used to become a signal of its whole text.
+    const run = await harness.start(
+      [{ content: 'x'.repeat(1_200_000), streamChunks: 45, chunkDelayMs: 5 }, { answer: 'Short now.' }],
+      'q',
+      { stream: true },
+    );
+    const result = await run.result();
+
+    expect(result.finalAnswer).toBe('Short now.');
+    expect(result.trace.errorHistory[0]?.message).toMatch(/^Your reply was \d+ characters; replies over 200000/);
+    const history = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
+    const signalled = (history.events ?? [])
+      .filter((event) => event.workflowExecutionSignaledEventAttributes)
+      .reduce((sum, event) => sum + JSON.stringify(event).length, 0);
+    // At most the cap itself travelled as previews (base64 in this JSON adds a third).
+    expect(signalled).toBeLessThan(400_000);
+  });
 });

@@ -21,6 +21,13 @@ export interface CompletionReply {
   model?: string;
 }
 
+/**
+ * Longest reply (text plus tool-call arguments, in characters) the loop reads. A reply is stored in history and sent
+ * back in later prompts; a multi-megabyte one used to exceed Temporal's payload limit, time out and be paid for again
+ * on every retry.
+ */
+export const MAX_REPLY_CHARS = 200_000;
+
 /** A JSON object as a server sent it, unchecked. */
 export type Json = Record<string, unknown>;
 /** Whether a value is a JSON object (not null, not an array). */

@@ -33,7 +33,8 @@ import { toolParametersSchema, renderToolCatalog } from '../tools/catalog';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { ToolRegistry } from '../tools/registry';
 import { createChatCompletion } from './chat-completion';
-import { withPlainArguments } from './plain-arguments';
+import { settleArguments } from './call-arguments';
+import { MAX_REPLY_CHARS } from './completion-reader';
 import { resolvePrompt, type PromptCache } from './prompt-cache';
 
 /** What the model activity needs from the worker process. */
@@ -165,13 +166,6 @@ export function buildModelRequest(
   };
 }
 
-/**
- * Longest reply (text plus tool-call arguments, in characters) the loop reads. A reply is stored in history and sent
- * back in later prompts; a multi-megabyte one used to exceed Temporal's payload limit, time out and be paid for again
- * on every retry.
- */
-export const MAX_REPLY_CHARS = 200_000;
-
 /** An oversized reply, refused once as feedback the model can act on; only a short preview is kept. */
 function oversized(size: number, content: string, usage: ModelReply['usage']): ModelReply {
   const preview = `${content.slice(0, 2000)}… [${size - Math.min(content.length, 2000)} more characters not kept]`;
@@ -208,7 +202,7 @@ async function readReply(deps: ModelDependencies, input: ResolvedModelInput): Pr
     toolCalls.reduce((sum, call) => sum + call.name.length + call.argumentsText.length, 0);
   if (size > MAX_REPLY_CHARS) return oversized(size, content, usage);
   const cut = completion.finishReason === 'length';
-  const reply = withPlainArguments(
+  const reply = settleArguments(
     input.mode === 'native'
       ? readNativeReply(content, toolCalls, usage, reasoning)
       : readTextReply(content, input.tags, completion.id, usage, reasoning),

@@ -71,6 +71,15 @@ export class StreamAssembly {
     call.args += argumentsText(fn.arguments);
   }
 
+  /** Characters received so far: text, reasoning and calls, all of which a reply would carry into history. */
+  size(): number {
+    return (
+      this.content.length +
+      this.reasoning.length +
+      this.calls.reduce((sum, call) => sum + call.name.length + call.args.length, 0)
+    );
+  }
+
   /** The assistant message, as a non-streaming reply carries it. */
   message(): Json {
     return {

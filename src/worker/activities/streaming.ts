@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { modelDeltaSignal } from '../../shared/messages';
-import { isJsonObject, type Json } from './completion-reader';
+import { isJsonObject, MAX_REPLY_CHARS, type Json } from './completion-reader';
 import { StreamAssembly } from './stream-assembly';
 
 /** How often streamed text is sent to the workflow: each batch is one signal (one history event), never one per token. */
@@ -78,6 +78,12 @@ export async function streamCompletion(
     if (!isJsonObject(choice)) continue;
     // Reasoning is the thought of reasoning models: subscribers see it arrive like any other text.
     const arrived = assembly.add(isJsonObject(choice.delta) ? choice.delta : {}, choice.finish_reason);
+    if (assembly.size() > MAX_REPLY_CHARS) {
+      // Past the longest reply the loop reads, nothing more is kept or signalled (each batch is a history event):
+      // the stream is closed, and the reply reads as cut off, which the model is told.
+      assembly.finishReason = 'length';
+      break;
+    }
     if (arrived !== '') onText(arrived);
   }
   // A body that was not a stream at all (an HTML page) yields no chunk: reported as what it is, not as an empty reply.
