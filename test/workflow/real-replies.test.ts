@@ -64,4 +64,23 @@ describe('real servers’ replies through the loop', () => {
     // Not retried: the model was asked once.
     expect(harness.model.requests(run.modelName)).toHaveLength(1);
   });
+
+  it('arguments nested 10,000 levels deep are told back at once, not retried as a paid call', async () => {
+    const deep = `{"expression":${'['.repeat(10_000)}${']'.repeat(10_000)}}`;
+    const run = await harness.start(
+      [
+        {
+          thought: 'I send the nested list to the calculator.',
+          toolCalls: [{ name: 'calculator', rawArguments: deep }],
+        },
+        { answer: 'Done.' },
+      ],
+      'compute it',
+    );
+    const result = await run.result();
+
+    expect(result.finalAnswer).toBe('Done.');
+    expect(result.trace.steps[0]?.observation).toContain('the arguments nest 10001 levels deep; at most 64 are read');
+    expect(harness.model.requests(run.modelName)).toHaveLength(2);
+  });
 });
