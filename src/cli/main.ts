@@ -238,6 +238,18 @@ export async function main(argv: string[]): Promise<number> {
   }
 }
 
+/**
+ * Resolves once everything written to `stream` so far has been handed on: writes to a pipe are asynchronous, and
+ * exiting before they drain cut `--json` output at the pipe's 64 KiB.
+ */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  return new Promise((resolve) => stream.write('', () => resolve()));
+}
+
 if (require.main === module) {
-  void main(process.argv.slice(2)).then((code) => process.exit(code));
+  void main(process.argv.slice(2)).then(async (code) => {
+    await Promise.all([drained(process.stdout), drained(process.stderr)]);
+    // Exit explicitly all the same: a connection or timer left open must not keep a finished command alive.
+    process.exit(code);
+  });
 }

@@ -81,6 +81,22 @@ describe('durable-react-agent run', () => {
     );
   });
 
+  it('--json output larger than a pipe holds arrives whole', async () => {
+    // Over 64 KiB: the CLI used to exit before the pipe drained, leaving a cut, unparseable JSON.
+    const answer = 'The long answer. '.repeat(9_000);
+    const name = scripted([{ answer }]);
+    const outcome = await cli(['run', '--json', '--model', name, 'Write a lot.'], { OPENAI_BASE_URL: model.baseURL });
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(outcome.stdout.length).toBeGreaterThan(150_000);
+    const result = JSON.parse(outcome.stdout) as ReActResult;
+    expect(result.finalAnswer).toBe(answer.trim());
+    // `trace` exits right after writing, with no worker to stop first: the case that lost its tail.
+    const trace = await cli(['trace', result.workflowId, '--json']);
+    expect(trace.code, trace.stderr).toBe(0);
+    expect(trace.stdout.length).toBeGreaterThan(150_000);
+    expect(JSON.parse(trace.stdout)).toMatchObject({ finalResult: answer.trim() });
+  });
+
   it('runs on a task queue of its own unless told to join one, so no other worker picks its run up', async () => {
     const name = scripted([{ answer: 'Mine.' }]);
     const own = await cli(['run', '--model', name, 'q'], {
