@@ -2,6 +2,7 @@ import type { DecisionOutcome } from './approvals';
 import type { BudgetLimit } from './budget';
 import type { Decider } from './identity';
 import type { TerminationReason } from './types';
+import { headOf } from './well-formed';
 
 /**
  * What happened in a run, as a service shows it to its users. Events are small on purpose: texts are previews (see
@@ -95,7 +96,7 @@ export const EVENT_TEXT_CHARS = 4000;
 
 /** A text cut to {@link EVENT_TEXT_CHARS}. */
 export function eventText(text: string, limit = EVENT_TEXT_CHARS): string {
-  return text.length > limit ? `${text.slice(0, limit)}…` : text;
+  return text.length > limit ? `${headOf(text, limit)}…` : text;
 }
 
 /** A call's arguments as an event shows them: JSON, cut to {@link EVENT_TEXT_CHARS}. */

@@ -1,4 +1,5 @@
 import type { ToolObservation } from './tool-protocol';
+import { headOf } from './well-formed';
 
 /**
  * Token estimate used for truncation and budget projection: about four characters per token, the usual figure for
@@ -19,7 +20,8 @@ export function truncateToTokens(text: string, maxTokens: number): { text: strin
   const maxChars = maxTokens * CHARS_PER_TOKEN;
   if (text.length <= maxChars) return { text, truncated: false };
   const dropped = text.length - maxChars;
-  return { text: `${text.slice(0, maxChars)}\n… [truncated: ${dropped} more characters]`, truncated: true };
+  // Cut between characters, never inside a surrogate pair: strict endpoints refuse JSON with a lone surrogate.
+  return { text: `${headOf(text, maxChars)}\n… [truncated: ${dropped} more characters]`, truncated: true };
 }
 
 /** Renders a call as `tool({"a":1})` for messages and summaries, shortened so huge arguments stay readable. */

@@ -1,3 +1,5 @@
+import { eventText } from '../../src/shared/events';
+import { wellFormed } from '../../src/shared/well-formed';
 import { describe, it, expect } from 'vitest';
 import {
   describeCall,
@@ -157,5 +159,22 @@ describe('successObservation', () => {
     expect(observation.truncated).toBe(true);
     expect(observation.text).toBe(`${'z'.repeat(64)}\n… [truncated: 36 more characters]`);
     expect(observation.rawTokens).toBe(25); // the size before truncation
+  });
+});
+
+describe('cuts between characters (N28)', () => {
+  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+  it('never leaves half a surrogate pair where an observation or an event text is cut', () => {
+    // 'A' then emoji: every cut position lands either side of or inside a pair.
+    const text = `A${'😀'.repeat(40)}`;
+    for (let tokens = 1; tokens < 20; tokens += 1) {
+      expect(truncateToTokens(text, tokens).text).not.toMatch(lone);
+    }
+    for (let limit = 1; limit < 30; limit += 1) expect(eventText(text, limit)).not.toMatch(lone);
+  });
+
+  it('makes failure text well-formed', () => {
+    expect(wellFormed('broken \ud800 text \udc00 end 😀')).toBe('broken \uFFFD text \uFFFD end 😀');
   });
 });

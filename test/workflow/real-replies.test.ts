@@ -1,4 +1,6 @@
 import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { defineTool } from '../../src/worker/tools/define-tool';
 import { AgentRunError } from '../../src/client';
 import { ALL_FIXTURES } from '../fixtures/compat';
 import type { CompatFixture } from '../fixtures/compat/types';
@@ -10,7 +12,19 @@ import { useHarness } from '../support/harness';
  * completion fails the run at once, without paying for retries.
  */
 
-const harness = useHarness();
+/** A tool whose failure text is the model's own, retried once: the way a lone surrogate reached a failure message. */
+const echoFailure = defineTool({
+  name: 'echo_failure',
+  description: 'Fails with the given text, retried once.',
+  category: 'test',
+  schema: z.object({ text: z.string() }),
+  retry: { maximumAttempts: 2, initialInterval: '100ms' },
+  handler: ({ text }) => {
+    throw new Error(`failed: ${text}`);
+  },
+});
+
+const harness = useHarness({ tools: [echoFailure] });
 
 function fixture(id: string): CompatFixture {
   const found = ALL_FIXTURES.find((candidate) => candidate.id === id);
@@ -82,5 +96,24 @@ describe('real servers’ replies through the loop', () => {
     expect(result.finalAnswer).toBe('Done.');
     expect(result.trace.steps[0]?.observation).toContain('the arguments nest 10001 levels deep; at most 64 are read');
     expect(harness.model.requests(run.modelName)).toHaveLength(2);
+  });
+
+  it('a lone surrogate in a retried tool failure leaves the worker running (N3)', async () => {
+    const run = await harness.start(
+      [
+        {
+          thought: 'I pass the broken text on to the tool to see what it says.',
+          toolCalls: [{ name: 'echo_failure', rawArguments: '{"text":"broken \\ud800 text"}' }],
+        },
+        { answer: 'Done.' },
+      ],
+      'break it',
+    );
+    const result = await run.result();
+
+    expect(result.finalAnswer).toBe('Done.');
+    // The first attempt's failure reached the server (the worker used to die encoding it); the second attempt, the
+    // last, became the observation.
+    expect(result.trace.steps[0]?.observation).toContain('failed: broken');
   });
 });

@@ -6,6 +6,7 @@ import { createCritique } from './critic';
 import { createSummarize } from './summarize';
 import { createPrepareRun } from './prepare-run';
 import { createListTools, createRunTool, createValidateToolArgs } from './tools';
+import { withWellFormedFailures } from './well-formed-failures';
 
 /** What the activities need from the worker process; tests pass the same shape with a scripted endpoint. */
 export interface ActivityDependencies {
@@ -19,7 +20,7 @@ export interface ActivityDependencies {
 /** Builds every activity the agent workflow calls. */
 export function createActivities(deps: ActivityDependencies) {
   const listTools = createListTools(deps.registry);
-  return {
+  return withWellFormedFailures({
     callModel: createCallModel({ ...deps, promptCache: new PromptCache(deps.promptCacheChars) }),
     summarize: createSummarize(deps),
     critique: createCritique(deps),
@@ -27,7 +28,7 @@ export function createActivities(deps: ActivityDependencies) {
     listTools,
     prepareRun: createPrepareRun(listTools, deps.defaultModel),
     validateToolArgs: createValidateToolArgs(deps.registry),
-  };
+  });
 }
 
 /** The activity interface the workflow proxies (imported there as a type only). */

@@ -1,0 +1,17 @@
+/** A UTF-16 surrogate with no partner: not text, and not encodable as UTF-8. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Text with every lone surrogate replaced by U+FFFD. Protocol-buffer strings (a failure's message and stack) must be
+ * valid UTF-8: a tool's error text carrying one made the worker fail to encode its completion and exit.
+ */
+export function wellFormed(text: string): string {
+  return text.replace(LONE_SURROGATE, '\uFFFD');
+}
+
+/** The first `maxChars` characters of a text, one fewer when the cut would split a surrogate pair. */
+export function headOf(text: string, maxChars: number): string {
+  const head = text.slice(0, maxChars);
+  const last = head.charCodeAt(head.length - 1);
+  return last >= 0xd800 && last <= 0xdbff ? head.slice(0, -1) : head;
+}
