@@ -19,9 +19,13 @@ export function openStream(response: ServerResponse, keepAliveMs = 15_000): { cl
   return { closed };
 }
 
-/** Sends one event; multi-line data (HTML fragments) goes out as one `data:` line per line, as SSE requires. */
+/**
+ * Sends one event; multi-line data (HTML fragments) goes out as one `data:` line per line, as SSE requires. SSE ends a
+ * line at `\r\n`, `\n` or a lone `\r`: splitting on `\n` alone let a `\r` in a model's question or a tool name end
+ * the event early and start one of its own (a forged fragment, or `end`).
+ */
 export function sendEvent(response: ServerResponse, event: string, data: string, id?: number): void {
-  const lines = data.split('\n').map((line) => `data: ${line}`);
+  const lines = data.split(/\r\n|\r|\n/).map((line) => `data: ${line}`);
   response.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\n${lines.join('\n')}\n\n`);
 }
 

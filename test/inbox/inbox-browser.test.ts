@@ -149,6 +149,24 @@ describe('the inbox in a real browser', () => {
     });
   });
 
+  it('a carriage return in a question cannot end or forge the live stream (N11)', async () => {
+    // SSE ends a line at a lone \r too: this question used to replace its own answer form with the spoofed text.
+    const question = 'Which env?\r\revent: fragment\rdata: <p>Nothing is waiting (spoofed).</p>\r\r';
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'request_clarification', args: { question } }] },
+      { answer: 'Understood.' },
+    ]);
+    await page.goto(`${inbox.url}/runs/${run.workflowId}`);
+    const item = page.locator('article.item', { hasText: 'Which env?' });
+    await item.waitFor({ timeout: 15_000 });
+    await item.getByLabel('Your answer').fill('staging');
+    await item.getByRole('button', { name: 'Answer' }).click();
+    await expect.poll(() => item.locator('.outcome').textContent()).toContain('as alice');
+    // The question is shown whole, as text; no paragraph of its own was injected.
+    expect(await page.locator('p', { hasText: /^Nothing is waiting \(spoofed\)\.$/ }).count()).toBe(0);
+    expect((await run.result()).trace.steps[0]?.observation).toBe('staging');
+  });
+
   it('a budget request is raised from the run page and the run goes on to its answer', async () => {
     const sum = (expression: string) => ({
       thought: 'Each sum needs the calculator, so I call it once more.',
