@@ -6,6 +6,7 @@ import { cliIdentity, UsageError } from './args';
 import { formatStep } from './trace-printer';
 import { lineageLine } from '../client/fork';
 import { formatEvent } from './event-printer';
+import { visible } from './terminal-text';
 
 type Say = (line: string) => void;
 
@@ -117,7 +118,7 @@ export async function decisionCommand(
             : item.kind === 'budget'
               ? `budget: ${item.question}`
               : `question: ${item.question}`;
-        out(`${item.workflowId}  ${item.callId}  ${what}  deadline ${item.deadline}`);
+        out(visible(`${item.workflowId}  ${item.callId}  ${what}  deadline ${item.deadline}`));
       }
       return 0;
     }

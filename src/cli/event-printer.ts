@@ -1,17 +1,17 @@
 import type { EventsGap } from '../client/events';
 import type { AgentEvent } from '../shared/events';
 import { describeDecider } from '../shared/identity';
+import { clip, visible } from './terminal-text';
 
-const MAX_LINE = 300;
 const INDENT = '           ';
-
-function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > MAX_LINE ? `${oneLine.slice(0, MAX_LINE)}…` : oneLine;
-}
 
 /** One event as the live trace on stderr shows it; undefined for events it leaves to other lines (start, end). */
 export function formatEvent(event: AgentEvent | EventsGap): string | undefined {
+  const line = describeEvent(event);
+  return line === undefined ? undefined : visible(line);
+}
+
+function describeEvent(event: AgentEvent | EventsGap): string | undefined {
   switch (event.type) {
     case 'thought':
       // Many models call tools with no text at all; requireThought 'auto' runs such calls with an empty thought.

@@ -1,14 +1,12 @@
 import type { ReActStep } from '../shared/types';
-
-const MAX_LINE = 300;
-
-function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > MAX_LINE ? `${oneLine.slice(0, MAX_LINE)}…` : oneLine;
-}
+import { clip, visible } from './terminal-text';
 
 /** Renders one step, as the `trace` command prints a run's steps. */
 export function formatStep(step: ReActStep): string {
+  return visible(describeStep(step));
+}
+
+function describeStep(step: ReActStep): string {
   // A fork's steps taken from its parent were not run again: say so, so a reader does not look for their effects.
   const label = `[step ${step.iteration}]${step.seeded ? ' (from parent)' : ''}`;
   if (step.action.type === 'final_answer' && step.action.answer === step.thought) {

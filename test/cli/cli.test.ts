@@ -97,6 +97,21 @@ describe('durable-react-agent run', () => {
     expect(JSON.parse(trace.stdout)).toMatchObject({ finalResult: answer.trim() });
   });
 
+  it('model and tool text reaches the terminal with its control characters made visible (N21)', async () => {
+    const name = scripted([
+      {
+        thought: 'Clearing your screen now\u001b[2J\u001b]0;OWNED\u0007 and rewriting\rthis line.',
+        toolCalls: [{ name: 'calculator', args: { expression: '1+1' } }],
+      },
+      { answer: 'Done\u001b[31m red' },
+    ]);
+    const outcome = await cli(['run', '--model', name, 'q'], { OPENAI_BASE_URL: model.baseURL });
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(outcome.stderr).not.toContain('\u001b');
+    expect(outcome.stderr).not.toContain('\u0007');
+    expect(outcome.stderr).toContain('Clearing your screen now\\x1b[2J\\x1b]0;OWNED\\x07 and rewriting this line.');
+  });
+
   it('runs on a task queue of its own unless told to join one, so no other worker picks its run up', async () => {
     const name = scripted([{ answer: 'Mine.' }]);
     const own = await cli(['run', '--model', name, 'q'], {
