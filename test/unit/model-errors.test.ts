@@ -137,6 +137,24 @@ describe('classifyModelError redacts credentials', () => {
     return APIError.generate(status, { error: { message } }, undefined, new Headers());
   }
 
+  it('removes the key echoed URL-encoded, JSON-escaped or in base64 (N26)', () => {
+    const key = 'tok+CANARY/QQQ=9xyz';
+    const echoes = [
+      `(Bearer%20${encodeURIComponent(key)})`,
+      `query key=${encodeURIComponent(key).replace(/%20/g, '+')}`,
+      `{"key":${JSON.stringify(key)}}`,
+      `basic ${Buffer.from(`:${key}`).toString('base64')}`,
+      `raw ${Buffer.from(key).toString('base64')}`,
+    ];
+    const result = classifyModelError(providerError(401, echoes.join(' | ')), { ...endpoint, apiKey: key });
+    const message = (result as ApplicationFailure).message;
+    expect(message).not.toContain('CANARY');
+    for (const form of [encodeURIComponent(key), Buffer.from(key).toString('base64').replace(/=+$/, '')]) {
+      expect(message).not.toContain(form);
+    }
+    expect(message.match(/\[REDACTED\]/g)?.length).toBe(echoes.length);
+  });
+
   it('removes the configured key that a 401 echoes back', () => {
     const failure = failureOf(providerError(401, `Incorrect API key provided: ${apiKey}`));
     expect(failure.message).not.toContain(apiKey);

@@ -28,9 +28,26 @@ const BEARER_PATTERN = /\b(Bearer\s+)[A-Za-z0-9._~+/=-]+/gi;
  * an unredacted message would be stored in workflow history and printed in worker logs.
  */
 export function redactSecrets(text: string, apiKey?: string | null): string {
-  const withoutKey =
-    typeof apiKey === 'string' && apiKey.length >= MIN_REDACTED_KEY_LENGTH ? text.split(apiKey).join(REDACTED) : text;
+  let withoutKey = text;
+  if (typeof apiKey === 'string' && apiKey.length >= MIN_REDACTED_KEY_LENGTH) {
+    for (const form of keyForms(apiKey)) withoutKey = withoutKey.split(form).join(REDACTED);
+  }
   return withoutKey.replace(SECRET_KEY_PATTERN, REDACTED).replace(BEARER_PATTERN, `$1${REDACTED}`);
+}
+
+/**
+ * The ways an endpoint may echo a key: as it is, URL-encoded (both spellings of a space), JSON-escaped and base64
+ * (of the key, and of a Basic credential's `:key`). An echo in any of them would otherwise reach history and logs.
+ */
+function keyForms(apiKey: string): string[] {
+  const json = JSON.stringify(apiKey).slice(1, -1);
+  const url = encodeURIComponent(apiKey);
+  const base64 = (value: string) => Buffer.from(value).toString('base64').replace(/=+$/, '');
+  const forms = [apiKey, json, url, url.replace(/%20/g, '+'), base64(apiKey), base64(`:${apiKey}`)];
+  // Longest first, so a form that contains another is replaced whole.
+  return [...new Set(forms)]
+    .filter((form) => form.length >= MIN_REDACTED_KEY_LENGTH)
+    .sort((a, b) => b.length - a.length);
 }
 
 /** The cause with its message and stack redacted; the same object when there was nothing to redact. */
