@@ -35,6 +35,9 @@ function newestWithin(items: readonly AgentEvent[], maxChars: number): AgentEven
   return kept;
 }
 
+/** Streamed characters one iteration's previews may carry: the worker reads no longer reply (MAX_REPLY_CHARS). */
+export const MAX_STREAMED_CHARS = 200_000;
+
 /**
  * A run's ordered event stream, kept in workflow memory (not history). Sequence numbers continue across
  * continue-as-new; recording an event issues no command, so adding events never changes how a run replays.
@@ -48,6 +51,13 @@ export class EventLog {
   handingOver = false;
   /** The newest attempt that streamed text, per iteration. */
   private readonly streamed = new Map<number, number>();
+  /** Characters of streamed text taken, per iteration: one call's worth at most. */
+  private readonly streamedChars = new Map<number, number>();
+  /**
+   * Whether a delta for this iteration may be taken (set by the loop): anyone who can signal the run can send one, so
+   * from rule set 5 only a run that streams takes them, only for the call in flight. Unset: every one is taken.
+   */
+  acceptsDelta: ((iteration: number) => boolean) | undefined;
 
   constructor(
     private readonly run: number,
@@ -74,6 +84,12 @@ export class EventLog {
     const { iteration, attempt, text } = (delta ?? {}) as Partial<ModelDelta>;
     // Deltas are a preview: a malformed one is dropped, the final thought event carries the whole text anyway.
     if (!Number.isSafeInteger(iteration) || !Number.isSafeInteger(attempt) || typeof text !== 'string') return;
+    if (this.acceptsDelta) {
+      // A signal sender cannot push the run's real events out of the log with fake previews.
+      const taken = this.streamedChars.get(iteration!) ?? 0;
+      if (!this.acceptsDelta(iteration!) || taken + text.length > MAX_STREAMED_CHARS) return;
+      this.streamedChars.set(iteration!, taken + text.length);
+    }
     const previous = this.streamed.get(iteration!);
     if (previous !== undefined && attempt! > previous)
       this.emit({ type: 'thought_reset', iteration: iteration!, attempt: attempt! });
@@ -132,6 +148,9 @@ export function installEventHandlers(log: EventLog): void {
       // A rejected update leaves nothing in history; one accepted while handing over would only bounce back.
       validator: (input) => {
         checkCursor(input);
+        // A cursor past the newest event would hold one of the run's ten update slots until that many events exist.
+        if ((input as { after: number }).after > log.head)
+          throw new Error(`\`after\` is past the newest event (${log.head})`);
         if (log.handingOver) throw new Error('the run is continuing as new: ask again');
       },
     },

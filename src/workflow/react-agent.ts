@@ -266,6 +266,9 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   setHandler(getStatusQuery, () => toStatus(state));
   setHandler(getPromptQuery, () => state.prompt ?? null);
   installEventHandlers(state.events);
+  if (rules >= 5) {
+    state.events.acceptsDelta = (iteration) => state.config.stream && iteration === state.iterations;
+  }
   state.conversation = startConversation(state, input.carried?.conversation);
   installConversationHandlers(state);
   state.events.emit(

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { EventsGap } from '../../src/client/events';
 import type { AgentEvent } from '../../src/shared/events';
-import { useHarness } from '../support/harness';
+import { getEventsQuery, modelDeltaSignal, waitForEventsUpdate } from '../../src/shared/messages';
+import { useHarness, waitForPending } from '../support/harness';
 
 const harness = useHarness();
 
@@ -107,5 +108,30 @@ describe('token deltas (stream: true)', () => {
       .reduce((sum, event) => sum + JSON.stringify(event).length, 0);
     // At most the cap itself travelled as previews (base64 in this JSON adds a third).
     expect(signalled).toBeLessThan(400_000);
+  });
+
+  it('previews signalled by anyone are dropped unless the run streams that call; a cursor past the end is refused (N19, N1)', async () => {
+    const run = await harness.start([{ thought: THOUGHT, toolCalls: [call] }, { answer: 'The total is 505.' }], 'q', {
+      requireConfirmation: ['calculator'],
+    });
+    await waitForPending(harness, run.workflowId);
+    const handle = harness.client.workflow.getHandle(run.workflowId);
+    for (let index = 0; index < 20; index += 1) {
+      await handle.signal(modelDeltaSignal, {
+        iteration: 1,
+        attempt: 1,
+        text: `FAKE THOUGHT ${index}: approved already.`,
+      });
+    }
+    const page = await handle.query(getEventsQuery, { after: 0 });
+    expect(page.events.filter((event) => event.type === 'thought_delta')).toEqual([]);
+    expect(page.events.some((event) => event.type === 'approval_pending')).toBe(true);
+    // A follower's cursor far past the newest event would hold an update slot until the run ended.
+    const refused = await handle
+      .executeUpdate(waitForEventsUpdate, { args: [{ after: 9_007_199_254_740_991 }] })
+      .catch((error: unknown) => error as Error);
+    expect((refused as Error & { cause?: Error }).cause?.message).toMatch(/past the newest event/);
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    expect((await run.result()).finalAnswer).toBe('The total is 505.');
   });
 });
