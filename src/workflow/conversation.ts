@@ -8,6 +8,13 @@ import type { RunState } from './run-state';
 
 /** Longest follow-up message accepted: it becomes a prompt and is carried across continue-as-new. */
 export const MAX_MESSAGE_CHARS = 100_000;
+/**
+ * Messages waiting for their turn, at most: the queue is carried whole across continue-as-new, whose input Temporal
+ * caps (about 2 MB), so it must stay well inside that with the rest of the carried state.
+ */
+export const MAX_QUEUED_MESSAGES = 20;
+/** Characters of all waiting messages together, at most (see {@link MAX_QUEUED_MESSAGES}). */
+export const MAX_QUEUED_CHARS = 200_000;
 /** Earlier turns the model sees as user/assistant messages before the current one. */
 const HISTORY_TURNS = 10;
 /** Earlier turns' texts are cut to this many characters in the prompt; the trace keeps them as previews too. */
@@ -39,6 +46,14 @@ function refusal(state: RunState, text: unknown): string | null {
   if (state.events.ended || state.phase === 'completed') return 'the conversation has ended';
   if (typeof text !== 'string' || text.trim() === '') return 'a message must be a non-empty string';
   if (text.length > MAX_MESSAGE_CHARS) return `a message may have at most ${MAX_MESSAGE_CHARS} characters`;
+  const { inbox } = state.conversation;
+  const queued = inbox.reduce((sum, message) => sum + message.length, 0);
+  if (inbox.length >= MAX_QUEUED_MESSAGES || queued + text.length > MAX_QUEUED_CHARS) {
+    return (
+      `${inbox.length} messages (${queued} characters) are already waiting for their turn; at most ` +
+      `${MAX_QUEUED_MESSAGES} and ${MAX_QUEUED_CHARS} characters may wait: send again once a turn has started`
+    );
+  }
   return null;
 }
 

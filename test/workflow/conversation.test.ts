@@ -6,7 +6,7 @@ import { MessageRefusedError } from '../../src/client/errors';
 import type { RecordedRequest, ScriptedResponder } from '../../src/testing/scripted-model';
 import { lastMessageOf } from '../../src/testing/scripted-turn';
 import { delegatingScript, researcherSubagents } from '../support/delegation';
-import { useHarness } from '../support/harness';
+import { useHarness, waitForPending } from '../support/harness';
 
 const harness = useHarness();
 
@@ -93,6 +93,21 @@ describe('conversations', () => {
     await expect(convo.send('   ')).rejects.toThrow('Message refused: a message must be a non-empty string');
     const history = await harness.client.workflow.getHandle(convo.workflowId).fetchHistory();
     expect(JSON.stringify(history)).not.toContain('UPDATE_ACCEPTED');
+    await convo.cancel();
+  });
+
+  it("refuses messages past the waiting queue's cap, so the hand-over input always fits (N9)", async () => {
+    // The first turn waits for a person, so every message sent meanwhile waits in the queue.
+    const convo = await harness.start(
+      [{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'q1' } }] }, { answer: 'Done.' }],
+      'clean up',
+      { conversationIdleTimeout: '5s' },
+    );
+    await waitForPending(harness, convo.workflowId);
+    const big = 'm'.repeat(100_000);
+    await convo.send(big);
+    await convo.send(big);
+    await expect(convo.send(big)).rejects.toThrow(/already waiting for their turn/);
     await convo.cancel();
   });
 
