@@ -12,6 +12,8 @@ export class McpConnections {
   private readonly clients = new Map<string, Promise<Client>>();
   /** The client each server's entry above resolved to, so a late close of an old client forgets nothing newer. */
   private readonly connected = new Map<string, Client>();
+  /** Every transport opened, connected or still connecting: a server that never answers is stopped through it. */
+  private readonly transports = new Set<{ close(): Promise<void> }>();
   private closed = false;
 
   constructor(
@@ -49,7 +51,9 @@ export class McpConnections {
         : new StreamableHTTPClientTransport(new URL(config.url ?? ''), {
             requestInit: { headers: config.headers ?? {} },
           });
+    this.transports.add(transport);
     client.onclose = () => {
+      this.transports.delete(transport);
       if (this.connected.get(name) !== client) return;
       this.connected.delete(name);
       this.clients.delete(name);
@@ -66,6 +70,9 @@ export class McpConnections {
     const all = [...this.clients.values()];
     this.clients.clear();
     this.connected.clear();
+    // Closing the transports first ends connections still waiting for a server that never answered its handshake.
+    await Promise.all([...this.transports].map((transport) => transport.close().catch(() => undefined)));
+    this.transports.clear();
     await Promise.all(all.map(async (client) => (await client.catch(() => null))?.close()));
   }
 }

@@ -10,6 +10,13 @@ import { toToolOutput, type McpCallResult } from './results';
 export const DEFAULT_MCP_REFRESH = '5m';
 /** Per-call timeout of MCP tools that set none. */
 export const DEFAULT_MCP_TIMEOUT = '60s';
+/**
+ * Longest wait for a server's tool list (connecting included). Every run's start lists tools: a server that never
+ * answers used to hold each one for the activity's whole timeout and retries, and fail it, MCP tools or not.
+ */
+export const MCP_LIST_TIMEOUT_MS = 5_000;
+/** How long a server whose listing failed is left alone before it is asked again; its last list is kept meanwhile. */
+export const MCP_LIST_BACKOFF_MS = 30_000;
 
 /** An MCP tool as the server lists it. */
 interface ListedTool {
@@ -47,6 +54,8 @@ export function mcpToolName(server: string, tool: string): string {
 export class McpToolSource implements DynamicToolSource {
   readonly connections: McpConnections;
   private readonly cache = new Map<string, { at: number; tools: AnyToolDefinition[] }>();
+  /** When each server's listing last failed: runs meanwhile get its last list without waiting on it again. */
+  private readonly failedAt = new Map<string, number>();
 
   constructor(
     private readonly servers: McpServersConfig,
@@ -64,14 +73,29 @@ export class McpToolSource implements DynamicToolSource {
       Object.entries(this.servers).map(async ([name, config]) => {
         const cached = this.cache.get(name);
         if (cached && Date.now() - cached.at < toMs(config.refresh ?? DEFAULT_MCP_REFRESH)) return;
+        const failed = this.failedAt.get(name);
+        if (failed !== undefined && Date.now() - failed < MCP_LIST_BACKOFF_MS) return;
+        let timer: NodeJS.Timeout | undefined;
         try {
-          const client = await this.connections.get(name);
-          const listed = (await client.listTools()).tools as ListedTool[];
+          const listing = this.connections.get(name).then(async (client) => (await client.listTools()).tools);
+          // A listing that fails after the timeout won is already reported: its late rejection must not go unhandled.
+          listing.catch(() => undefined);
+          const timeout = new Promise<never>((_resolve, reject) => {
+            timer = setTimeout(
+              () => reject(new Error(`no answer within ${MCP_LIST_TIMEOUT_MS / 1000} s`)),
+              MCP_LIST_TIMEOUT_MS,
+            );
+          });
+          const listed = (await Promise.race([listing, timeout])) as ListedTool[];
           this.cache.set(name, { at: Date.now(), tools: this.define(name, config, listed) });
+          this.failedAt.delete(name);
         } catch (error) {
+          this.failedAt.set(name, Date.now());
           this.log(
             `MCP server ${name}: listing its tools failed: ${error instanceof Error ? error.message : String(error)}`,
           );
+        } finally {
+          clearTimeout(timer);
         }
       }),
     );
