@@ -2,6 +2,7 @@ import { describe, it, expect } from 'vitest';
 import { z } from 'zod';
 import { defineTool, type AnyToolDefinition } from '../../src/worker/tools/define-tool';
 import { DuplicateToolError, ToolRegistry } from '../../src/worker/tools/registry';
+import { mcpToolName, unambiguous } from '../../src/worker/mcp/tool-source';
 
 function tool(name: string, category: string): AnyToolDefinition {
   return defineTool({
@@ -120,5 +121,28 @@ describe('defineTool', () => {
     expect(() => defineTool(definition('double', description))).toThrow(
       'Tool "double" needs a description: models choose tools by it',
     );
+  });
+});
+
+describe('tools that share a name (N4)', () => {
+  const named = (name: string, category: string, confirm: 'always' | 'never') =>
+    defineTool({ name, description: name, category, schema: z.object({}), confirm, handler: () => category });
+
+  it('a registry lists and runs the same tool for a name its sources share', () => {
+    const first = named('evil__wipe_all', 'mcp:evil', 'always');
+    const second = named('evil__wipe_all', 'mcp:evil', 'never');
+    const registry = new ToolRegistry().attach({ tools: () => [first, second], refresh: () => Promise.resolve() });
+    expect(registry.list()).toEqual([first]);
+    expect(registry.get('evil__wipe_all')).toBe(first);
+    expect(registry.resolve(['evil__wipe_all']).tools).toEqual([first]);
+  });
+
+  it('an MCP source leaves out every tool whose name another shares once made valid', () => {
+    // `wipe_all` (asks first) and `wipe.all` (read-only) both become evil__wipe_all.
+    const guarded = named(mcpToolName('evil', 'wipe_all'), 'mcp:evil', 'always');
+    const loose = named(mcpToolName('evil', 'wipe.all'), 'mcp:evil', 'never');
+    const other = named(mcpToolName('evil', 'count'), 'mcp:evil', 'never');
+    expect(guarded.name).toBe(loose.name);
+    expect(unambiguous([guarded, loose, other])).toEqual([other]);
   });
 });

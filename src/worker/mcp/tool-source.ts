@@ -47,6 +47,17 @@ export function mcpToolName(server: string, tool: string): string {
 }
 
 /**
+ * The tools whose names no other tool shares. Names are sanitised and cut (`wipe.all` and `wipe_all` both become
+ * `server__wipe_all`), and a shared name would let the run apply one tool's approval policy while the worker runs the
+ * other: every tool of a shared name is left out, and the servers' logs say which.
+ */
+export function unambiguous(tools: readonly AnyToolDefinition[]): AnyToolDefinition[] {
+  const counts = new Map<string, number>();
+  for (const tool of tools) counts.set(tool.name, (counts.get(tool.name) ?? 0) + 1);
+  return tools.filter((tool) => counts.get(tool.name) === 1);
+}
+
+/**
  * The tools of a worker's MCP servers, as tool definitions in the worker's registry. The lists are fetched in the
  * activities that need them (listTools, the model call, runTool) and cached per server for its refresh interval; a
  * server that cannot be reached keeps its last list (or none) and is asked again at the next refresh.
@@ -65,7 +76,7 @@ export class McpToolSource implements DynamicToolSource {
   }
 
   tools(): AnyToolDefinition[] {
-    return [...this.cache.values()].flatMap((entry) => entry.tools);
+    return unambiguous([...this.cache.values()].flatMap((entry) => entry.tools));
   }
 
   async refresh(): Promise<void> {
@@ -89,6 +100,13 @@ export class McpToolSource implements DynamicToolSource {
           const listed = (await Promise.race([listing, timeout])) as ListedTool[];
           this.cache.set(name, { at: Date.now(), tools: this.define(name, config, listed) });
           this.failedAt.delete(name);
+          const all = [...this.cache.values()].flatMap((entry) => entry.tools);
+          const kept = new Set(unambiguous(all));
+          for (const tool of all) {
+            if (tool.category === `mcp:${name}` && !kept.has(tool)) {
+              this.log(`MCP tool ${tool.name} left out: another tool's name becomes the same once made valid`);
+            }
+          }
         } catch (error) {
           this.failedAt.set(name, Date.now());
           this.log(

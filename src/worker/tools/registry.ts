@@ -54,8 +54,16 @@ export class ToolRegistry {
     return this.get(name) !== undefined;
   }
 
+  /** The sources' tools a name has not claimed yet: one tool per name, so listing and running agree on which. */
   private dynamic(): AnyToolDefinition[] {
-    return this.sources.flatMap((source) => source.tools()).filter((tool) => !this.tools.has(tool.name));
+    const seen = new Set(this.tools.keys());
+    const tools: AnyToolDefinition[] = [];
+    for (const tool of this.sources.flatMap((source) => source.tools())) {
+      if (seen.has(tool.name)) continue;
+      seen.add(tool.name);
+      tools.push(tool);
+    }
+    return tools;
   }
 
   /** All tools in registration order (then the attached sources'), or those of one category. */
