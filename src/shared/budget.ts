@@ -11,6 +11,16 @@ export const BUDGET_UNITS: Readonly<Record<BudgetLimit, 'iterations' | 'tokens' 
   timeout: 'seconds',
 };
 
+/**
+ * The highest each limit may be raised to: the config schema's own maximum for it. A raise adds to the run's config,
+ * which nothing checks again, so a person (or any signal) could otherwise set it far past what a config may say.
+ */
+export const BUDGET_LIMIT_MAX: Readonly<Record<BudgetLimit, number>> = {
+  max_iterations: 100_000,
+  token_budget: 1_000_000_000,
+  timeout: 365 * 24 * 3600,
+};
+
 /** A run waiting for a person to raise one of its limits or stop it; served with the pending calls. */
 export interface PendingBudget {
   requestId: string;

@@ -1,5 +1,12 @@
 import { condition } from '@temporalio/workflow';
-import { BUDGET_UNITS, type AppliedBudgetDecision, type BudgetLimit, type BudgetRecord } from '../shared/budget';
+import {
+  BUDGET_LIMIT_MAX,
+  BUDGET_UNITS,
+  type AppliedBudgetDecision,
+  type BudgetLimit,
+  type BudgetRecord,
+} from '../shared/budget';
+import type { ApprovalBook } from './approval-book';
 import type { AgentConfig } from '../shared/config';
 import { formatDuration, parseDuration } from '../shared/duration';
 import { describeDecider } from '../shared/identity';
@@ -28,8 +35,29 @@ function raiseLimit(config: AgentConfig, limit: BudgetLimit, amount: number): vo
   else config.timeoutSeconds = (config.timeoutSeconds ?? 0) + amount;
 }
 
-function decideBudget(state: RunState, payload: unknown, via: 'update' | 'signal'): AppliedBudgetDecision {
+/**
+ * A budget decision checked, and from rule set 5 a raise past the limit's maximum (the config schema's) refused: the
+ * new limit goes into the run's config, which nothing checks again.
+ */
+function checkBudget(
+  state: RunState,
+  payload: unknown,
+  via: 'update' | 'signal',
+): ReturnType<ApprovalBook['checkBudget']> {
   const checked = state.approvals.checkBudget(payload, via);
+  if (!checked.ok || state.rules < 5 || checked.value.decision.decision !== 'raise') return checked;
+  const { limit, current, suggested } = checked.value.request.pending;
+  const raised = current + (checked.value.decision.amount ?? suggested);
+  if (raised <= BUDGET_LIMIT_MAX[limit]) return checked;
+  return {
+    ok: false,
+    reason: 'invalid_payload',
+    message: `Invalid budget decision: raising the ${LIMIT_NAMES[limit]} to ${raised} would pass its maximum of ${BUDGET_LIMIT_MAX[limit]}`,
+  };
+}
+
+function decideBudget(state: RunState, payload: unknown, via: 'update' | 'signal'): AppliedBudgetDecision {
+  const checked = checkBudget(state, payload, via);
   if (!checked.ok) throw refuse(checked);
   const { request, decision, by } = checked.value;
   const { requestId, limit, current, suggested } = request.pending;
@@ -46,7 +74,7 @@ export function installBudgetHandlers(state: RunState): void {
     state,
     decideBudgetUpdate,
     decideBudgetSignal,
-    (payload) => state.approvals.checkBudget(payload, 'update'),
+    (payload) => checkBudget(state, payload, 'update'),
     (payload, via) => decideBudget(state, payload, via),
   );
 }

@@ -83,6 +83,10 @@ describe("onBudget: 'ask' turns a limit into a request a person decides", () => 
     const handle = harness.agents.client.workflow.getHandle(run.workflowId);
     await expect(harness.agents.raiseBudget(run.workflowId, 5, 'b9')).rejects.toMatchObject({ reason: 'not_pending' });
     await expect(harness.agents.raiseBudget(run.workflowId, -3)).rejects.toBeInstanceOf(DecisionRefusedError);
+    // N13: a raise may not take a limit past what a config may say (here 1,000,000,000 tokens).
+    await expect(harness.agents.raiseBudget(run.workflowId, 1_000_000_000)).rejects.toThrow(
+      /raising the token budget to 1000001000 would pass its maximum of 1000000000/,
+    );
     expect((await harness.agents.getPending(handle.workflowId)).budget?.requestId).toBe('b1');
 
     expect(await harness.agents.stopAtBudget(run.workflowId)).toMatchObject({
