@@ -65,7 +65,11 @@ export function parseTokens(text: string, origin: string): Record<string, InboxU
   try {
     json = JSON.parse(text);
   } catch (error) {
-    throw new InboxConfigError(`${origin} is not valid JSON: ${(error as Error).message}`);
+    // V8's message quotes the text it failed on, which here is a token: only the position is said.
+    const position = /position (\d+)/.exec((error as Error).message)?.[1];
+    throw new InboxConfigError(
+      `${origin} is not valid JSON${position === undefined ? '' : ` (at character ${position})`}: expected { "<token>": { "name": … } }`,
+    );
   }
   const parsed = usersSchema.safeParse(json);
   if (!parsed.success) throw new InboxConfigError(`${origin}: ${formatZodIssues(parsed.error.issues)}`);

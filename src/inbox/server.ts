@@ -56,9 +56,14 @@ function wantsJson(request: IncomingMessage): boolean {
   return (request.headers.accept ?? '').includes('application/json') || request.headers.authorization !== undefined;
 }
 
-/** A same-site path to go back to after signing in; anything else (another origin, `//host`) goes to the list. */
-function safeNext(next: unknown): string {
-  return typeof next === 'string' && next.startsWith('/') && !next.startsWith('//') ? next : '/';
+/**
+ * A same-site path to go back to after signing in; anything else goes to the list. Browsers read `/\host` and
+ * `/<tab>/host` as `//host` (another origin), so a backslash or a control character anywhere refuses the path.
+ */
+export function safeNext(next: unknown): string {
+  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//')) return '/';
+  // eslint-disable-next-line no-control-regex -- control characters are what is refused
+  return /[\\\u0000-\u001f\u007f]/.test(next) ? '/' : next;
 }
 
 /** A post from a page of another origin is refused whatever it carries (browsers send Origin on posts). */

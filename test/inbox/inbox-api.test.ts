@@ -39,6 +39,28 @@ describe('the inbox refuses anonymous and forged requests', () => {
     expect(wrongLogin.headers.get('set-cookie')).toBeNull();
   });
 
+  it('after signing in, goes back only to a path of its own (N22)', async () => {
+    const signInTo = async (next: string) =>
+      (
+        await fetch(`${inbox.url}/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token: ALICE_TOKEN, next }).toString(),
+          redirect: 'manual',
+        })
+      ).headers.get('location');
+    // Browsers read a backslash or a tab after the slash as `//`: another origin.
+    for (const next of [
+      '/\\127.0.0.1:18499/after-login',
+      '/\t/evil.example/',
+      '//evil.example/',
+      'https://evil.example/',
+    ]) {
+      expect(await signInTo(next)).toBe('/');
+    }
+    expect(await signInTo('/runs/some-run')).toBe('/runs/some-run');
+  });
+
   it('a session post without its CSRF token (or from another origin) is refused; with it, the decision is recorded as the person', async () => {
     const run = await harness.start(deleteTurns('r1'));
     await waitForPending(harness, run.workflowId);

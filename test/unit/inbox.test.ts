@@ -15,6 +15,11 @@ describe('inbox identities', () => {
       'INBOX_TOKENS: the token of "a" is too short: use at least 16 characters',
     );
     expect(() => parseTokens('not json', 'INBOX_TOKENS')).toThrow(/not valid JSON/);
+    // N24: a token pasted without its JSON is never quoted back (messages reach logs).
+    expect(() => parseTokens('prod-secret-token-XYZ123456789', 'INBOX_TOKENS')).toThrow(
+      /^INBOX_TOKENS is not valid JSON/,
+    );
+    expect(() => parseTokens('prod-secret-token-XYZ123456789', 'INBOX_TOKENS')).not.toThrow(/prod|secre/);
   });
 
   it('knows people by bearer token, session cookie or trusted header; sessions need their CSRF token', () => {
