@@ -106,7 +106,9 @@ function outcomeOfError(error: unknown): DecisionOutcome {
     const message =
       error.reason === 'stale_args'
         ? `The call's arguments changed since this page showed them; nothing was sent. (${error.message})`
-        : `Already decided elsewhere; nothing changed. (${error.message})`;
+        : error.reason === 'not_pending'
+          ? `Nothing of that ID is waiting (it was decided elsewhere, or never existed); nothing changed. (${error.message})`
+          : `Already decided elsewhere; nothing changed. (${error.message})`;
     return { status: 'stale', message, ...(error.reason ? { reason: error.reason } : {}) };
   }
   return { status: 'refused', message: error.message, ...(error.reason ? { reason: error.reason } : {}) };

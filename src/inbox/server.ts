@@ -11,6 +11,7 @@ import { answerAs, BadRequest, budgetAs, decideAs, httpStatus, readBody, type De
 import { loginPage, outcomePage } from './html';
 import { PendingFeed } from './live';
 import { inboxPage, runPage, streamInbox, streamRunPending, streamTrace } from './pages';
+import { visible } from '../cli/terminal-text';
 
 /** Options of {@link startInbox}. */
 export interface InboxOptions {
@@ -169,7 +170,13 @@ async function post(
   if (!match || !act || !action) return sendJson(response, 404, { error: `nothing to post to at ${url.pathname}` });
   const workflowId = decodeURIComponent(match[1]!);
   const outcome: DecisionOutcome = await act(options.client, who.user, workflowId, body);
-  options.log?.(`${who.user.name} ${action.slice(1)} ${workflowId}: ${outcome.status} (${outcome.message})`);
+  // Every part but the action came from the request: escaped, a newline in a call ID cannot forge a line of the log.
+  options.log?.(
+    visible(`${who.user.name} ${action.slice(1)} ${workflowId}: ${outcome.status} (${outcome.message})`).replace(
+      /\n/g,
+      '\\n',
+    ),
+  );
   if (wantsJson(request)) return sendJson(response, httpStatus(outcome), outcome);
   return sendHtml(
     response,

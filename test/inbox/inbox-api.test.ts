@@ -5,9 +5,16 @@ import { ALICE_TOKEN, BOB_TOKEN, call, PEOPLE, recordedDecisions, signIn } from 
 
 const harness = useHarness();
 let inbox: Inbox;
+/** What the inbox logs, as an operator's log would hold it. */
+const logged: string[] = [];
 
 beforeAll(async () => {
-  inbox = await startInbox({ client: harness.client, identities: { tokens: PEOPLE }, pollMs: 200 });
+  inbox = await startInbox({
+    client: harness.client,
+    identities: { tokens: PEOPLE },
+    pollMs: 200,
+    log: (line) => logged.push(line),
+  });
 });
 afterAll(async () => {
   await inbox.close();
@@ -37,6 +44,22 @@ describe('the inbox refuses anonymous and forged requests', () => {
     });
     expect(wrongLogin.status).toBe(401);
     expect(wrongLogin.headers.get('set-cookie')).toBeNull();
+  });
+
+  it('a call ID carrying a newline cannot forge a log line, and is answered as no such call (N25)', async () => {
+    const run = await harness.start(deleteTurns('log1'));
+    await waitForPending(harness, run.workflowId);
+    const forged = `zz\nalice decide ${run.workflowId}: applied (approve c1-1: sent as alice)`;
+    const response = await call(inbox.url, `/runs/${run.workflowId}/decide`, {
+      token: BOB_TOKEN,
+      body: { callId: forged, decision: 'approve' },
+    });
+    expect(response.json()).toMatchObject({ status: 'stale' });
+    expect(JSON.stringify(response.json())).toContain('Nothing of that ID is waiting');
+    expect(logged.filter((line) => line.startsWith('alice'))).toEqual([]);
+    expect(logged.some((line) => line.startsWith('bob decide') && line.includes('zz\\nalice'))).toBe(true);
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    await run.result();
   });
 
   it('after signing in, goes back only to a path of its own (N22)', async () => {
