@@ -13,6 +13,7 @@ import {
   type TokenUsage,
 } from '../shared/types';
 import { firstRunInput, runStepOffsets } from './run-chain';
+import { ARCHIVE_MAX_BYTES, fitSteps } from '../shared/step-archive';
 
 /** A fork or continuation that cannot be made from this parent (bad step, wrong state, limit not raised). */
 export class ForkRefusedError extends DurableAgentError {
@@ -108,7 +109,20 @@ function countTools(steps: readonly ReActStep[], counts: (step: ReActStep) => bo
 /** Calls a person settled without running the tool. */
 const NOT_RUN = new Set(['reject', 'respond', 'timeout']);
 
-function seedFrom(parent: ParentRun, steps: ReActStep[], lineage: RunLineage, totals?: RunSeed['totals']): RunSeed {
+/**
+ * Most bytes of steps a fork's or continuation's start input carries, as continue-as-new's archive: a long run's
+ * stitched trace (5.5 MB for 300 steps) made the start request bigger than the server takes. The parent keeps every
+ * step whole; the seed's clipped ones say where.
+ */
+export const SEED_MAX_BYTES = ARCHIVE_MAX_BYTES;
+
+function seedFrom(parent: ParentRun, all: ReActStep[], lineage: RunLineage, totals?: RunSeed['totals']): RunSeed {
+  const steps = fitSteps(all, SEED_MAX_BYTES, 'seed', true);
+  if (!steps) {
+    throw new ForkRefusedError(
+      `${parent.workflowId}'s ${all.length} steps do not fit a new run's input even clipped: fork from an earlier step`,
+    );
+  }
   const last = steps[steps.length - 1];
   const iterations = last?.iteration ?? 0;
   const errorHistory = parent.trace.errorHistory.filter((entry) => entry.iteration <= iterations);

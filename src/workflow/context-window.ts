@@ -8,7 +8,7 @@ import { summaryMessages, type SummarizeInput } from '../shared/summaries';
 import type { ReActStep } from '../shared/types';
 import { summarize } from './activity-proxies';
 import { recordError, recordUsage, type RunState } from './run-state';
-import { promptSteps } from './step-archive';
+import { promptSteps } from '../shared/step-archive';
 import { estimatePromptTokens, loopCallAllowance, withCap } from './token-budget';
 
 /*

@@ -1,7 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { AgentWorkflowInput, ReActResult } from '../shared/types';
 import { toCarried, type RunState } from './run-state';
-import { ARCHIVE_MAX_BYTES, archiveSteps, fitSteps, jsonBytes } from './step-archive';
+import { ARCHIVE_MAX_BYTES, archiveSteps, fitSteps, jsonBytes } from '../shared/step-archive';
 
 /**
  * Most characters of steps one run keeps before it hands over (rule set 3). A run's steps travel whole in its trace

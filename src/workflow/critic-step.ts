@@ -5,7 +5,7 @@ import { loopCallAllowance, withCap } from './token-budget';
 import { critique } from './activity-proxies';
 import { renderScratchpad } from '../shared/protocol';
 import { recordError, recordUsage, stopRun, type RunState } from './run-state';
-import { promptSteps } from './step-archive';
+import { promptSteps } from '../shared/step-archive';
 
 /**
  * Critic mode: after an iteration's observations, the critic classifies them; the verdict is recorded on the

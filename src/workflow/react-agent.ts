@@ -37,7 +37,7 @@ import { acceptFinalAnswer, forceFinalAnswer } from './final-answer';
 import { promptFor, think } from './thinking';
 import { summarizeConversationIfDue } from './summaries';
 import { actOnToolCalls } from './tool-step';
-import { traceSteps } from './step-archive';
+import { traceSteps } from '../shared/step-archive';
 import { applySeed, carriedFromSeed } from './seed';
 import { runAheadTools } from './run-ahead';
 

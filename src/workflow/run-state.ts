@@ -6,7 +6,7 @@ import { outputSchemaOf } from '../shared/output';
 import { ApprovalBook } from './approval-book';
 import { callHook, type AgentHooks } from './hooks';
 import { countTokens } from './metrics';
-import { traceSteps } from './step-archive';
+import { traceSteps } from '../shared/step-archive';
 import { EventLog } from './event-log';
 import {
   addUsage,

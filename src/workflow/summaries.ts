@@ -6,7 +6,7 @@ import { summarize } from './activity-proxies';
 import { foldSteps } from './context-window';
 import { renderScratchpad } from '../shared/protocol';
 import { recordUsage, type RunState } from './run-state';
-import { promptSteps } from './step-archive';
+import { promptSteps } from '../shared/step-archive';
 import { loopCallAllowance, withCap } from './token-budget';
 import { summaryMessages, type SummarizeInput } from '../shared/summaries';
 

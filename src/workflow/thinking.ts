@@ -12,7 +12,7 @@ import { callModel, callModelLocally } from './activity-proxies';
 import { buildMessages } from './prompt';
 import { recordUsage, type RunState } from './run-state';
 import { keepRanAhead, runAheadRequest } from './run-ahead';
-import { promptSteps } from './step-archive';
+import { promptSteps } from '../shared/step-archive';
 import { completionCap, learnPromptRatio } from './token-budget';
 
 /** The next prompt: the running summary and the window of steps it does not cover yet, plus notes and feedback. */

@@ -120,3 +120,21 @@ describe('continueInput', () => {
     expect(() => continueInput(parent(steps as ReActStep[], { status: 'RUNNING' }), null, {})).toThrow(/is running/);
   });
 });
+
+describe('a long parent (N15)', () => {
+  // 300 steps of 18 KB: a 5.5 MB stitched trace, over the 4 MB a start request may be.
+  const long = Array.from({ length: 300 }, (_, index) => call(index + 1, 1, { observation: 'x'.repeat(18_000) }));
+
+  it('is continued and forked with a seed clipped to the archive size, every step kept and marked', () => {
+    const continued = continueInput(parent(long, {}, { totalIterations: 300 }), 'max_iterations', {
+      maxIterations: 310,
+    });
+    const forked = forkInput(parent(long, {}, { totalIterations: 300 }), { fromStep: 299 });
+    for (const input of [continued, forked]) {
+      const bytes = Buffer.byteLength(JSON.stringify(input));
+      expect(bytes).toBeLessThan(1_100_000);
+      expect(input.seed?.steps.length).toBeGreaterThanOrEqual(299);
+      expect(input.seed?.steps.at(-1)?.observation).toMatch(/^\[clipped from 18000 characters in the run's seed\]/);
+    }
+  });
+});

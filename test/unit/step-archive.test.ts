@@ -8,7 +8,7 @@ import {
   promptSteps,
   TRACE_MAX_BYTES,
   traceSteps,
-} from '../../src/workflow/step-archive';
+} from '../../src/shared/step-archive';
 
 function step(iteration: number, observation: string, data?: unknown): ReActStep {
   return {

@@ -1,4 +1,5 @@
-import type { ArchivedSteps, ReActStep } from '../shared/types';
+import type { ArchivedSteps, ReActStep } from './types';
+import { headOf } from './well-formed';
 
 /**
  * Most bytes (as JSON) of the steps a run hands to the next one when it continues-as-new. Temporal refuses payloads
@@ -18,7 +19,7 @@ const OBSERVATION_LIMITS = [Infinity, 4096, 1024, 256, 0];
 const LAST_RESORT_CHARS = 256;
 
 /** Where clipped steps end up: said in the mark on each clipped observation. */
-export type ClipSite = 'archive' | 'trace' | 'window';
+export type ClipSite = 'archive' | 'trace' | 'window' | 'seed';
 
 export function utf8Bytes(text: string): number {
   let bytes = 0;
@@ -37,7 +38,7 @@ export function jsonBytes(value: unknown): number {
 function cut(text: string, limit: number, site: ClipSite): string {
   // The mark leads, so it survives the CLI's own clipping of long lines.
   return text.length > limit
-    ? `[clipped from ${text.length} characters in the run's ${site}] ${text.slice(0, limit)}`
+    ? `[clipped from ${text.length} characters in the run's ${site}] ${headOf(text, limit)}`
     : text;
 }
 
