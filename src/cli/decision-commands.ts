@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
 import { auditTrail, type AuditEntry } from '../client/audit';
+import { PENDING_QUERY_TIMEOUT_MS } from '../client/decisions';
 import { describeCall } from '../shared/observation';
 import { cliIdentity, UsageError } from './args';
 import { formatStep } from './trace-printer';
@@ -98,6 +99,7 @@ export async function decisionCommand(
   command: (typeof DECISION_COMMANDS)[number],
   argv: string[],
   out: Say,
+  say: Say,
 ): Promise<number> {
   const { values, positionals } = parse(argv);
   const [workflowId, second] = positionals;
@@ -108,7 +110,17 @@ export async function decisionCommand(
   });
   try {
     if (command === 'pending') {
-      const items = await agents.listPending();
+      const unreadable: string[] = [];
+      const items = await agents.listPending({ onUnreadable: (id) => unreadable.push(id) });
+      if (unreadable.length > 0) {
+        // On stderr, so `--json` stays one JSON value: these runs wait too, but no worker answered for them.
+        say(
+          visible(
+            `${unreadable.length} waiting run(s) could not be read (no worker answered within ` +
+              `${PENDING_QUERY_TIMEOUT_MS / 1000} s): ${unreadable.join(', ')}`,
+          ),
+        );
+      }
       if (values.json) return (out(JSON.stringify(items)), 0);
       if (items.length === 0) return (out('Nothing is waiting for a decision.'), 0);
       for (const item of items) {

@@ -188,7 +188,7 @@ export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   try {
     const decision = DECISION_COMMANDS.find((name) => name === command);
-    if (decision) return await decisionCommand(decision, rest, out);
+    if (decision) return await decisionCommand(decision, rest, out, say);
     switch (command) {
       case 'run':
         return await runCommand(rest, out, say);

@@ -9,6 +9,7 @@ import {
   resolveCallId,
   sendAnswer,
   sendDecision,
+  type ListPendingOptions,
   type PendingItem,
   type Sender,
 } from './decisions';
@@ -26,9 +27,9 @@ export abstract class AgentDecisions {
     readonly sender: Sender,
   ) {}
 
-  /** Every pending approval and question across running agents. */
-  listPending(): Promise<PendingItem[]> {
-    return listPending(this.client);
+  /** Every pending approval and question across running agents (a run that does not answer in time is left out). */
+  listPending(options: ListPendingOptions = {}): Promise<PendingItem[]> {
+    return listPending(this.client, options);
   }
 
   /** What a run and its running subagents wait for, each item naming the run to send its decision to. */

@@ -38,17 +38,46 @@ function itemsOf(workflowId: string, pending: PendingDecisions): PendingItem[] {
   return items;
 }
 
-/** Every pending approval and question across running agents (visibility query on AgentStatus, then getPending). */
-export async function listPending(client: Client): Promise<PendingItem[]> {
+/**
+ * How long listing waits for one run's answer. A query needs a worker: a run whose worker is gone (a Ctrl-C'd `run`
+ * with its own task queue) never answers, and used to hold every listing, and so every reviewer, for ever.
+ */
+export const PENDING_QUERY_TIMEOUT_MS = 5_000;
+/** Runs asked at once while listing. */
+const PENDING_QUERIES_AT_ONCE = 8;
+
+/** Options of {@link listPending}. */
+export interface ListPendingOptions {
+  /** Told of each waiting run that could not be read (no worker answered in time); its items are left out. */
+  onUnreadable?: (workflowId: string, reason: string) => void;
+}
+
+/**
+ * Every pending approval and question across running agents (visibility query on AgentStatus, then getPending), in
+ * the visibility order. Each run gets {@link PENDING_QUERY_TIMEOUT_MS} to answer; the others are still listed.
+ */
+export async function listPending(client: Client, options: ListPendingOptions = {}): Promise<PendingItem[]> {
   const query = `${AgentStatusKey.name} IN ('AwaitingApproval', 'AwaitingInput') AND ExecutionStatus = 'Running'`;
-  const items: PendingItem[] = [];
-  for await (const execution of client.workflow.list({ query })) {
-    const pending = await queryRun(client.workflow.getHandle(execution.workflowId), getPendingQuery).catch(
-      () => null, // finished between the list and the query
-    );
-    if (pending) items.push(...itemsOf(execution.workflowId, pending));
-  }
-  return items;
+  const ids: string[] = [];
+  for await (const execution of client.workflow.list({ query })) ids.push(execution.workflowId);
+  const found = new Map<string, PendingItem[]>();
+  let next = 0;
+  const readRuns = async () => {
+    for (let index = next++; index < ids.length; index = next++) {
+      const workflowId = ids[index]!;
+      try {
+        const deadline = Date.now() + PENDING_QUERY_TIMEOUT_MS;
+        const handle = client.workflow.getHandle(workflowId);
+        const pending = await client.connection.withDeadline(deadline, () => queryRun(handle, getPendingQuery));
+        found.set(workflowId, itemsOf(workflowId, pending));
+      } catch (error) {
+        // Also a run that finished between the list and the query: it has nothing pending any more.
+        options.onUnreadable?.(workflowId, error instanceof Error ? error.message : String(error));
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(PENDING_QUERIES_AT_ONCE, ids.length) }, readRuns));
+  return ids.flatMap((workflowId) => found.get(workflowId) ?? []);
 }
 
 /**

@@ -192,4 +192,27 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     });
     expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBe(1);
   });
+
+  it("listing what waits still answers when a waiting run's worker is gone, and names that run", async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'delete_record', args: { id: 'd3' } }] },
+      { answer: 'deleted' },
+    ]);
+    await waitForPending(harness, run.workflowId);
+    // Visibility lists the run as waiting before the worker goes.
+    await expect
+      .poll(async () => (await harness.agents.listPending()).some((item) => item.workflowId === run.workflowId), {
+        timeout: 15_000,
+      })
+      .toBe(true);
+    await harness.restartWorker(async () => {
+      // No worker polls the run's task queue: its query is never answered, and used to hold the whole listing.
+      const unreadable: string[] = [];
+      const items = await harness.agents.listPending({ onUnreadable: (id) => unreadable.push(id) });
+      expect(unreadable).toContain(run.workflowId);
+      expect(items.some((item) => item.workflowId === run.workflowId)).toBe(false);
+    });
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    expect((await run.result()).finalAnswer).toBe('deleted');
+  });
 });
