@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { ApplicationFailure } from '@temporalio/common';
+import { type ApplicationFailure } from '@temporalio/common';
 import { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
 import { agentConfigSchema } from '../../src/shared/config';
@@ -13,7 +13,7 @@ import {
 } from '../../src/shared/protocol';
 import { readCompletion } from '../../src/worker/activities/completion-reader';
 import { StreamAssembly } from '../../src/worker/activities/stream-assembly';
-import { classifyModelError, statedContextWindow } from '../../src/worker/activities/model-errors';
+import { classifyModelError, statedContextWindow, UnreadableReply } from '../../src/worker/activities/model-errors';
 import { thoughtPolicy, validateThought } from '../../src/workflow/thought';
 
 const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
@@ -21,12 +21,13 @@ const tags = { thought: 'Thought:', action: 'Action:', observation: 'Observation
 const endpoint = { baseURL: 'http://127.0.0.1:9/v1', model: 'm' };
 const callsOf = (reply: ModelReply) => (reply.type === 'tool_calls' ? reply.calls : []);
 
+/** The failure a reply that cannot be read becomes, as the activity throws it. */
 function failureOf(action: () => unknown): ApplicationFailure {
   try {
     action();
   } catch (error) {
-    if (error instanceof ApplicationFailure) return error;
-    throw error;
+    if (!(error instanceof UnreadableReply)) throw error;
+    return classifyModelError(error, endpoint) as ApplicationFailure;
   }
   throw new Error('expected a classified failure');
 }
@@ -197,7 +198,8 @@ describe('readCompletion', () => {
         try {
           read = readCompletion(raw, endpoint);
         } catch (error) {
-          expect(error).toBeInstanceOf(ApplicationFailure);
+          expect(error).toBeInstanceOf(UnreadableReply);
+          expect((classifyModelError(error, endpoint) as ApplicationFailure).type).toMatch(/^Model\w+Error$/);
           return;
         }
         const reply =

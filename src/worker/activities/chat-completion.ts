@@ -75,7 +75,7 @@ export async function createChatCompletion(
       const replyChars = reply.content.length + reply.reasoning.length;
       const usage = readUsage(reply.usage, JSON.stringify(request.messages).length, replyChars);
       span.setAttributes({
-        ...(reply.id !== 'chatcmpl-unknown' ? { 'gen_ai.response.id': reply.id } : {}),
+        ...(reply.id !== '' ? { 'gen_ai.response.id': reply.id } : {}),
         ...(reply.model !== undefined ? { 'gen_ai.response.model': reply.model } : {}),
         // OpenAI-compatible servers are not all complete: only what the reply carries is recorded.
         ...(reply.finishReason !== null ? { 'gen_ai.response.finish_reasons': [reply.finishReason] } : {}),

@@ -1,13 +1,13 @@
-import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../shared/errors';
 import type { ModelToolCall } from '../../shared/protocol';
-import { badResponseMessage, classifyResponse, type ModelEndpoint } from './model-errors';
+import { badResponseMessage, classifyResponse, UnreadableReply, type ModelEndpoint } from './model-errors';
 
 /**
  * A chat completion as the loop reads it, whatever shape the server gave it: text, the reasoning it sent apart, tool
  * calls with string arguments and unique IDs, and the finish reason.
  */
 export interface CompletionReply {
+  /** The completion's ID; empty when the server sent none. */
   id: string;
   /** The assistant text (may still hold `<think>` blocks; the reply readers take them out). */
   content: string;
@@ -35,8 +35,6 @@ export const isJsonObject = (value: unknown): value is Json =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 /** A value that should be text, or '' when it is anything else. */
 export const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
-const isObject = isJsonObject;
-const text = textOf;
 
 /**
  * Message content as text: a string, or an array of parts (`{ type: 'text', text }`) as some servers send it. Parts
@@ -45,7 +43,7 @@ const text = textOf;
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((part) => (isObject(part) ? text(part.text) : text(part))).join('');
+  return content.map((part) => (isJsonObject(part) ? textOf(part.text) : textOf(part))).join('');
 }
 
 /**
@@ -53,11 +51,11 @@ export function contentText(content: unknown): string {
  * llama.cpp), `reasoning` (OpenRouter, Ollama, Groq), or OpenRouter's `reasoning_details` parts.
  */
 export function reasoningText(message: Json): string {
-  const direct = text(message.reasoning_content) || text(message.reasoning);
+  const direct = textOf(message.reasoning_content) || textOf(message.reasoning);
   if (direct !== '') return direct;
   if (!Array.isArray(message.reasoning_details)) return '';
   return message.reasoning_details
-    .map((part) => (isObject(part) ? text(part.text) || text(part.summary) : ''))
+    .map((part) => (isJsonObject(part) ? textOf(part.text) || textOf(part.summary) : ''))
     .filter((part) => part !== '')
     .join('\n');
 }
@@ -78,14 +76,14 @@ export function argumentsText(value: unknown): string {
  */
 export function readToolCalls(message: Json): ModelToolCall[] {
   const raw: unknown[] = Array.isArray(message.tool_calls) ? message.tool_calls : [];
-  const listed = raw.length === 0 && isObject(message.function_call) ? [{ function: message.function_call }] : raw;
+  const listed = raw.length === 0 && isJsonObject(message.function_call) ? [{ function: message.function_call }] : raw;
   const seen = new Set<string>();
   const calls: ModelToolCall[] = [];
   for (const [position, entry] of listed.entries()) {
-    if (!isObject(entry)) continue;
-    const fn = isObject(entry.function) ? entry.function : entry;
-    const name = text(fn.name).trim();
-    let id = text(entry.id);
+    if (!isJsonObject(entry)) continue;
+    const fn = isJsonObject(entry.function) ? entry.function : entry;
+    const name = textOf(fn.name).trim();
+    let id = textOf(entry.id);
     if (id === '' || seen.has(id)) id = `call_${position}${id === '' ? '' : `_${id}`}`;
     seen.add(id);
     calls.push({ id, name, argumentsText: argumentsText(fn.arguments ?? fn.parameters) });
@@ -94,24 +92,18 @@ export function readToolCalls(message: Json): ModelToolCall[] {
 }
 
 /** A body that is not a completion, classified; an `error` object in a 200 body is the error it describes. */
-function notACompletion(body: unknown, endpoint: ModelEndpoint): ApplicationFailure {
-  const error = isObject(body) ? body.error : undefined;
+function notACompletion(body: unknown, endpoint: ModelEndpoint): UnreadableReply {
+  const error = isJsonObject(body) ? body.error : undefined;
   if (error !== undefined && error !== null) {
-    const detail = (isObject(error) ? text(error.message) : text(error)) || JSON.stringify(error);
-    const code = isObject(error) ? Number(error.code ?? error.status) : NaN;
+    const detail = (isJsonObject(error) ? textOf(error.message) : textOf(error)) || JSON.stringify(error);
+    const code = isJsonObject(error) ? Number(error.code ?? error.status) : NaN;
     const status = Number.isInteger(code) && code >= 400 && code < 600 ? code : 500;
-    const classified = classifyResponse({ status, detail, body: error }, endpoint);
-    return ApplicationFailure.create({
-      type: classified.type,
-      message: classified.message,
-      nonRetryable: classified.nonRetryable,
-      ...(classified.details ? { details: [classified.details] } : {}),
-    });
+    return new UnreadableReply(classifyResponse({ status, detail, body: error }, endpoint));
   }
   if (body === undefined) {
     // A stream closed before its first chunk (a proxy or load balancer cut it): nothing was generated, so nothing was
     // paid for, and the next attempt may well get through.
-    return ApplicationFailure.create({
+    return new UnreadableReply({
       type: ErrorType.ModelUnavailable,
       message: `The model endpoint ${endpoint.baseURL} closed the stream before sending anything`,
       nonRetryable: false,
@@ -121,7 +113,7 @@ function notACompletion(body: unknown, endpoint: ModelEndpoint): ApplicationFail
     typeof body === 'string'
       ? `text that is not JSON (starting ${JSON.stringify(body.trim().slice(0, 80))})`
       : `JSON without choices (${JSON.stringify(body).slice(0, 120)})`;
-  return ApplicationFailure.create({
+  return new UnreadableReply({
     type: ErrorType.ModelBadResponse,
     message: badResponseMessage(endpoint, what),
     nonRetryable: true,
@@ -129,9 +121,9 @@ function notACompletion(body: unknown, endpoint: ModelEndpoint): ApplicationFail
 }
 
 /**
- * Reads whatever an endpoint returned for a chat-completions request. Never throws anything but a classified
- * ApplicationFailure: an HTML page, JSON without choices or an error object in a 200 body each get a named type, so no
- * paid call is retried because a reply could not be read.
+ * Reads whatever an endpoint returned for a chat-completions request. Throws nothing but an {@link UnreadableReply},
+ * already classified: an HTML page, JSON without choices or an error object in a 200 body each get a named type, so
+ * no paid call is retried because a reply could not be read.
  */
 export function readCompletion(body: unknown, endpoint: ModelEndpoint): CompletionReply {
   let parsed = body;
@@ -143,18 +135,18 @@ export function readCompletion(body: unknown, endpoint: ModelEndpoint): Completi
       throw notACompletion(body, endpoint);
     }
   }
-  const choices = isObject(parsed) && Array.isArray(parsed.choices) ? parsed.choices : undefined;
+  const choices = isJsonObject(parsed) && Array.isArray(parsed.choices) ? parsed.choices : undefined;
   const choice: unknown = choices?.[0];
-  if (!isObject(parsed) || !isObject(choice)) throw notACompletion(parsed, endpoint);
-  const message = isObject(choice.message) ? choice.message : isObject(choice.delta) ? choice.delta : {};
+  if (!isJsonObject(parsed) || !isJsonObject(choice)) throw notACompletion(parsed, endpoint);
+  const message = isJsonObject(choice.message) ? choice.message : isJsonObject(choice.delta) ? choice.delta : {};
   // Legacy completions-style servers put the text on the choice itself.
-  const content = contentText(message.content) || text(choice.text);
+  const content = contentText(message.content) || textOf(choice.text);
   return {
-    id: text(parsed.id) || 'chatcmpl-unknown',
+    id: textOf(parsed.id),
     content,
     reasoning: reasoningText(message),
     toolCalls: readToolCalls(message),
-    finishReason: text(choice.finish_reason) || null,
+    finishReason: textOf(choice.finish_reason) || null,
     usage: parsed.usage,
     ...(typeof parsed.model === 'string' ? { model: parsed.model } : {}),
   };

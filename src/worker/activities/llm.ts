@@ -205,7 +205,7 @@ async function readReply(deps: ModelDependencies, input: ResolvedModelInput): Pr
   const reply = settleArguments(
     input.mode === 'native'
       ? readNativeReply(content, toolCalls, usage, reasoning)
-      : readTextReply(content, input.tags, completion.id, usage, reasoning),
+      : readTextReply(content, input.tags, completion.id || 'chatcmpl-unknown', usage, reasoning),
     tools,
   );
   // A reply the token limit cut off is not an answer, however it reads, and a call cut off mid-arguments is not a

@@ -224,17 +224,17 @@ export function classifyResponse(response: ErrorResponse, endpoint: ModelEndpoin
   return fatal(ErrorType.ModelBadRequest, `Request refused by ${where}: ${detail}`);
 }
 
-function classify(error: unknown, endpoint: ModelEndpoint): Classification {
-  if (error instanceof ApplicationFailure) {
-    // Already classified where it was found (a body that is not a chat completion).
-    const details = error.details?.[0];
-    return {
-      type: error.type ?? ErrorType.ModelBadResponse,
-      message: error.message,
-      nonRetryable: error.nonRetryable === true,
-      ...(typeof details === 'object' && details !== null ? { details: details as Record<string, unknown> } : {}),
-    };
+/** A reply that could not be read, classified where it was found (its body says what it is). */
+export class UnreadableReply extends Error {
+  override readonly name = 'UnreadableReply';
+
+  constructor(readonly classification: Classification) {
+    super(classification.message);
   }
+}
+
+function classify(error: unknown, endpoint: ModelEndpoint): Classification {
+  if (error instanceof UnreadableReply) return error.classification;
   if (error instanceof APIConnectionTimeoutError) {
     return retryable(ErrorType.ModelUnavailable, `Model request to ${endpoint.baseURL} timed out`, error);
   }
