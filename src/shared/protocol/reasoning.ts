@@ -54,12 +54,13 @@ export function joinReasoning(...parts: readonly string[]): string {
 }
 
 /**
- * A step's thought: the reasoning the model gave apart, then the text it wrote. The reasoning comes first and whole,
- * so {@link visibleThought} can take it off again by its length.
+ * A reply's thought: the reasoning the model gave apart, then the text it wrote (kept to its end). The reasoning comes
+ * first and whole, so {@link visibleThought} takes it off again by its length, `reasoningChars`.
  */
-export function thoughtWithReasoning(reasoning: string, text: string): string {
-  if (reasoning === '') return text;
-  return text === '' ? reasoning : `${reasoning}\n\n${text}`;
+export function thoughtFrom(reasoning: string, text: string): { thought: string; reasoningChars?: number } {
+  const written = boundThought(text.trim());
+  if (reasoning === '') return { thought: written };
+  return { thought: written === '' ? reasoning : `${reasoning}\n\n${written}`, reasoningChars: reasoning.length };
 }
 
 /**

@@ -2,7 +2,7 @@ import type { TokenUsage } from '../types';
 import { CLARIFICATION_TOOL, FINAL_ANSWER_TOOL, parseClarification, parseFinalAnswer } from './builtin-actions';
 import type { ModelReply, ModelToolCall, ParsedToolCall, ReplyBase, TextTags } from './model-io';
 import { parseLooseJson } from './loose-json';
-import { boundThought, joinReasoning, splitReasoning, thoughtWithReasoning } from './reasoning';
+import { joinReasoning, splitReasoning, thoughtFrom } from './reasoning';
 import { parseTextReply } from './text-format';
 
 /** Parses one call's arguments; bad JSON is kept as a parse error the model will be told about, never thrown. */
@@ -38,15 +38,6 @@ function settledBy(call: ParsedToolCall, base: ReplyBase): ModelReply | null {
 }
 
 /**
- * The thought of a reply: the reasoning the server sent apart (a field, or a `<think>` block at the start of the text)
- * and then the text the model wrote, each kept to its end; `reasoningChars` says how much of it is reasoning.
- */
-function thoughtOf(reasoning: string, text: string): Pick<ReplyBase, 'thought' | 'reasoningChars'> {
-  const thought = thoughtWithReasoning(reasoning, boundThought(text.trim()));
-  return reasoning === '' ? { thought } : { thought, reasoningChars: reasoning.length };
-}
-
-/**
  * Understands a native tool-calling reply: tool calls are actions, no call is the answer. The thought is the reasoning
  * the server sent apart (`reasoning`: a `reasoning_content`/`reasoning` field) or in a leading `<think>` block, then
  * the text beside the calls; a final answer is the text alone, its reasoning never part of it.
@@ -62,7 +53,7 @@ export function readNativeReply(
   const text = split.text;
   const base: ReplyBase = {
     // A final answer's text is the answer, not a thought; with no reasoning it stands for both, as it always has.
-    ...thoughtOf(thinking, toolCalls.length > 0 || thinking === '' ? text : ''),
+    ...thoughtFrom(thinking, toolCalls.length > 0 || thinking === '' ? text : ''),
     usage,
     // Only the text goes back to the model: servers refuse or mis-template reasoning sent back as input.
     assistantMessage: { role: 'assistant', content: text, ...(toolCalls.length ? { toolCalls } : {}) },
@@ -100,7 +91,7 @@ export function readTextReply(
   const split = splitReasoning(content);
   const parsed = parseTextReply(split.text, tags);
   const base: ReplyBase = {
-    ...thoughtOf(joinReasoning(reasoning, split.reasoning), parsed.thought),
+    ...thoughtFrom(joinReasoning(reasoning, split.reasoning), parsed.thought),
     usage,
     assistantMessage: { role: 'assistant', content: split.text },
   };
