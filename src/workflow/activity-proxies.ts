@@ -1,6 +1,12 @@
-import { ActivityCancellationType, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { ActivityCancellationType, ActivityFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../worker/activities';
 import { NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
+
+/** What a failed activity said (its cause's message), for the trace and the error history. */
+export function activityFailureMessage(error: unknown): string {
+  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
+  return error instanceof Error ? error.message : String(error);
+}
 
 /**
  * Model calls: the openai client times out at 60 s with no retries of its own, so one attempt fits in 90 s;

@@ -6,7 +6,7 @@ import { CHARS_PER_TOKEN, describeCall } from '../shared/observation';
 import { renderScratchpad, type ChatMessage } from '../shared/protocol';
 import { summaryMessages, type SummarizeInput } from '../shared/summaries';
 import type { ReActStep } from '../shared/types';
-import { summarize } from './activity-proxies';
+import { activityFailureMessage, summarize } from './activity-proxies';
 import { recordError, recordUsage, type RunState } from './run-state';
 import { promptSteps } from '../shared/step-archive';
 import { estimatePromptTokens, loopCallAllowance, withCap } from './token-budget';
@@ -107,7 +107,7 @@ async function summarizeSteps(state: RunState, steps: readonly ReActStep[], labe
       if (output.summary.trim() !== '') return output.summary;
     } catch (error) {
       if (isCancellation(error)) throw error;
-      recordError(state, 'model_error', `the summary failed, steps listed instead: ${failureText(error)}`);
+      recordError(state, 'model_error', `the summary failed, steps listed instead: ${activityFailureMessage(error)}`);
     }
   }
   return listedSummary(state, steps);
@@ -166,9 +166,13 @@ export async function fitContext(
     };
   }
   let messages = first;
-  while (overflowOf(state, messages) > 0 && (await compact(state))) messages = build();
+  let over = overflowOf(state, messages);
+  while (over > 0 && (await compact(state))) {
+    messages = build();
+    over = overflowOf(state, messages);
+  }
   const now = contextWindowOf(state);
-  if (overflowOf(state, messages) === 0 || !now.known) return { messages };
+  if (over === 0 || !now.known) return { messages };
   return {
     refused:
       `the next prompt (~${estimatePromptTokens(state, messages)} tokens, with room for the reply) does not fit the ` +
@@ -198,9 +202,4 @@ export async function recoverFromRefusal(
     typeof stated === 'number' && stated > 0 ? stated : Math.floor(estimatePromptTokens(state, messages) * 0.9);
   state.learnedContextWindow = Math.min(state.learnedContextWindow ?? learned, learned);
   return compact(state);
-}
-
-function failureText(error: unknown): string {
-  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
-  return error instanceof Error ? error.message : String(error);
 }

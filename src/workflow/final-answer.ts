@@ -1,4 +1,5 @@
-import { ActivityFailure, isCancellation } from '@temporalio/workflow';
+import { isCancellation } from '@temporalio/workflow';
+import { activityFailureMessage } from './activity-proxies';
 import { eventText } from '../shared/events';
 import { answerCandidate, type ModelReply } from '../shared/protocol';
 import { readAnswerJson } from '../shared/output';
@@ -58,11 +59,6 @@ export function acceptFinalAnswer(state: RunState, reply: ModelReply, answer: st
   return true;
 }
 
-function modelFailureMessage(error: unknown): string {
-  if (error instanceof ActivityFailure && error.cause) return error.cause.message;
-  return error instanceof Error ? error.message : String(error);
-}
-
 /** After a stop other than success or cancellation: one call, without tools, for the best answer so far. */
 export async function forceFinalAnswer(state: RunState): Promise<void> {
   if (!state.stop || !state.config.forceFinalAnswer || state.finalAnswer !== null) return;
@@ -103,7 +99,7 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
       if (isCancellation(error)) throw error;
       const refusal = state.rules >= 5 && attempt === 1 ? contextLengthFailure(error) : undefined;
       if (refusal && (await recoverFromRefusal(state, refusal, messages))) continue;
-      const reason = modelFailureMessage(error);
+      const reason = activityFailureMessage(error);
       recordError(state, 'model_error', `forced final answer failed: ${reason}`);
       state.forcedFinalAnswer = { status: 'failed', reason };
       return;

@@ -14,7 +14,6 @@ import { installEventHandlers } from './event-log';
 import { eventText } from '../shared/events';
 import { ErrorType } from '../shared/errors';
 import { getPromptQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
-import { estimateTokens } from '../shared/observation';
 import type { ToolInfo } from '../shared/tool-protocol';
 import type { AgentWorkflowInput, ReActResult } from '../shared/types';
 import { publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
@@ -25,7 +24,7 @@ import { invalidInput, lookUpTools, startRun } from './run-start';
 import { renderScratchpad, visibleThought, type ModelReply } from '../shared/protocol';
 import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './run-state';
 import { checkBeforeThinking, findPhrase } from './termination';
-import { loopCallAllowance } from './token-budget';
+import { loopCallAllowance, rawPromptTokens } from './token-budget';
 import { thoughtPolicy, validateThought } from './thought';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { contextLengthFailure, fitContext, recoverFromRefusal } from './context-window';
@@ -78,7 +77,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
     if ('refused' in fitted) return stopRun(state, 'token_budget', fitted.refused);
     messages = fitted.messages;
   }
-  const limit = checkBeforeThinking(used, config, estimateTokens(JSON.stringify(messages)));
+  const limit = checkBeforeThinking(used, config, rawPromptTokens(messages));
   if (limit) return reachLimit(state, limit.reason, limit.detail);
   // Rule set 2: the budget is a hard cap, with room kept for the forced final answer.
   const allowed = loopCallAllowance(state, messages);

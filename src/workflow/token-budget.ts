@@ -9,9 +9,26 @@ export const FINAL_ANSWER_COMPLETION_TOKENS = 256;
 /** What a model call may spend: no cap (no budget, or a run recorded before rule set 2), a cap, or not at all. */
 export type CallAllowance = { maxTokens?: undefined } | { maxTokens: number } | { refused: string };
 
+/** Character estimates of request objects already measured (a prompt is a fresh array each time it is built). */
+const measured = new WeakMap<object, number>();
+
+/**
+ * The character estimate of a request's tokens, measured once per request object: the budget, the context window and
+ * the learnt ratio each ask for the same prompt's, and serialising a long prompt is the costly part.
+ */
+export function rawPromptTokens(request: unknown): number {
+  if (typeof request !== 'object' || request === null) return estimateTokens(JSON.stringify(request) ?? '');
+  let tokens = measured.get(request);
+  if (tokens === undefined) {
+    tokens = estimateTokens(JSON.stringify(request));
+    measured.set(request, tokens);
+  }
+  return tokens;
+}
+
 /** Estimated prompt tokens of a request, scaled by how far the estimate fell short of the model's own reports. */
 export function estimatePromptTokens(state: RunState, request: unknown): number {
-  return Math.ceil(estimateTokens(JSON.stringify(request)) * state.promptTokenRatio);
+  return Math.ceil(rawPromptTokens(request) * state.promptTokenRatio);
 }
 
 /**
@@ -19,7 +36,7 @@ export function estimatePromptTokens(state: RunState, request: unknown): number 
  * add what the message text alone does not show), so the next call's estimate is not too low. Never below 1.
  */
 export function learnPromptRatio(state: RunState, request: unknown, reportedPromptTokens: number): void {
-  const raw = estimateTokens(JSON.stringify(request));
+  const raw = rawPromptTokens(request);
   if (raw > 0 && reportedPromptTokens > 0) state.promptTokenRatio = Math.max(1, reportedPromptTokens / raw);
 }
 
