@@ -100,7 +100,7 @@ function completion(
   };
 }
 
-function send(response: ServerResponse, status: number, body: object, headers: Record<string, string> = {}): void {
+function send(response: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   if (response.destroyed) return;
   response.writeHead(status, { 'content-type': 'application/json', ...headers });
   response.end(JSON.stringify(body));
@@ -111,9 +111,7 @@ async function sendRaw(response: ServerResponse, raw: ScriptedRawResponse, turn:
   if (response.destroyed) return;
   switch (raw.kind) {
     case 'json':
-      response.writeHead(raw.status ?? 200, { 'content-type': 'application/json', ...raw.headers });
-      response.end(JSON.stringify(raw.body));
-      return;
+      return send(response, raw.status ?? 200, raw.body, raw.headers);
     case 'text':
       response.writeHead(raw.status ?? 200, { 'content-type': raw.contentType });
       response.end(raw.body);
