@@ -1,14 +1,15 @@
 import { z } from 'zod';
-import { regexRisk, schemaPatterns } from './regex-safety';
+import { linearPattern, schemaPatterns } from './regex-safety';
 
 /**
  * Builds the validator for a JSON Schema, or says why it is unusable; zod does this without generating code. Patterns
- * that could backtrack catastrophically are refused: the validator runs on the model's answer inside the workflow.
+ * the worker's linear-time regex engine cannot run are refused: the validator runs on the model's answer and
+ * arguments in the worker's activities.
  */
 export function compileJsonSchema(schema: Record<string, unknown>): z.ZodType | string {
   for (const pattern of schemaPatterns(schema)) {
-    const risk = regexRisk(pattern);
-    if (risk !== null) return `pattern ${risk}; rewrite it without a repeated group that repeats`;
+    const linear = linearPattern(pattern);
+    if ('problem' in linear) return `pattern ${linear.problem}`;
   }
   try {
     return z.fromJSONSchema(schema);

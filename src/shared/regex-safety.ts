@@ -72,3 +72,136 @@ export function schemaPatterns(schema: unknown): string[] {
       : [];
   return [...own, ...keys, ...Object.values(record).flatMap(schemaPatterns)];
 }
+
+/*
+ * Linear-time patterns. The worker turns on V8's fallback to its linear-time regex engine (see
+ * src/worker/regex-engine.ts), which takes over from backtracking after a bounded number of steps: a pattern then
+ * costs time proportional to its input, whatever its shape, `^a*a*a*a*$` (polynomial) included. V8's linear engine
+ * runs no lookaround, no backreference and no `i`, `u` or `v` flag; a pattern that needs one would backtrack without
+ * bound, so the patterns that run on model-controlled text (confirmation rules, schema patterns) must do without.
+ */
+
+/** Flags a linear-time pattern may carry (`i` is accepted by {@link linearPattern}, which spells it out). */
+const LINEAR_FLAGS = new Set(['g', 'm', 's', 'y', 'd']);
+
+/** Why V8's linear-time engine could not run this pattern (flags aside), or null when it can. */
+function nonLinearSyntax(pattern: string): string | null {
+  for (let index = 0; index < pattern.length; index++) {
+    const char = pattern[index];
+    if (char === '\\') {
+      const next = pattern[index + 1] ?? '';
+      if (/[1-9]/.test(next) || next === 'k') return 'uses a backreference';
+      index++;
+      continue;
+    }
+    if (char === '[') {
+      index = classEnd(pattern, index);
+      continue;
+    }
+    if (char === '(' && pattern[index + 1] === '?') {
+      const kind = pattern.slice(index + 2, index + 4);
+      if (kind.startsWith('=') || kind.startsWith('!') || kind === '<=' || kind === '<!') return 'uses a lookaround';
+    }
+  }
+  return null;
+}
+
+/** The index of the `]` that closes the class opened at `start` (or the pattern's end). */
+function classEnd(pattern: string, start: number): number {
+  let index = start + 1;
+  if (pattern[index] === '^') index++;
+  if (pattern[index] === ']') index++;
+  while (index < pattern.length && pattern[index] !== ']') index += pattern[index] === '\\' ? 2 : 1;
+  return index;
+}
+
+const isAsciiLetter = (char: string) => /^[A-Za-z]$/.test(char);
+const otherCase = (char: string) => (char === char.toLowerCase() ? char.toUpperCase() : char.toLowerCase());
+
+/** The length of the escape at `index` (`\x41`, `\u0041`, `\cJ`, `\n`…), so its letters are never case-folded. */
+function escapeLength(pattern: string, index: number): number {
+  const kind = pattern[index + 1];
+  if (kind === 'x') return 4;
+  if (kind === 'u') return 6;
+  if (kind === 'c') return 3;
+  return 2;
+}
+
+/** A character class with both cases of every ASCII letter it names, ranges included. */
+function foldClass(body: string): string {
+  const added: string[] = [];
+  for (let index = 0; index < body.length; index++) {
+    if (body[index] === '\\') {
+      index += escapeLength(body, index) - 1;
+      continue;
+    }
+    const from = body[index]!;
+    const to = body[index + 1] === '-' && index + 2 < body.length ? body[index + 2]! : from;
+    if (to !== from) index += 2;
+    for (const [low, high] of [
+      ['a', 'z'],
+      ['A', 'Z'],
+    ] as const) {
+      const start = from > low ? from : low;
+      const end = to < high ? to : high;
+      if (start <= end) added.push(start === end ? otherCase(start) : `${otherCase(start)}-${otherCase(end)}`);
+    }
+  }
+  return body + added.join('');
+}
+
+/** The pattern with `i` spelled out for ASCII letters (`drop` → `[dD][rR][oO][pP]`), which the linear engine runs. */
+function foldCase(pattern: string): string {
+  let out = '';
+  for (let index = 0; index < pattern.length; index++) {
+    const char = pattern[index]!;
+    if (char === '\\') {
+      const length = escapeLength(pattern, index);
+      out += pattern.slice(index, index + length);
+      index += length - 1;
+    } else if (char === '[') {
+      const end = classEnd(pattern, index);
+      const negated = pattern[index + 1] === '^';
+      const body = pattern.slice(index + (negated ? 2 : 1), end);
+      out += `[${negated ? '^' : ''}${foldClass(body)}]`;
+      index = end;
+    } else if (char === '(' && pattern.startsWith('?<', index + 1) && !/^\(\?<[=!]/.test(pattern.slice(index))) {
+      const close = pattern.indexOf('>', index);
+      out += pattern.slice(index, close + 1); // a group's name is not text to match
+      index = close;
+    } else if (isAsciiLetter(char)) {
+      out += `[${char}${otherCase(char)}]`;
+    } else {
+      out += char;
+    }
+  }
+  return out;
+}
+
+/**
+ * A pattern in the form the worker's linear-time engine runs: compiled to check it, with `i` spelled out, or the
+ * reason it cannot be (invalid, a nested repeat, a lookaround, a backreference, a `u` flag, or `i` with non-ASCII
+ * letters). Used on every confirmation rule and schema pattern before any model-controlled text meets it.
+ */
+export function linearPattern(pattern: string, flags = ''): { pattern: string; flags: string } | { problem: string } {
+  try {
+    new RegExp(pattern, flags);
+  } catch (error) {
+    return { problem: `"${pattern}" is not a valid regular expression (${(error as Error).message})` };
+  }
+  const risk = regexRisk(pattern);
+  if (risk !== null) return { problem: `${risk}; rewrite it without a repeated group that repeats` };
+  const syntax = nonLinearSyntax(pattern);
+  if (syntax !== null) {
+    return { problem: `"${pattern}" ${syntax}, which cannot run in linear time; match without it` };
+  }
+  const unsupported = [...flags].filter((flag) => flag !== 'i' && !LINEAR_FLAGS.has(flag));
+  if (unsupported.length > 0) {
+    return { problem: `"${pattern}" uses the flag ${unsupported.join(', ')}, which cannot run in linear time` };
+  }
+  if (!flags.includes('i')) return { pattern, flags };
+  if ([...pattern].some((char) => char.charCodeAt(0) > 0x7f && /\p{L}/u.test(char))) {
+    return { problem: `"${pattern}" with flag i has non-ASCII letters; spell out both cases ([éÉ]) without the flag` };
+  }
+  return { pattern: foldCase(pattern), flags: flags.replace('i', '') };
+}

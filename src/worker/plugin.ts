@@ -10,6 +10,7 @@ import { ToolRegistry } from './tools/registry';
 import { parseMcpServers, type McpServersConfig } from './mcp/config';
 import { McpToolSource } from './mcp/tool-source';
 import { stockBundleOptions } from './workflow-bundle';
+import { useLinearTimeRegexFallback } from './regex-engine';
 
 export { STOCK_WORKFLOWS_PATH } from './workflow-bundle';
 
@@ -71,6 +72,7 @@ export class DurableAgentPlugin extends SimplePlugin {
   readonly mcp: McpToolSource | undefined;
 
   constructor(options: DurableAgentPluginOptions = {}) {
+    useLinearTimeRegexFallback();
     const env = readEnv();
     const registry = registryOf(options);
     const mcp = options.mcpServers ? new McpToolSource(parseMcpServers(options.mcpServers)) : undefined;

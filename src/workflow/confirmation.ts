@@ -32,6 +32,18 @@ function isOutside(value: unknown, folder: string): boolean {
   return !(target === base || target.startsWith(`${base}/`));
 }
 
+/**
+ * Whether the pattern matches, counting a pattern that cannot run as a match: when unsure, ask. The worker refuses
+ * such patterns at start-up; this keeps one that got past it (a custom tool source) from failing every workflow task.
+ */
+function matchesOrUnsure(pattern: string, flags: string | undefined, value: string): boolean {
+  try {
+    return new RegExp(pattern, flags).test(value);
+  } catch {
+    return true;
+  }
+}
+
 /** Whether a rule holds for these arguments. Missing or mistyped arguments count as holding: when unsure, ask. */
 export function ruleHolds(rule: ConfirmationRule, args: unknown): boolean {
   if ('anyOf' in rule) return rule.anyOf.some((inner) => ruleHolds(inner, args));
@@ -45,7 +57,7 @@ export function ruleHolds(rule: ConfirmationRule, args: unknown): boolean {
     case 'equals':
       return value === rule.value;
     case 'matches':
-      return typeof value !== 'string' || new RegExp(rule.pattern, rule.flags).test(value);
+      return typeof value !== 'string' || matchesOrUnsure(rule.pattern, rule.flags, value);
   }
 }
 

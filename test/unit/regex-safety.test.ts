@@ -2,7 +2,10 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src';
 import { validateAgentConfig } from '../../src/shared/config';
-import { regexRisk, schemaPatterns } from '../../src/shared/regex-safety';
+import { linearPattern, regexRisk, schemaPatterns } from '../../src/shared/regex-safety';
+import type { AnyToolDefinition } from '../../src/worker/tools/define-tool';
+import { ToolRegistry } from '../../src/worker/tools/registry';
+import { parseMcpServers } from '../../src/worker/mcp/config';
 
 describe('patterns the workflow refuses to run', () => {
   it.each(['^(a+)+$', '(x+x+)+y', '(a|a)*', '(a|aa)+', '((ab)*)+', '(\\d+)*$', '(a?){2,}', '^(?:[a-z]+\\s?)+$'])(
@@ -60,7 +63,60 @@ describe('patterns the workflow refuses to run', () => {
         handler: () => 'ok',
       });
     expect(define).toThrow(
-      'Tool "run_sql" has a confirmation pattern that repeats a group that itself repeats, which can take exponential time',
+      'Tool "run_sql" has a confirmation pattern that cannot be used: "^(\\w+\\s?)+;$" repeats a group that itself repeats',
     );
+  });
+});
+
+describe('patterns in the form the linear-time engine runs (N2/N6)', () => {
+  it.each([
+    ['(', 'is not a valid regular expression'],
+    ['(a)\\1', 'uses a backreference'],
+    ['(?<n>a)\\k<n>', 'uses a backreference'],
+    ['(?=a)b', 'uses a lookaround'],
+    ['(?<!a)b', 'uses a lookaround'],
+  ])('refuses %s: %s', (pattern, problem) => {
+    expect(linearPattern(pattern)).toEqual({ problem: expect.stringContaining(problem) as string });
+  });
+
+  it('refuses the u flag and non-ASCII letters under i, which the linear engine cannot run', () => {
+    expect(linearPattern('a', 'u')).toEqual({ problem: expect.stringContaining('flag u') as string });
+    expect(linearPattern('café', 'i')).toEqual({ problem: expect.stringContaining('non-ASCII letters') as string });
+  });
+
+  it('spells out i for ASCII letters, classes and ranges, and leaves escapes and group names alone', () => {
+    expect(linearPattern('^\\s*(drop|delete)', 'i')).toEqual({
+      pattern: '^\\s*([dD][rR][oO][pP]|[dD][eE][lL][eE][tT][eE])',
+      flags: '',
+    });
+    expect(linearPattern('(?<Key>[a-c_0-9]+)\\W', 'gi')).toEqual({ pattern: '(?<Key>[a-c_0-9A-C]+)\\W', flags: 'g' });
+    const folded = linearPattern('^ab[x-z]$', 'i') as { pattern: string; flags: string };
+    for (const text of ['abx', 'ABZ', 'aBy']) expect(new RegExp(folded.pattern, folded.flags).test(text)).toBe(true);
+    expect(new RegExp(folded.pattern).test('abw')).toBe(false);
+  });
+
+  it("keeps a polynomial pattern, which the worker's fallback runs in linear time", () => {
+    expect(linearPattern('^a*a*a*$')).toEqual({ pattern: '^a*a*a*$', flags: '' });
+  });
+
+  it('a plain-object tool with an invalid pattern is refused by the registry, not left to fail every workflow task', () => {
+    const tool = {
+      name: 'poly',
+      description: 'x',
+      category: 'x',
+      schema: z.object({ code: z.string() }),
+      confirm: { when: 'matches', arg: 'code', pattern: '(' },
+      handler: () => 'ok',
+    } as AnyToolDefinition;
+    expect(() => new ToolRegistry([tool])).toThrow('Tool "poly" has a confirmation pattern that cannot be used');
+  });
+
+  it("an MCP server's confirmation rules get the same checks (the report's rule-1 and rule-2)", () => {
+    const config = (pattern: string) => ({
+      evil: { command: 'node', tools: { poly: { confirm: { when: 'matches', arg: 'code', pattern } } } },
+    });
+    expect(() => parseMcpServers(config('('))).toThrow(/evil\.tools\.poly\.confirm.*not a valid regular expression/);
+    expect(() => parseMcpServers(config('^(a+)+$'))).toThrow(/exponential time/);
+    expect(() => parseMcpServers(config('^a*a*$'))).not.toThrow();
   });
 });

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { ConfirmationPolicy, ConfirmationRule } from '../../shared/approvals';
 import { DurableAgentError } from '../../shared/errors';
 import { formatZodIssues } from '../../shared/validation';
+import { linearConfirmation } from '../tools/confirmation-patterns';
 
 /** A worker's MCP configuration is wrong: the worker does not start, and the message names every problem. */
 export class McpConfigError extends DurableAgentError {
@@ -27,7 +28,13 @@ const ruleSchema: z.ZodType<ConfirmationRule> = z.lazy(() =>
     z.strictObject({ allOf: z.array(ruleSchema) }),
   ]),
 );
-const confirmSchema: z.ZodType<ConfirmationPolicy> = z.union([z.literal('always'), z.literal('never'), ruleSchema]);
+// The workflow runs these patterns on the model's arguments: one it cannot run in linear time stops the worker here.
+const confirmSchema: z.ZodType<ConfirmationPolicy> = z
+  .union([z.literal('always'), z.literal('never'), ruleSchema])
+  .superRefine((policy, context) => {
+    const checked = linearConfirmation(policy);
+    if ('problem' in checked) context.addIssue({ code: 'custom', message: checked.problem });
+  });
 const duration = z.string().regex(/^\d+(ms|s|m|h)$/, 'a duration like "30s", "5m" or "500ms"');
 
 /** Settings of one of a server's tools. */

@@ -1,5 +1,6 @@
 import type { ConfirmationPolicy } from '../../shared/approvals';
 import { compileJsonSchema } from '../../shared/json-schema';
+import { withLinearConfirmation } from '../tools/confirmation-patterns';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { DynamicToolSource } from '../tools/registry';
 import { McpConnections } from './connections';
@@ -138,32 +139,34 @@ export class McpToolSource implements DynamicToolSource {
       }
       const settings = config.tools?.[tool.name];
       const timeout = settings?.timeout ?? config.timeout ?? DEFAULT_MCP_TIMEOUT;
-      definitions.push({
-        name: mcpToolName(server, tool.name),
-        description: tool.description ?? `${tool.name} (MCP server ${server})`,
-        category: `mcp:${server}`,
-        schema: schema,
-        parameters: tool.inputSchema,
-        confirm: settings?.confirm ?? config.confirm ?? confirmFromAnnotations(tool.annotations),
-        timeout,
-        retry: { maximumAttempts: settings?.maximumAttempts ?? 1 },
-        handler: async (args, context) => {
-          const client = await this.connections.get(server);
-          const result = await client.callTool(
-            // Servers that de-duplicate side effects find the key where MCP keeps request metadata.
-            {
-              name: tool.name,
-              arguments: args as Record<string, unknown>,
-              _meta: { idempotencyKey: context.idempotencyKey },
-            },
-            undefined,
-            // The activity's own timeout (the same value) ends the call and aborts the request through the signal; the
-            // MCP client's is a backstop a second later, so the observation always says which timeout it was.
-            { signal: context.signal, timeout: toMs(timeout) + 1000 },
-          );
-          return toToolOutput(result as McpCallResult);
-        },
-      });
+      definitions.push(
+        withLinearConfirmation({
+          name: mcpToolName(server, tool.name),
+          description: tool.description ?? `${tool.name} (MCP server ${server})`,
+          category: `mcp:${server}`,
+          schema: schema,
+          parameters: tool.inputSchema,
+          confirm: settings?.confirm ?? config.confirm ?? confirmFromAnnotations(tool.annotations),
+          timeout,
+          retry: { maximumAttempts: settings?.maximumAttempts ?? 1 },
+          handler: async (args, context) => {
+            const client = await this.connections.get(server);
+            const result = await client.callTool(
+              // Servers that de-duplicate side effects find the key where MCP keeps request metadata.
+              {
+                name: tool.name,
+                arguments: args as Record<string, unknown>,
+                _meta: { idempotencyKey: context.idempotencyKey },
+              },
+              undefined,
+              // The activity's own timeout (the same value) ends the call and aborts the request through the signal; the
+              // MCP client's is a backstop a second later, so the observation always says which timeout it was.
+              { signal: context.signal, timeout: toMs(timeout) + 1000 },
+            );
+            return toToolOutput(result as McpCallResult);
+          },
+        }),
+      );
     }
     return definitions;
   }

@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ConfirmationPolicy } from '../../shared/approvals';
 import { DurableAgentError } from '../../shared/errors';
-import { regexRisk } from '../../shared/regex-safety';
+import { withLinearConfirmation } from './confirmation-patterns';
 
 /**
  * Thrown by a handler to refuse a call for a reason retrying cannot fix (a path outside the root, a bad pattern):
@@ -86,19 +86,6 @@ export function defineTool<Schema extends z.ZodType>(definition: ToolDefinition<
   if (definition.description.trim() === '') {
     throw new TypeError(`Tool "${definition.name}" needs a description: models choose tools by it`);
   }
-  // The workflow runs confirmation patterns against the model's arguments: refuse one that could hang it.
-  for (const pattern of matchPatterns(definition.confirm)) {
-    const risk = regexRisk(pattern);
-    if (risk !== null)
-      throw new TypeError(`Tool "${definition.name}" has a confirmation pattern that ${risk.replace(/^"[^"]*" /, '')}`);
-  }
-  return definition;
-}
-
-/** The regex patterns of a confirmation policy's `matches` rules, at any depth. */
-function matchPatterns(policy: ConfirmationPolicy | undefined): string[] {
-  if (policy === undefined || typeof policy === 'string') return [];
-  if ('anyOf' in policy) return policy.anyOf.flatMap(matchPatterns);
-  if ('allOf' in policy) return policy.allOf.flatMap(matchPatterns);
-  return policy.when === 'matches' ? [policy.pattern] : [];
+  // The workflow runs confirmation patterns against the model's arguments: refuse one that could fail or hang it.
+  return withLinearConfirmation(definition);
 }

@@ -1,5 +1,6 @@
 import type { AnyToolDefinition } from './define-tool';
 import { DurableAgentError } from '../../shared/errors';
+import { withLinearConfirmation } from './confirmation-patterns';
 
 /** Raised when two tools claim one name: the second would silently shadow the first. */
 export class DuplicateToolError extends DurableAgentError {
@@ -29,7 +30,8 @@ export class ToolRegistry {
     if (this.tools.has(tool.name)) {
       throw new DuplicateToolError(`A tool named "${tool.name}" is already registered`);
     }
-    this.tools.set(tool.name, tool);
+    // Plain objects skip defineTool: their confirmation patterns get the same check here.
+    this.tools.set(tool.name, withLinearConfirmation(tool));
     return this;
   }
 
