@@ -111,10 +111,25 @@ export async function resolveCallId(handle: WorkflowHandle, callId: string | und
 
 /** A refused update as DecisionRefusedError (with the run's reason); other errors unchanged. */
 function refused(error: unknown): unknown {
+  if (updateSlotsFull(error)) {
+    return new Error(
+      "the run has 10 updates in flight (Temporal's limit per run), so it cannot take this one now: try again in a " +
+        'few seconds (event followers hold at most 4 of them)',
+      { cause: error },
+    );
+  }
   if (!(error instanceof WorkflowUpdateFailedError) || !error.cause) return error;
   const details = error.cause instanceof ApplicationFailure ? error.cause.details : undefined;
   const reason = typeof details?.[0] === 'string' ? (details[0] as RefusalReason) : undefined;
   return new DecisionRefusedError(error.cause.message, reason);
+}
+
+/** Whether the server refused an update because the run's in-flight updates are at their limit. */
+export function updateSlotsFull(error: unknown): boolean {
+  for (let cause = error; cause instanceof Error; cause = cause.cause) {
+    if (/RESOURCE_EXHAUSTED|concurrent in-flight updates/.test(cause.message)) return true;
+  }
+  return false;
 }
 
 /** Who sends decisions and answers, and how; merged into each payload so history records it. */

@@ -26,6 +26,10 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
 
+/** How long a follower whose wait was released reads by query, and how often (see MAX_EVENT_WAITS). */
+const CROWDED_BACKOFF_MS = 60_000;
+const CROWDED_POLL_MS = 2_000;
+
 /** Every event one run of the chain holds after `after` and before `until`, page by page. */
 async function eventsOfRun(
   client: Client,
@@ -79,6 +83,8 @@ export async function* followEvents(
   let cursor = options.after ?? 0;
   // Set once the run (and its chain) has closed: read what is left, then stop.
   let closed = false;
+  // Until then, read by query instead of waiting by update: the run released this follower's wait for newer ones.
+  let queryOnlyUntil = 0;
   while (!signal?.aborted) {
     const page: EventPage = await queryRun(handle, getEventsQuery, { after: cursor });
     // This run no longer holds the events right after the cursor: earlier runs of the chain may.
@@ -96,10 +102,16 @@ export async function* followEvents(
     }
     if (page.ended || (closed && cursor >= page.head)) return;
     if (cursor < page.head) continue; // more than one page was waiting
+    if (Date.now() < queryOnlyUntil) {
+      await sleep(CROWDED_POLL_MS, signal);
+      continue;
+    }
     try {
       const wait = () => handle.executeUpdate(waitForEventsUpdate, { args: [{ after: cursor }] });
       const news = await (signal ? client.withAbortSignal(signal, wait) : wait());
       if (news.handingOver) await sleep(50, signal); // the next run starts in a moment
+      // Waiting again at once would release another follower's wait in turn: poll by query (no history) for a while.
+      if (news.crowded) queryOnlyUntil = Date.now() + CROWDED_BACKOFF_MS;
     } catch {
       if (signal?.aborted) return;
       // A closed run takes no updates; a running one refused this poll while handing over, or the server's cap on

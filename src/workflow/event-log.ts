@@ -1,4 +1,4 @@
-import { allHandlersFinished, CancellationScope, condition, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, patched, setHandler } from '@temporalio/workflow';
 import {
   eventText,
   type AgentEvent,
@@ -35,6 +35,16 @@ function newestWithin(items: readonly AgentEvent[], maxChars: number): AgentEven
   return kept;
 }
 
+/**
+ * Most `waitForEvents` long-polls a run keeps in flight. Temporal allows 10 updates in flight per run and decisions,
+ * answers, budget decisions and messages are updates too; a follower that goes away (a closed tab, a Ctrl-C'd
+ * `events`) cannot withdraw its poll, which would otherwise hold a slot until the run's next event, and a waiting run
+ * has none. A newer poll beyond this many releases the oldest, so followers never hold more than 4 of the 10 slots.
+ */
+export const MAX_EVENT_WAITS = 4;
+/** Patch marker of the cap: runs recorded before it replay without it. */
+const EVENT_WAITS_CAPPED = 'event-waits-capped';
+
 /** Streamed characters one iteration's previews may carry: the worker reads no longer reply (MAX_REPLY_CHARS). */
 export const MAX_STREAMED_CHARS = 200_000;
 
@@ -49,6 +59,10 @@ export class EventLog {
   ended = false;
   /** The run is about to continue as new: waiting consumers are released to ask the next run. */
   handingOver = false;
+  /** Tickets of the long-polls in flight, oldest first, and every ticket below `releasedBelow` is answered now. */
+  private readonly waits: number[] = [];
+  private nextWait = 0;
+  private releasedBelow = 0;
   /** The newest attempt that streamed text, per iteration. */
   private readonly streamed = new Map<number, number>();
   /** Characters of streamed text taken, per iteration: one call's worth at most. */
@@ -105,6 +119,22 @@ export class EventLog {
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   }
 
+  /** Waits for an event after `after` (or the run's end or hand-over); released early when newer waits crowd it out. */
+  async waitAfter(after: number): Promise<EventsWaitResult> {
+    const ticket = this.nextWait++;
+    this.waits.push(ticket);
+    if (this.waits.length > MAX_EVENT_WAITS && patched(EVENT_WAITS_CAPPED)) {
+      this.releasedBelow = this.waits[this.waits.length - MAX_EVENT_WAITS]!;
+    }
+    try {
+      await condition(() => this.head > after || this.ended || this.handingOver || ticket < this.releasedBelow);
+    } finally {
+      this.waits.splice(this.waits.indexOf(ticket), 1);
+    }
+    const crowded = ticket < this.releasedBelow && !(this.head > after || this.ended || this.handingOver);
+    return { head: this.head, ended: this.ended, handingOver: this.handingOver, ...(crowded ? { crowded } : {}) };
+  }
+
   /** Events after `after`, oldest first, as many as fit a page. */
   page(after: number): EventPage {
     const events: AgentEvent[] = [];
@@ -140,10 +170,7 @@ export function installEventHandlers(log: EventLog): void {
   });
   setHandler(
     waitForEventsUpdate,
-    async ({ after }): Promise<EventsWaitResult> => {
-      await condition(() => log.head > after || log.ended || log.handingOver);
-      return { head: log.head, ended: log.ended, handingOver: log.handingOver };
-    },
+    ({ after }): Promise<EventsWaitResult> => log.waitAfter(after),
     {
       // A rejected update leaves nothing in history; one accepted while handing over would only bounce back.
       validator: (input) => {
