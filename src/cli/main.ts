@@ -1,7 +1,6 @@
 #!/usr/bin/env node
 import { AgentClient } from '../client/agent-client';
 import { AgentRunError, DecisionRefusedError, InvalidConfigError } from '../client/errors';
-import { startEventServer } from '../client/event-server';
 import { ErrorType } from '../shared/errors';
 import { UsageError } from './args';
 import { DECISION_COMMANDS, decisionCommand } from './decision-commands';
@@ -66,8 +65,6 @@ Commands:
                             A follow-up message to a conversation (conversationIdleTimeout); prints the turn's answer
   events  <workflowId> [--after SEQ] [--json]
                             Follow a run's events live until it ends (resume after SEQ)
-  events-server [--port 8787] [--host 127.0.0.1] [--origin URL]
-                            Serve GET /runs/<workflowId>/events as Server-Sent Events (Last-Event-ID resumes)
   inbox [--port 8788] [--host 127.0.0.1] [--tokens FILE] [--trusted-header NAME] [--roles-header NAME]
                             The approval inbox (web): everything waiting for a person, run pages with live traces;
                             tokens file: {"<token>": {"name": "alice", "roles": ["finance"]}} (or INBOX_TOKENS_FILE)
@@ -135,33 +132,6 @@ async function codecServerCommand(argv: string[]): Promise<number> {
   return 0;
 }
 
-async function eventsServerCommand(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      port: { type: 'string', default: '8787' },
-      host: { type: 'string', default: '127.0.0.1' },
-      origin: { type: 'string' },
-      address: { type: 'string' },
-    },
-  });
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--port expects a port number, got "${values.port}"`);
-  const agents = await AgentClient.connect(values.address ? { address: values.address } : {});
-  try {
-    const server = await startEventServer({ client: agents.client, host: values.host, port, origin: values.origin });
-    say(
-      `Event server on ${server.url}: GET ${server.url}/runs/<workflowId>/events (Server-Sent Events). Ctrl-C stops it.`,
-    );
-    await waitForInterrupt();
-    await server.close();
-  } finally {
-    await agents.close();
-  }
-  return 0;
-}
-
 async function serverCommand(): Promise<number> {
   const env = readEnv();
   const server = await startDevServer({
@@ -209,8 +179,6 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       case 'codec-server':
         return await codecServerCommand(rest);
-      case 'events-server':
-        return await eventsServerCommand(rest);
       case 'inbox':
         return await inboxCommand(rest, say, waitForInterrupt);
       case undefined:

@@ -19,5 +19,4 @@ export { auditTrail, type AuditEntry } from './audit';
 export { CONTINUABLE, ForkRefusedError, type ContinueOptions, type ForkOptions } from './fork';
 export { followEvents, type EventsGap, type EventsOptions } from './events';
 export { followWithChildren, type ChildEvent } from './child-events';
-export { startEventServer, type EventServer, type EventServerOptions } from './event-server';
 export { DEFAULT_OPENAI_MODEL, hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from './env';

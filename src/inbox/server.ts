@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { listPending } from '../client/decisions';
-import { cursorOf, streamRunEvents } from '../client/event-server';
+import { cursorOf, streamRunEvents } from './event-stream';
 import { listen } from '../client/http-listen';
 import { Authenticator, SESSION_COOKIE, type Authenticated, type IdentitySource } from './auth';
 import { INBOX_SCRIPT, INBOX_STYLE } from './browser-assets';

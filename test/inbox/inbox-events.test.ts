@@ -1,13 +1,14 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEventServer, type EventServer } from '../../src/client/event-server';
+import { startInbox, type Inbox } from '../../src/inbox';
 import { useHarness } from '../support/harness';
+import { ALICE_TOKEN, PEOPLE } from './support';
 
 const harness = useHarness();
-let server: EventServer;
+let server: Inbox;
 
 beforeAll(async () => {
-  server = await startEventServer({ client: harness.client, origin: 'http://app.example' });
+  server = await startInbox({ client: harness.client, identities: { tokens: PEOPLE } });
 });
 afterAll(async () => {
   await server?.close();
@@ -27,7 +28,7 @@ function readSse(path: string, headers: Record<string, string>, stop: (message: 
   return new Promise<{ status: number; contentType?: string; cors?: string; messages: SseMessage[] }>(
     (resolve, reject) => {
       const url = new URL(path, server.url);
-      const req = request(url, { headers }, (response) => {
+      const req = request(url, { headers: { authorization: `Bearer ${ALICE_TOKEN}`, ...headers } }, (response) => {
         const messages: SseMessage[] = [];
         let buffer = '';
         const done = () =>
@@ -69,7 +70,7 @@ function readSse(path: string, headers: Record<string, string>, stop: (message: 
   );
 }
 
-describe('the SSE event server', () => {
+describe("the inbox's Server-Sent Events of a run", () => {
   it('streams a run to a plain HTTP client, which resumes with Last-Event-ID after hanging up', async () => {
     const run = await harness.start(
       [
@@ -85,7 +86,6 @@ describe('the SSE event server', () => {
     const first = await readSse(path, {}, (message) => message.event === 'approval_pending');
     expect(first.status).toBe(200);
     expect(first.contentType).toBe('text/event-stream');
-    expect(first.cors).toBe('http://app.example');
     expect(first.messages.map((message) => message.event)).toEqual([
       'run_started',
       'thought',
@@ -106,6 +106,15 @@ describe('the SSE event server', () => {
     const ids = [...first.messages, ...rest.messages].flatMap((message) => (message.id ? [Number(message.id)] : []));
     expect(ids).toEqual([1, 2, 3, 4, 5, 6, 7, 8, 9]);
     expect(JSON.parse(rest.messages[2]!.data)).toMatchObject({ seq: 7, observation: 'deleted r9' });
+  });
+
+  it('refuses anyone who has not signed in (red team N17: the events server had no authentication)', async () => {
+    const run = await harness.start([{ answer: 'Done.' }], 'a private query');
+    await run.result();
+    const path = `/runs/${encodeURIComponent(run.workflowId)}/events`;
+    const anonymous = await readSse(path, { authorization: '' }, () => false);
+    expect(anonymous.status).toBe(401);
+    expect(JSON.stringify(anonymous.messages)).not.toContain('a private query');
   });
 
   it('answers an unknown run with 404 and a bad cursor with 400, each with a one-line reason', async () => {
