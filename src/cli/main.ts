@@ -1,5 +1,4 @@
 #!/usr/bin/env node
-import { AgentClient } from '../client/agent-client';
 import { AgentRunError, DecisionRefusedError, InvalidConfigError } from '../client/errors';
 import { ErrorType } from '../shared/errors';
 import { UsageError } from './args';
