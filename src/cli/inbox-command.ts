@@ -17,7 +17,14 @@ function identities(values: {
   const tokens = file ? readTokensFile(file) : inline ? parseTokens(inline, 'INBOX_TOKENS') : {};
   const trustedHeader = values['trusted-header'] ?? process.env.INBOX_TRUSTED_HEADER;
   const rolesHeader = values['roles-header'] ?? process.env.INBOX_ROLES_HEADER;
-  return { tokens, ...(trustedHeader ? { trustedHeader } : {}), ...(rolesHeader ? { rolesHeader } : {}) };
+  // From the environment only: a flag's value would show in every process listing.
+  const proxySecret = process.env.INBOX_PROXY_SECRET;
+  return {
+    tokens,
+    ...(trustedHeader ? { trustedHeader } : {}),
+    ...(rolesHeader ? { rolesHeader } : {}),
+    ...(proxySecret ? { proxySecret } : {}),
+  };
 }
 
 /**
@@ -37,6 +44,7 @@ export async function inboxCommand(argv: string[], say: Say, untilInterrupted: (
         tokens: { type: 'string' },
         'trusted-header': { type: 'string' },
         'roles-header': { type: 'string' },
+        'public-url': { type: 'string' },
       },
     }).values;
   } catch (error) {
@@ -45,6 +53,9 @@ export async function inboxCommand(argv: string[], say: Say, untilInterrupted: (
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port expects a port number, got "${values.port}"`);
+  const publicUrl = values['public-url'] ?? process.env.INBOX_PUBLIC_URL;
+  if (publicUrl !== undefined && !URL.canParse(publicUrl))
+    throw new UsageError(`--public-url expects the URL people open, like https://inbox.example.com, got "${publicUrl}"`);
   let source: IdentitySource;
   try {
     source = identities(values);
@@ -61,7 +72,14 @@ export async function inboxCommand(argv: string[], say: Say, untilInterrupted: (
     const { client } = agents;
     let inbox;
     try {
-      inbox = await startInbox({ client, identities: source, host: values.host, port, log: say });
+      inbox = await startInbox({
+        client,
+        identities: source,
+        host: values.host,
+        port,
+        log: say,
+        ...(publicUrl ? { publicUrl } : {}),
+      });
     } catch (error) {
       if (error instanceof InboxConfigError) throw new UsageError(error.message);
       throw error;
@@ -71,8 +89,8 @@ export async function inboxCommand(argv: string[], say: Say, untilInterrupted: (
     say(
       `Inbox on ${inbox.url} (Temporal ${server.address}; ${people} token${people === 1 ? '' : 's'}${source.trustedHeader ? `, trusted header ${source.trustedHeader}` : ''}). Ctrl-C stops it.`,
     );
-    if (!['127.0.0.1', '::1', 'localhost'].includes(values.host) && source.trustedHeader)
-      say(`warning: --trusted-header on ${values.host}: anyone who reaches the port directly can claim any name`);
+    if (['0.0.0.0', '::'].includes(values.host) && !publicUrl)
+      say(`note: on ${values.host} the inbox answers only to its loopback names; give --public-url for any other`);
     await untilInterrupted();
     return 0;
   } finally {

@@ -64,7 +64,7 @@ Commands:
                             A follow-up message to a conversation (conversationIdleTimeout); prints the turn's answer
   events  <workflowId> [--after SEQ] [--json]
                             Follow a run's events live until it ends (resume after SEQ)
-  inbox [--port 8788] [--host 127.0.0.1] [--tokens FILE] [--trusted-header NAME] [--roles-header NAME]
+  inbox [--port 8788] [--host 127.0.0.1] [--tokens FILE] [--trusted-header NAME] [--roles-header NAME] [--public-url URL]
                             The approval inbox (web): everything waiting for a person, run pages with live traces;
                             tokens file: {"<token>": {"name": "alice", "roles": ["finance"]}} (or INBOX_TOKENS_FILE)
   audit   <workflowId> [--json]  Who decided what, when, on which arguments (read from the run's history)

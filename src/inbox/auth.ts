@@ -57,7 +57,22 @@ export interface IdentitySource {
    */
   trustedHeader?: string;
   rolesHeader?: string;
+  /**
+   * Required with `trustedHeader`: the proxy sends it in `x-inbox-proxy-secret` with every request. Without it anyone
+   * who reaches the port (another local user, a web page by DNS rebinding) could claim any name and role.
+   */
+  proxySecret?: string;
 }
+
+/** The header a reverse proxy proves itself with in trusted-header mode. */
+export const PROXY_SECRET_HEADER = 'x-inbox-proxy-secret';
+/** How long a browser session lasts after signing in. */
+export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** Sessions kept at most; the oldest go first. */
+const MAX_SESSIONS = 10_000;
+/** Failed sign-ins (bad token) from one address within a minute before it is refused for a minute. */
+export const MAX_FAILED_SIGN_INS = 20;
+const FAILURE_WINDOW_MS = 60_000;
 
 /** Parses a tokens file's text (or INBOX_TOKENS); one line naming every problem when it is not valid. */
 export function parseTokens(text: string, origin: string): Record<string, InboxUser> {
@@ -87,7 +102,10 @@ export function readTokensFile(file: string): Record<string, InboxUser> {
   return parseTokens(text, `tokens file ${file}`);
 }
 
-/** The cookie a browser session keeps its token in (HttpOnly, SameSite=Strict). */
+/**
+ * The cookie a browser session keeps its session ID in (HttpOnly, SameSite=Strict), never the token: cookies are not
+ * scoped by port, so every other web app on the host receives it.
+ */
 export const SESSION_COOKIE = 'dra_inbox';
 
 function digest(value: string): Buffer {
@@ -108,18 +126,73 @@ function header(request: IncomingMessage, name: string): string | undefined {
   return first?.trim() || undefined;
 }
 
+/** A header a proxy sets, or undefined when missing or sent more than once (a proxy that appends would pass on both). */
+function singleHeader(request: IncomingMessage, name: string): string | undefined {
+  const values = request.headersDistinct[name.toLowerCase()];
+  return values?.length === 1 ? values[0]!.trim() || undefined : undefined;
+}
+
 /** Checks requests against an {@link IdentitySource}; tokens are compared by digest in constant time. */
 export class Authenticator {
   private readonly byDigest: { digest: Buffer; user: InboxUser }[];
   /** Signs CSRF tokens; new at every start, so a restart ends outstanding forms (a reload gets fresh ones). */
   private readonly secret = randomBytes(32);
+  /** Browser sessions by ID (random, server-side): ended by logout, expiry or a restart. */
+  private readonly sessions = new Map<string, { user: InboxUser; expires: number }>();
+  /** Recent failed sign-ins per remote address, and until when an address is refused. */
+  private readonly failures = new Map<string, number[]>();
+  private readonly refusedUntil = new Map<string, number>();
 
-  constructor(private readonly source: IdentitySource) {
+  constructor(
+    private readonly source: IdentitySource,
+    private readonly log: (line: string) => void = () => undefined,
+  ) {
     this.byDigest = Object.entries(source.tokens).map(([token, user]) => ({ digest: digest(token), user }));
     if (this.byDigest.length === 0 && !source.trustedHeader) {
       throw new InboxConfigError(
         'the inbox needs an identity source: a tokens file (--tokens or INBOX_TOKENS_FILE) or a trusted header from a reverse proxy (--trusted-header); it never takes anonymous decisions',
       );
+    }
+    if (source.trustedHeader && (source.proxySecret ?? '').length < 16) {
+      throw new InboxConfigError(
+        `--trusted-header needs a proxy secret of at least 16 characters (INBOX_PROXY_SECRET) that the proxy sends in ${PROXY_SECRET_HEADER}: without it anyone who reaches the port can claim any name and role`,
+      );
+    }
+  }
+
+  /** Starts a browser session for a person; the ID goes in the cookie. */
+  startSession(user: InboxUser): string {
+    const id = randomBytes(32).toString('base64url');
+    if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value ?? '');
+    this.sessions.set(id, { user, expires: Date.now() + SESSION_TTL_MS });
+    return id;
+  }
+
+  /** Ends the session a request carries (logout): its cookie no longer signs anyone in, wherever it was copied to. */
+  endSession(request: IncomingMessage): void {
+    const id = cookieOf(request, SESSION_COOKIE);
+    if (id) this.sessions.delete(id);
+  }
+
+  /** Whether this address is refused for now after too many failed sign-ins. */
+  refused(address: string): boolean {
+    const until = this.refusedUntil.get(address);
+    if (until === undefined) return false;
+    if (until > Date.now()) return true;
+    this.refusedUntil.delete(address);
+    return false;
+  }
+
+  /** Records a failed sign-in (a wrong token); too many from one address refuse it for a minute, and say so. */
+  noteFailure(address: string): void {
+    const now = Date.now();
+    const recent = (this.failures.get(address) ?? []).filter((at) => at > now - FAILURE_WINDOW_MS);
+    recent.push(now);
+    this.failures.set(address, recent);
+    if (recent.length >= MAX_FAILED_SIGN_INS) {
+      this.failures.delete(address);
+      this.refusedUntil.set(address, now + FAILURE_WINDOW_MS);
+      this.log(`${recent.length} wrong tokens from ${address} within a minute: refusing it for a minute`);
     }
   }
 
@@ -137,17 +210,20 @@ export class Authenticator {
     const authorization = header(request, 'authorization');
     if (authorization?.toLowerCase().startsWith('bearer ')) {
       const user = this.userOfToken(authorization.slice(7).trim());
+      if (!user) this.noteFailure(request.socket.remoteAddress ?? 'unknown');
       return user ? { user, method: 'bearer', csrf: this.csrfFor(`bearer:${user.name}`) } : null;
     }
     const cookie = cookieOf(request, SESSION_COOKIE);
-    if (cookie) {
-      const user = this.userOfToken(cookie);
-      if (user) return { user, method: 'cookie', csrf: this.csrfFor(`cookie:${cookie}`) };
+    const session = cookie ? this.sessions.get(cookie) : undefined;
+    if (cookie && session) {
+      if (session.expires > Date.now())
+        return { user: session.user, method: 'cookie', csrf: this.csrfFor(`cookie:${cookie}`) };
+      this.sessions.delete(cookie);
     }
     const trusted = this.source.trustedHeader;
-    const name = trusted ? header(request, trusted) : undefined;
+    const name = trusted && this.fromProxy(request) ? singleHeader(request, trusted) : undefined;
     if (name && name.length <= 200) {
-      const rolesText = this.source.rolesHeader ? header(request, this.source.rolesHeader) : undefined;
+      const rolesText = this.source.rolesHeader ? singleHeader(request, this.source.rolesHeader) : undefined;
       const roles = (rolesText ?? '')
         .split(',')
         .map((role) => role.trim())
@@ -166,6 +242,12 @@ export class Authenticator {
     if (!sent) return false;
     const [a, b] = [digest(sent), digest(auth.csrf)];
     return timingSafeEqual(a, b);
+  }
+
+  /** Whether the request carries the proxy's secret (compared by digest, in constant time). */
+  private fromProxy(request: IncomingMessage): boolean {
+    const sent = singleHeader(request, PROXY_SECRET_HEADER);
+    return sent !== undefined && timingSafeEqual(digest(sent), digest(this.source.proxySecret ?? ''));
   }
 
   private csrfFor(session: string): string {

@@ -5,7 +5,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { listPending } from '../client/decisions';
 import { cursorOf, streamRunEvents } from './event-stream';
 import { listen } from '../client/http-listen';
-import { Authenticator, SESSION_COOKIE, type Authenticated, type IdentitySource } from './auth';
+import { Authenticator, SESSION_COOKIE, SESSION_TTL_MS, type Authenticated, type IdentitySource } from './auth';
 import { INBOX_SCRIPT, INBOX_STYLE } from './browser-assets';
 import { answerAs, BadRequest, budgetAs, decideAs, httpStatus, readBody, type DecisionOutcome } from './decide';
 import { loginPage, outcomePage } from './html';
@@ -22,6 +22,11 @@ export interface InboxOptions {
   host?: string;
   /** 0 picks a free port. */
   port?: number;
+  /**
+   * The address people open the inbox at when it is not this machine's loopback (behind a proxy, on another host):
+   * requests naming any other Host are refused, which is what stops a DNS-rebinding page.
+   */
+  publicUrl?: string;
   /** How often the list of waiting items is polled while someone watches it (default 1 s). */
   pollMs?: number;
   log?: (line: string) => void;
@@ -78,6 +83,21 @@ function crossOrigin(request: IncomingMessage): boolean {
   }
 }
 
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+
+/**
+ * The Host values the inbox answers to: its loopback names at its port, the address it listens on (unless a
+ * wildcard) and the public URL's. A page that rebinds its own name to this address still sends its own name as Host.
+ */
+export function allowedHosts(listenHost: string, port: number, publicUrl?: string): Set<string> {
+  const names = [...LOOPBACK_NAMES];
+  if (!['0.0.0.0', '::', ''].includes(listenHost))
+    names.push(listenHost.includes(':') ? `[${listenHost}]` : listenHost);
+  const hosts = new Set(names.map((name) => `${name.toLowerCase()}:${port}`));
+  if (publicUrl) hosts.add(new URL(publicUrl).host.toLowerCase());
+  return hosts;
+}
+
 const RUN_ROUTE = /^\/runs\/([^/]+)(\/pending\/stream|\/trace\/stream|\/events|\/decide|\/answer|\/budget)?$/;
 
 /** Routes one request; errors become a 502 with one line (the server keeps serving). */
@@ -85,20 +105,35 @@ async function route(
   options: InboxOptions,
   auth: Authenticator,
   feed: PendingFeed,
+  hosts: Set<string>,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
   const url = new URL(request.url ?? '/', 'http://inbox');
   const method = request.method ?? 'GET';
+  const host = (request.headers.host ?? '').toLowerCase();
+  if (!hosts.has(host)) {
+    return sendJson(response, 421, {
+      error: `this inbox does not answer to Host "${visible(host)}": open it at ${[...hosts].join(' or ')}, or start it with --public-url`,
+    });
+  }
+  const address = request.socket.remoteAddress ?? 'unknown';
+  if (auth.refused(address)) {
+    return sendJson(response, 429, { error: 'too many wrong tokens from this address: wait a minute' });
+  }
   if (url.pathname === '/login' && method === 'GET')
     return sendHtml(response, 200, loginPage(null, safeNext(url.searchParams.get('next'))));
   if (url.pathname === '/login' && method === 'POST') {
     if (crossOrigin(request)) return sendJson(response, 403, { error: 'cross-origin sign-in refused' });
     const body = await readBody(request);
     const token = typeof body.token === 'string' ? body.token.trim() : '';
-    if (!auth.userOfToken(token))
+    const user = auth.userOfToken(token);
+    if (!user) {
+      auth.noteFailure(address);
       return sendHtml(response, 401, loginPage('That token is not valid.', safeNext(body.next)));
-    const cookie = `${SESSION_COOKIE}=${encodeURIComponent(token)}; HttpOnly; SameSite=Strict; Path=/`;
+    }
+    const maxAge = Math.floor(SESSION_TTL_MS / 1000);
+    const cookie = `${SESSION_COOKIE}=${auth.startSession(user)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}`;
     response.writeHead(303, { location: safeNext(body.next), 'set-cookie': cookie }).end();
     return;
   }
@@ -117,7 +152,7 @@ async function route(
     if (crossOrigin(request) || !auth.checkCsrf(who, typeof sent === 'string' ? sent : undefined)) {
       return sendJson(response, 403, { error: 'missing or wrong CSRF token: reload the page and try again' });
     }
-    return post(options, who, url, body, request, response);
+    return post(options, auth, who, url, body, request, response);
   }
   if (method !== 'GET') return sendJson(response, 405, { error: `${method} is not served` });
   if (url.pathname === '/') return sendHtml(response, 200, await inboxPage(who, feed, url));
@@ -152,6 +187,7 @@ async function route(
 
 async function post(
   options: InboxOptions,
+  auth: Authenticator,
   who: Authenticated,
   url: URL,
   body: Record<string, unknown>,
@@ -159,6 +195,7 @@ async function post(
   response: ServerResponse,
 ): Promise<void> {
   if (url.pathname === '/logout') {
+    auth.endSession(request);
     const cookie = `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
     response.writeHead(303, { location: '/login', 'set-cookie': cookie }).end();
     return;
@@ -190,18 +227,23 @@ async function post(
  * stream their trace and decide pending calls as the signed-in person (channel `inbox`).
  */
 export async function startInbox(options: InboxOptions): Promise<Inbox> {
-  const auth = new Authenticator(options.identities);
+  const auth = new Authenticator(options.identities, options.log);
+  // Filled once the port is known (0 picks one); nothing is served before.
+  const hosts = new Set<string>();
   const feed = new PendingFeed(
     () => listPending(options.client),
     options.pollMs ?? 1000,
     (error) => options.log?.(`listing pending items failed: ${error instanceof Error ? error.message : String(error)}`),
   );
   const server: Server = createServer((request, response) => {
-    route(options, auth, feed, request, response).catch((error: unknown) => {
+    route(options, auth, feed, hosts, request, response).catch((error: unknown) => {
       const message = error instanceof Error ? error.message : String(error);
       if (response.headersSent) return void response.end();
       sendJson(response, error instanceof BadRequest ? 400 : 502, { error: message });
     });
   });
-  return listen(server, options.host ?? '127.0.0.1', options.port ?? 0, () => feed.stop());
+  const host = options.host ?? '127.0.0.1';
+  const inbox = await listen(server, host, options.port ?? 0, () => feed.stop());
+  for (const allowed of allowedHosts(host, Number(new URL(inbox.url).port), options.publicUrl)) hosts.add(allowed);
+  return inbox;
 }

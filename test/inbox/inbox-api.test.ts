@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInbox, type Inbox } from '../../src/inbox';
 import { useHarness, waitForPending } from '../support/harness';
@@ -25,6 +26,63 @@ const deleteTurns = (id: string) => [
   { thought, toolCalls: [{ name: 'delete_record', args: { id } }] },
   { answer: `deleted ${id}` },
 ];
+
+/** A GET with a Host header of our choosing (fetch sets its own), as a DNS-rebinding page's requests arrive. */
+function getWithHost(base: string, path: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(new URL(path, base), { headers }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
+describe('who may reach the inbox (red team N5, N14)', () => {
+  it('a request naming another Host is refused, a valid token or proxy header notwithstanding', async () => {
+    const port = new URL(inbox.url).port;
+    const bearer = { authorization: `Bearer ${ALICE_TOKEN}` };
+    expect(await getWithHost(inbox.url, '/api/pending', { ...bearer, host: `127.0.0.1:${port}` })).toBe(200);
+    expect(await getWithHost(inbox.url, '/api/pending', { ...bearer, host: `localhost:${port}` })).toBe(200);
+    expect(await getWithHost(inbox.url, '/api/pending', { ...bearer, host: `evil.example:${port}` })).toBe(421);
+  });
+
+  it("trusted-header mode believes a name only with the proxy's secret, and never from another Host", async () => {
+    const secret = 'proxy-secret-0123456789';
+    const proxied = await startInbox({
+      client: harness.client,
+      identities: {
+        tokens: {},
+        trustedHeader: 'x-forwarded-user',
+        rolesHeader: 'x-forwarded-roles',
+        proxySecret: secret,
+      },
+      publicUrl: 'https://inbox.example.com',
+    });
+    try {
+      const port = new URL(proxied.url).port;
+      const claim = { 'x-forwarded-user': 'mallory', 'x-forwarded-roles': 'finance', accept: 'application/json' };
+      // The report's repro: a rebinding page sets the headers itself; it does not know the secret.
+      expect(await getWithHost(proxied.url, '/api/pending', { ...claim, host: `evil.example:${port}` })).toBe(421);
+      expect(await getWithHost(proxied.url, '/api/pending', { ...claim, host: `127.0.0.1:${port}` })).toBe(401);
+      const viaProxy = { ...claim, 'x-inbox-proxy-secret': secret };
+      expect(await getWithHost(proxied.url, '/api/pending', { ...viaProxy, host: 'inbox.example.com' })).toBe(200);
+    } finally {
+      await proxied.close();
+    }
+  });
+
+  it('the session cookie is a session ID, not the token, and logging out ends it wherever it was copied', async () => {
+    const { cookie, csrf } = await signIn(inbox.url, ALICE_TOKEN);
+    expect(cookie).toMatch(/^dra_inbox=[\w-]{40,}$/);
+    expect(cookie).not.toContain(ALICE_TOKEN);
+    expect((await call(inbox.url, '/api/pending', { cookie })).status).toBe(200);
+    const out = await call(inbox.url, '/logout', { cookie, csrf, body: {}, origin: inbox.url });
+    expect(out.status).toBe(303);
+    expect((await call(inbox.url, '/api/pending', { cookie })).status).toBe(401);
+  });
+});
 
 describe('the inbox refuses anonymous and forged requests', () => {
   it('no token, a wrong token or a bad cookie is refused; pages send people to sign in', async () => {

@@ -6,7 +6,14 @@ import { escapeHtml, html } from '../../src/inbox/html';
 import { filterItems } from '../../src/inbox/items';
 
 const TOKEN = 'alice-token-0123456789abcdef';
-const request = (headers: Record<string, string>) => ({ headers }) as unknown as IncomingMessage;
+const SECRET = 'proxy-secret-0123456789';
+/** A request as node:http gives it: headers by lower-case name, repeated ones also listed apart. */
+const request = (headers: Record<string, string | string[]>) =>
+  ({
+    headers: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value].flat().join(', ')])),
+    headersDistinct: Object.fromEntries(Object.entries(headers).map(([name, value]) => [name, [value].flat()])),
+    socket: { remoteAddress: '127.0.0.1' },
+  }) as unknown as IncomingMessage;
 
 describe('inbox identities', () => {
   it('refuses to start without an identity source, and refuses short tokens', () => {
@@ -27,20 +34,63 @@ describe('inbox identities', () => {
       tokens: parseTokens(JSON.stringify({ [TOKEN]: { name: 'alice', roles: ['finance'] } }), 'test'),
       trustedHeader: 'x-forwarded-user',
       rolesHeader: 'x-forwarded-groups',
+      proxySecret: SECRET,
     });
     const bearer = auth.authenticate(request({ authorization: `Bearer ${TOKEN}` }));
     expect(bearer).toMatchObject({ user: { name: 'alice', roles: ['finance'] }, method: 'bearer' });
     expect(auth.authenticate(request({ authorization: 'Bearer nope' }))).toBeNull();
-    const cookie = auth.authenticate(request({ cookie: `other=1; dra_inbox=${TOKEN}` }));
+    // The cookie holds a session ID, never the token (N14): the token itself is no cookie.
+    expect(auth.authenticate(request({ cookie: `dra_inbox=${TOKEN}` }))).toBeNull();
+    const session = auth.startSession({ name: 'alice', roles: ['finance'] });
+    expect(session).not.toContain(TOKEN);
+    const cookie = auth.authenticate(request({ cookie: `other=1; dra_inbox=${session}` }));
     expect(cookie?.method).toBe('cookie');
     expect(auth.checkCsrf(cookie!, undefined)).toBe(false);
     expect(auth.checkCsrf(cookie!, 'forged')).toBe(false);
     expect(auth.checkCsrf(cookie!, cookie!.csrf)).toBe(true);
     expect(auth.checkCsrf(bearer!, undefined)).toBe(true); // a browser never adds a bearer header by itself
-    const proxied = auth.authenticate(request({ 'x-forwarded-user': 'bob', 'x-forwarded-groups': 'ops, finance' }));
+    const viaProxy = {
+      'x-inbox-proxy-secret': SECRET,
+      'x-forwarded-user': 'bob',
+      'x-forwarded-groups': 'ops, finance',
+    };
+    const proxied = auth.authenticate(request(viaProxy));
     expect(proxied).toMatchObject({ user: { name: 'bob', roles: ['ops', 'finance'] }, method: 'header' });
     expect(auth.checkCsrf(proxied!, cookie!.csrf)).toBe(false); // one session's token is no other's
     expect(auth.authenticate(request({}))).toBeNull();
+  });
+
+  it('takes a trusted header only with the proxy secret, and only when sent once (red team N5)', () => {
+    const header = { trustedHeader: 'x-forwarded-user', rolesHeader: 'x-forwarded-roles' };
+    expect(() => new Authenticator({ tokens: {}, ...header })).toThrow(/needs a proxy secret/);
+    const auth = new Authenticator({ tokens: {}, ...header, proxySecret: SECRET });
+    const claim = { 'x-forwarded-user': 'mallory', 'x-forwarded-roles': 'finance' };
+    expect(auth.authenticate(request(claim))).toBeNull();
+    expect(auth.authenticate(request({ ...claim, 'x-inbox-proxy-secret': 'guess-guess-guess-guess' }))).toBeNull();
+    expect(auth.authenticate(request({ ...claim, 'x-inbox-proxy-secret': SECRET }))?.user).toEqual({
+      name: 'mallory',
+      roles: ['finance'],
+    });
+    // A proxy that appends its own header to the client's passes both on: neither is believed.
+    const appended = {
+      'x-inbox-proxy-secret': SECRET,
+      'x-forwarded-user': 'bob',
+      'x-forwarded-roles': ['finance', 'ops'],
+    };
+    expect(auth.authenticate(request(appended))?.user).toEqual({ name: 'bob', roles: [] });
+  });
+
+  it('refuses an address for a minute after 20 wrong tokens, and says so once (red team N23)', () => {
+    const lines: string[] = [];
+    const auth = new Authenticator({ tokens: parseTokens(JSON.stringify({ [TOKEN]: { name: 'a' } }), 't') }, (line) =>
+      lines.push(line),
+    );
+    for (let guess = 0; guess < 19; guess++) auth.authenticate(request({ authorization: `Bearer guess-${guess}` }));
+    expect(auth.refused('127.0.0.1')).toBe(false);
+    auth.authenticate(request({ authorization: 'Bearer guess-20' }));
+    expect(auth.refused('127.0.0.1')).toBe(true);
+    expect(auth.refused('10.0.0.9')).toBe(false);
+    expect(lines).toEqual(['20 wrong tokens from 127.0.0.1 within a minute: refusing it for a minute']);
   });
 });
 
