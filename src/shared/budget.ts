@@ -73,3 +73,6 @@ export interface BudgetRecord {
   requestedAt: string;
   decidedAt: string;
 }
+
+/** The `approvers` key that names who may raise a run's budgets (stopping at a limit stays open to anyone). */
+export const BUDGET_APPROVERS = '@budget';

@@ -189,7 +189,7 @@ export const agentConfigSchema = z.strictObject({
     .record(z.string().min(1), z.array(z.string().trim().min(1)).min(1).max(100))
     .default({})
     .describe(
-      "who may decide a tool's calls: identities, or `role:<name>`; anyone else (and anyone anonymous) is refused by the update, except to reject",
+      "who may decide a tool's calls: identities, or `role:<name>`; anyone else (and anyone anonymous) is refused by the update, except to reject; the key `@budget` names who may raise a budget (`onBudget: 'ask'`; anyone may stop)",
     ),
   onBudget: z
     .enum(['stop', 'ask'])

@@ -1,5 +1,6 @@
 import { condition } from '@temporalio/workflow';
 import {
+  BUDGET_APPROVERS,
   BUDGET_LIMIT_MAX,
   BUDGET_UNITS,
   type AppliedBudgetDecision,
@@ -9,7 +10,7 @@ import {
 import type { ApprovalBook } from './approval-book';
 import type { AgentConfig } from '../shared/config';
 import { formatDuration, parseDuration } from '../shared/duration';
-import { describeDecider } from '../shared/identity';
+import { describeDecider, isApprover } from '../shared/identity';
 import { decideBudgetSignal, decideBudgetUpdate } from '../shared/messages';
 import { publishStatus } from './agent-status';
 import { installPersonInput, refuse } from './human-loop';
@@ -45,7 +46,18 @@ function checkBudget(
   via: 'update' | 'signal',
 ): ReturnType<ApprovalBook['checkBudget']> {
   const checked = state.approvals.checkBudget(payload, via);
-  if (!checked.ok || state.rules < 5 || checked.value.decision.decision !== 'raise') return checked;
+  if (!checked.ok || checked.value.decision.decision !== 'raise') return checked;
+  // Like a tool's approvers: only they may raise, anyone may stop (the safe side, as a rejection is for a call).
+  const approvers = state.config.approvers[BUDGET_APPROVERS];
+  if (approvers && !isApprover(approvers, checked.value.by)) {
+    const who = checked.value.by.identity ?? 'An anonymous sender';
+    return {
+      ok: false,
+      reason: 'not_allowed',
+      message: `${who} may not raise the ${LIMIT_NAMES[checked.value.request.pending.limit]}; approvers: ${approvers.join(', ')}`,
+    };
+  }
+  if (state.rules < 5) return checked;
   const { limit, current, suggested } = checked.value.request.pending;
   const raised = current + (checked.value.decision.amount ?? suggested);
   if (raised <= BUDGET_LIMIT_MAX[limit]) return checked;

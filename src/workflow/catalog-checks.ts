@@ -1,3 +1,4 @@
+import { BUDGET_APPROVERS } from '../shared/budget';
 import type { AgentConfig } from '../shared/config';
 import type { ToolCatalog } from '../shared/tool-protocol';
 import { waivedMandatoryTools } from './confirmation';
@@ -51,7 +52,7 @@ export function catalogProblem(config: AgentConfig, catalog: ToolCatalog, rules:
     if (unknown.length > 0) return `${field} names tools this run does not have: ${unknown.join(', ')}`;
   }
   // A misspelt tool in `approvers` would let anyone decide the real one's calls.
-  const unknownApproved = unknownNames(Object.keys(config.approvers), known);
+  const unknownApproved = unknownNames(Object.keys(config.approvers), [...known, BUDGET_APPROVERS]);
   if (unknownApproved.length > 0) return `approvers names tools this run does not have: ${unknownApproved.join(', ')}`;
   return null;
 }

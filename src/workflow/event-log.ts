@@ -168,18 +168,14 @@ export function installEventHandlers(log: EventLog): void {
     checkCursor(input);
     return log.page(input.after);
   });
-  setHandler(
-    waitForEventsUpdate,
-    ({ after }): Promise<EventsWaitResult> => log.waitAfter(after),
-    {
-      // A rejected update leaves nothing in history; one accepted while handing over would only bounce back.
-      validator: (input) => {
-        checkCursor(input);
-        // A cursor past the newest event would hold one of the run's ten update slots until that many events exist.
-        if ((input as { after: number }).after > log.head)
-          throw new Error(`\`after\` is past the newest event (${log.head})`);
-        if (log.handingOver) throw new Error('the run is continuing as new: ask again');
-      },
+  setHandler(waitForEventsUpdate, ({ after }): Promise<EventsWaitResult> => log.waitAfter(after), {
+    // A rejected update leaves nothing in history; one accepted while handing over would only bounce back.
+    validator: (input) => {
+      checkCursor(input);
+      // A cursor past the newest event would hold one of the run's ten update slots until that many events exist.
+      if ((input as { after: number }).after > log.head)
+        throw new Error(`\`after\` is past the newest event (${log.head})`);
+      if (log.handingOver) throw new Error('the run is continuing as new: ask again');
     },
-  );
+  });
 }

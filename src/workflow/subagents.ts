@@ -1,4 +1,5 @@
 import { ChildWorkflowFailure, executeChild, isCancellation } from '@temporalio/workflow';
+import { BUDGET_APPROVERS } from '../shared/budget';
 import type { AgentConfigInput } from '../shared/config';
 import { AGENT_WORKFLOW_TYPE } from '../shared/messages';
 import { parseDelegation, type ParsedToolCall } from '../shared/protocol';
@@ -35,7 +36,9 @@ function childConfig(state: RunState, agent: string, remainingTokens: number | u
     requireConfirmation: ofChild(parent.requireConfirmation),
     skipConfirmation: ofChild(parent.skipConfirmation),
     approvers: Object.fromEntries(
-      Object.entries(parent.approvers).filter(([name]) => tools === undefined || tools.includes(name)),
+      Object.entries(parent.approvers).filter(
+        ([name]) => tools === undefined || tools.includes(name) || name === BUDGET_APPROVERS,
+      ),
     ),
     maxIterations: sub?.maxIterations ?? parent.maxIterations,
     model: sub?.model ?? parent.model,

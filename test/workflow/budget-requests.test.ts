@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DecisionRefusedError } from '../../src/client/errors';
-import type { AgentClient } from '../../src/client/agent-client';
+import { AgentClient } from '../../src/client/agent-client';
+import { decideBudgetSignal } from '../../src/shared/messages';
 import type { PendingBudget } from '../../src/shared/budget';
 import type { ScriptedTurn } from '../../src/testing';
 import { TEST_REVIEWER, useHarness } from '../support/harness';
@@ -24,6 +25,36 @@ async function waitForBudget(agents: AgentClient, workflowId: string, requestId?
 }
 
 describe("onBudget: 'ask' turns a limit into a request a person decides", () => {
+  it("approvers['@budget'] decide who may raise: others and anonymous signals are refused, anyone may stop (N13)", async () => {
+    const run = await harness.start([calc('1+1'), { answer: 'Two.' }], 'q', {
+      maxIterations: 1,
+      onBudget: 'ask',
+      approvers: { '@budget': ['role:finance'] },
+    });
+    await waitForBudget(harness.agents, run.workflowId);
+    const bob = new AgentClient({ client: harness.client, identity: 'bob', channel: 'client' });
+    await expect(bob.raiseBudget(run.workflowId, 1_000)).rejects.toMatchObject({
+      reason: 'not_allowed',
+      message: 'bob may not raise the iteration limit; approvers: role:finance',
+    });
+    // The report's anonymous raise: a raw signal, as from the Temporal UI or CLI.
+    await harness.client.workflow
+      .getHandle(run.workflowId)
+      .signal(decideBudgetSignal, { requestId: 'b1', decision: 'raise', amount: 1_000 });
+    expect((await harness.agents.getPending(run.workflowId)).budget).toMatchObject({ requestId: 'b1', current: 1 });
+    const alice = new AgentClient({ client: harness.client, identity: 'alice', roles: ['finance'], channel: 'client' });
+    expect(await alice.raiseBudget(run.workflowId, 1)).toMatchObject({ decision: 'raise', newLimit: 2 });
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('Two.');
+    expect(result.trace.budgetRequests).toEqual([
+      expect.objectContaining({
+        outcome: 'raise',
+        amount: 1,
+        by: { identity: 'alice', roles: ['finance'], channel: 'client' },
+      }),
+    ]);
+  });
+
   it('max_iterations: the run waits as a pending request; a raise lets it go on and finish', async () => {
     const run = await harness.start([calc('1+1'), calc('2+2'), calc('3+3'), { answer: 'Six.' }], 'q', {
       maxIterations: 2,
