@@ -185,6 +185,17 @@ export interface ConversationState {
   iterationsAtTurnStart: number;
   tokensAtTurnStart: number;
   turnStartedAtMs: number;
+  /**
+   * Set while the conversation waits for a message (rule set 6): when the wait began, and how the last turn ended, so
+   * a run that takes over mid-wait waits out the rest of the idle timeout and, if nothing comes, returns that turn.
+   */
+  awaiting?: {
+    sinceMs: number;
+    finalAnswer: string | null;
+    stop: { reason: TerminationReason; detail: string } | null;
+    output?: unknown;
+    confidence: number | null;
+  };
 }
 
 /** What a run returns. */

@@ -1,4 +1,5 @@
-import { condition, setHandler } from '@temporalio/workflow';
+import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
+import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { parseDuration } from '../shared/duration';
 import { eventText } from '../shared/events';
 import { sendMessageUpdate } from '../shared/messages';
@@ -129,12 +130,56 @@ function beginTurn(state: RunState, conversation: ConversationState, message: st
 export async function nextTurn(state: RunState): Promise<boolean> {
   const conversation = state.conversation;
   if (!conversation) return false;
-  endTurn(state, conversation);
-  if (state.stop?.reason === 'cancelled') return false;
+  const idleMs = parseDuration(state.config.conversationIdleTimeout!)!;
+  if (state.rules < 6) {
+    endTurn(state, conversation);
+    if (state.stop?.reason === 'cancelled') return false;
+    state.phase = 'awaiting_message';
+    publishStatus(state);
+    if (!(await condition(() => conversation.inbox.length > 0, idleMs))) return false;
+    beginTurn(state, conversation, conversation.inbox.shift()!);
+    return true;
+  }
+  if (conversation.awaiting) {
+    resumeWaiting(state, conversation.awaiting);
+  } else {
+    endTurn(state, conversation);
+    if (state.stop?.reason === 'cancelled') return false;
+    conversation.awaiting = {
+      sinceMs: Date.now(),
+      finalAnswer: state.finalAnswer,
+      stop: state.stop ? { reason: state.stop.reason, detail: state.stop.detail } : null,
+      ...(state.output !== undefined ? { output: state.output } : {}),
+      confidence: state.confidence,
+    };
+  }
   state.phase = 'awaiting_message';
   publishStatus(state);
-  const idleMs = parseDuration(state.config.conversationIdleTimeout!)!;
-  if (!(await condition(() => conversation.inbox.length > 0, idleMs))) return false;
+  // A conversation of one-iteration turns never reaches the loop's check between iterations, so it hands over here
+  // too: the next run goes on waiting, with what is left of the idle timeout.
+  const remainingMs = Math.max(1, idleMs - (Date.now() - conversation.awaiting.sinceMs));
+  const due = () => conversation.inbox.length === 0 && idleHandOverDue(state);
+  if (!(await condition(() => conversation.inbox.length > 0 || due(), remainingMs))) return false;
+  if (due()) await continueAsNewNow(state);
+  delete conversation.awaiting;
   beginTurn(state, conversation, conversation.inbox.shift()!);
   return true;
+}
+
+/** A run that took over mid-wait: the last turn's outcome is the run's until a message comes. */
+function resumeWaiting(state: RunState, awaiting: NonNullable<ConversationState['awaiting']>): void {
+  state.finalAnswer = awaiting.finalAnswer;
+  state.stop = awaiting.stop;
+  state.output = awaiting.output;
+  state.confidence = awaiting.confidence;
+}
+
+/**
+ * Events a waiting conversation's run may hold before it hands over. Every update (a message, a decision, an event
+ * poll) adds at least two, and Temporal refuses a run's 2,001st update: this stays well under that.
+ */
+const IDLE_HANDOVER_EVENTS = 3_000;
+
+function idleHandOverDue(state: RunState): boolean {
+  return shouldContinueAsNew(state) || workflowInfo().historyLength >= IDLE_HANDOVER_EVENTS;
 }

@@ -60,6 +60,8 @@ export const LOOP_RULES_4_PATCH = 'loop-rules-4';
  * and a prompt over the context window is compacted instead of failing the run. One marker, as for rule set 4.
  */
 export const LOOP_RULES_5_PATCH = 'loop-rules-5';
+/** Rule set 6: a conversation hands over while it waits for a message, and resumes waiting in the next run. */
+export const LOOP_RULES_6_PATCH = 'loop-rules-6';
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
@@ -233,15 +235,17 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
 export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks = {}): Promise<ReActResult> {
   // Newest first: a new run records only the newest marker; a recorded run finds the one it was recorded with. Asked
   // once, at the start: a marker missing while replaying is no answer, as the same call made live would record it.
-  const rules = patched(LOOP_RULES_5_PATCH)
-    ? 5
-    : patched(LOOP_RULES_4_PATCH)
-      ? 4
-      : patched(LOOP_RULES_3_PATCH)
-        ? 3
-        : patched(LOOP_RULES_2_PATCH)
-          ? 2
-          : 1;
+  const rules = patched(LOOP_RULES_6_PATCH)
+    ? 6
+    : patched(LOOP_RULES_5_PATCH)
+      ? 5
+      : patched(LOOP_RULES_4_PATCH)
+        ? 4
+        : patched(LOOP_RULES_3_PATCH)
+          ? 3
+          : patched(LOOP_RULES_2_PATCH)
+            ? 2
+            : 1;
   const start = await startRun(input, rules);
   const { config } = start;
   // A fork or continuation starts from its parent's steps; only its first run has a seed (later ones carry state).
@@ -280,10 +284,15 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     if (problem !== null) throw invalidInput(problem);
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));
     state.runAhead.tools = runAheadTools(state, catalog.tools);
-    // A conversation answers turn after turn, until no message comes within its idle timeout.
+    // A conversation answers turn after turn, until no message comes within its idle timeout. A run that took over
+    // from one that was waiting for a message goes on waiting (rule set 6).
+    let waiting = state.conversation?.awaiting !== undefined;
     do {
-      await runLoop(state, tools);
-      await forceFinalAnswer(state);
+      if (!waiting) {
+        await runLoop(state, tools);
+        await forceFinalAnswer(state);
+      }
+      waiting = false;
     } while (await nextTurn(state));
   } catch (error) {
     if (isCancellation(error)) {

@@ -25,9 +25,9 @@ import {
 } from '../shared/types';
 
 /** The loop's rule sets: each patch that changed commands adds one; a run keeps the one it started with. */
-export type RuleSet = 1 | 2 | 3 | 4 | 5;
+export type RuleSet = 1 | 2 | 3 | 4 | 5 | 6;
 /** The rule set new runs get. */
-export const LATEST_RULES: RuleSet = 5;
+export const LATEST_RULES: RuleSet = 6;
 
 /** Why and how a run is stopping. */
 export interface StopDecision {

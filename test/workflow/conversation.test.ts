@@ -7,6 +7,9 @@ import type { RecordedRequest, ScriptedResponder } from '../../src/testing/scrip
 import { lastMessageOf } from '../../src/testing/scripted-turn';
 import { delegatingScript, researcherSubagents } from '../support/delegation';
 import { useHarness, waitForPending } from '../support/harness';
+import { chainRunIds } from '../../src/client/run-chain';
+
+const chainOf = async (workflowId: string) => ({ runIds: await chainRunIds(harness.client, workflowId) });
 
 const harness = useHarness();
 
@@ -140,6 +143,27 @@ describe('conversations', () => {
     // After the hand-over the model still sees the first turn.
     const last = harness.model.requests(run.modelName).at(-1)!;
     expect(last.messages.map((message) => message.content)).toContain('Remember the number 7.');
+  });
+
+  it('a conversation of one-iteration turns hands over while it waits, and the next run goes on waiting (N8)', async () => {
+    // Each turn answers at once, so the loop's check between iterations never runs: before rule set 6 such a
+    // conversation stayed in one run until Temporal refused its 2,001st update.
+    const run = await harness.start((request) => ({ answer: `Noted: ${lastUser(request)}` }), 'first', {
+      conversationIdleTimeout: '4s',
+      maxStepsPerRun: 2,
+    });
+    for (const message of ['second', 'third', 'fourth']) {
+      expect(await run.ask(message)).toMatchObject({ finalAnswer: `Noted: ${message}`, reason: 'success' });
+    }
+    const { runIds } = await chainOf(run.workflowId);
+    expect(runIds.length).toBeGreaterThanOrEqual(2);
+    // Nothing more comes: the run that took over mid-wait waits out the idle timeout and returns the last turn.
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('Noted: fourth');
+    expect(result.terminationReason).toBe('success');
+    expect(result.trace.turns?.map((turn) => turn.message)).toEqual(['first', 'second', 'third', 'fourth']);
+    // No turn was answered twice by the run that took over.
+    expect(harness.model.requests(run.modelName)).toHaveLength(4);
   });
 
   it('a subagent of a conversation answers its task and returns at once, without waiting for messages', async () => {
