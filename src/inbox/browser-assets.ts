@@ -145,7 +145,14 @@ export const INBOX_SCRIPT = String.raw`
     var item = form.closest('.item'); if (item) item.setAttribute('data-settled', '');
     var buttons = form.querySelectorAll('button'); buttons.forEach(function (b) { b.disabled = true; });
     fetch(form.action, { method: 'POST', body: body, headers: { accept: 'application/json', 'x-csrf-token': csrf }, credentials: 'same-origin' })
-      .then(function (r) { return r.json(); })
+      // An answer without a status (a 502 or 404 with { error }, a proxy's HTML page) is a failure to show, with the
+      // form given back: a reviewer must never be left to believe the decision went through.
+      .then(function (r) {
+        return r.json().catch(function () { return {}; }).then(function (res) {
+          if (typeof res.status !== 'string') throw new Error(res.error || 'the inbox answered HTTP ' + r.status);
+          return res;
+        });
+      })
       .then(function (res) {
         // An invalid edit is shown beside the editor, where it can be fixed.
         var inline = res.status === 'refused' && form.querySelector('.schema-problems');

@@ -167,6 +167,31 @@ describe('the inbox in a real browser', () => {
     expect((await run.result()).trace.steps[0]?.observation).toBe('staging');
   });
 
+  it('a decision the server fails says so and gives the form back (N20)', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'wire_funds', args: { amount: 12, to: 'acct-7' } }] },
+      { answer: 'Wired.' },
+    ]);
+    await page.goto(`${inbox.url}/runs/${run.workflowId}`);
+    const call = page.locator('article.item', { hasText: 'wire_funds' });
+    await call.waitFor({ timeout: 15_000 });
+    // The answer the inbox gives when Temporal fails the update (the report saw it with every update slot taken).
+    const decide = `**/runs/${run.workflowId}/decide`;
+    await page.route(decide, (route) =>
+      route.fulfill({ status: 502, contentType: 'application/json', body: '{"error":"Workflow Update failed"}' }),
+    );
+    const approve = call.getByRole('button', { name: 'Approve', exact: true });
+    await approve.click();
+    await expect.poll(() => call.locator('.outcome').textContent()).toBe('Not sent: Workflow Update failed');
+    expect(await call.locator('.outcome').getAttribute('class')).toBe('outcome refused');
+    expect(await approve.isDisabled()).toBe(false);
+    // Once the server answers again, the same button decides.
+    await page.unroute(decide);
+    await approve.click();
+    await expect.poll(() => call.locator('.outcome').textContent()).toContain('approve c1-1');
+    expect((await run.result()).finalAnswer).toBe('Wired.');
+  });
+
   it('a budget request is raised from the run page and the run goes on to its answer', async () => {
     const sum = (expression: string) => ({
       thought: 'Each sum needs the calculator, so I call it once more.',
