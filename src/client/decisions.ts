@@ -50,7 +50,19 @@ const PENDING_QUERIES_AT_ONCE = 8;
 export interface ListPendingOptions {
   /** Told of each waiting run that could not be read (no worker answered in time); its items are left out. */
   onUnreadable?: (workflowId: string, reason: string) => void;
+  /**
+   * Runs read by an earlier listing: a run whose visibility record (history length, status, pending tools) has not
+   * changed is not queried again for `PENDING_CACHE_MS`. Give the same map to every listing (the inbox does).
+   */
+  cache?: Map<string, { key: string; at: number; items: PendingItem[] }>;
 }
+
+/**
+ * How long a run's items are taken from the cache while its visibility record stays the same. A query replays a run
+ * that is not in a worker's cache: asking all of 1,000 waiting runs every second kept a worker core busy (red team
+ * N12). The bound keeps a change that somehow left the record as it was from being missed for longer.
+ */
+export const PENDING_CACHE_MS = 30_000;
 
 /**
  * Every pending approval and question across running agents (visibility query on AgentStatus, then getPending), in
@@ -59,17 +71,34 @@ export interface ListPendingOptions {
 export async function listPending(client: Client, options: ListPendingOptions = {}): Promise<PendingItem[]> {
   const query = `${AgentStatusKey.name} IN ('AwaitingApproval', 'AwaitingInput') AND ExecutionStatus = 'Running'`;
   const ids: string[] = [];
-  for await (const execution of client.workflow.list({ query })) ids.push(execution.workflowId);
+  const keys = new Map<string, string>();
+  for await (const execution of client.workflow.list({ query })) {
+    ids.push(execution.workflowId);
+    const { historyLength, runId, searchAttributes } = execution;
+    keys.set(execution.workflowId, JSON.stringify([runId, historyLength, searchAttributes]));
+  }
   const found = new Map<string, PendingItem[]>();
+  const { cache } = options;
+  const now = Date.now();
+  if (cache) {
+    for (const [workflowId, entry] of cache) {
+      if (!keys.has(workflowId))
+        cache.delete(workflowId); // no longer waiting
+      else if (entry.key === keys.get(workflowId) && now - entry.at < PENDING_CACHE_MS)
+        found.set(workflowId, entry.items);
+    }
+  }
   let next = 0;
   const readRuns = async () => {
     for (let index = next++; index < ids.length; index = next++) {
       const workflowId = ids[index]!;
+      if (found.has(workflowId)) continue;
       try {
         const deadline = Date.now() + PENDING_QUERY_TIMEOUT_MS;
         const handle = client.workflow.getHandle(workflowId);
         const pending = await client.connection.withDeadline(deadline, () => queryRun(handle, getPendingQuery));
         found.set(workflowId, itemsOf(workflowId, pending));
+        cache?.set(workflowId, { key: keys.get(workflowId)!, at: Date.now(), items: found.get(workflowId)! });
       } catch (error) {
         // Also a run that finished between the list and the query: it has nothing pending any more.
         options.onUnreadable?.(workflowId, error instanceof Error ? error.message : String(error));

@@ -29,9 +29,15 @@ export function sendEvent(response: ServerResponse, event: string, data: string,
   response.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\n${lines.join('\n')}\n\n`);
 }
 
+/** The longest pause between listings while nothing changes (see {@link PendingFeed}). */
+export const PENDING_FEED_MAX_INTERVAL_MS = 4_000;
+
 /**
  * Everything waiting across runs, polled from Temporal while someone watches and shared by every watcher: a hundred
- * open inbox tabs cost one visibility query per interval, not a hundred.
+ * open inbox tabs cost one visibility query per interval, not a hundred. A listing queries every waiting run (1,000
+ * runs took the red team's worker 26 s of work), so while nothing changes the pause doubles, up to 4 s (runs whose visibility record did not change are not asked again, see
+ * `PENDING_CACHE_MS`); a change, a
+ * new watcher or a decision made here ({@link nudge}) brings it back to `intervalMs`.
  */
 export class PendingFeed {
   private readonly listeners = new Set<(items: PendingItem[]) => void>();
@@ -39,12 +45,15 @@ export class PendingFeed {
   private latestJson = '';
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | null = null;
+  private delayMs: number;
 
   constructor(
     private readonly list: () => Promise<PendingItem[]>,
     private readonly intervalMs = 1000,
     private readonly onError: (error: unknown) => void = () => undefined,
-  ) {}
+  ) {
+    this.delayMs = intervalMs;
+  }
 
   /** The current list (polled now when nobody is watching). */
   async current(): Promise<PendingItem[]> {
@@ -57,23 +66,36 @@ export class PendingFeed {
   subscribe(listener: (items: PendingItem[]) => void): () => void {
     this.listeners.add(listener);
     if (this.latest) listener(this.latest);
-    if (!this.timer) {
-      void this.poll();
-      this.timer = setInterval(() => void this.poll(), this.intervalMs);
-    }
+    if (!this.timer) this.schedule(0);
+    else this.nudge();
     return () => {
       this.listeners.delete(listener);
       if (this.listeners.size === 0 && this.timer) {
-        clearInterval(this.timer);
+        clearTimeout(this.timer);
         this.timer = undefined;
       }
     };
   }
 
+  /** Something changed here (a decision was sent): list again soon, at the base interval. */
+  nudge(): void {
+    this.delayMs = this.intervalMs;
+    if (this.timer) this.schedule(Math.min(this.intervalMs, 250));
+  }
+
   stop(): void {
-    if (this.timer) clearInterval(this.timer);
+    if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
     this.listeners.clear();
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = setTimeout(() => {
+      void this.poll().then(() => {
+        if (this.timer && this.listeners.size > 0) this.schedule(this.delayMs);
+      });
+    }, delayMs);
   }
 
   private poll(): Promise<void> {
@@ -86,6 +108,7 @@ export class PendingFeed {
         this.latest = items;
         this.latestJson = json;
         if (changed) for (const listener of this.listeners) listener(items);
+        this.delayMs = changed ? this.intervalMs : Math.min(this.delayMs * 2, PENDING_FEED_MAX_INTERVAL_MS);
       } catch (error) {
         this.onError(error);
       } finally {

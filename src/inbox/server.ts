@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { listPending } from '../client/decisions';
+import { listPending, type PendingItem } from '../client/decisions';
 import { cursorOf, streamRunEvents } from './event-stream';
 import { listen } from '../client/http-listen';
 import { Authenticator, SESSION_COOKIE, SESSION_TTL_MS, type Authenticated, type IdentitySource } from './auth';
@@ -152,7 +152,7 @@ async function route(
     if (crossOrigin(request) || !auth.checkCsrf(who, typeof sent === 'string' ? sent : undefined)) {
       return sendJson(response, 403, { error: 'missing or wrong CSRF token: reload the page and try again' });
     }
-    return post(options, auth, who, url, body, request, response);
+    return post(options, auth, feed, who, url, body, request, response);
   }
   if (method !== 'GET') return sendJson(response, 405, { error: `${method} is not served` });
   if (url.pathname === '/') return sendHtml(response, 200, await inboxPage(who, feed, url));
@@ -188,6 +188,7 @@ async function route(
 async function post(
   options: InboxOptions,
   auth: Authenticator,
+  feed: PendingFeed,
   who: Authenticated,
   url: URL,
   body: Record<string, unknown>,
@@ -207,6 +208,7 @@ async function post(
   if (!match || !act || !action) return sendJson(response, 404, { error: `nothing to post to at ${url.pathname}` });
   const workflowId = decodeURIComponent(match[1]!);
   const outcome: DecisionOutcome = await act(options.client, who.user, workflowId, body);
+  feed.nudge(); // the lists should show it soon, whatever the listing's pace
   // Every part but the action came from the request: escaped, a newline in a call ID cannot forge a line of the log.
   options.log?.(
     visible(`${who.user.name} ${action.slice(1)} ${workflowId}: ${outcome.status} (${outcome.message})`).replace(
@@ -230,8 +232,9 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
   const auth = new Authenticator(options.identities, options.log);
   // Filled once the port is known (0 picks one); nothing is served before.
   const hosts = new Set<string>();
+  const pendingCache = new Map<string, { key: string; at: number; items: PendingItem[] }>();
   const feed = new PendingFeed(
-    () => listPending(options.client),
+    () => listPending(options.client, { cache: pendingCache }),
     options.pollMs ?? 1000,
     (error) => options.log?.(`listing pending items failed: ${error instanceof Error ? error.message : String(error)}`),
   );

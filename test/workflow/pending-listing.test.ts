@@ -1,0 +1,44 @@
+import { describe, expect, it, vi } from 'vitest';
+import { listPending, type PendingItem } from '../../src/client/decisions';
+import { useHarness, waitForPending } from '../support/harness';
+
+/*
+ * Red team N12: every listing queried every waiting run, and the inbox listed every second while someone watched (1,000
+ * runs: 26 s per listing, two thirds of a worker core). With a cache, a run whose visibility record is unchanged is not
+ * asked again, and a run that moved on is.
+ */
+const harness = useHarness();
+const calc = (expression: string) => ({ toolCalls: [{ name: 'calculator', args: { expression } }] });
+
+async function itemsOf(workflowId: string, cache: Map<string, { key: string; at: number; items: PendingItem[] }>) {
+  return (await listPending(harness.client, { cache })).filter((item) => item.workflowId === workflowId);
+}
+
+describe('listing what waits reads only runs that changed (N12)', () => {
+  it('an unchanged run is not queried again; a run with a new pending call is, at the next listing', async () => {
+    const run = await harness.start([calc('1+1'), calc('2+2'), { content: 'Done.' }], 'two sums', {
+      requireConfirmation: ['calculator'],
+    });
+    await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
+    const cache = new Map<string, { key: string; at: number; items: PendingItem[] }>();
+    // Visibility catches up with the run's status a moment after its query does.
+    await expect.poll(async () => (await itemsOf(run.workflowId, cache)).map((item) => item.callId)).toEqual(['c1-1']);
+
+    const getHandle = vi.spyOn(harness.client.workflow, 'getHandle');
+    try {
+      expect((await itemsOf(run.workflowId, cache)).map((item) => item.callId)).toEqual(['c1-1']);
+      expect(getHandle.mock.calls.filter(([id]) => id === run.workflowId)).toHaveLength(0);
+    } finally {
+      getHandle.mockRestore();
+    }
+
+    // Same tool, same status once it waits again: only the record's history length tells the listings apart.
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
+    await expect
+      .poll(async () => (await itemsOf(run.workflowId, cache)).map((item) => item.callId), { timeout: 10_000 })
+      .toEqual(['c2-1']);
+    await harness.agents.approve(run.workflowId, 'c2-1');
+    expect((await run.result()).finalAnswer).toBe('Done.');
+  }, 60_000);
+});
