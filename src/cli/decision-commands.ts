@@ -88,7 +88,10 @@ function formatAuditEntry(entry: AuditEntry): string {
   if (typeof answer === 'string') what.push(`answer: ${answer}`);
   if (typeof amount === 'number') what.push(`by ${amount}`);
   const outcome = entry.refused ? `REFUSED: ${entry.refused}` : entry.via === 'signal' ? '(signal)' : '';
-  const who = `${entry.identity ?? 'anonymous'}${entry.roles ? ` [${entry.roles.join(', ')}]` : ''} via ${entry.channel}`;
+  // Name, roles and channel are what the sender claimed; the Temporal client identity is what the server saw, so a
+  // forged "alice via inbox" from another client reads differently (until approvals are signed).
+  const claimed = `${entry.identity ?? 'anonymous'}${entry.roles ? ` [${entry.roles.join(', ')}]` : ''} via ${entry.channel}`;
+  const who = entry.sender ? `${claimed} (sent by ${entry.sender})` : claimed;
   return [entry.at, who, what.filter((part) => part !== '').join(' '), outcome]
     .filter((part) => part !== '')
     .join('  ');

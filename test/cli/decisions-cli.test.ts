@@ -142,7 +142,10 @@ describe('deciding from the CLI while `run` waits', () => {
     expect(trace.stdout).toContain('success: 2 iterations');
     // The history says who approved, from where, and what ran.
     const audit = await cli(['audit', workflowId]);
-    expect(audit.stdout).toMatch(/^\S+Z {2}carol via cli {2}approve c1-1 calculator\(\{"expression":"21\*2"\}\)\n$/);
+    // What the sender claimed, and the Temporal client that sent it, as the server recorded it (N18).
+    expect(audit.stdout).toMatch(
+      /^\S+Z {2}carol via cli \(sent by \d+@[^)]+\) {2}approve c1-1 calculator\(\{"expression":"21\*2"\}\)\n$/,
+    );
   });
 
   it('result and trace of a finished continue-as-new chain need no worker', async () => {
@@ -240,7 +243,7 @@ describe('deciding from the CLI while `run` waits', () => {
     expect(await run.done).toBe(0);
     expect(run.output.stdout).toBe('Four.\n');
     const audit = await cli(['audit', '--address', address, workflowId]);
-    expect(audit.stdout).toMatch(/^\S+Z {2}erin via cli {2}raise b1 by 2\n$/);
+    expect(audit.stdout).toMatch(/^\S+Z {2}erin via cli \(sent by \d+@[^)]+\) {2}raise b1 by 2\n$/);
   });
 });
 
