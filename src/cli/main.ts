@@ -126,6 +126,7 @@ async function codecServerCommand(argv: string[]): Promise<number> {
     port,
   });
   say(`Codec server on ${url} for ${values.origin}${token ? ' (bearer token required)' : ''}`);
+  if (!token) say('warning: no --token (CODEC_SERVER_TOKEN): any process on this host can have payloads decrypted');
   say(`Start the UI with --ui-codec-endpoint ${url}, or set it in the UI's Data Encoder settings. Ctrl-C stops it.`);
   await waitForInterrupt();
   return 0;

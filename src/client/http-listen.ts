@@ -26,3 +26,18 @@ export async function listen(
       }),
   };
 }
+
+const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
+
+/**
+ * The Host values a local server answers to: its loopback names at its port, the address it listens on (unless a
+ * wildcard) and the public URL's. A page that rebinds its own name to this address still sends its own name as Host.
+ */
+export function allowedHosts(listenHost: string, port: number, publicUrl?: string): Set<string> {
+  const names = [...LOOPBACK_NAMES];
+  if (!['0.0.0.0', '::', ''].includes(listenHost))
+    names.push(listenHost.includes(':') ? `[${listenHost}]` : listenHost);
+  const hosts = new Set(names.map((name) => `${name.toLowerCase()}:${port}`));
+  if (publicUrl) hosts.add(new URL(publicUrl).host.toLowerCase());
+  return hosts;
+}

@@ -4,7 +4,7 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { listPending, type PendingItem } from '../client/decisions';
 import { cursorOf, streamRunEvents } from './event-stream';
-import { listen } from '../client/http-listen';
+import { allowedHosts, listen } from '../client/http-listen';
 import { Authenticator, SESSION_COOKIE, SESSION_TTL_MS, type Authenticated, type IdentitySource } from './auth';
 import { INBOX_SCRIPT, INBOX_STYLE } from './browser-assets';
 import { answerAs, BadRequest, budgetAs, decideAs, httpStatus, readBody, type DecisionOutcome } from './decide';
@@ -81,21 +81,6 @@ function crossOrigin(request: IncomingMessage): boolean {
   } catch {
     return true;
   }
-}
-
-const LOOPBACK_NAMES = ['127.0.0.1', 'localhost', '[::1]'];
-
-/**
- * The Host values the inbox answers to: its loopback names at its port, the address it listens on (unless a
- * wildcard) and the public URL's. A page that rebinds its own name to this address still sends its own name as Host.
- */
-export function allowedHosts(listenHost: string, port: number, publicUrl?: string): Set<string> {
-  const names = [...LOOPBACK_NAMES];
-  if (!['0.0.0.0', '::', ''].includes(listenHost))
-    names.push(listenHost.includes(':') ? `[${listenHost}]` : listenHost);
-  const hosts = new Set(names.map((name) => `${name.toLowerCase()}:${port}`));
-  if (publicUrl) hosts.add(new URL(publicUrl).host.toLowerCase());
-  return hosts;
 }
 
 const RUN_ROUTE = /^\/runs\/([^/]+)(\/pending\/stream|\/trace\/stream|\/events|\/decide|\/answer|\/budget)?$/;

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
@@ -8,7 +9,7 @@ import { bundleWorkflowCode, DefaultLogger, NativeConnection } from '@temporalio
 import { describe, expect, inject, it } from 'vitest';
 import { AgentClient, AgentRunError } from '../../src/client';
 import { encryptedDataConverter } from '../../src/worker/codec';
-import { startCodecServer } from '../../src/worker/codec/codec-server';
+import { MAX_CODEC_BODY_BYTES, startCodecServer } from '../../src/worker/codec/codec-server';
 import { EncryptionCodec } from '../../src/worker/codec/encryption-codec';
 import { startDevServer } from '../../src/dev/dev-server';
 import { AGENT_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
@@ -150,6 +151,26 @@ describe('payload encryption', () => {
       expect(Buffer.from(json.payloads[0]?.data ?? '', 'base64').toString()).toBe('"hello"');
       const preflight = await fetch(`${url}/decode`, { method: 'OPTIONS', headers: { origin: 'http://evil.example' } });
       expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
+      // Red team N29: an oversized body is refused as it arrives instead of being held in memory whole.
+      const huge = await fetch(`${url}/decode`, {
+        method: 'POST',
+        headers: { ...headers, authorization: 'Bearer secret-token' },
+        body: 'x'.repeat(MAX_CODEC_BODY_BYTES + 1),
+      }).catch((error: unknown) => error);
+      if (huge instanceof Response) expect(huge.status).toBe(413);
+      else expect(String(huge)).toMatch(/fetch failed|socket|reset/i); // the server closed the upload
+      // A DNS-rebinding page reaches the port under its own name: it is refused whatever it carries.
+      const port = new URL(url).port;
+      const rebound = await new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          `${url}/decode`,
+          { method: 'POST', headers: { ...headers, authorization: 'Bearer secret-token', host: `evil.example:${port}` } },
+          (response) => resolve(response.statusCode ?? 0),
+        );
+        req.on('error', reject);
+        req.end(body);
+      });
+      expect(rebound).toBe(421);
     } finally {
       server.close();
     }

@@ -1,7 +1,9 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { allowedHosts } from '../../client/http-listen';
 import { PayloadCodecError } from './encryption-codec';
 
 /** Options of the codec server. */
@@ -28,10 +30,30 @@ function corsHeaders(request: IncomingMessage, origin: string): Record<string, s
   };
 }
 
+/**
+ * Largest request body taken: a batch of the UI's payloads (Temporal caps each at 2 MB). A 300 MB post once took the
+ * process to 1 GB and left it there.
+ */
+export const MAX_CODEC_BODY_BYTES = 8 * 1024 * 1024;
+
+class BodyTooLarge extends Error {}
+
 async function body(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of request) chunks.push(chunk as Buffer);
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_CODEC_BODY_BYTES) throw new BodyTooLarge();
+    chunks.push(chunk as Buffer);
+  }
   return Buffer.concat(chunks).toString('utf8');
+}
+
+const digest = (text: string) => createHash('sha256').update(text).digest();
+
+/** Whether the request carries the bearer token (compared by digest, in constant time). */
+function hasToken(request: IncomingMessage, token: string): boolean {
+  return timingSafeEqual(digest(request.headers.authorization ?? ''), digest(`Bearer ${token}`));
 }
 
 /**
@@ -39,8 +61,14 @@ async function body(request: IncomingMessage): Promise<string> {
  * base64), so people can read encrypted runs in the UI while the server only ever stores ciphertext.
  */
 export async function startCodecServer(options: CodecServerOptions): Promise<{ url: string; server: Server }> {
+  // Filled once the port is known: a page that rebinds its own name to this address still sends that name as Host.
+  const hosts = new Set<string>();
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const cors = corsHeaders(request, options.origin);
+    if (!hosts.has((request.headers.host ?? '').toLowerCase())) {
+      response.writeHead(421, { 'content-type': 'application/json' }).end('{"error":"not this server\'s Host"}');
+      return;
+    }
     if (request.method === 'OPTIONS') {
       response.writeHead(204, cors).end();
       return;
@@ -50,7 +78,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<{ u
       response.writeHead(404, cors).end();
       return;
     }
-    if (options.token && request.headers.authorization !== `Bearer ${options.token}`) {
+    if (options.token && !hasToken(request, options.token)) {
       response
         .writeHead(401, { ...cors, 'content-type': 'application/json' })
         .end('{"error":"a bearer token is required"}');
@@ -59,7 +87,14 @@ export async function startCodecServer(options: CodecServerOptions): Promise<{ u
     let payloads: Payload[];
     try {
       payloads = Payloads.fromObject(JSON.parse(await body(request)) as Record<string, unknown>).payloads ?? [];
-    } catch {
+    } catch (error) {
+      if (error instanceof BodyTooLarge) {
+        response
+          .writeHead(413, { ...cors, 'content-type': 'application/json', connection: 'close' })
+          .end(`{"error":"a request may carry at most ${MAX_CODEC_BODY_BYTES} bytes"}`);
+        request.destroy();
+        return;
+      }
       response
         .writeHead(400, { ...cors, 'content-type': 'application/json' })
         .end('{"error":"expected {\\"payloads\\": [...]}"}');
@@ -83,5 +118,6 @@ export async function startCodecServer(options: CodecServerOptions): Promise<{ u
     throw new PayloadCodecError(`codec-server cannot listen on ${wanted.host}:${wanted.port}: ${why}`);
   });
   const { address, port } = server.address() as AddressInfo;
+  for (const host of allowedHosts(wanted.host, port)) hosts.add(host);
   return { url: `http://${address}:${port}`, server };
 }
