@@ -206,7 +206,8 @@ export async function decisionCommand(
         return 0;
       }
       case 'raise': {
-        const amount = values.by === undefined ? undefined : Number(values.by);
+        // Digits only: Number() would read `0x10` as 16 and `1e3` as 1000.
+        const amount = values.by === undefined ? undefined : /^\d+$/.test(values.by) ? Number(values.by) : NaN;
         if (amount !== undefined && !(Number.isInteger(amount) && amount > 0))
           throw new UsageError(`--by expects a whole number above 0, got "${values.by}"`);
         const applied = await agents.raiseBudget(id, amount, second);

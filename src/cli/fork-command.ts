@@ -14,6 +14,7 @@ const SHARED = {
   root: { type: 'string' },
   'no-interactive': { type: 'boolean', default: false },
   'task-queue': { type: 'string' },
+  address: { type: 'string' },
 } as const;
 
 function parse<O extends Record<string, { type: 'string' | 'boolean'; default?: string | boolean }>>(
@@ -32,6 +33,7 @@ function parse<O extends Record<string, { type: 'string' | 'boolean'; default?: 
     toolsRoot: typeof values.root === 'string' ? values.root : process.cwd(),
     interactive: values['no-interactive'] !== true && process.stdin.isTTY === true,
     taskQueue: typeof values['task-queue'] === 'string' ? values['task-queue'].trim() || undefined : undefined,
+    address: typeof values.address === 'string' ? values.address : undefined,
   };
   const config = typeof values.config === 'string' ? readConfigFile(values.config) : {};
   if (typeof values.model === 'string') config.model = values.model;

@@ -10,6 +10,8 @@ import { createOpenAIClient, prebuiltWorkflowBundle } from '../worker/index';
 import { createDefaultRegistry } from '../worker/plugin';
 import { loadToolsModule } from '../replay/tools-module';
 import { parseCommandArgs, readConfigFile, UsageError } from './args';
+import { loadHistoryFile } from '../replay/history-file';
+import { startOf } from '../replay/history-input';
 
 type Say = (line: string) => void;
 
@@ -43,6 +45,15 @@ export async function replayCheckCommand(argv: string[], out: Say, say: Say): Pr
   const ids = positionals.filter((arg) => !(arg.endsWith('.json') && existsSync(arg)));
   const missing = positionals.filter((arg) => arg.endsWith('.json') && !existsSync(arg));
   if (missing.length > 0) throw new UsageError(`no such history file: ${missing.join(', ')}`);
+  // A file that cannot be read is invalid input (exit 2), said before a throwaway server is started for nothing.
+  for (const file of positionals.filter((arg) => !ids.includes(arg))) {
+    try {
+      startOf(loadHistoryFile(file));
+    } catch (error) {
+      const reason = error instanceof RangeError ? 'it is nested too deeply to read' : (error as Error).message;
+      throw new UsageError(`${file} cannot be replayed: ${reason}`);
+    }
+  }
   const address = values.address ?? env.temporalAddress;
   if (ids.length > 0 && !address)
     throw new UsageError(`${ids[0]} is not a history file; to read runs by ID, give --address or TEMPORAL_ADDRESS`);

@@ -101,7 +101,10 @@ export async function runCommand(argv: string[], out: Say, say: Say): Promise<nu
 }
 
 /** What `run`, `fork` and `continue` share: their own worker (unless --no-worker), a model, a terminal to decide on. */
-export type StackOptions = Pick<RunOptions, 'json' | 'worker' | 'demo' | 'toolsRoot' | 'interactive' | 'taskQueue'>;
+export type StackOptions = Pick<RunOptions, 'json' | 'worker' | 'demo' | 'toolsRoot' | 'interactive' | 'taskQueue'> & {
+  /** The Temporal server to use (`--address`), before TEMPORAL_ADDRESS. */
+  address?: string | undefined;
+};
 
 /**
  * Sets up what a run needs (a model endpoint or the scripted demo model, a Temporal server, a worker, a client), lets
@@ -114,7 +117,7 @@ export async function followRun(
   say: Say,
   start: (agents: AgentClient, demoModel: string | undefined) => Promise<AgentRunHandle>,
 ): Promise<number> {
-  const env = readEnv();
+  const env = { ...readEnv(), ...(options.address ? { temporalAddress: options.address } : {}) };
   let demoModel: string | undefined;
   const cleanups: Cleanup[] = [];
   // Each cleanup runs once, newest first, whether the run ends or the user presses Ctrl-C.

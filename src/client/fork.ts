@@ -142,6 +142,18 @@ function seedFrom(parent: ParentRun, all: ReActStep[], lineage: RunLineage, tota
   };
 }
 
+/** Step numbers as ranges (`1-290, 295`): a long run's would otherwise fill the screen. */
+function ranges(numbers: readonly number[]): string {
+  const parts: string[] = [];
+  for (let index = 0; index < numbers.length; ) {
+    let end = index;
+    while (end + 1 < numbers.length && numbers[end + 1] === numbers[end]! + 1) end++;
+    parts.push(end > index ? `${numbers[index]}-${numbers[end]}` : String(numbers[index]));
+    index = end + 1;
+  }
+  return parts.join(', ');
+}
+
 /**
  * The input of a fork: the parent's query and config (with changes), the steps of iterations 1..k as recorded. Steps
  * are numbered by iteration, as `trace` prints them; a reply with parallel calls is one step of several calls.
@@ -153,7 +165,7 @@ export function forkInput(parent: ParentRun, options: ForkOptions): AgentWorkflo
   const last = steps.filter((step) => step.iteration === k);
   if (!Number.isInteger(k) || last.length === 0)
     throw new ForkRefusedError(
-      `--from-step must be one of the run's steps (${numbers.join(', ') || 'it has none yet'}), got ${k}`,
+      `--from-step must be one of the run's steps (${ranges(numbers) || 'it has none yet'}), got ${k}`,
     );
   if (last.some((step) => step.action.type === 'final_answer' || step.forced))
     throw new ForkRefusedError(`step ${k} is the run's final answer: fork from an earlier step`);

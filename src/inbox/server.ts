@@ -83,6 +83,15 @@ function crossOrigin(request: IncomingMessage): boolean {
   }
 }
 
+/** The workflow ID in a run path; a malformed `%` escape is the client's mistake (400), not the server's. */
+function workflowIdOf(segment: string): string {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    throw new BadRequest(`"${visible(segment)}" is not a valid workflow ID in a path: a % must start an escape like %20`);
+  }
+}
+
 const RUN_ROUTE = /^\/runs\/([^/]+)(\/pending\/stream|\/trace\/stream|\/events|\/decide|\/answer|\/budget)?$/;
 
 /** Routes one request; errors become a 502 with one line (the server keeps serving). */
@@ -145,7 +154,7 @@ async function route(
   if (url.pathname === '/api/pending') return sendJson(response, 200, await feed.current());
   const match = RUN_ROUTE.exec(url.pathname);
   if (!match) return sendJson(response, 404, { error: `nothing at ${url.pathname}` });
-  const workflowId = decodeURIComponent(match[1]!);
+  const workflowId = workflowIdOf(match[1]!);
   let description: WorkflowExecutionDescription;
   try {
     description = await options.client.workflow.getHandle(workflowId).describe();
@@ -191,7 +200,7 @@ async function post(
   const act =
     action === '/decide' ? decideAs : action === '/answer' ? answerAs : action === '/budget' ? budgetAs : null;
   if (!match || !act || !action) return sendJson(response, 404, { error: `nothing to post to at ${url.pathname}` });
-  const workflowId = decodeURIComponent(match[1]!);
+  const workflowId = workflowIdOf(match[1]!);
   const outcome: DecisionOutcome = await act(options.client, who.user, workflowId, body);
   feed.nudge(); // the lists should show it soon, whatever the listing's pace
   // Every part but the action came from the request: escaped, a newline in a call ID cannot forge a line of the log.

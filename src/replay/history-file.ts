@@ -111,7 +111,8 @@ function normaliseMessage(value: unknown, type: ReflectType): unknown {
   const normalised: Record<string, unknown> = {};
   for (const [key, raw] of Object.entries(value)) {
     const name = camelCase(key);
-    const field = type.fields[name];
+    // Own fields only: a key named `toString` must not find Object.prototype's.
+    const field = Object.hasOwn(type.fields, name) ? type.fields[name] : undefined;
     const resolved = field?.resolve().resolvedType;
     if (!field || !resolved) {
       // A scalar, which the object form reads as proto3 JSON writes it (int64 as text, bytes as base64), or a field

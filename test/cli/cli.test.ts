@@ -175,6 +175,38 @@ describe('durable-react-agent run', () => {
     expect([badPort.code, badPort.stderr]).toEqual([2, 'error: --port expects a port below 32768, got "40000"\n']);
   });
 
+  it("the report's smaller mismatches: exit codes and options as documented (N30)", async () => {
+    // A malformed history is invalid input (2), said at once: before, exit 1 ("behaviour changed") after a server start.
+    const history = path.join(workdir, 'odd-history.json');
+    await writeFile(history, JSON.stringify({ events: [{ eventId: '1', toString: 'x' }] }));
+    const malformed = await cli(['replay-check', history]);
+    expect(malformed.code).toBe(2);
+    expect(malformed.stderr).not.toContain('throwaway');
+    // The report's 200,000-deep failure cause: one line and exit 2, not 'Maximum call stack size exceeded'.
+    const deep = path.join(workdir, 'deep-history.json');
+    const cause = `${'{"cause":'.repeat(200_000)}{}${'}'.repeat(200_000)}`;
+    const started = `{"eventId":"1","eventType":"EVENT_TYPE_WORKFLOW_EXECUTION_STARTED","workflowExecutionStartedEventAttributes":{"continuedFailure":${cause}}}`;
+    await writeFile(deep, `{"events":[${started}]}`);
+    const tooDeep = await cli(['replay-check', deep]);
+    expect(tooDeep.code).toBe(2);
+    expect(tooDeep.stderr).toMatch(/^error: \S+deep-history\.json cannot be replayed: [^\n]+\n$/);
+    // `--by 0x10` is not 16.
+    const hex = await cli(['raise', 'some-run', '--by', '0x10']);
+    expect([hex.code, hex.stderr]).toEqual([2, 'error: --by expects a whole number above 0, got "0x10"\n']);
+    // fork and continue take --address like the other commands.
+    for (const command of [
+      ['fork', 'no-such-run', '--from-step', '1'],
+      ['continue', 'no-such-run'],
+    ]) {
+      const outcome = await cli([...command, '--no-worker', '--address', inject('temporalAddress')], {
+        TEMPORAL_ADDRESS: undefined,
+        OPENAI_BASE_URL: model.baseURL,
+      });
+      expect(outcome.stderr).not.toContain('Unknown option');
+      expect(outcome.stderr).toContain('no-such-run');
+    }
+  });
+
   it('exits 1 with the clear message when the endpoint rejects the key', async () => {
     const name = scripted([{ status: 401, errorMessage: 'invalid key' }]);
     const outcome = await cli(['run', '--model', name, 'q'], {

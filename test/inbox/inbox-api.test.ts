@@ -46,6 +46,8 @@ describe('who may reach the inbox (red team N5, N14)', () => {
     expect(await getWithHost(inbox.url, '/api/pending', { ...bearer, host: `127.0.0.1:${port}` })).toBe(200);
     expect(await getWithHost(inbox.url, '/api/pending', { ...bearer, host: `localhost:${port}` })).toBe(200);
     expect(await getWithHost(inbox.url, '/api/pending', { ...bearer, host: `evil.example:${port}` })).toBe(421);
+    // A malformed escape in a run path is the client's mistake (N30: it was a 502).
+    expect((await call(inbox.url, '/runs/%ZZ/events', { token: ALICE_TOKEN })).status).toBe(400);
   });
 
   it("trusted-header mode believes a name only with the proxy's secret, and never from another Host", async () => {
