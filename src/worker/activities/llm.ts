@@ -191,7 +191,8 @@ export function createCallModel(deps: ModelDependencies): (input: CallModelInput
 async function readReply(deps: ModelDependencies, input: ResolvedModelInput): Promise<ModelReply> {
   const model = input.model ?? deps.defaultModel;
   // The model must be offered the same MCP tools the run listed, even on a worker that has not listed them yet.
-  if (input.tools.some((name) => !deps.registry.has(name))) await deps.registry.refresh();
+  const missing = input.tools.filter((name) => !deps.registry.has(name));
+  if (missing.length > 0) await deps.registry.refresh(missing);
   const { tools } = deps.registry.resolve(input.tools);
   const request = buildModelRequest(input, model, tools);
   const { reply: completion, usage } = await createChatCompletion(deps.openai, request, input.stream);

@@ -39,7 +39,7 @@ function retryPolicyOf(tool: AnyToolDefinition): ToolCatalog['tools'][number]['r
 export function createListTools(registry: ToolRegistry): (names?: string[]) => Promise<ToolCatalog> {
   return async function listTools(names?: string[]): Promise<ToolCatalog> {
     // MCP servers' tool lists, fetched here (in an activity) and cached per worker.
-    await registry.refresh();
+    await registry.refresh(names);
     const { tools, unknown } = registry.resolve(names);
     return {
       unknown,
@@ -71,7 +71,7 @@ function errorMessage(error: unknown): string {
 export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => Promise<ToolObservation> {
   return async function runTool(input: RunToolInput): Promise<ToolObservation> {
     // Another worker may have listed the tools: this one learns MCP tools it has not seen yet.
-    if (!registry.has(input.tool)) await registry.refresh();
+    if (!registry.has(input.tool)) await registry.refresh([input.tool]);
     const tool = registry.get(input.tool);
     if (!tool) {
       const available = registry
@@ -113,7 +113,7 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
 /** Creates the `validateToolArgs` activity: the tool's own schema judges arguments a person edited. */
 export function createValidateToolArgs(registry: ToolRegistry): (input: ValidateArgsInput) => Promise<string | null> {
   return async function validateToolArgs(input: ValidateArgsInput): Promise<string | null> {
-    if (!registry.has(input.tool)) await registry.refresh();
+    if (!registry.has(input.tool)) await registry.refresh([input.tool]);
     const tool = registry.get(input.tool);
     if (!tool) return `unknown tool "${input.tool}"`;
     const parsed = tool.schema.safeParse(input.args);

@@ -80,9 +80,13 @@ export class McpToolSource implements DynamicToolSource {
     return unambiguous([...this.cache.values()].flatMap((entry) => entry.tools));
   }
 
-  async refresh(): Promise<void> {
+  async refresh(names?: readonly string[]): Promise<void> {
+    // A run that names its tools waits only on the servers they come from (`<server>__<tool>`).
+    const servers = Object.entries(this.servers).filter(
+      ([server]) => names === undefined || names.some((name) => name.startsWith(`${server}__`)),
+    );
     await Promise.all(
-      Object.entries(this.servers).map(async ([name, config]) => {
+      servers.map(async ([name, config]) => {
         const cached = this.cache.get(name);
         if (cached && Date.now() - cached.at < toMs(config.refresh ?? DEFAULT_MCP_REFRESH)) return;
         const failed = this.failedAt.get(name);

@@ -11,8 +11,11 @@ export class DuplicateToolError extends DurableAgentError {
 export interface DynamicToolSource {
   /** The tools known now. */
   tools(): readonly AnyToolDefinition[];
-  /** Fetches the lists again where they are older than their refresh interval. */
-  refresh(): Promise<void>;
+  /**
+   * Fetches the lists again where they are older than their refresh interval; with `names`, only where one of those
+   * tools could come from (a run that names its tools never waits on a source it does not use).
+   */
+  refresh(names?: readonly string[]): Promise<void>;
 }
 
 /** The tools a worker can run, by name: its own, then those of attached sources (an own tool wins a name). */
@@ -41,9 +44,11 @@ export class ToolRegistry {
     return this;
   }
 
-  /** Refreshes the attached sources (each keeps its cache until its interval passes). */
-  async refresh(): Promise<void> {
-    await Promise.all(this.sources.map((source) => source.refresh()));
+  /** Refreshes the attached sources (each keeps its cache until its interval passes), for `names` if given. */
+  async refresh(names?: readonly string[]): Promise<void> {
+    const wanted = names?.filter((name) => !this.tools.has(name));
+    if (wanted?.length === 0) return; // the worker's own tools: no source to ask
+    await Promise.all(this.sources.map((source) => source.refresh(wanted)));
   }
 
   /** The tool with this name, if any. */
