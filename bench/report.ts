@@ -16,6 +16,8 @@ export interface BenchResults {
   p5?: ApprovalResult['parked'];
   p6?: StartupResult;
   p7?: EventsResult;
+  /** Contenders (by label) that failed, and why: their figures are missing, the others are whole. */
+  failed?: Record<string, string>;
 }
 
 const fixed = (value: number, digits = 1): string => value.toFixed(digits);
@@ -53,14 +55,15 @@ function roundColumn(
 /** The figures as Markdown tables (the same text goes into docs/benchmarks.md). */
 export function formatTables(results: BenchResults): string {
   const parts: string[] = [];
-  const { p1, p2, p3, p4, p5, p6, p7 } = results;
+  const { p1, p2, p3, p4, p5, p6, p7, failed } = results;
   if (p1) {
-    const bound = Object.values(p1)[0]?.msPerStep ?? NaN;
+    // The in-process loop is the bound; when it failed, the column says so instead of measuring against another.
+    const bound = Object.entries(p1).find(([name]) => name.includes('lower bound'))?.[1].msPerStep ?? NaN;
     const rounds = roundColumn(p1, (ms) => fixed(ms, 2));
     const rows = Object.entries(p1).map(([name, r]) => [
       name,
       fixed(r.msPerStep, 2),
-      `${fixed(r.msPerStep / bound)}×`,
+      Number.isNaN(bound) ? '–' : `${fixed(r.msPerStep / bound)}×`,
       ...rounds.cells(r),
     ]);
     parts.push(
@@ -176,6 +179,15 @@ export function formatTables(results: BenchResults): string {
             fixed(history.addedPerStep, 0),
           ],
         ],
+      ),
+    );
+  }
+  if (failed) {
+    parts.push(
+      table(
+        'Failed (no figures)',
+        ['contender', 'why'],
+        Object.entries(failed).map(([label, why]) => [label, why.replace(/\|/g, '\\|')]),
       ),
     );
   }

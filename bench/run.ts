@@ -62,6 +62,29 @@ export const CONTENDERS = {
   langgraphExit: 'LangGraph + SQLite (durability: exit)',
 } as const;
 
+/**
+ * Contenders that failed, by label, with why. One failure (a LangGraph run that got "other side closed") used to
+ * abort the whole bench after minutes and lose every figure; now the others are reported and the failure is named.
+ */
+const failures: Record<string, string> = {};
+
+/** Runs a contender's child; a failure is recorded in {@link failures} and gives undefined instead of throwing. */
+async function attemptChild<T>(script: string, job: object, label: string): Promise<T | undefined> {
+  try {
+    return await runChild<T>(script, job, label);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    failures[label] = reason;
+    console.error(`  [${label}] FAILED: ${reason}; going on with the others`);
+    return undefined;
+  }
+}
+
+/** The entries that have a value: a failed contender has none. */
+function present<T>(entries: Record<string, T | undefined>): Record<string, T> {
+  return Object.fromEntries(Object.entries(entries).filter((entry): entry is [string, T] => entry[1] !== undefined));
+}
+
 /** Runs one contender after another: they must never share the machine. */
 async function sequence<T, R>(items: readonly T[], run: (item: T) => Promise<R>): Promise<R[]> {
   const results: R[] = [];
@@ -83,8 +106,10 @@ async function loopFigures(baseURL: string, figure: 'p1' | 'p2'): Promise<Record
     Array.from({ length: ROUNDS }, (_, round) => (ROUNDS > 1 ? `${figure}-r${round + 1}` : figure)),
     (prefix) => loopRound(baseURL, figure, prefix),
   );
+  // A contender that failed in some round is the median of the rounds it finished.
+  const names = [...new Set(results.flatMap((round) => Object.keys(round)))];
   return Object.fromEntries(
-    Object.keys(results[0] ?? {}).map((name) => [name, medianRound(results.map((round) => round[name]!))]),
+    names.map((name) => [name, medianRound(results.flatMap((round) => (round[name] ? [round[name]] : [])))]),
   );
 }
 
@@ -101,33 +126,33 @@ async function loopRound(baseURL: string, figure: 'p1' | 'p2', prefix: string): 
     tag: `${prefix}-${tool}-${modelCalls}`,
     maxCachedWorkflows: MAX_CACHED_WORKFLOWS,
   });
-  return {
-    [CONTENDERS.plain]: await runChild<LoopResult>(
+  return present({
+    [CONTENDERS.plain]: await attemptChild<LoopResult>(
       'contenders/plain-loop.ts',
       { ...job, tag: `${prefix}-plain` },
       `${prefix} plain`,
     ),
-    [CONTENDERS.durable]: await runChild<LoopResult>(
+    [CONTENDERS.durable]: await attemptChild<LoopResult>(
       'contenders/durable.ts',
       durable('noop', 'activity'),
       `${prefix} durable`,
     ),
-    [CONTENDERS.durableEffectTool]: await runChild<LoopResult>(
+    [CONTENDERS.durableEffectTool]: await attemptChild<LoopResult>(
       'contenders/durable.ts',
       durable('noop_effect', 'activity'),
       `${prefix} durable-effect-tool`,
     ),
-    [CONTENDERS.durableRemoteTool]: await runChild<LoopResult>(
+    [CONTENDERS.durableRemoteTool]: await attemptChild<LoopResult>(
       'contenders/durable.ts',
       durable('noop_remote', 'activity'),
       `${prefix} durable-remote-tool`,
     ),
-    [CONTENDERS.durableAllLocal]: await runChild<LoopResult>(
+    [CONTENDERS.durableAllLocal]: await attemptChild<LoopResult>(
       'contenders/durable.ts',
       durable('noop', 'local'),
       `${prefix} durable-all-local`,
     ),
-    [CONTENDERS.sdkFloor]: await runChild<LoopResult>(
+    [CONTENDERS.sdkFloor]: await attemptChild<LoopResult>(
       'contenders/durable.ts',
       {
         kind: 'sdk-floor',
@@ -137,7 +162,7 @@ async function loopRound(baseURL: string, figure: 'p1' | 'p2', prefix: string): 
       } satisfies DurableJob,
       `${prefix} sdk-floor`,
     ),
-    [CONTENDERS.sdkFloorRemote]: await runChild<LoopResult>(
+    [CONTENDERS.sdkFloorRemote]: await attemptChild<LoopResult>(
       'contenders/durable.ts',
       {
         kind: 'sdk-floor',
@@ -157,7 +182,7 @@ async function loopRound(baseURL: string, figure: 'p1' | 'p2', prefix: string): 
         ] as const,
         async ([name, durability]) => [
           name,
-          await runChild<LoopResult>(
+          await attemptChild<LoopResult>(
             'langgraph/contender.ts',
             { kind: 'loop', durability, ...job, tag: `${prefix}-langgraph-${durability}` } satisfies LangGraphJob,
             `${prefix} langgraph ${durability}`,
@@ -165,7 +190,7 @@ async function loopRound(baseURL: string, figure: 'p1' | 'p2', prefix: string): 
         ],
       ),
     ),
-  };
+  });
 }
 
 async function main(): Promise<void> {
@@ -186,18 +211,19 @@ async function main(): Promise<void> {
     if (only.has('p2')) results.p2 = await loopFigures(model.baseURL, 'p2');
     if (only.has('p3')) {
       console.error(`p3: history and checkpoint bytes at ${SCALE.p3.join(', ')} steps`);
-      results.p3 = {
-        durable: await runChild<HistoryRow[]>(
+      const p3 = {
+        durable: await attemptChild<HistoryRow[]>(
           'contenders/durable.ts',
           { kind: 'history', baseURL: model.baseURL, sizes: SCALE.p3 } satisfies DurableJob,
           'p3 durable',
         ),
-        langgraph: await runChild<CheckpointRow[]>(
+        langgraph: await attemptChild<CheckpointRow[]>(
           'langgraph/contender.ts',
           { kind: 'history', baseURL: model.baseURL, sizes: SCALE.p3 } satisfies LangGraphJob,
           'p3 langgraph',
         ),
       };
+      if (p3.durable && p3.langgraph) results.p3 = { durable: p3.durable, langgraph: p3.langgraph };
     }
     if (only.has('p4') || only.has('p5')) {
       console.error(
@@ -212,9 +238,9 @@ async function main(): Promise<void> {
         parked: only.has('p5') ? SCALE.p5 : 0,
         ...(WORKER_NODE_OPTIONS ? { workerNodeOptions: WORKER_NODE_OPTIONS } : {}),
       };
-      const approvals = await runChild<ApprovalResult>('contenders/durable.ts', job, 'p4/p5 durable');
-      if (only.has('p4')) results.p4 = approvals.latency;
-      if (only.has('p5'))
+      const approvals = await attemptChild<ApprovalResult>('contenders/durable.ts', job, 'p4/p5 durable');
+      if (approvals && only.has('p4')) results.p4 = approvals.latency;
+      if (approvals && only.has('p5'))
         results.p5 = {
           ...approvals.parked,
           ...(WORKER_NODE_OPTIONS ? { workerNodeOptions: WORKER_NODE_OPTIONS } : {}),
@@ -222,19 +248,25 @@ async function main(): Promise<void> {
     }
     if (only.has('p7')) {
       console.error(`p7: latency of ${SCALE.p7} live events, history of a streamed 20-step run`);
-      results.p7 = await runChild<EventsResult>(
+      const p7 = await attemptChild<EventsResult>(
         'contenders/durable.ts',
         { kind: 'events', baseURL: model.baseURL, events: SCALE.p7, historySteps: 20 } satisfies DurableJob,
         'p7 durable',
       );
+      if (p7) results.p7 = p7;
     }
     if (only.has('p6')) {
       console.error(`p6: npm start to the first step, ${SCALE.p6} sample(s)`);
-      results.p6 = await measureStartup(SCALE.p6);
+      try {
+        results.p6 = await measureStartup(SCALE.p6);
+      } catch (error) {
+        failures.p6 = error instanceof Error ? error.message : String(error);
+      }
     }
   } finally {
     await model.close();
   }
+  if (Object.keys(failures).length > 0) results.failed = failures;
   const root = path.resolve(__dirname, '..');
   await mkdir(path.join(root, 'bench', 'results'), { recursive: true });
   await writeFile(path.join(root, 'bench', 'results', 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
@@ -243,6 +275,8 @@ async function main(): Promise<void> {
   if (plotted) await writeFile(path.join(root, 'docs', 'benchmarks.svg'), renderSvg(results));
   printTable(results);
   console.error(`wrote bench/results/latest.json${plotted ? ' and docs/benchmarks.svg' : ''}`);
+  // The figures that were measured are written and shown; the exit code still says the bench was incomplete.
+  if (results.failed) process.exitCode = 1;
 }
 
 main().catch((error: unknown) => {

@@ -214,6 +214,10 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   const server: Server = createServer((request, response) => {
     handle(request, response).catch((error: unknown) => sendError(response, 500, String(error)));
   });
+  // Pooled clients (undici keeps an idle socket 4 s, others longer) must never reuse a socket the server is closing at
+  // that moment ("other side closed"): idle sockets stay open longer than any client keeps them.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
 
