@@ -99,6 +99,8 @@ describe('inbox pages', () => {
     expect(escapeHtml(`<script>"x" & 'y'</script>`)).toBe(
       '&lt;script&gt;&quot;x&quot; &amp; &#39;y&#39;&lt;/script&gt;',
     );
+    // Control characters show as escapes (N11); line breaks stay line breaks.
+    expect(escapeHtml('a\r\nb\rc\u001b[2J\td')).toBe('a\nb\\x0dc\\x1b[2J\td');
     const rendered = html`<p>${'<b>'}</p>
       ${[html`<i>ok</i>`]}`.html;
     expect(rendered.replace(/\s+/g, '')).toBe('<p>&lt;b&gt;</p><i>ok</i>');
