@@ -1,10 +1,10 @@
 import { INBOX_SCRIPT, INBOX_STYLE } from './browser-assets';
 
-/** Escapes text for HTML content and double-quoted attributes. */
 /** Control characters but tab and newline: shown as `\xNN` rather than acted on. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 
+/** Escapes text for HTML content and double-quoted attributes. */
 export function escapeHtml(text: string): string {
   // Control characters (a lone \r, ESC) show as escapes, as in the CLI: no text of a model's, a tool's or a sender's
   // may act on the page's live streams or pass for something else (red team N11).
