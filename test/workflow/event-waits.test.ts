@@ -48,9 +48,8 @@ describe('abandoned event followers cannot wedge a run (N1)', () => {
       await following;
     }
     expect(await openWaits(run.workflowId)).toBeLessThanOrEqual(4);
-    const started = Date.now();
+    // With ten slots held this failed with RESOURCE_EXHAUSTED (after the SDK's ~40 s of retries).
     await harness.agents.approve(run.workflowId, pending.approvals[0]!.callId);
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect((await run.result()).finalAnswer).toBe('It is 4.');
   }, 60_000);
 
