@@ -55,7 +55,9 @@ export async function inboxCommand(argv: string[], say: Say, untilInterrupted: (
     throw new UsageError(`--port expects a port number, got "${values.port}"`);
   const publicUrl = values['public-url'] ?? process.env.INBOX_PUBLIC_URL;
   if (publicUrl !== undefined && !URL.canParse(publicUrl))
-    throw new UsageError(`--public-url expects the URL people open, like https://inbox.example.com, got "${publicUrl}"`);
+    throw new UsageError(
+      `--public-url expects the URL people open, like https://inbox.example.com, got "${publicUrl}"`,
+    );
   let source: IdentitySource;
   try {
     source = identities(values);

@@ -145,7 +145,7 @@ function seedFrom(parent: ParentRun, all: ReActStep[], lineage: RunLineage, tota
 /** Step numbers as ranges (`1-290, 295`): a long run's would otherwise fill the screen. */
 function ranges(numbers: readonly number[]): string {
   const parts: string[] = [];
-  for (let index = 0; index < numbers.length; ) {
+  for (let index = 0; index < numbers.length;) {
     let end = index;
     while (end + 1 < numbers.length && numbers[end + 1] === numbers[end]! + 1) end++;
     parts.push(end > index ? `${numbers[index]}-${numbers[end]}` : String(numbers[index]));

@@ -19,7 +19,6 @@ describe('an MCP server that never answers', () => {
     expect(Date.now() - started).toBeLessThan(MCP_LIST_TIMEOUT_MS);
   }, 60_000);
 
-
   it('costs a run that takes every tool a few seconds once, then nothing', async () => {
     const script = [
       {

@@ -164,7 +164,10 @@ describe('payload encryption', () => {
       const rebound = await new Promise<number>((resolve, reject) => {
         const req = httpRequest(
           `${url}/decode`,
-          { method: 'POST', headers: { ...headers, authorization: 'Bearer secret-token', host: `evil.example:${port}` } },
+          {
+            method: 'POST',
+            headers: { ...headers, authorization: 'Bearer secret-token', host: `evil.example:${port}` },
+          },
           (response) => resolve(response.statusCode ?? 0),
         );
         req.on('error', reject);
