@@ -42,6 +42,12 @@ const usersSchema = z.record(z.string(), z.unknown()).transform((record, context
       context.addIssue({ code: 'custom', message: `${who}: ${formatZodIssues(parsed.error.issues)}` });
     else if (token.length < 16)
       context.addIssue({ code: 'custom', message: `the token of ${who} is too short: use at least 16 characters` });
+    // Length alone let 16 a's through (red team N23): a token must at least look random.
+    else if (new Set(token).size < 8)
+      context.addIssue({
+        code: 'custom',
+        message: `the token of ${who} is too easy to guess: use a random one, e.g. \`openssl rand -hex 16\``,
+      });
     else users[token] = parsed.data;
   });
   return users;
@@ -146,6 +152,7 @@ export class Authenticator {
   constructor(
     private readonly source: IdentitySource,
     private readonly log: (line: string) => void = () => undefined,
+    private readonly secureCookies = false,
   ) {
     this.byDigest = Object.entries(source.tokens).map(([token, user]) => ({ digest: digest(token), user }));
     if (this.byDigest.length === 0 && !source.trustedHeader) {
@@ -160,18 +167,35 @@ export class Authenticator {
     }
   }
 
-  /** Starts a browser session for a person; the ID goes in the cookie. */
+  /**
+   * The cookie's name: over HTTPS (`secureCookies`) it gets the `__Host-` prefix and `Secure`, so browsers send it
+   * only to this origin over TLS and no other app on the host can set or overwrite it.
+   */
+  get cookieName(): string {
+    return this.secureCookies ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
+  }
+
+  /** Starts a browser session for a person: the `Set-Cookie` value carrying its ID (never the token). */
   startSession(user: InboxUser): string {
     const id = randomBytes(32).toString('base64url');
     if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value ?? '');
     this.sessions.set(id, { user, expires: Date.now() + SESSION_TTL_MS });
-    return id;
+    return this.cookie(id, Math.floor(SESSION_TTL_MS / 1000));
   }
 
-  /** Ends the session a request carries (logout): its cookie no longer signs anyone in, wherever it was copied to. */
-  endSession(request: IncomingMessage): void {
-    const id = cookieOf(request, SESSION_COOKIE);
+  /**
+   * Ends the session a request carries (logout): its cookie no longer signs anyone in, wherever it was copied to.
+   * Returns the `Set-Cookie` value that clears it in the browser.
+   */
+  endSession(request: IncomingMessage): string {
+    const id = cookieOf(request, this.cookieName);
     if (id) this.sessions.delete(id);
+    return this.cookie('', 0);
+  }
+
+  private cookie(value: string, maxAgeSeconds: number): string {
+    const secure = this.secureCookies ? '; Secure' : '';
+    return `${this.cookieName}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}${secure}`;
   }
 
   /** Whether this address is refused for now after too many failed sign-ins. */
@@ -213,7 +237,7 @@ export class Authenticator {
       if (!user) this.noteFailure(request.socket.remoteAddress ?? 'unknown');
       return user ? { user, method: 'bearer', csrf: this.csrfFor(`bearer:${user.name}`) } : null;
     }
-    const cookie = cookieOf(request, SESSION_COOKIE);
+    const cookie = cookieOf(request, this.cookieName);
     const session = cookie ? this.sessions.get(cookie) : undefined;
     if (cookie && session) {
       if (session.expires > Date.now())

@@ -5,7 +5,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { listPending, type PendingItem } from '../client/decisions';
 import { cursorOf, streamRunEvents } from './event-stream';
 import { allowedHosts, listen } from '../client/http-listen';
-import { Authenticator, SESSION_COOKIE, SESSION_TTL_MS, type Authenticated, type IdentitySource } from './auth';
+import { Authenticator, type Authenticated, type IdentitySource } from './auth';
 import { INBOX_SCRIPT, INBOX_STYLE } from './browser-assets';
 import { answerAs, BadRequest, budgetAs, decideAs, httpStatus, readBody, type DecisionOutcome } from './decide';
 import { loginPage, outcomePage } from './html';
@@ -88,7 +88,9 @@ function workflowIdOf(segment: string): string {
   try {
     return decodeURIComponent(segment);
   } catch {
-    throw new BadRequest(`"${visible(segment)}" is not a valid workflow ID in a path: a % must start an escape like %20`);
+    throw new BadRequest(
+      `"${visible(segment)}" is not a valid workflow ID in a path: a % must start an escape like %20`,
+    );
   }
 }
 
@@ -126,9 +128,7 @@ async function route(
       auth.noteFailure(address);
       return sendHtml(response, 401, loginPage('That token is not valid.', safeNext(body.next)));
     }
-    const maxAge = Math.floor(SESSION_TTL_MS / 1000);
-    const cookie = `${SESSION_COOKIE}=${auth.startSession(user)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}`;
-    response.writeHead(303, { location: safeNext(body.next), 'set-cookie': cookie }).end();
+    response.writeHead(303, { location: safeNext(body.next), 'set-cookie': auth.startSession(user) }).end();
     return;
   }
 
@@ -190,9 +190,7 @@ async function post(
   response: ServerResponse,
 ): Promise<void> {
   if (url.pathname === '/logout') {
-    auth.endSession(request);
-    const cookie = `${SESSION_COOKIE}=; HttpOnly; SameSite=Strict; Path=/; Max-Age=0`;
-    response.writeHead(303, { location: '/login', 'set-cookie': cookie }).end();
+    response.writeHead(303, { location: '/login', 'set-cookie': auth.endSession(request) }).end();
     return;
   }
   const match = RUN_ROUTE.exec(url.pathname);
@@ -223,7 +221,8 @@ async function post(
  * stream their trace and decide pending calls as the signed-in person (channel `inbox`).
  */
 export async function startInbox(options: InboxOptions): Promise<Inbox> {
-  const auth = new Authenticator(options.identities, options.log);
+  // Behind a TLS proxy (an https public URL) the session cookie is Secure and __Host- prefixed.
+  const auth = new Authenticator(options.identities, options.log, options.publicUrl?.startsWith('https:') === true);
   // Filled once the port is known (0 picks one); nothing is served before.
   const hosts = new Set<string>();
   const pendingCache = new Map<string, { key: string; at: number; items: PendingItem[] }>();

@@ -27,6 +27,9 @@ describe('inbox identities', () => {
       /^INBOX_TOKENS is not valid JSON/,
     );
     expect(() => parseTokens('prod-secret-token-XYZ123456789', 'INBOX_TOKENS')).not.toThrow(/prod|secre/);
+    expect(() => parseTokens(JSON.stringify({ ['a'.repeat(16)]: { name: 'a' } }), 'INBOX_TOKENS')).toThrow(
+      'INBOX_TOKENS: the token of "a" is too easy to guess: use a random one',
+    );
   });
 
   it('knows people by bearer token, session cookie or trusted header; sessions need their CSRF token', () => {
@@ -41,8 +44,10 @@ describe('inbox identities', () => {
     expect(auth.authenticate(request({ authorization: 'Bearer nope' }))).toBeNull();
     // The cookie holds a session ID, never the token (N14): the token itself is no cookie.
     expect(auth.authenticate(request({ cookie: `dra_inbox=${TOKEN}` }))).toBeNull();
-    const session = auth.startSession({ name: 'alice', roles: ['finance'] });
-    expect(session).not.toContain(TOKEN);
+    const setCookie = auth.startSession({ name: 'alice', roles: ['finance'] });
+    expect(setCookie).not.toContain(TOKEN);
+    expect(setCookie).toMatch(/^dra_inbox=[\w-]{43}; HttpOnly; SameSite=Strict; Path=\/; Max-Age=43200$/);
+    const session = /^dra_inbox=([^;]+)/.exec(setCookie)![1]!;
     const cookie = auth.authenticate(request({ cookie: `other=1; dra_inbox=${session}` }));
     expect(cookie?.method).toBe('cookie');
     expect(auth.checkCsrf(cookie!, undefined)).toBe(false);
@@ -58,6 +63,21 @@ describe('inbox identities', () => {
     expect(proxied).toMatchObject({ user: { name: 'bob', roles: ['ops', 'finance'] }, method: 'header' });
     expect(auth.checkCsrf(proxied!, cookie!.csrf)).toBe(false); // one session's token is no other's
     expect(auth.authenticate(request({}))).toBeNull();
+  });
+
+  it('over HTTPS the session cookie is Secure and __Host- prefixed, so no other app on the host gets or sets it', () => {
+    const auth = new Authenticator(
+      { tokens: parseTokens(JSON.stringify({ [TOKEN]: { name: 'a' } }), 't') },
+      () => {},
+      true,
+    );
+    const setCookie = auth.startSession({ name: 'a', roles: [] });
+    expect(setCookie).toMatch(
+      /^__Host-dra_inbox=[\w-]{43}; HttpOnly; SameSite=Strict; Path=\/; Max-Age=43200; Secure$/,
+    );
+    const id = /^__Host-dra_inbox=([^;]+)/.exec(setCookie)![1]!;
+    expect(auth.authenticate(request({ cookie: `dra_inbox=${id}` }))).toBeNull();
+    expect(auth.authenticate(request({ cookie: `__Host-dra_inbox=${id}` }))?.user.name).toBe('a');
   });
 
   it('takes a trusted header only with the proxy secret, and only when sent once (red team N5)', () => {
