@@ -90,7 +90,7 @@ describe('forkInput', () => {
       }
       return 'not refused';
     };
-    expect(refusal({ fromStep: 7 })).toBe("--from-step must be one of the run's steps (1, 2, 3, 4, 5), got 7");
+    expect(refusal({ fromStep: 7 })).toBe("--from-step must be one of the run's steps (1-5), got 7");
     expect(refusal({ fromStep: 3, observation: 'x' })).toMatch(/made 2 parallel calls/);
     const conversation = parent(steps, { input: { query: 'q', config: { conversationIdleTimeout: '5m' } } });
     expect(refusal({ fromStep: 1 }, conversation)).toMatch(/forking a conversation is not supported/);

@@ -129,7 +129,7 @@ describe('fork', () => {
     const parent = await harness.start([effect('x'), { answer: 'Done with x.' }]);
     await parent.result();
     await expect(harness.agents.fork(parent.workflowId, { fromStep: 9 })).rejects.toThrow(
-      /--from-step must be one of the run's steps \(1, 2\), got 9/,
+      /--from-step must be one of the run's steps \(1-2\), got 9/,
     );
     await expect(harness.agents.fork(parent.workflowId, { fromStep: 2 })).rejects.toBeInstanceOf(ForkRefusedError);
   });
