@@ -15,7 +15,7 @@ import type {
 } from '../shared/approvals';
 import type { PendingBudget } from '../shared/budget';
 import { answerUpdate, decideUpdate, getPendingQuery } from '../shared/messages';
-import { AgentStatusKey } from '../shared/search-attributes';
+import { AgentPendingToolsKey, AgentStatusKey, PENDING_MEMO_KEY } from '../shared/search-attributes';
 import type { Channel } from '../shared/identity';
 import { DecisionRefusedError } from './errors';
 import { queryRun } from './query';
@@ -60,7 +60,9 @@ export interface ListPendingOptions {
 /**
  * How long a run's items are taken from the cache while its visibility record stays the same. A query replays a run
  * that is not in a worker's cache: asking all of 1,000 waiting runs every second kept a worker core busy (red team
- * N12). The bound keeps a change that somehow left the record as it was from being missed for longer.
+ * N12). Runs of rule set 6 name their pending items in the memo, so an unchanged record means unchanged items; older
+ * runs do not, and one pending call replaced by another of the same tool leaves their record as it was: the bound
+ * keeps such a change from being missed for longer.
  */
 export const PENDING_CACHE_MS = 30_000;
 
@@ -74,8 +76,19 @@ export async function listPending(client: Client, options: ListPendingOptions = 
   const keys = new Map<string, string>();
   for await (const execution of client.workflow.list({ query })) {
     ids.push(execution.workflowId);
-    const { historyLength, runId, searchAttributes } = execution;
-    keys.set(execution.workflowId, JSON.stringify([runId, historyLength, searchAttributes]));
+    // What visibility says of the run: its status, pending tools and (rule set 6) the pending items' IDs in the memo.
+    // Running runs' history length is not kept up to date there, and attribute order varies from call to call.
+    const { runId, searchAttributes, memo } = execution;
+    const attribute = (name: string) => JSON.stringify(searchAttributes[name] ?? null);
+    keys.set(
+      execution.workflowId,
+      [
+        runId,
+        attribute(AgentStatusKey.name),
+        attribute(AgentPendingToolsKey.name),
+        JSON.stringify(memo?.[PENDING_MEMO_KEY] ?? null),
+      ].join('|'),
+    );
   }
   const found = new Map<string, PendingItem[]>();
   const { cache } = options;

@@ -14,3 +14,6 @@ export const AGENT_SEARCH_ATTRIBUTES = [
   { name: AgentStatusKey.name, type: 'keyword' },
   { name: AgentPendingToolsKey.name, type: 'keywordList' },
 ] as const;
+
+/** The memo field naming a run's pending items (call, question and budget request IDs, comma-separated; rule set 6). */
+export const PENDING_MEMO_KEY = 'agentPending';

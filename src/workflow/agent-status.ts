@@ -1,5 +1,10 @@
-import { upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
-import { AgentPendingToolsKey, AgentStatusKey, type AgentStatusValue } from '../shared/search-attributes';
+import { upsertMemo, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import {
+  AgentPendingToolsKey,
+  AgentStatusKey,
+  PENDING_MEMO_KEY,
+  type AgentStatusValue,
+} from '../shared/search-attributes';
 import type { AgentStatus } from '../shared/types';
 import type { RunState } from './run-state';
 import { refreshDetails } from './ui-details';
@@ -60,16 +65,32 @@ export function markFailed(): void {
   if (searchAttributesEnabled()) upsertSearchAttributes([{ key: AgentStatusKey, value: 'Failed' }]);
 }
 
-/** Publishes AgentStatus and AgentPendingTools when they changed, and refreshes the UI's current details. */
+/**
+ * Publishes AgentStatus and AgentPendingTools when they changed, and refreshes the UI's current details. From rule set
+ * 6 the memo also names the pending items (`agentPending`: call, question and budget request IDs), so a listing can
+ * tell from visibility alone which waiting runs changed (red team N12): the status and tools stay the same when one
+ * pending calculator call follows another.
+ */
 export function publishStatus(state: RunState, status: AgentStatusValue = agentStatusOf(state)): void {
   refreshDetails(state);
   if (!state.searchAttributes) return;
-  const tools = [...new Set(state.approvals.snapshot().approvals.map((call) => call.tool))].sort();
+  const pending = state.approvals.snapshot();
+  const tools = [...new Set(pending.approvals.map((call) => call.tool))].sort();
   const signature = `${status}|${tools.join(',')}`;
-  if (signature === state.publishedStatus) return;
-  state.publishedStatus = signature;
-  upsertSearchAttributes([
-    { key: AgentStatusKey, value: status },
-    { key: AgentPendingToolsKey, value: tools.length > 0 ? tools : null },
-  ]);
+  if (signature !== state.publishedStatus) {
+    state.publishedStatus = signature;
+    upsertSearchAttributes([
+      { key: AgentStatusKey, value: status },
+      { key: AgentPendingToolsKey, value: tools.length > 0 ? tools : null },
+    ]);
+  }
+  if (state.rules < 6) return;
+  const ids = [
+    ...pending.approvals.map((call) => call.callId),
+    ...(pending.question ? [pending.question.callId] : []),
+    ...(pending.budget ? [pending.budget.requestId] : []),
+  ].join(',');
+  if (ids === state.publishedPending) return;
+  state.publishedPending = ids;
+  upsertMemo({ [PENDING_MEMO_KEY]: ids });
 }

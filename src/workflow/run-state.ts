@@ -103,6 +103,8 @@ export interface RunState {
   searchAttributes: boolean;
   /** Last published status, so unchanged values are not upserted again. */
   publishedStatus: string;
+  /** The pending items last written to the memo (rule set 6); undefined until this run first writes it. */
+  publishedPending: string | undefined;
   /** The run's event stream (in memory; consumers read it with getEvents / waitForEvents). */
   readonly events: EventLog;
   /** A conversation's turns and inbox; null for a one-shot run (no `conversationIdleTimeout`). */
@@ -171,6 +173,7 @@ export function createRunState(
     lineage: carried?.lineage ?? null,
     searchAttributes,
     publishedStatus: '',
+    publishedPending: undefined,
   };
 }
 

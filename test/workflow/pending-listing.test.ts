@@ -24,15 +24,22 @@ describe('listing what waits reads only runs that changed (N12)', () => {
     // Visibility catches up with the run's status a moment after its query does.
     await expect.poll(async () => (await itemsOf(run.workflowId, cache)).map((item) => item.callId)).toEqual(['c1-1']);
 
-    const getHandle = vi.spyOn(harness.client.workflow, 'getHandle');
-    try {
-      expect((await itemsOf(run.workflowId, cache)).map((item) => item.callId)).toEqual(['c1-1']);
-      expect(getHandle.mock.calls.filter(([id]) => id === run.workflowId)).toHaveLength(0);
-    } finally {
-      getHandle.mockRestore();
-    }
+    // Queries one listing makes for this run: none once visibility shows the record the cache was filled from.
+    const queriesOfOneListing = async () => {
+      const getHandle = vi.spyOn(harness.client.workflow, 'getHandle');
+      try {
+        expect((await itemsOf(run.workflowId, cache)).map((item) => item.callId)).toEqual(['c1-1']);
+        return getHandle.mock.calls.filter(([id]) => id === run.workflowId).length;
+      } finally {
+        getHandle.mockRestore();
+      }
+    };
+    await expect.poll(queriesOfOneListing, { timeout: 10_000 }).toBe(0);
+    expect(await queriesOfOneListing()).toBe(0);
+    expect(await queriesOfOneListing()).toBe(0);
 
-    // Same tool, same status once it waits again: only the record's history length tells the listings apart.
+    // Same tool, same status once it waits again: only the memo's pending IDs (rule set 6) tell the records apart, and
+    // the listing asks the run again well before the cache's 30 s bound.
     await harness.agents.approve(run.workflowId, 'c1-1');
     await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
     await expect
