@@ -26,11 +26,7 @@ export function regexRisk(pattern: string): string | null {
       continue;
     }
     if (char === '[') {
-      // Skip the character class; `]` right after `[` or `[^` is a literal.
-      index++;
-      if (pattern[index] === '^') index++;
-      if (pattern[index] === ']') index++;
-      while (index < pattern.length && pattern[index] !== ']') index += pattern[index] === '\\' ? 2 : 1;
+      index = classEnd(pattern, index); // a class holds no group or quantifier
       continue;
     }
     if (char === '(') {
@@ -82,7 +78,7 @@ export function schemaPatterns(schema: unknown): string[] {
  */
 
 /** Flags a linear-time pattern may carry (`i` is accepted by {@link linearPattern}, which spells it out). */
-const LINEAR_FLAGS = new Set(['g', 'm', 's', 'y', 'd']);
+const LINEAR_FLAGS = new Set(['g', 'm', 's', 'y']);
 
 /** Why V8's linear-time engine could not run this pattern (flags aside), or null when it can. */
 function nonLinearSyntax(pattern: string): string | null {
@@ -101,30 +97,82 @@ function nonLinearSyntax(pattern: string): string | null {
     if (char === '(' && pattern[index + 1] === '?') {
       const kind = pattern.slice(index + 2, index + 4);
       if (kind.startsWith('=') || kind.startsWith('!') || kind === '<=' || kind === '<!') return 'uses a lookaround';
+      if (/^\(\?[imsx-]+:/.test(pattern.slice(index))) return 'uses an inline modifier group';
     }
   }
   return null;
 }
 
-/** The index of the `]` that closes the class opened at `start` (or the pattern's end). */
+/**
+ * The index of the `]` that closes the class opened at `start` (or the pattern's end). In JavaScript a `]` right after
+ * `[` or `[^` closes the class (`[]` matches nothing, `[^]` anything): reading it as a literal would hide what follows.
+ */
 function classEnd(pattern: string, start: number): number {
   let index = start + 1;
   if (pattern[index] === '^') index++;
-  if (pattern[index] === ']') index++;
   while (index < pattern.length && pattern[index] !== ']') index += pattern[index] === '\\' ? 2 : 1;
   return index;
+}
+
+/**
+ * Whether V8's linear-time engine refuses the pattern, asked of V8 itself: where the process has the engine's `l` flag
+ * (a worker: src/worker/regex-engine.ts) this is exact (counts above 16 and the `d` flag are refused there too);
+ * elsewhere (a client) it answers false and the checks above stand alone, to be repeated on the worker.
+ */
+function linearEngineRefuses(pattern: string, flags: string): boolean {
+  try {
+    new RegExp(pattern, `${flags}l`);
+    return false;
+  } catch (error) {
+    return !/Invalid flags/.test((error as Error).message);
+  }
 }
 
 const isAsciiLetter = (char: string) => /^[A-Za-z]$/.test(char);
 const otherCase = (char: string) => (char === char.toLowerCase() ? char.toUpperCase() : char.toLowerCase());
 
-/** The length of the escape at `index` (`\x41`, `\u0041`, `\cJ`, `\n`…), so its letters are never case-folded. */
+/**
+ * The length of the escape at `index` when `i` can be spelled out around it (`\x41`, `\u0041`, `\cJ`, a class like
+ * `\d`, a control like `\n`, an escaped non-letter), else 0: an escape of another letter (`\xZZ` is `xZZ`, `\u{3}` is
+ * `uuu`) would keep its letters in one case.
+ */
 function escapeLength(pattern: string, index: number): number {
-  const kind = pattern[index + 1];
-  if (kind === 'x') return 4;
-  if (kind === 'u') return 6;
-  if (kind === 'c') return 3;
-  return 2;
+  const rest = pattern.slice(index + 1);
+  if (/^x[0-9a-fA-F]{2}/.test(rest)) return 4;
+  if (/^u[0-9a-fA-F]{4}/.test(rest)) return 6;
+  if (/^c[a-zA-Z]/.test(rest)) return 3;
+  if (/^[dDwWsSbBnrtfv0]/.test(rest)) return 2;
+  return rest !== '' && !isAsciiLetter(rest[0]!) ? 2 : 0;
+}
+
+/** Why `i` cannot be spelled out for this pattern, or null. */
+function foldProblem(pattern: string): string | null {
+  if ([...pattern].some((char) => char.charCodeAt(0) > 0x7f && /\p{L}/u.test(char))) {
+    return 'has non-ASCII letters; spell out both cases ([éÉ]) without the flag';
+  }
+  for (let index = 0; index < pattern.length; index++) {
+    const char = pattern[index];
+    if (char !== '[' && char !== '\\') continue;
+    if (char === '\\') {
+      const length = escapeLength(pattern, index);
+      if (length === 0) return `has the escape ${pattern.slice(index, index + 2)}, which i cannot be spelled out for`;
+      index += length - 1;
+      continue;
+    }
+    const end = classEnd(pattern, index);
+    for (let inner = index + 1; inner < end; inner++) {
+      if (pattern[inner] !== '\\') continue;
+      const length = escapeLength(pattern, inner);
+      if (length === 0) return `has the escape ${pattern.slice(inner, inner + 2)}, which i cannot be spelled out for`;
+      // An escape as a range's end (`[\x41-Z]`) would need the range's letters counted one by one.
+      if (pattern[inner - 1] === '-' || pattern[inner + length] === '-') {
+        return 'has an escape at the end of a range; write the range with plain characters';
+      }
+      inner += length - 1;
+    }
+    index = end;
+  }
+  return null;
 }
 
 /** A character class with both cases of every ASCII letter it names, ranges included. */
@@ -199,9 +247,16 @@ export function linearPattern(pattern: string, flags = ''): { pattern: string; f
   if (unsupported.length > 0) {
     return { problem: `"${pattern}" uses the flag ${unsupported.join(', ')}, which cannot run in linear time` };
   }
-  if (!flags.includes('i')) return { pattern, flags };
-  if ([...pattern].some((char) => char.charCodeAt(0) > 0x7f && /\p{L}/u.test(char))) {
-    return { problem: `"${pattern}" with flag i has non-ASCII letters; spell out both cases ([éÉ]) without the flag` };
+  let linear = { pattern, flags };
+  if (flags.includes('i')) {
+    const problem = foldProblem(pattern);
+    if (problem !== null) return { problem: `"${pattern}" with flag i ${problem}` };
+    linear = { pattern: foldCase(pattern), flags: flags.replace('i', '') };
   }
-  return { pattern: foldCase(pattern), flags: flags.replace('i', '') };
+  if (linearEngineRefuses(linear.pattern, linear.flags)) {
+    return {
+      problem: `"${pattern}" cannot run in linear time (V8's linear engine takes no count above 16, such as {1,64}: use + or * and a length limit)`,
+    };
+  }
+  return linear;
 }

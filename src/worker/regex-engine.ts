@@ -15,5 +15,8 @@ let enabled = false;
 export function useLinearTimeRegexFallback(): void {
   if (enabled) return;
   v8.setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+  // Also the engine's own `l` flag, with which the worker asks V8 whether a pattern can run in linear time at all
+  // (linearPattern); it changes nothing for patterns without the flag.
+  v8.setFlagsFromString('--enable-experimental-regexp-engine');
   enabled = true;
 }

@@ -6,6 +6,8 @@ import { linearPattern, regexRisk, schemaPatterns } from '../../src/shared/regex
 import type { AnyToolDefinition } from '../../src/worker/tools/define-tool';
 import { ToolRegistry } from '../../src/worker/tools/registry';
 import { parseMcpServers } from '../../src/worker/mcp/config';
+import { useLinearTimeRegexFallback } from '../../src/worker/regex-engine';
+import { withoutNonLinearPatterns } from '../../src/shared/json-schema';
 
 describe('patterns the workflow refuses to run', () => {
   it.each(['^(a+)+$', '(x+x+)+y', '(a|a)*', '(a|aa)+', '((ab)*)+', '(\\d+)*$', '(a?){2,}', '^(?:[a-z]+\\s?)+$'])(
@@ -93,6 +95,44 @@ describe('patterns in the form the linear-time engine runs (N2/N6)', () => {
     const folded = linearPattern('^ab[x-z]$', 'i') as { pattern: string; flags: string };
     for (const text of ['abx', 'ABZ', 'aBy']) expect(new RegExp(folded.pattern, folded.flags).test(text)).toBe(true);
     expect(new RegExp(folded.pattern).test('abw')).toBe(false);
+  });
+
+  it('reads [] and [^] as JavaScript does, so a lookahead behind them is seen (review of N6)', () => {
+    // Refused (its nested repeat is seen now); before, everything after `[^]` was read as the class's inside.
+    expect(linearPattern('[^](?=(a+)+$)]')).toEqual({ problem: expect.stringContaining('repeats a group') as string });
+    expect(linearPattern('[]x(?=y)')).toEqual({ problem: expect.stringContaining('lookaround') as string });
+  });
+
+  it('asks V8 itself on a worker: counts above 16 and the d flag are refused', () => {
+    useLinearTimeRegexFallback(); // what a worker does at start: gives this process the linear engine's flag
+    expect(linearPattern('^\\w{1,64}$')).toEqual({ problem: expect.stringContaining('count above 16') as string });
+    expect(linearPattern('a{0,17}b')).toEqual({ problem: expect.stringContaining('count above 16') as string });
+    expect(linearPattern('^a*a*$', 'd')).toEqual({ problem: expect.stringContaining('flag d') as string });
+    expect(linearPattern('^[a-z]{2,16}$')).toEqual({ pattern: '^[a-z]{2,16}$', flags: '' });
+  });
+
+  it('refuses i where spelling it out would change what matches', () => {
+    for (const pattern of ['[\\x41-Z]', '[a-\\x7a]', '\\xZZ', '\\u{3}x']) {
+      expect(linearPattern(pattern, 'i')).toEqual({ problem: expect.stringMatching(/with flag i has/) as string });
+    }
+    const folded = linearPattern('[^]a]', 'i') as { pattern: string; flags: string };
+    for (const text of ['xa]', 'xA]']) {
+      expect(new RegExp(folded.pattern, folded.flags).test(text)).toBe(new RegExp('[^]a]', 'i').test(text));
+    }
+  });
+
+  it("an MCP tool's schema keeps its tool: patterns the engine cannot run are left to the server", () => {
+    const { schema, dropped } = withoutNonLinearPatterns({
+      type: 'object',
+      properties: { a: { type: 'string', pattern: '(?=x)y' }, b: { type: 'string', pattern: '^[a-z]+$' } },
+      patternProperties: { '^(a+)+$': {}, '^z': { type: 'number' } },
+    });
+    expect(dropped).toEqual(['(?=x)y', '^(a+)+$']);
+    expect(schema).toEqual({
+      type: 'object',
+      properties: { a: { type: 'string' }, b: { type: 'string', pattern: '^[a-z]+$' } },
+      patternProperties: { '^z': { type: 'number' } },
+    });
   });
 
   it("keeps a polynomial pattern, which the worker's fallback runs in linear time", () => {

@@ -1,5 +1,5 @@
 import type { ConfirmationPolicy } from '../../shared/approvals';
-import { compileJsonSchema } from '../../shared/json-schema';
+import { compileJsonSchema, withoutNonLinearPatterns } from '../../shared/json-schema';
 import { withLinearConfirmation } from '../tools/confirmation-patterns';
 import type { AnyToolDefinition } from '../tools/define-tool';
 import type { DynamicToolSource } from '../tools/registry';
@@ -136,7 +136,12 @@ export class McpToolSource implements DynamicToolSource {
     const definitions: AnyToolDefinition[] = [];
     for (const tool of offered) {
       // Validated in the activity like a zod tool's arguments: the server's schema, compiled by zod.
-      const schema = compileJsonSchema(tool.inputSchema);
+      // A server's schema may use patterns the linear-time engine cannot run; the server checks them itself.
+      const { schema: inputSchema, dropped } = withoutNonLinearPatterns(tool.inputSchema);
+      if (dropped.length > 0) {
+        this.log(`MCP tool ${server}/${tool.name}: not checking its patterns ${dropped.join(', ')} (not linear-time)`);
+      }
+      const schema = compileJsonSchema(inputSchema as Record<string, unknown>);
       if (typeof schema === 'string') {
         this.log(`MCP tool ${server}/${tool.name} left out: its input schema is ${schema}`);
         continue;
