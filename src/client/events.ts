@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import type { AgentEvent, EventPage } from '../shared/events';
+import { EVENT_WAITS_FULL, type AgentEvent, type EventPage } from '../shared/events';
 import { getEventsQuery, waitForEventsUpdate } from '../shared/messages';
 import { chainRunIds } from './run-chain';
 import { queryRun } from './query';
@@ -26,7 +26,14 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
 
-/** How long a follower whose wait was released reads by query, and how often (see MAX_EVENT_WAITS). */
+/** An error's message and its causes', for recognising a refusal whatever the SDK wrapped it in. */
+function errorText(error: unknown): string {
+  const parts: string[] = [];
+  for (let cause = error; cause instanceof Error; cause = cause.cause) parts.push(cause.message);
+  return parts.join(' | ');
+}
+
+/** How long a follower refused a wait (the run's waits are full) reads by query, and how often (MAX_EVENT_WAITS). */
 const CROWDED_BACKOFF_MS = 60_000;
 const CROWDED_POLL_MS = 2_000;
 
@@ -110,10 +117,13 @@ export async function* followEvents(
       const wait = () => handle.executeUpdate(waitForEventsUpdate, { args: [{ after: cursor }] });
       const news = await (signal ? client.withAbortSignal(signal, wait) : wait());
       if (news.handingOver) await sleep(50, signal); // the next run starts in a moment
-      // Waiting again at once would release another follower's wait in turn: poll by query (no history) for a while.
-      if (news.crowded) queryOnlyUntil = Date.now() + CROWDED_BACKOFF_MS;
-    } catch {
+    } catch (error) {
       if (signal?.aborted) return;
+      // The run has its most followers waiting: read by query (nothing in history) for a while instead.
+      if (errorText(error).includes(EVENT_WAITS_FULL)) {
+        queryOnlyUntil = Date.now() + CROWDED_BACKOFF_MS;
+        continue;
+      }
       // A closed run takes no updates; a running one refused this poll while handing over, or the server's cap on
       // updates in flight was reached: ask again shortly.
       const { status } = await handle.describe();

@@ -78,16 +78,14 @@ export interface EventPage {
 }
 
 /** Answer of the `waitForEvents` update: there is news after the cursor, the run ended, or it is handing over. */
+/** The start of the validator's refusal when a run already has its most event waits in flight (`MAX_EVENT_WAITS`). */
+export const EVENT_WAITS_FULL = 'event waits are full';
+
 export interface EventsWaitResult {
   head: number;
   ended: boolean;
   /** The run is continuing as new: ask again (the next run holds the recent events and keeps numbering them). */
   handingOver: boolean;
-  /**
-   * The run released this wait early because newer ones came in (`MAX_EVENT_WAITS`): a follower that gave up still
-   * held it. A follower that is still there reads with the `getEvents` query for a while before waiting again.
-   */
-  crowded?: true;
 }
 
 /** The events the next run of a chain starts from: the newest ones, and the seq to number on from. */

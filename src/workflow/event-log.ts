@@ -1,10 +1,11 @@
-import { allHandlersFinished, CancellationScope, condition, patched, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, CancellationScope, condition, setHandler } from '@temporalio/workflow';
 import {
   eventText,
   type AgentEvent,
   type AgentEventBody,
   type CarriedEvents,
   type EventPage,
+  EVENT_WAITS_FULL,
   type EventsWaitResult,
   type ModelDelta,
 } from '../shared/events';
@@ -38,12 +39,14 @@ function newestWithin(items: readonly AgentEvent[], maxChars: number): AgentEven
 /**
  * Most `waitForEvents` long-polls a run keeps in flight. Temporal allows 10 updates in flight per run and decisions,
  * answers, budget decisions and messages are updates too; a follower that goes away (a closed tab, a Ctrl-C'd
- * `events`) cannot withdraw its poll, which would otherwise hold a slot until the run's next event, and a waiting run
- * has none. A newer poll beyond this many releases the oldest, so followers never hold more than 4 of the 10 slots.
+ * `events`) cannot withdraw its poll, which holds a slot until the run's next event, and a waiting run has none. The
+ * validator refuses a fifth (nothing enters history): that follower reads with the `getEvents` query instead.
+ * Refusing rather than releasing an older wait matters: every completed update counts toward Temporal's 2,000 per
+ * run, and releasing would let anyone complete as many as they open.
  */
 export const MAX_EVENT_WAITS = 4;
-/** Patch marker of the cap: runs recorded before it replay without it. */
-const EVENT_WAITS_CAPPED = 'event-waits-capped';
+/** Waits one run takes in all, at most, so followers can never use up the run's 2,000 updates; then: query only. */
+export const MAX_EVENT_WAITS_PER_RUN = 1_000;
 
 /** Streamed characters one iteration's previews may carry: the worker reads no longer reply (MAX_REPLY_CHARS). */
 export const MAX_STREAMED_CHARS = 200_000;
@@ -59,10 +62,9 @@ export class EventLog {
   ended = false;
   /** The run is about to continue as new: waiting consumers are released to ask the next run. */
   handingOver = false;
-  /** Tickets of the long-polls in flight, oldest first, and every ticket below `releasedBelow` is answered now. */
-  private readonly waits: number[] = [];
-  private nextWait = 0;
-  private releasedBelow = 0;
+  /** Long-polls in flight now, and taken by this run in all. */
+  private waitsInFlight = 0;
+  private waitsTaken = 0;
   /** The newest attempt that streamed text, per iteration. */
   private readonly streamed = new Map<number, number>();
   /** Characters of streamed text taken, per iteration: one call's worth at most. */
@@ -119,20 +121,25 @@ export class EventLog {
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   }
 
-  /** Waits for an event after `after` (or the run's end or hand-over); released early when newer waits crowd it out. */
+  /** Why a new long-poll is refused (too many in flight, or taken), or null. */
+  waitRefusal(): string | null {
+    if (this.waitsInFlight >= MAX_EVENT_WAITS)
+      return `${EVENT_WAITS_FULL}: ${MAX_EVENT_WAITS} followers already wait; read with the getEvents query`;
+    if (this.waitsTaken >= MAX_EVENT_WAITS_PER_RUN)
+      return `${EVENT_WAITS_FULL}: this run took ${MAX_EVENT_WAITS_PER_RUN} waits; read with the getEvents query`;
+    return null;
+  }
+
+  /** Waits for an event after `after`, the run's end or its hand-over. */
   async waitAfter(after: number): Promise<EventsWaitResult> {
-    const ticket = this.nextWait++;
-    this.waits.push(ticket);
-    if (this.waits.length > MAX_EVENT_WAITS && patched(EVENT_WAITS_CAPPED)) {
-      this.releasedBelow = this.waits[this.waits.length - MAX_EVENT_WAITS]!;
-    }
+    this.waitsInFlight++;
+    this.waitsTaken++;
     try {
-      await condition(() => this.head > after || this.ended || this.handingOver || ticket < this.releasedBelow);
+      await condition(() => this.head > after || this.ended || this.handingOver);
     } finally {
-      this.waits.splice(this.waits.indexOf(ticket), 1);
+      this.waitsInFlight--;
     }
-    const crowded = ticket < this.releasedBelow && !(this.head > after || this.ended || this.handingOver);
-    return { head: this.head, ended: this.ended, handingOver: this.handingOver, ...(crowded ? { crowded } : {}) };
+    return { head: this.head, ended: this.ended, handingOver: this.handingOver };
   }
 
   /** Events after `after`, oldest first, as many as fit a page. */
@@ -176,6 +183,8 @@ export function installEventHandlers(log: EventLog): void {
       if ((input as { after: number }).after > log.head)
         throw new Error(`\`after\` is past the newest event (${log.head})`);
       if (log.handingOver) throw new Error('the run is continuing as new: ask again');
+      const full = log.waitRefusal();
+      if (full !== null) throw new Error(full);
     },
   });
 }
