@@ -79,6 +79,8 @@ const MAX_SESSIONS = 10_000;
 /** Failed sign-ins (bad token) from one address within a minute before it is refused for a minute. */
 export const MAX_FAILED_SIGN_INS = 20;
 const FAILURE_WINDOW_MS = 60_000;
+/** Addresses with recent failures kept at most. */
+const MAX_TRACKED_ADDRESSES = 10_000;
 
 /** Parses a tokens file's text (or INBOX_TOKENS); one line naming every problem when it is not valid. */
 export function parseTokens(text: string, origin: string): Record<string, InboxUser> {
@@ -210,6 +212,13 @@ export class Authenticator {
   /** Records a failed sign-in (a wrong token); too many from one address refuse it for a minute, and say so. */
   noteFailure(address: string): void {
     const now = Date.now();
+    // Addresses whose failures are older than the window are forgotten, so many addresses cannot grow the map.
+    if (this.failures.size >= MAX_TRACKED_ADDRESSES) {
+      for (const [known, times] of this.failures)
+        if (times.at(-1)! <= now - FAILURE_WINDOW_MS) this.failures.delete(known);
+      for (const [known, until] of this.refusedUntil) if (until <= now) this.refusedUntil.delete(known);
+      if (this.failures.size >= MAX_TRACKED_ADDRESSES) this.failures.delete(this.failures.keys().next().value ?? '');
+    }
     const recent = (this.failures.get(address) ?? []).filter((at) => at > now - FAILURE_WINDOW_MS);
     recent.push(now);
     this.failures.set(address, recent);

@@ -113,8 +113,12 @@ async function route(
       error: `this inbox does not answer to Host "${visible(host)}": open it at ${[...hosts].join(' or ')}, or start it with --public-url`,
     });
   }
+  // Only token checks are refused after too many wrong tokens: a signed-in session or a proxy's user goes on
+  // working, so guessing from a shared address (loopback, a proxy) cannot lock everyone out.
   const address = request.socket.remoteAddress ?? 'unknown';
-  if (auth.refused(address)) {
+  const checksToken =
+    (url.pathname === '/login' && method === 'POST') || /^bearer /i.test(request.headers.authorization ?? '');
+  if (checksToken && auth.refused(address)) {
     return sendJson(response, 429, { error: 'too many wrong tokens from this address: wait a minute' });
   }
   if (url.pathname === '/login' && method === 'GET')

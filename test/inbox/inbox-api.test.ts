@@ -75,6 +75,20 @@ describe('who may reach the inbox (red team N5, N14)', () => {
     }
   });
 
+  it('wrong tokens refuse only token checks from that address: signed-in sessions go on (N23)', async () => {
+    const guarded = await startInbox({ client: harness.client, identities: { tokens: PEOPLE } });
+    try {
+      const { cookie } = await signIn(guarded.url, ALICE_TOKEN);
+      for (let guess = 0; guess < 20; guess++)
+        await call(guarded.url, '/api/pending', { token: `guess-${guess}-abcdefgh` });
+      expect((await call(guarded.url, '/api/pending', { token: 'guess-21-abcdefgh' })).status).toBe(429);
+      expect((await call(guarded.url, '/api/pending', { token: ALICE_TOKEN })).status).toBe(429); // no guessing on
+      expect((await call(guarded.url, '/api/pending', { cookie })).status).toBe(200);
+    } finally {
+      await guarded.close();
+    }
+  });
+
   it('the session cookie is a session ID, not the token, and logging out ends it wherever it was copied', async () => {
     const { cookie, csrf } = await signIn(inbox.url, ALICE_TOKEN);
     expect(cookie).toMatch(/^dra_inbox=[\w-]{40,}$/);
