@@ -51,11 +51,14 @@ export interface ListPendingOptions {
   /** Told of each waiting run that could not be read (no worker answered in time); its items are left out. */
   onUnreadable?: (workflowId: string, reason: string) => void;
   /**
-   * Runs read by an earlier listing: a run whose visibility record (history length, status, pending tools) has not
-   * changed is not queried again for `PENDING_CACHE_MS`. Give the same map to every listing (the inbox does).
+   * Runs read by an earlier listing: a run whose visibility record (status, pending tools, the memo's pending IDs) has
+   * not changed is not queried again. Give the same map to every listing (the inbox does).
    */
-  cache?: Map<string, { key: string; at: number; items: PendingItem[] }>;
+  cache?: PendingCache;
 }
+
+/** What {@link listPending} remembers of each waiting run between listings, by workflow ID. */
+export type PendingCache = Map<string, { key: string; at: number; items: PendingItem[]; exact: boolean }>;
 
 /**
  * How long a run's items are taken from the cache while its visibility record stays the same. A query replays a run
@@ -74,12 +77,14 @@ export async function listPending(client: Client, options: ListPendingOptions = 
   const query = `${AgentStatusKey.name} IN ('AwaitingApproval', 'AwaitingInput') AND ExecutionStatus = 'Running'`;
   const ids: string[] = [];
   const keys = new Map<string, string>();
+  const exact = new Set<string>();
   for await (const execution of client.workflow.list({ query })) {
     ids.push(execution.workflowId);
     // What visibility says of the run: its status, pending tools and (rule set 6) the pending items' IDs in the memo.
     // Running runs' history length is not kept up to date there, and attribute order varies from call to call.
     const { runId, searchAttributes, memo } = execution;
     const attribute = (name: string) => JSON.stringify(searchAttributes[name] ?? null);
+    if (memo?.[PENDING_MEMO_KEY] !== undefined) exact.add(execution.workflowId);
     keys.set(
       execution.workflowId,
       [
@@ -97,7 +102,8 @@ export async function listPending(client: Client, options: ListPendingOptions = 
     for (const [workflowId, entry] of cache) {
       if (!keys.has(workflowId))
         cache.delete(workflowId); // no longer waiting
-      else if (entry.key === keys.get(workflowId) && now - entry.at < PENDING_CACHE_MS)
+      // A run naming its pending items in the memo is read again when they change, and only then.
+      else if (entry.key === keys.get(workflowId) && (entry.exact || now - entry.at < PENDING_CACHE_MS))
         found.set(workflowId, entry.items);
     }
   }
@@ -111,7 +117,8 @@ export async function listPending(client: Client, options: ListPendingOptions = 
         const handle = client.workflow.getHandle(workflowId);
         const pending = await client.connection.withDeadline(deadline, () => queryRun(handle, getPendingQuery));
         found.set(workflowId, itemsOf(workflowId, pending));
-        cache?.set(workflowId, { key: keys.get(workflowId)!, at: Date.now(), items: found.get(workflowId)! });
+        const items = found.get(workflowId)!;
+        cache?.set(workflowId, { key: keys.get(workflowId)!, at: Date.now(), items, exact: exact.has(workflowId) });
       } catch (error) {
         // Also a run that finished between the list and the query: it has nothing pending any more.
         options.onUnreadable?.(workflowId, error instanceof Error ? error.message : String(error));

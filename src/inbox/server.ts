@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { listPending, type PendingItem } from '../client/decisions';
+import { listPending, type PendingCache } from '../client/decisions';
 import { cursorOf, streamRunEvents } from './event-stream';
 import { allowedHosts, listen } from '../client/http-listen';
 import { Authenticator, type Authenticated, type IdentitySource } from './auth';
@@ -229,7 +229,7 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
   const auth = new Authenticator(options.identities, options.log, options.publicUrl?.startsWith('https:') === true);
   // Filled once the port is known (0 picks one); nothing is served before.
   const hosts = new Set<string>();
-  const pendingCache = new Map<string, { key: string; at: number; items: PendingItem[] }>();
+  const pendingCache: PendingCache = new Map();
   const feed = new PendingFeed(
     () => listPending(options.client, { cache: pendingCache }),
     options.pollMs ?? 1000,

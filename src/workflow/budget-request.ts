@@ -48,7 +48,7 @@ function checkBudget(
   const checked = state.approvals.checkBudget(payload, via);
   if (!checked.ok || checked.value.decision.decision !== 'raise') return checked;
   // Like a tool's approvers: only they may raise, anyone may stop (the safe side, as a rejection is for a call).
-  const approvers = state.config.approvers[BUDGET_APPROVERS];
+  const approvers = state.rules >= 6 ? state.config.approvers[BUDGET_APPROVERS] : undefined;
   if (approvers && !isApprover(approvers, checked.value.by)) {
     const who = checked.value.by.identity ?? 'An anonymous sender';
     return {

@@ -52,7 +52,11 @@ export function catalogProblem(config: AgentConfig, catalog: ToolCatalog, rules:
     if (unknown.length > 0) return `${field} names tools this run does not have: ${unknown.join(', ')}`;
   }
   // A misspelt tool in `approvers` would let anyone decide the real one's calls.
-  const unknownApproved = unknownNames(Object.keys(config.approvers), [...known, BUDGET_APPROVERS]);
+  // `@budget` is rule set 6's: runs recorded before were refused for it, and must replay refused.
+  const unknownApproved = unknownNames(
+    Object.keys(config.approvers),
+    rules >= 6 ? [...known, BUDGET_APPROVERS] : known,
+  );
   if (unknownApproved.length > 0) return `approvers names tools this run does not have: ${unknownApproved.join(', ')}`;
   return null;
 }
