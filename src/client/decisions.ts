@@ -160,10 +160,18 @@ export async function resolveCallId(handle: WorkflowHandle, callId: string | und
 
 /** A refused update as DecisionRefusedError (with the run's reason); other errors unchanged. */
 function refused(error: unknown): unknown {
-  if (updateSlotsFull(error)) {
+  const limit = updateLimitReached(error);
+  if (limit === 'in-flight') {
     return new Error(
       "the run has 10 updates in flight (Temporal's limit per run), so it cannot take this one now: try again in a " +
         'few seconds (event followers hold at most 4 of them)',
+      { cause: error },
+    );
+  }
+  if (limit === 'total') {
+    return new Error(
+      "the run has taken Temporal's 2,000 updates per run and takes no more; send the decision as a signal " +
+        '(Temporal UI or `temporal workflow signal`), or wait until it continues as new',
       { cause: error },
     );
   }
@@ -173,12 +181,13 @@ function refused(error: unknown): unknown {
   return new DecisionRefusedError(error.cause.message, reason);
 }
 
-/** Whether the server refused an update because the run's in-flight updates are at their limit. */
-export function updateSlotsFull(error: unknown): boolean {
+/** Which of Temporal's update limits per run refused an update, if one did (by the server's own wording). */
+function updateLimitReached(error: unknown): 'in-flight' | 'total' | null {
   for (let cause = error; cause instanceof Error; cause = cause.cause) {
-    if (/RESOURCE_EXHAUSTED|concurrent in-flight updates/.test(cause.message)) return true;
+    if (/number of concurrent in-flight updates/.test(cause.message)) return 'in-flight';
+    if (/total number of distinct updates/.test(cause.message)) return 'total';
   }
-  return false;
+  return null;
 }
 
 /** Who sends decisions and answers, and how; merged into each payload so history records it. */

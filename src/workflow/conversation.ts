@@ -2,6 +2,7 @@ import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { parseDuration } from '../shared/duration';
 import { eventText } from '../shared/events';
+import { headOf } from '../shared/well-formed';
 import { sendMessageUpdate } from '../shared/messages';
 import type { ConversationState, TurnRecord } from '../shared/types';
 import { publishStatus } from './agent-status';
@@ -16,6 +17,11 @@ export const MAX_MESSAGE_CHARS = 100_000;
 export const MAX_QUEUED_MESSAGES = 20;
 /** Characters of all waiting messages together, at most (see {@link MAX_QUEUED_MESSAGES}). */
 export const MAX_QUEUED_CHARS = 200_000;
+/**
+ * Characters of the last turn's answer (and of its output as JSON) a waiting conversation carries into the next run
+ * (rule set 6): with a full message queue (MAX_QUEUED_CHARS) the hand-over's input stays under Temporal's 2 MB.
+ */
+const AWAITING_MAX_CHARS = 50_000;
 /** Earlier turns the model sees as user/assistant messages before the current one. */
 const HISTORY_TURNS = 10;
 /** Earlier turns' texts are cut to this many characters in the prompt; the trace keeps them as previews too. */
@@ -145,11 +151,16 @@ export async function nextTurn(state: RunState): Promise<boolean> {
   } else {
     endTurn(state, conversation);
     if (state.stop?.reason === 'cancelled') return false;
+    // Carried whole in the hand-over's fixed part beside a full message queue: kept to a size that always fits.
+    const output = state.output !== undefined && JSON.stringify(state.output).length <= AWAITING_MAX_CHARS;
     conversation.awaiting = {
       sinceMs: Date.now(),
-      finalAnswer: state.finalAnswer,
+      finalAnswer:
+        state.finalAnswer !== null && state.finalAnswer.length > AWAITING_MAX_CHARS
+          ? `${headOf(state.finalAnswer, AWAITING_MAX_CHARS)}… [cut when the conversation handed over; the whole answer is in the trace]`
+          : state.finalAnswer,
       stop: state.stop ? { reason: state.stop.reason, detail: state.stop.detail } : null,
-      ...(state.output !== undefined ? { output: state.output } : {}),
+      ...(output ? { output: state.output } : {}),
       confidence: state.confidence,
     };
   }

@@ -166,6 +166,22 @@ describe('conversations', () => {
     expect(harness.model.requests(run.modelName)).toHaveLength(4);
   });
 
+  it('a long last answer is cut, with a note, when the conversation hands over while waiting', async () => {
+    const long = 'x'.repeat(60_000);
+    const calc = { thought, toolCalls: [{ name: 'calculator', args: { expression: '1+1' } }] };
+    const run = await harness.start([calc, { answer: long }], 'write a lot', {
+      conversationIdleTimeout: '2s',
+      maxStepsPerRun: 2,
+    });
+    const result = await run.result();
+    expect(result.trace.run).toBeGreaterThanOrEqual(2); // it handed over while it waited
+    expect(result.finalAnswer?.length).toBeLessThan(51_000);
+    expect(result.finalAnswer).toMatch(
+      /^x+… \[cut when the conversation handed over; the whole answer is in the trace\]$/,
+    );
+    expect(result.trace.steps.at(-1)?.action).toMatchObject({ type: 'final_answer' });
+  });
+
   it('a subagent of a conversation answers its task and returns at once, without waiting for messages', async () => {
     const run = await harness.start(delegatingScript([{ answer: '144.' }]), 'q', {
       conversationIdleTimeout: '1h',
