@@ -74,6 +74,8 @@ export interface IdentitySource {
 export const PROXY_SECRET_HEADER = 'x-inbox-proxy-secret';
 /** How long a browser session lasts after signing in. */
 export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
+/** Sessions one person keeps at most; signing in again ends their oldest. */
+const MAX_SESSIONS_PER_USER = 50;
 /** Sessions kept at most; the oldest go first. */
 const MAX_SESSIONS = 10_000;
 /** Failed sign-ins (bad token) from one address within a minute before it is refused for a minute. */
@@ -128,6 +130,16 @@ function cookieOf(request: IncomingMessage, name: string): string | undefined {
   return undefined;
 }
 
+/** The session ID a request carries, under either cookie name (`__Host-` over HTTPS). */
+function sessionIdOf(request: IncomingMessage): string | undefined {
+  return cookieOf(request, `__Host-${SESSION_COOKIE}`) ?? cookieOf(request, SESSION_COOKIE);
+}
+
+function sessionCookie(value: string, maxAgeSeconds: number, secure: boolean): string {
+  const name = secure ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
+  return `${name}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}${secure ? '; Secure' : ''}`;
+}
+
 function header(request: IncomingMessage, name: string): string | undefined {
   const value = request.headers[name.toLowerCase()];
   const first = Array.isArray(value) ? value[0] : value;
@@ -154,7 +166,6 @@ export class Authenticator {
   constructor(
     private readonly source: IdentitySource,
     private readonly log: (line: string) => void = () => undefined,
-    private readonly secureCookies = false,
   ) {
     this.byDigest = Object.entries(source.tokens).map(([token, user]) => ({ digest: digest(token), user }));
     if (this.byDigest.length === 0 && !source.trustedHeader) {
@@ -170,34 +181,28 @@ export class Authenticator {
   }
 
   /**
-   * The cookie's name: over HTTPS (`secureCookies`) it gets the `__Host-` prefix and `Secure`, so browsers send it
-   * only to this origin over TLS and no other app on the host can set or overwrite it.
+   * Starts a browser session for a person: the `Set-Cookie` value carrying its ID (never the token). `secure`: the
+   * request came over HTTPS (through the public URL's proxy), so the cookie gets `Secure` and the `__Host-` prefix:
+   * browsers then send it only to this origin over TLS, and no other app on the host can set or overwrite it.
    */
-  get cookieName(): string {
-    return this.secureCookies ? `__Host-${SESSION_COOKIE}` : SESSION_COOKIE;
-  }
-
-  /** Starts a browser session for a person: the `Set-Cookie` value carrying its ID (never the token). */
-  startSession(user: InboxUser): string {
+  startSession(user: InboxUser, secure = false): string {
     const id = randomBytes(32).toString('base64url');
+    // One person signing in over and over ends their own oldest sessions, never other people's.
+    const own = [...this.sessions].filter(([, session]) => session.user.name === user.name);
+    if (own.length >= MAX_SESSIONS_PER_USER) this.sessions.delete(own[0]![0]);
     if (this.sessions.size >= MAX_SESSIONS) this.sessions.delete(this.sessions.keys().next().value ?? '');
     this.sessions.set(id, { user, expires: Date.now() + SESSION_TTL_MS });
-    return this.cookie(id, Math.floor(SESSION_TTL_MS / 1000));
+    return sessionCookie(id, Math.floor(SESSION_TTL_MS / 1000), secure);
   }
 
   /**
    * Ends the session a request carries (logout): its cookie no longer signs anyone in, wherever it was copied to.
    * Returns the `Set-Cookie` value that clears it in the browser.
    */
-  endSession(request: IncomingMessage): string {
-    const id = cookieOf(request, this.cookieName);
+  endSession(request: IncomingMessage, secure = false): string {
+    const id = sessionIdOf(request);
     if (id) this.sessions.delete(id);
-    return this.cookie('', 0);
-  }
-
-  private cookie(value: string, maxAgeSeconds: number): string {
-    const secure = this.secureCookies ? '; Secure' : '';
-    return `${this.cookieName}=${value}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAgeSeconds}${secure}`;
+    return sessionCookie('', 0, secure);
   }
 
   /** Whether this address is refused for now after too many failed sign-ins. */
@@ -246,7 +251,7 @@ export class Authenticator {
       if (!user) this.noteFailure(request.socket.remoteAddress ?? 'unknown');
       return user ? { user, method: 'bearer', csrf: this.csrfFor(`bearer:${user.name}`) } : null;
     }
-    const cookie = cookieOf(request, this.cookieName);
+    const cookie = sessionIdOf(request);
     const session = cookie ? this.sessions.get(cookie) : undefined;
     if (cookie && session) {
       if (session.expires > Date.now())

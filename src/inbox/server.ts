@@ -94,6 +94,15 @@ function workflowIdOf(segment: string): string {
   }
 }
 
+/**
+ * Whether the browser reached the inbox over HTTPS: through an https public URL's proxy (its Host). Signing in on
+ * the loopback address of the same inbox is plain HTTP, where a `Secure` cookie would be dropped.
+ */
+function overHttps(options: InboxOptions, request: IncomingMessage): boolean {
+  if (!options.publicUrl?.startsWith('https:')) return false;
+  return (request.headers.host ?? '').toLowerCase() === new URL(options.publicUrl).host.toLowerCase();
+}
+
 const RUN_ROUTE = /^\/runs\/([^/]+)(\/pending\/stream|\/trace\/stream|\/events|\/decide|\/answer|\/budget)?$/;
 
 /** Routes one request; errors become a 502 with one line (the server keeps serving). */
@@ -132,7 +141,8 @@ async function route(
       auth.noteFailure(address);
       return sendHtml(response, 401, loginPage('That token is not valid.', safeNext(body.next)));
     }
-    response.writeHead(303, { location: safeNext(body.next), 'set-cookie': auth.startSession(user) }).end();
+    const secure = overHttps(options, request);
+    response.writeHead(303, { location: safeNext(body.next), 'set-cookie': auth.startSession(user, secure) }).end();
     return;
   }
 
@@ -194,7 +204,8 @@ async function post(
   response: ServerResponse,
 ): Promise<void> {
   if (url.pathname === '/logout') {
-    response.writeHead(303, { location: '/login', 'set-cookie': auth.endSession(request) }).end();
+    const cleared = auth.endSession(request, overHttps(options, request));
+    response.writeHead(303, { location: '/login', 'set-cookie': cleared }).end();
     return;
   }
   const match = RUN_ROUTE.exec(url.pathname);
@@ -225,8 +236,7 @@ async function post(
  * stream their trace and decide pending calls as the signed-in person (channel `inbox`).
  */
 export async function startInbox(options: InboxOptions): Promise<Inbox> {
-  // Behind a TLS proxy (an https public URL) the session cookie is Secure and __Host- prefixed.
-  const auth = new Authenticator(options.identities, options.log, options.publicUrl?.startsWith('https:') === true);
+  const auth = new Authenticator(options.identities, options.log);
   // Filled once the port is known (0 picks one); nothing is served before.
   const hosts = new Set<string>();
   const pendingCache: PendingCache = new Map();

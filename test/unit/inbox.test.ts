@@ -66,18 +66,23 @@ describe('inbox identities', () => {
   });
 
   it('over HTTPS the session cookie is Secure and __Host- prefixed, so no other app on the host gets or sets it', () => {
-    const auth = new Authenticator(
-      { tokens: parseTokens(JSON.stringify({ [TOKEN]: { name: 'a' } }), 't') },
-      () => {},
-      true,
-    );
-    const setCookie = auth.startSession({ name: 'a', roles: [] });
+    const auth = new Authenticator({ tokens: parseTokens(JSON.stringify({ [TOKEN]: { name: 'a' } }), 't') });
+    const setCookie = auth.startSession({ name: 'a', roles: [] }, true);
     expect(setCookie).toMatch(
       /^__Host-dra_inbox=[\w-]{43}; HttpOnly; SameSite=Strict; Path=\/; Max-Age=43200; Secure$/,
     );
     const id = /^__Host-dra_inbox=([^;]+)/.exec(setCookie)![1]!;
-    expect(auth.authenticate(request({ cookie: `dra_inbox=${id}` }))).toBeNull();
     expect(auth.authenticate(request({ cookie: `__Host-dra_inbox=${id}` }))?.user.name).toBe('a');
+  });
+
+  it("one person signing in again and again ends only their own oldest sessions, never another's", () => {
+    const auth = new Authenticator({ tokens: parseTokens(JSON.stringify({ [TOKEN]: { name: 'a' } }), 't') });
+    const idOf = (setCookie: string) => /^dra_inbox=([^;]+)/.exec(setCookie)![1]!;
+    const bob = idOf(auth.startSession({ name: 'bob', roles: [] }));
+    const first = idOf(auth.startSession({ name: 'mallory', roles: [] }));
+    for (let index = 0; index < 60; index++) auth.startSession({ name: 'mallory', roles: [] });
+    expect(auth.authenticate(request({ cookie: `dra_inbox=${bob}` }))?.user.name).toBe('bob');
+    expect(auth.authenticate(request({ cookie: `dra_inbox=${first}` }))).toBeNull();
   });
 
   it('takes a trusted header only with the proxy secret, and only when sent once (red team N5)', () => {
