@@ -223,7 +223,8 @@ async function main(): Promise<void> {
           'p3 langgraph',
         ),
       };
-      if (p3.durable && p3.langgraph) results.p3 = { durable: p3.durable, langgraph: p3.langgraph };
+      // Whichever side finished is kept: the table shows '–' where the other's figures are missing.
+      if (p3.durable || p3.langgraph) results.p3 = { durable: p3.durable ?? [], langgraph: p3.langgraph ?? [] };
     }
     if (only.has('p4') || only.has('p5')) {
       console.error(

@@ -49,7 +49,7 @@ Commands:
                             A throwaway production-shape cluster until Ctrl-C: PostgreSQL, one process per
                             Temporal service (builds the server with Go on first use)
   worker                    Run a worker against TEMPORAL_ADDRESS until Ctrl-C
-  codec-server [--port 8888] [--origin http://127.0.0.1:8233] [--token T]
+  codec-server [--port 8888] [--origin http://127.0.0.1:8233] [--token T] [--public-url URL]
                             Decode/encode endpoints for the Temporal UI (needs PAYLOAD_ENCRYPTION_KEYS)
   pending [--json]          Calls and questions waiting for a person, across runs
   approve <workflowId> [callId] [--always]
@@ -110,8 +110,14 @@ async function codecServerCommand(argv: string[]): Promise<number> {
       // The UI URL the embedded server prints: a CORS origin must match it exactly.
       origin: { type: 'string', default: 'http://127.0.0.1:8233' },
       token: { type: 'string' },
+      'public-url': { type: 'string' },
     },
   });
+  const publicUrl = values['public-url'] ?? process.env.CODEC_SERVER_PUBLIC_URL;
+  if (publicUrl !== undefined && !URL.canParse(publicUrl))
+    throw new UsageError(
+      `--public-url expects the URL the UI calls, like https://codec.example.com, got "${publicUrl}"`,
+    );
   const env = readEnv();
   if (!env.payloadEncryptionKeys)
     throw new UsageError('codec-server needs PAYLOAD_ENCRYPTION_KEYS (id:base64key,…), the same keys as the workers');
@@ -124,6 +130,7 @@ async function codecServerCommand(argv: string[]): Promise<number> {
     token,
     host: values.host,
     port,
+    ...(publicUrl ? { publicUrl } : {}),
   });
   say(`Codec server on ${url} for ${values.origin}${token ? ' (bearer token required)' : ''}`);
   if (!token) say('warning: no --token (CODEC_SERVER_TOKEN): any process on this host can have payloads decrypted');

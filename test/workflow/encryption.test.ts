@@ -174,6 +174,33 @@ describe('payload encryption', () => {
         req.end(body);
       });
       expect(rebound).toBe(421);
+      // Behind a DNS name or a TLS proxy, --public-url names the Host the UI sends.
+      const proxied = await startCodecServer({
+        codec,
+        origin: 'http://localhost:8233',
+        token: 'secret-token',
+        port: 0,
+        publicUrl: 'https://codec.example.com/',
+      });
+      try {
+        expect(proxied.url).toBe('https://codec.example.com');
+        const port = proxied.server.address() as { port: number };
+        const status = await new Promise<number>((resolve, reject) => {
+          const req = httpRequest(
+            `http://127.0.0.1:${port.port}/decode`,
+            {
+              method: 'POST',
+              headers: { ...headers, authorization: 'Bearer secret-token', host: 'codec.example.com' },
+            },
+            (response) => resolve(response.statusCode ?? 0),
+          );
+          req.on('error', reject);
+          req.end(body);
+        });
+        expect(status).toBe(200);
+      } finally {
+        proxied.server.close();
+      }
     } finally {
       server.close();
     }

@@ -15,6 +15,8 @@ export interface CodecServerOptions {
   token?: string;
   host?: string;
   port?: number;
+  /** The URL the UI calls when it is not this machine's loopback (a DNS name, a TLS proxy): its Host is answered too. */
+  publicUrl?: string;
 }
 
 const { Payloads } = temporal.api.common.v1;
@@ -66,7 +68,12 @@ export async function startCodecServer(options: CodecServerOptions): Promise<{ u
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const cors = corsHeaders(request, options.origin);
     if (!hosts.has((request.headers.host ?? '').toLowerCase())) {
-      response.writeHead(421, { 'content-type': 'application/json' }).end('{"error":"not this server\'s Host"}');
+      // With CORS headers, so the UI shows this reason rather than an opaque CORS failure.
+      response.writeHead(421, { ...cors, 'content-type': 'application/json' }).end(
+        JSON.stringify({
+          error: `this codec server answers only ${[...hosts].join(', ')}: give the URL the UI calls with --public-url`,
+        }),
+      );
       return;
     }
     if (request.method === 'OPTIONS') {
@@ -118,6 +125,8 @@ export async function startCodecServer(options: CodecServerOptions): Promise<{ u
     throw new PayloadCodecError(`codec-server cannot listen on ${wanted.host}:${wanted.port}: ${why}`);
   });
   const { address, port } = server.address() as AddressInfo;
-  for (const host of allowedHosts(wanted.host, port)) hosts.add(host);
-  return { url: `http://${address}:${port}`, server };
+  for (const host of allowedHosts(wanted.host, port, options.publicUrl)) hosts.add(host);
+  // A wildcard address is nothing a UI can call: name the loopback one (or the public URL) instead.
+  const callable = ['0.0.0.0', '::'].includes(address) ? '127.0.0.1' : address.includes(':') ? `[${address}]` : address;
+  return { url: options.publicUrl?.replace(/\/+$/, '') ?? `http://${callable}:${port}`, server };
 }
