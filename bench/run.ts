@@ -272,7 +272,8 @@ async function main(): Promise<void> {
   await mkdir(path.join(root, 'bench', 'results'), { recursive: true });
   await writeFile(path.join(root, 'bench', 'results', 'latest.json'), `${JSON.stringify(results, null, 2)}\n`);
   // The plot shows P1 to P3 of a full run: a partial or --quick run leaves the published plot alone.
-  const plotted = !quick && Boolean(results.p1 && results.p2 && results.p3);
+  const plotted =
+    !quick && Boolean(results.p1 && results.p2 && results.p3?.durable.length && results.p3.langgraph.length);
   if (plotted) await writeFile(path.join(root, 'docs', 'benchmarks.svg'), renderSvg(results));
   printTable(results);
   console.error(`wrote bench/results/latest.json${plotted ? ' and docs/benchmarks.svg' : ''}`);
