@@ -1,4 +1,4 @@
-import type { PendingItem } from '../client/decisions';
+import { PENDING_QUERY_TIMEOUT_MS, type PendingItem } from '../client/decisions';
 import { describeCall } from '../shared/observation';
 import { html, prettyJson, type Html } from './html';
 
@@ -48,25 +48,36 @@ export function filterItems(items: readonly PendingItem[], filter: ListFilter, n
 }
 
 /** The list of everything waiting, as the inbox page shows it and its stream re-sends. */
-export function renderList(items: readonly PendingItem[]): Html {
-  if (items.length === 0) return html`<p class="empty">Nothing is waiting for a decision.</p>`;
+export function renderList(items: readonly PendingItem[], unreadable: readonly string[] = []): Html {
+  // Runs whose worker did not answer may wait for someone too: say so, with links, instead of leaving them out.
+  const notice = unreadable.length
+    ? html`<p class="unreadable" role="status">
+        ${unreadable.length} waiting run${unreadable.length === 1 ? '' : 's'} could not be read (no worker answered
+        within ${PENDING_QUERY_TIMEOUT_MS / 1000} s):
+        ${unreadable.map((id, index) => html`${index > 0 ? ', ' : ''}<a href="/runs/${encodeURIComponent(id)}">${id}</a>`)}
+      </p>`
+    : '';
+  if (items.length === 0)
+    return html`${notice}
+      <p class="empty">Nothing is waiting for a decision.</p>`;
   const sorted = [...items].sort((a, b) => a.requestedAt.localeCompare(b.requestedAt));
-  return html`<table>
-    <caption>
-      ${items.length} waiting
-    </caption>
-    <thead>
-      <tr>
-        <th scope="col">What</th>
-        <th scope="col">Run</th>
-        <th scope="col">Waiting since</th>
-        <th scope="col">Deadline</th>
-      </tr>
-    </thead>
-    <tbody>
-      ${sorted.map(row)}
-    </tbody>
-  </table>`;
+  return html`${notice}
+    <table>
+      <caption>
+        ${items.length} waiting
+      </caption>
+      <thead>
+        <tr>
+          <th scope="col">What</th>
+          <th scope="col">Run</th>
+          <th scope="col">Waiting since</th>
+          <th scope="col">Deadline</th>
+        </tr>
+      </thead>
+      <tbody>
+        ${sorted.map(row)}
+      </tbody>
+    </table>`;
 }
 
 function hidden(name: string, value: string): Html {
@@ -165,7 +176,17 @@ export function renderItem(item: PendingItem, csrf: string): Html {
 }
 
 /** What one run (and its subagents) waits for, as the run page shows it and its stream re-sends. */
-export function renderRunPending(items: readonly PendingItem[], csrf: string, ended: boolean): Html {
+export function renderRunPending(
+  items: readonly PendingItem[],
+  csrf: string,
+  ended: boolean,
+  unreadable: string | null = null,
+): Html {
+  if (unreadable !== null)
+    return html`<p class="unreadable" role="status">
+      What this run waits for could not be read: no worker answered within ${PENDING_QUERY_TIMEOUT_MS / 1000} s (is the
+      worker of its task queue running?). ${unreadable}
+    </p>`;
   if (items.length === 0)
     return html`<p class="empty">
       ${ended ? 'The run has ended.' : 'Nothing is waiting for a decision in this run.'}

@@ -29,41 +29,50 @@ export function sendEvent(response: ServerResponse, event: string, data: string,
   response.write(`${id !== undefined ? `id: ${id}\n` : ''}event: ${event}\n${lines.join('\n')}\n\n`);
 }
 
+/**
+ * What waits across runs, and the waiting runs that could not be read (no worker answered in time): those are named,
+ * never silently left out.
+ */
+export interface PendingListing {
+  items: PendingItem[];
+  unreadable: string[];
+}
+
 /** The longest pause between listings while nothing changes (see {@link PendingFeed}). */
 export const PENDING_FEED_MAX_INTERVAL_MS = 4_000;
 
 /**
  * Everything waiting across runs, polled from Temporal while someone watches and shared by every watcher: a hundred
  * open inbox tabs cost one visibility query per interval, not a hundred. A listing queries every waiting run (1,000
- * runs took the red team's worker 26 s of work), so while nothing changes the pause doubles, up to 4 s (runs whose visibility record did not change are not asked again, see
- * `PENDING_CACHE_MS`); a change, a
- * new watcher or a decision made here ({@link nudge}) brings it back to `intervalMs`.
+ * runs took the red team's worker 26 s of work), so while nothing changes the pause doubles, up to 4 s (runs whose
+ * visibility record did not change are not asked again, see `PENDING_CACHE_MS`); a change, a new watcher or a
+ * decision made here ({@link nudge}) brings it back to `intervalMs`.
  */
 export class PendingFeed {
-  private readonly listeners = new Set<(items: PendingItem[]) => void>();
-  private latest: PendingItem[] | null = null;
+  private readonly listeners = new Set<(listing: PendingListing) => void>();
+  private latest: PendingListing | null = null;
   private latestJson = '';
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | null = null;
   private delayMs: number;
 
   constructor(
-    private readonly list: () => Promise<PendingItem[]>,
+    private readonly list: () => Promise<PendingListing>,
     private readonly intervalMs = 1000,
     private readonly onError: (error: unknown) => void = () => undefined,
   ) {
     this.delayMs = intervalMs;
   }
 
-  /** The current list (polled now when nobody is watching). */
-  async current(): Promise<PendingItem[]> {
+  /** The current listing (polled now when nobody is watching). */
+  async current(): Promise<PendingListing> {
     if (this.latest && this.timer) return this.latest;
     await this.poll();
-    return this.latest ?? [];
+    return this.latest ?? { items: [], unreadable: [] };
   }
 
-  /** Calls `listener` with the list now and whenever it changes; returns the unsubscribe function. */
-  subscribe(listener: (items: PendingItem[]) => void): () => void {
+  /** Calls `listener` with the listing now and whenever it changes; returns the unsubscribe function. */
+  subscribe(listener: (listing: PendingListing) => void): () => void {
     this.listeners.add(listener);
     if (this.latest) listener(this.latest);
     if (!this.timer) this.schedule(0);
@@ -102,12 +111,12 @@ export class PendingFeed {
     // One poll at a time: a slow server must not pile queries up.
     this.polling ??= (async () => {
       try {
-        const items = await this.list();
-        const json = JSON.stringify(items);
+        const listing = await this.list();
+        const json = JSON.stringify(listing);
         const changed = json !== this.latestJson;
-        this.latest = items;
+        this.latest = listing;
         this.latestJson = json;
-        if (changed) for (const listener of this.listeners) listener(items);
+        if (changed) for (const listener of this.listeners) listener(listing);
         this.delayMs = changed ? this.intervalMs : Math.min(this.delayMs * 2, PENDING_FEED_MAX_INTERVAL_MS);
       } catch (error) {
         this.onError(error);

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { followEvents } from '../client/events';
-import { listPendingInRun, type PendingItem } from '../client/decisions';
+import { listPendingInRun, PENDING_QUERY_TIMEOUT_MS, type PendingItem } from '../client/decisions';
 import { formatEvent } from '../cli/event-printer';
 import type { Authenticated } from './auth';
 import { html, page } from './html';
@@ -26,7 +26,8 @@ function filterQuery(filter: ListFilter): string {
 /** The inbox: everything waiting for a person across runs, filterable, kept current by a stream. */
 export async function inboxPage(auth: Authenticated, feed: PendingFeed, url: URL): Promise<string> {
   const filter = filterOf(url);
-  const items = filterItems(await feed.current(), filter, Date.now());
+  const { items: all, unreadable } = await feed.current();
+  const items = filterItems(all, filter, Date.now());
   return page({
     title: 'Waiting for you',
     user: auth.user.name,
@@ -41,7 +42,7 @@ export async function inboxPage(auth: Authenticated, feed: PendingFeed, url: URL
         <button type="submit">Filter</button>
       </form>
       <section id="list" aria-live="polite" data-stream="/inbox/stream${filterQuery(filter)}" data-mode="replace">
-        ${renderList(items)}
+        ${renderList(items, unreadable)}
       </section>`,
   });
 }
@@ -51,13 +52,32 @@ export async function streamInbox(response: ServerResponse, feed: PendingFeed, u
   const filter = filterOf(url);
   const { closed } = openStream(response);
   let last = '';
-  const unsubscribe = feed.subscribe((items) => {
-    const fragment = renderList(filterItems(items, filter, Date.now())).html;
+  const unsubscribe = feed.subscribe(({ items, unreadable }) => {
+    const fragment = renderList(filterItems(items, filter, Date.now()), unreadable).html;
     if (fragment !== last) sendEvent(response, 'fragment', fragment);
     last = fragment;
   });
   await closed;
   unsubscribe();
+}
+
+/**
+ * What a run waits for, read within {@link PENDING_QUERY_TIMEOUT_MS}: a run whose worker is gone never answers its
+ * query, and its page used to wait half a minute and then say nothing was waiting.
+ */
+async function pendingOfRun(
+  client: Client,
+  workflowId: string,
+): Promise<{ items: PendingItem[]; unreadable: string | null }> {
+  try {
+    const deadline = Date.now() + PENDING_QUERY_TIMEOUT_MS;
+    return {
+      items: await client.connection.withDeadline(deadline, () => listPendingInRun(client, workflowId)),
+      unreadable: null,
+    };
+  } catch (error) {
+    return { items: [], unreadable: error instanceof Error ? error.message : String(error) };
+  }
 }
 
 /** A run's page: what it waits for (with the forms to decide it) and its trace, both live. */
@@ -68,7 +88,7 @@ export async function runPage(
 ): Promise<string> {
   const { workflowId } = description;
   const running = description.status.name === 'RUNNING';
-  const items = running ? await listPendingInRun(client, workflowId).catch(() => []) : [];
+  const { items, unreadable } = running ? await pendingOfRun(client, workflowId) : { items: [], unreadable: null };
   const id = encodeURIComponent(workflowId);
   return page({
     title: workflowId,
@@ -81,7 +101,7 @@ export async function runPage(
       </p>
       <h2>Waiting for a decision</h2>
       <section id="pending" data-stream="/runs/${id}/pending/stream" data-mode="merge">
-        ${renderRunPending(items, auth.csrf, !running)}
+        ${renderRunPending(items, auth.csrf, !running, unreadable)}
       </section>
       <h2>Trace</h2>
       <ol class="trace" id="trace" aria-live="polite" data-stream="/runs/${id}/trace/stream" data-mode="append"></ol>`,
@@ -103,8 +123,8 @@ export async function streamRunPending(
   const handle = client.workflow.getHandle(workflowId);
   while (open) {
     const running = (await handle.describe()).status.name === 'RUNNING';
-    const items: PendingItem[] = running ? await listPendingInRun(client, workflowId).catch(() => []) : [];
-    const fragment = renderRunPending(items, auth.csrf, !running).html;
+    const { items, unreadable } = running ? await pendingOfRun(client, workflowId) : { items: [], unreadable: null };
+    const fragment = renderRunPending(items, auth.csrf, !running, unreadable).html;
     if (fragment !== last) sendEvent(response, 'fragment', fragment);
     last = fragment;
     if (!running) {

@@ -165,7 +165,12 @@ async function route(
   if (method !== 'GET') return sendJson(response, 405, { error: `${method} is not served` });
   if (url.pathname === '/') return sendHtml(response, 200, await inboxPage(who, feed, url));
   if (url.pathname === '/inbox/stream') return streamInbox(response, feed, url);
-  if (url.pathname === '/api/pending') return sendJson(response, 200, await feed.current());
+  if (url.pathname === '/api/pending') {
+    const { items, unreadable } = await feed.current();
+    // The array as before; runs that could not be read are named in a header rather than silently left out.
+    response.setHeader('x-unreadable-runs', unreadable.map(encodeURIComponent).join(','));
+    return sendJson(response, 200, items);
+  }
   const match = RUN_ROUTE.exec(url.pathname);
   if (!match) return sendJson(response, 404, { error: `nothing at ${url.pathname}` });
   const workflowId = workflowIdOf(match[1]!);
@@ -241,7 +246,14 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
   const hosts = new Set<string>();
   const pendingCache: PendingCache = new Map();
   const feed = new PendingFeed(
-    () => listPending(options.client, { cache: pendingCache }),
+    async () => {
+      const unreadable: string[] = [];
+      const items = await listPending(options.client, {
+        cache: pendingCache,
+        onUnreadable: (workflowId) => unreadable.push(workflowId),
+      });
+      return { items, unreadable };
+    },
     options.pollMs ?? 1000,
     (error) => options.log?.(`listing pending items failed: ${error instanceof Error ? error.message : String(error)}`),
   );

@@ -100,6 +100,39 @@ describe('who may reach the inbox (red team N5, N14)', () => {
   });
 });
 
+describe('runs whose worker is gone', () => {
+  it('are named on the list and their page says why, within seconds, instead of showing nothing waiting', async () => {
+    const run = await harness.start(deleteTurns('r-gone'), 'clean up');
+    await waitForPending(harness, run.workflowId);
+    // Visibility shows the run as waiting before the worker goes.
+    await expect
+      .poll(async () => JSON.stringify((await call(inbox.url, '/api/pending', { token: ALICE_TOKEN })).json()))
+      .toContain(run.workflowId);
+    await harness.restartWorker(async () => {
+      // An inbox that read the run before keeps showing its item (its visibility record did not change); one that
+      // never read it names it as unreadable.
+      const cached = await call(inbox.url, '/api/pending', { token: ALICE_TOKEN });
+      expect(JSON.stringify(cached.json())).toContain(run.workflowId);
+      const fresh = await startInbox({ client: harness.client, identities: { tokens: PEOPLE } });
+      try {
+        const listing = await call(fresh.url, '/api/pending', { token: ALICE_TOKEN });
+        expect(JSON.stringify(listing.json())).not.toContain(run.workflowId);
+        expect(listing.headers.get('x-unreadable-runs')?.split(',')).toContain(encodeURIComponent(run.workflowId));
+        const list = await call(fresh.url, '/', { token: ALICE_TOKEN, accept: 'text/html' });
+        expect(list.text).toMatch(/waiting runs? could not be read/);
+      } finally {
+        await fresh.close();
+      }
+      const started = Date.now();
+      const page = await call(inbox.url, `/runs/${run.workflowId}`, { token: ALICE_TOKEN, accept: 'text/html' });
+      expect(page.text).toContain('could not be read: no worker answered within 5 s');
+      expect(Date.now() - started).toBeLessThan(15_000); // before: about 30 s, then "Nothing is waiting"
+    });
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    expect((await run.result()).finalAnswer).toBe('deleted r-gone');
+  }, 90_000);
+});
+
 describe('the inbox refuses anonymous and forged requests', () => {
   it('no token, a wrong token or a bad cookie is refused; pages send people to sign in', async () => {
     const base = inbox.url;

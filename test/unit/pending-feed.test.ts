@@ -18,10 +18,10 @@ describe('the pending feed backs off while nothing changes (N12)', () => {
     let listings = 0;
     const feed = new PendingFeed(async () => {
       listings++;
-      return items;
+      return { items, unreadable: [] };
     }, 1000);
     const seen: number[] = [];
-    feed.subscribe((latest) => seen.push(latest.length));
+    feed.subscribe((latest) => seen.push(latest.items.length));
     await vi.advanceTimersByTimeAsync(60_000);
     // 1 + 2 + 4 s, then every 4 s: about sixteen listings in the first minute, where a fixed 1 s pace made sixty.
     expect(listings).toBeLessThanOrEqual(17);
