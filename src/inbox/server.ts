@@ -148,7 +148,8 @@ async function route(
 
   const who = auth.authenticate(request);
   if (!who) {
-    if (method === 'GET' && !wantsJson(request) && !url.pathname.endsWith('/stream')) {
+    // Streams (SSE) answer 401: a redirect to a sign-in page is no event stream.
+    if (method === 'GET' && !wantsJson(request) && !/\/(stream|events)$/.test(url.pathname)) {
       response.writeHead(303, { location: `/login?next=${encodeURIComponent(url.pathname + url.search)}` }).end();
       return;
     }
