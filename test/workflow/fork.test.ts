@@ -169,6 +169,35 @@ describe('continue', () => {
     expect(result.trace.lineage).toMatchObject({ kind: 'continue', workflowId: parent.workflowId, step: 2 });
   });
 
+  it('continues and forks a run whose steps pass the 4 MB input limit, clipping the seed (N15)', async () => {
+    // 400 steps of ~13,000 characters (a long thought, an 8 KiB result): the stitched trace passes 4 MB, more than
+    // one gRPC message (the whole seed of a fork or continuation) may carry.
+    const thought = `The export is needed whole, so I fetch the next part. ${'Reasoning. '.repeat(400)}`;
+    const fetchNext = (): ScriptedTurn => ({ thought, toolCalls: [{ name: 'bulk_text', args: { kb: 8 } }] });
+    const parent = await harness.start(fetchNext, 'fetch', {
+      maxIterations: 400,
+      stallThreshold: 1000,
+      forceFinalAnswer: false,
+    });
+    const stopped = await parent.result();
+    expect(stopped.terminationReason).toBe('max_iterations');
+    expect(JSON.stringify(stopped.trace.steps).length).toBeGreaterThan(4 * 1024 * 1024);
+
+    // Before: "Failed to start Workflow" (grpc: received message larger than max).
+    const next = await harness.agents.continue(parent.workflowId, {
+      maxIterations: 401,
+      config: { model: scriptFork([{ answer: 'Fetched them all.' }]) },
+    });
+    expect((await next.result()).finalAnswer).toBe('Fetched them all.');
+    const fork = await harness.agents.fork(parent.workflowId, {
+      fromStep: 390,
+      config: { model: scriptFork([{ answer: 'Forked late.' }]) },
+    });
+    const forked = await fork.result();
+    expect(forked.finalAnswer).toBe('Forked late.');
+    expect(forked.trace.steps.filter((step) => step.seeded)).toHaveLength(390);
+  }, 240_000);
+
   it('refuses a run that succeeded', async () => {
     const parent = await harness.start([{ answer: 'Nothing to do.' }]);
     await parent.result();
