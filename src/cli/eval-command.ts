@@ -17,7 +17,7 @@ import { createOpenAIClient } from '../worker/index';
 import { createBuiltinTools } from '../worker/tools/builtin';
 import { ToolRegistry } from '../worker/tools/registry';
 import { readFileSync } from 'node:fs';
-import { loadToolsModule } from '../replay/tools-module';
+import { loadToolsModule } from '../worker/tools/tools-module';
 import { nonNegativeInteger, parseCommandArgs, positiveInteger, UsageError } from './args';
 import { connectClient, connectServer, startOwnWorker, type Cleanup } from './run-command';
 

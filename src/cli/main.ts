@@ -19,7 +19,7 @@ import { readEnv } from '../client/env';
 import { ensureSearchAttributes } from '../dev/search-attributes';
 import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { runWorkerProcess } from '../worker/process';
-import { InvalidEnvironmentError } from '../worker/env';
+import { InvalidEnvironmentError, readWorkerEnv } from '../worker/env';
 
 const USAGE = `Usage: durable-react-agent <command> [options]
 
@@ -48,7 +48,9 @@ Commands:
   cluster [--shards 4] [--port 7233] [--namespace NAME] [--keep]
                             A throwaway production-shape cluster until Ctrl-C: PostgreSQL, one process per
                             Temporal service (builds the server with Go on first use)
-  worker                    Run a worker against TEMPORAL_ADDRESS until Ctrl-C
+  worker [--tools-module FILE]
+                            Run a worker against TEMPORAL_ADDRESS until Ctrl-C; FILE (or WORKER_TOOLS_MODULE) exports
+                            your own tools (\`export const tools = [defineTool(…)]\`), run beside the built-in ones
   codec-server [--port 8888] [--origin http://127.0.0.1:8233] [--token T] [--public-url URL]
                             Decode/encode endpoints for the Temporal UI (needs PAYLOAD_ENCRYPTION_KEYS)
   pending [--json]          Calls and questions waiting for a person, across runs
@@ -181,9 +183,21 @@ export async function main(argv: string[]): Promise<number> {
         return await serverCommand();
       case 'cluster':
         return await clusterCommand(rest, say, waitForInterrupt);
-      case 'worker':
-        await runWorkerProcess();
+      case 'worker': {
+        // The flag wins over WORKER_TOOLS_MODULE; every other setting is the environment's (a deployment's).
+        let values;
+        try {
+          ({ values } = parseArgs({ args: rest, options: { 'tools-module': { type: 'string' } } }));
+        } catch (error) {
+          throw new UsageError((error as Error).message);
+        }
+        const workerEnv = readWorkerEnv();
+        await runWorkerProcess(readEnv(), {
+          ...workerEnv,
+          toolsModule: values['tools-module'] ?? workerEnv.toolsModule,
+        });
         return 0;
+      }
       case 'codec-server':
         return await codecServerCommand(rest);
       case 'inbox':

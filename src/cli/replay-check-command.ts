@@ -8,7 +8,7 @@ import { checkRecordings, loadSources, type CheckReport } from '../replay/replay
 import { dataConverterFromEnv } from '../worker/codec';
 import { createOpenAIClient, prebuiltWorkflowBundle } from '../worker/index';
 import { createDefaultRegistry } from '../worker/plugin';
-import { loadToolsModule } from '../replay/tools-module';
+import { loadToolsModule } from '../worker/tools/tools-module';
 import { parseCommandArgs, readConfigFile, UsageError } from './args';
 import { loadHistoryFile } from '../replay/history-file';
 import { startOf } from '../replay/history-input';

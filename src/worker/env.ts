@@ -28,6 +28,7 @@ const schema = z.object({
     .refine((value) => existsSync(value), 'expected a JSON file of MCP servers')
     .optional(),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(1_000_000).optional(),
+  WORKER_TOOLS_MODULE: z.string().optional(),
   WORKER_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url('expected a URL such as http://otel-collector:4318').optional(),
 });
@@ -38,6 +39,8 @@ export interface WorkerEnv {
   metricsAddress: string | undefined;
   shutdownGraceMs: number;
   toolsRoot: string | undefined;
+  /** A module exporting the user's own tools, run beside the built-in ones (WORKER_TOOLS_MODULE, --tools-module). */
+  toolsModule: string | undefined;
   /** Runs kept in the workflow cache (WORKER_MAX_CACHED_WORKFLOWS; else the plugin's default). */
   maxCachedWorkflows: number | undefined;
   /** The MCP servers file's contents, checked (WORKER_MCP_SERVERS). */
@@ -78,6 +81,7 @@ export function readWorkerEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
     shutdownGraceMs: parseDuration(value.WORKER_SHUTDOWN_GRACE) ?? 30_000,
     toolsRoot: value.WORKER_TOOLS_ROOT,
     maxCachedWorkflows: value.WORKER_MAX_CACHED_WORKFLOWS,
+    toolsModule: value.WORKER_TOOLS_MODULE,
     mcpServers: value.WORKER_MCP_SERVERS ? readMcpServersFile(value.WORKER_MCP_SERVERS) : undefined,
     logLevel: value.WORKER_LOG_LEVEL,
     otlpEndpoint: value.OTEL_EXPORTER_OTLP_ENDPOINT,

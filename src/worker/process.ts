@@ -1,9 +1,13 @@
 import { createServer, type Server } from 'node:http';
+import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../client/env';
 import { createTracing } from './tracing';
 import { createAgentWorker, prebuiltWorkflowBundle } from './create-worker';
 import { InvalidEnvironmentError, readWorkerEnv, type WorkerEnv } from './env';
+import { createDefaultRegistry } from './plugin';
+import { loadToolsModule } from './tools/tools-module';
+import type { ToolRegistry } from './tools/registry';
 
 function splitAddress(address: string): { host: string; port: number } {
   const colon = address.lastIndexOf(':');
@@ -32,6 +36,29 @@ async function startHealthServer(address: string, worker: () => Worker | undefin
     },
   );
   return server;
+}
+
+/**
+ * The built-in tools and those of the user's module. A module that cannot be loaded, exports no tools, or names a
+ * tool twice is one line and exit code 2, before the worker connects.
+ */
+async function registryWithModule(toolsRoot: string | undefined, file: string): Promise<ToolRegistry> {
+  let tools;
+  try {
+    tools = await loadToolsModule(path.resolve(file));
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    throw new InvalidEnvironmentError(`Invalid worker environment: WORKER_TOOLS_MODULE ${file}: ${reason}`);
+  }
+  const registry = createDefaultRegistry(toolsRoot);
+  try {
+    for (const tool of tools) registry.register(tool);
+  } catch (error) {
+    throw new InvalidEnvironmentError(
+      `Invalid worker environment: WORKER_TOOLS_MODULE ${file}: ${(error as Error).message}`,
+    );
+  }
+  return registry;
 }
 
 /**
@@ -64,6 +91,9 @@ export async function runWorkerProcess(
       connection,
       env,
       toolsRoot: workerEnv.toolsRoot,
+      ...(workerEnv.toolsModule
+        ? { registry: await registryWithModule(workerEnv.toolsRoot, workerEnv.toolsModule) }
+        : {}),
       ...(workerEnv.mcpServers ? { mcpServers: workerEnv.mcpServers } : {}),
       ...(bundle ? { workflowBundle: bundle } : {}),
       workerOptions: {

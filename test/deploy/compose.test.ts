@@ -107,6 +107,7 @@ const WORKER_ENV = [
   'WORKER_SHUTDOWN_GRACE',
   'WORKER_LOG_LEVEL',
   'WORKER_TOOLS_ROOT',
+  'WORKER_TOOLS_MODULE',
   'OTEL_EXPORTER_OTLP_ENDPOINT',
 ];
 
@@ -242,10 +243,22 @@ describe('docker-compose.yml', () => {
       WORKER_TOOLS_ROOT: '/workspace',
     });
     // The model endpoint and tracing come from the host's environment; unset there means unset here.
-    for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'OPENAI_MODEL', 'OTEL_EXPORTER_OTLP_ENDPOINT']) {
+    const fromHost = [
+      'OPENAI_API_KEY',
+      'OPENAI_BASE_URL',
+      'OPENAI_MODEL',
+      'OTEL_EXPORTER_OTLP_ENDPOINT',
+      'WORKER_TOOLS_MODULE',
+    ];
+    for (const name of fromHost) {
       expect(variablesIn(env[name] ?? ''), name).toEqual([name]);
       expect(resolved[name], name).toBe('');
     }
+  });
+
+  it('mounts a folder for your tools module under /app, where its imports of the package and zod resolve', () => {
+    const mount = volumesOf(service('worker')).find((volume) => volume.includes(':/app/tools'));
+    expect(mount).toBe('./tools:/app/tools:ro');
   });
 
   it('mounts the tools root read-only and lets Docker wait out the worker’s graceful shutdown', () => {

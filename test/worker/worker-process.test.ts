@@ -83,6 +83,52 @@ describe('the worker process', () => {
     },
   );
 
+  it(
+    'runs the tools of a module named by WORKER_TOOLS_MODULE beside the built-in ones (issue 34)',
+    { timeout: 90_000 },
+    async () => {
+      const taskQueue = `worker-tools-${randomUUID()}`;
+      const worker = await startWorker(taskQueue, {
+        WORKER_TOOLS_MODULE: path.resolve(__dirname, '../fixtures/tools-module/weather.mjs'),
+      });
+      model.script('weather-run', [
+        { thought: 'The forecast needs the weather tool.', toolCalls: [{ name: 'weather', args: { city: 'Lisbon' } }] },
+        {
+          thought: 'And the arithmetic needs the calculator.',
+          toolCalls: [{ name: 'calculator', args: { expression: '24+1' } }],
+        },
+        { answer: 'Sunny, 24 °C.' },
+      ]);
+      const agents = await AgentClient.connect({ address: inject('temporalAddress'), taskQueue });
+      try {
+        const result = await (await agents.start('Weather in Lisbon?', { model: 'weather-run' })).result();
+        expect(result.trace.steps.slice(0, 2).map((step) => step.observation)).toEqual([
+          'Sunny and 24 °C in Lisbon',
+          '{"expression":"24+1","result":25}',
+        ]);
+      } finally {
+        await agents.close();
+        worker.child.kill('SIGTERM');
+        await worker.exited;
+      }
+    },
+  );
+
+  it('refuses a --tools-module that exports no tools, with one line and exit code 2', async () => {
+    const child = spawn(process.execPath, [CLI, 'worker', '--tools-module', 'test/fixtures/tools-module/nothing.mjs'], {
+      cwd: path.resolve(__dirname, '../..'),
+      env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress') },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(2);
+    expect(stderr).toMatch(
+      /^error: Invalid worker environment: WORKER_TOOLS_MODULE test\/fixtures\/tools-module\/nothing\.mjs: \S+ exports no tools/,
+    );
+    expect(stderr.trim().split('\n')).toHaveLength(1);
+  });
+
   it('refuses an invalid environment with one line and exit code 2', async () => {
     const child = spawn(process.execPath, [CLI, 'worker'], {
       env: { ...process.env, WORKER_SHUTDOWN_GRACE: 'soon', WORKER_METRICS_ADDRESS: 'nine-four-six-four' },

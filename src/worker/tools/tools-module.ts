@@ -1,9 +1,10 @@
 import { pathToFileURL } from 'node:url';
-import type { AnyToolDefinition } from '../worker/tools/define-tool';
+import type { AnyToolDefinition } from './define-tool';
 
 /**
- * The tools a user's worker defines, from a module that exports them (`export const tools = [...]` or a default
- * export): replay-check needs their names, descriptions, schemas and confirmation rules, never their handlers.
+ * The tools a user defines, from a module that exports them (`export const tools = [...]` or a default export): the
+ * `worker` command runs them (`--tools-module`, WORKER_TOOLS_MODULE); replay-check and eval need only their names,
+ * descriptions, schemas and confirmation rules. Importing runs the module's top-level code: it is trusted code.
  */
 export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]> {
   const loaded = (await import(pathToFileURL(file).href)) as { tools?: unknown; default?: unknown };
