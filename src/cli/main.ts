@@ -21,10 +21,49 @@ import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { runWorkerProcess } from '../worker/process';
 import { InvalidEnvironmentError, readWorkerEnv } from '../worker/env';
 
-const USAGE = `Usage: durable-react-agent <command> [options]
+const USAGE = `Usage: durable-react-agent <command> [options]   (durable-react-agent <command> --help: one command)
 
-Commands:
+Run:
   run [options] "<query>"   Run an agent; live trace on stderr, final answer on stdout
+  send    <workflowId> "<text>" [--no-wait]
+                            A follow-up message to a conversation (conversationIdleTimeout); prints the turn's answer
+  worker [--tools-module FILE]
+                            Run a worker against TEMPORAL_ADDRESS until Ctrl-C; FILE (or WORKER_TOOLS_MODULE) exports
+                            your own tools (\`export const tools = [defineTool(…)]\`), run beside the built-in ones
+
+Decide:
+  pending [--json]          Calls and questions waiting for a person, across runs
+  approve <workflowId> [callId] [--always]
+  reject  <workflowId> [callId] --reason TEXT
+  edit    <workflowId> [callId] --args '<json>'
+  respond <workflowId> [callId] --observation TEXT
+  answer  <workflowId> "<text>"
+  raise   <workflowId> [requestId] [--by N]     stop <workflowId> [requestId]
+                            Decide a run's budget request (onBudget: 'ask'): raise the limit, or stop there
+  inbox [--port 8788] [--host 127.0.0.1] [--tokens FILE] [--trusted-header NAME] [--roles-header NAME] [--public-url URL]
+                            The approval inbox (web): everything waiting for a person, run pages with live traces;
+                            tokens file: {"<token>": {"name": "alice", "roles": ["finance"]}} (or INBOX_TOKENS_FILE)
+  (approve/reject/edit/respond/answer take --as NAME and --roles a,b, else AGENT_IDENTITY/AGENT_ROLES, else the OS
+   user: recorded in the run's history as who decided)
+  (callId may be left out when exactly one call is pending; approve/reject/edit/respond take --args-hash HASH, from
+   pending, to decide only those exact arguments; these commands take --address host:port, else TEMPORAL_ADDRESS,
+   else localhost:7233)
+
+Inspect:
+  trace   <workflowId> [--json]     result <workflowId> [--json]     cancel <workflowId>
+  events  <workflowId> [--after SEQ] [--json]
+                            Follow a run's events live until it ends (resume after SEQ)
+  audit   <workflowId> [--json]  Who decided what, when, on which arguments (read from the run's history)
+
+Operate:
+  server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C
+  cluster [--shards 4] [--port 7233] [--namespace NAME] [--keep]
+                            A throwaway production-shape cluster until Ctrl-C: PostgreSQL, one process per
+                            Temporal service (builds the server with Go on first use)
+  codec-server [--port 8888] [--origin http://127.0.0.1:8233] [--token T] [--public-url URL]
+                            Decode/encode endpoints for the Temporal UI (needs PAYLOAD_ENCRYPTION_KEYS)
+
+Time travel and evaluation:
   fork <workflowId> --from-step K [--observation TEXT] [--model NAME] [--config FILE.json] [run options]
                             A new run from steps 1..K of another, taken as recorded (no model call, no tool run
                             again), step K's observation optionally replaced; then it goes on
@@ -44,37 +83,6 @@ Commands:
                             replies the way a kind of server does (default plain); all ends with a table of them.
                             --seed labels the runs (repeat k is seed N+k): nothing is random, it only shifts which
                             of sloppy-text's reply forms a task gets first
-  server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C
-  cluster [--shards 4] [--port 7233] [--namespace NAME] [--keep]
-                            A throwaway production-shape cluster until Ctrl-C: PostgreSQL, one process per
-                            Temporal service (builds the server with Go on first use)
-  worker [--tools-module FILE]
-                            Run a worker against TEMPORAL_ADDRESS until Ctrl-C; FILE (or WORKER_TOOLS_MODULE) exports
-                            your own tools (\`export const tools = [defineTool(…)]\`), run beside the built-in ones
-  codec-server [--port 8888] [--origin http://127.0.0.1:8233] [--token T] [--public-url URL]
-                            Decode/encode endpoints for the Temporal UI (needs PAYLOAD_ENCRYPTION_KEYS)
-  pending [--json]          Calls and questions waiting for a person, across runs
-  approve <workflowId> [callId] [--always]
-  reject  <workflowId> [callId] --reason TEXT
-  edit    <workflowId> [callId] --args '<json>'
-  respond <workflowId> [callId] --observation TEXT
-  answer  <workflowId> "<text>"
-  raise   <workflowId> [requestId] [--by N]     stop <workflowId> [requestId]
-                            Decide a run's budget request (onBudget: 'ask'): raise the limit, or stop there
-  trace   <workflowId> [--json]     result <workflowId> [--json]     cancel <workflowId>
-  send    <workflowId> "<text>" [--no-wait]
-                            A follow-up message to a conversation (conversationIdleTimeout); prints the turn's answer
-  events  <workflowId> [--after SEQ] [--json]
-                            Follow a run's events live until it ends (resume after SEQ)
-  inbox [--port 8788] [--host 127.0.0.1] [--tokens FILE] [--trusted-header NAME] [--roles-header NAME] [--public-url URL]
-                            The approval inbox (web): everything waiting for a person, run pages with live traces;
-                            tokens file: {"<token>": {"name": "alice", "roles": ["finance"]}} (or INBOX_TOKENS_FILE)
-  audit   <workflowId> [--json]  Who decided what, when, on which arguments (read from the run's history)
-  (approve/reject/edit/respond/answer take --as NAME and --roles a,b, else AGENT_IDENTITY/AGENT_ROLES, else the OS
-   user: recorded in the run's history as who decided)
-  (callId may be left out when exactly one call is pending; approve/reject/edit/respond take --args-hash HASH, from
-   pending, to decide only those exact arguments; these commands take --address host:port, else TEMPORAL_ADDRESS,
-   else localhost:7233)
 
 run options:
   --tools a,b               Tools the agent may use (default: all built-ins)
@@ -93,6 +101,38 @@ run options:
                             --no-worker, the shared default queue a worker elsewhere serves)
 
 Exit codes: 0 run finished (any termination reason), 2 invalid input, 1 other errors (replay-check: 1 = behaviour changed).`;
+
+/**
+ * One command's part of {@link USAGE}: its entry (a line at two spaces naming it, and the deeper-indented lines
+ * after), the run options for the commands that take them, and the notes of its group. So `run --help` and the
+ * others answer instead of "Unknown option", from the one text that lists every command.
+ */
+export function commandHelp(command: string): string | undefined {
+  const lines = USAGE.split('\n');
+  const named = new RegExp(`^  ${command}\\b|\\s{2,}${command} <`);
+  // A command may have more than one entry (`eval` and `eval --scripted`).
+  const entries: string[][] = [];
+  lines.forEach((line, start) => {
+    if (!/^ {2}[^ (]/.test(line) || !named.test(line)) return;
+    let end = start + 1;
+    while (end < lines.length && /^ {3,}/.test(lines[end]!)) end++;
+    entries.push(lines.slice(start, end));
+  });
+  if (entries.length === 0) return undefined;
+  const section = (title: string) => {
+    const from = lines.indexOf(title);
+    const to = lines.indexOf('', from);
+    return lines.slice(from, to < 0 ? undefined : to);
+  };
+  const notesFrom = lines.findIndex((line) => line.startsWith('  ('));
+  const notes = lines.slice(notesFrom, lines.indexOf('', notesFrom));
+  const decides = ['approve', 'reject', 'edit', 'respond', 'answer'].includes(command);
+  return [
+    ...entries.flatMap((entry) => [`Usage: durable-react-agent ${entry[0]!.trim()}`, ...entry.slice(1)]),
+    ...(['run', 'fork', 'continue'].includes(command) ? ['', ...section('run options:')] : []),
+    ...(decides ? ['', ...notes] : []),
+  ].join('\n');
+}
 
 const say = (line: string): void => void process.stderr.write(`${line}\n`);
 const out = (line: string): void => void process.stdout.write(`${line}\n`);
@@ -165,6 +205,14 @@ async function serverCommand(): Promise<number> {
 /** Runs a command and maps failures to the designed exit codes, each with a one-line message. */
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // `<command> --help` (or -h) anywhere in its arguments: that command's usage, not an "Unknown option" error.
+  if (command !== undefined && (rest.includes('--help') || rest.includes('-h'))) {
+    const help = commandHelp(command);
+    if (help !== undefined) {
+      out(help);
+      return 0;
+    }
+  }
   try {
     const decision = DECISION_COMMANDS.find((name) => name === command);
     if (decision) return await decisionCommand(decision, rest, out, say);

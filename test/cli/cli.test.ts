@@ -207,6 +207,46 @@ describe('durable-react-agent run', () => {
     }
   });
 
+  it('every command answers --help with its own usage, from the grouped help (issue 34)', async () => {
+    const commands = [
+      'run',
+      'fork',
+      'continue',
+      'replay-check',
+      'eval',
+      'server',
+      'cluster',
+      'worker',
+      'codec-server',
+      'pending',
+      'approve',
+      'reject',
+      'edit',
+      'respond',
+      'answer',
+      'raise',
+      'stop',
+      'trace',
+      'result',
+      'cancel',
+      'send',
+      'events',
+      'inbox',
+      'audit',
+    ];
+    for (const command of commands) {
+      const outcome = await cli([command, '--help']);
+      expect([command, outcome.code, outcome.stderr]).toEqual([command, 0, '']);
+      expect(outcome.stdout, command).toMatch(new RegExp(`^Usage: durable-react-agent ${command}\\b|\\s${command} <`));
+    }
+    expect((await cli(['run', '--help'])).stdout).toContain('run options:');
+    expect((await cli(['approve', 'wf-1', '-h'])).stdout).toContain('--args-hash HASH');
+    const top = await cli(['--help']);
+    for (const group of ['Run:', 'Decide:', 'Inspect:', 'Operate:', 'Time travel and evaluation:']) {
+      expect(top.stderr).toContain(`\n${group}\n`);
+    }
+  });
+
   it('a tokens variable that is not JSON is refused without quoting the token (N24)', async () => {
     const outcome = await cli(['inbox', '--port', '0'], { INBOX_TOKENS: 'prod-secret-token-XYZ123456789' });
     expect(outcome.code).toBe(2);
