@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { defineTool, type AnyToolDefinition } from '../../src/worker/tools/define-tool';
 import { DuplicateToolError, ToolRegistry } from '../../src/worker/tools/registry';
 import { mcpToolName, unambiguous } from '../../src/worker/mcp/tool-source';
+import { createListTools } from '../../src/worker/activities/tools';
 
 function tool(name: string, category: string): AnyToolDefinition {
   return defineTool({
@@ -19,6 +20,19 @@ const upper = tool('upper', 'text');
 const multiply = tool('multiply', 'math');
 
 describe('ToolRegistry', () => {
+  it('takes a tool without a category, listed as custom (issue 34)', async () => {
+    const weather = defineTool({
+      name: 'weather',
+      description: 'The weather in a city.',
+      schema: z.object({ city: z.string() }),
+      handler: ({ city }) => `Sunny in ${city}`,
+    });
+    const registry = new ToolRegistry([weather, add]);
+    expect(registry.list('custom')).toEqual([weather]);
+    const catalog = await createListTools(registry)(['weather']);
+    expect(catalog.tools[0]).toMatchObject({ name: 'weather', category: 'custom' });
+  });
+
   it('finds registered tools by name', () => {
     const registry = new ToolRegistry([add, upper]);
     expect(registry.get('add')).toBe(add);

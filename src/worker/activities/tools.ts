@@ -4,7 +4,7 @@ import { ErrorType } from '../../shared/errors';
 import { errorObservation, successObservation } from '../../shared/observation';
 import type { RunToolInput, ToolCatalog, ToolObservation, ValidateArgsInput } from '../../shared/tool-protocol';
 import { formatZodIssues } from '../../shared/validation';
-import { ToolInputError, type AnyToolDefinition } from '../tools/define-tool';
+import { DEFAULT_TOOL_CATEGORY, ToolInputError, type AnyToolDefinition } from '../tools/define-tool';
 import { toolParametersSchema } from '../tools/catalog';
 import type { ToolRegistry } from '../tools/registry';
 import { withHeartbeats } from './heartbeat';
@@ -46,7 +46,7 @@ export function createListTools(registry: ToolRegistry): (names?: string[]) => P
       tools: tools.map((tool) => ({
         name: tool.name,
         description: tool.description,
-        category: tool.category,
+        category: tool.category ?? DEFAULT_TOOL_CATEGORY,
         timeout: tool.timeout ?? DEFAULT_TOOL_TIMEOUT,
         retry: retryPolicyOf(tool),
         confirm: tool.confirm ?? 'never',

@@ -35,13 +35,16 @@ export interface ToolContext {
 /** A handler may return text or any JSON value; JSON is kept as structured data beside the text. */
 export type ToolOutput = string | number | boolean | null | object;
 
+/** The category of a tool that names none. */
+export const DEFAULT_TOOL_CATEGORY = 'custom';
+
 /** A tool the agent can call: a zod schema for its arguments and a handler that does the work. */
 export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   schema: Schema;
-  /** Free-form grouping, e.g. 'math', 'text', 'files', 'search'. */
-  category: string;
+  /** Free-form grouping, e.g. 'math', 'text', 'files', 'search' (default {@link DEFAULT_TOOL_CATEGORY}). */
+  category?: string;
   /** JSON Schema of the arguments when it is not derived from `schema` (an MCP tool's own schema). */
   parameters?: Record<string, unknown>;
   /** Example argument objects, shown to models in text mode and in docs. */

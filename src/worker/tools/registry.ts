@@ -1,4 +1,4 @@
-import type { AnyToolDefinition } from './define-tool';
+import { DEFAULT_TOOL_CATEGORY, type AnyToolDefinition } from './define-tool';
 import { DurableAgentError } from '../../shared/errors';
 import { withLinearConfirmation } from './confirmation-patterns';
 
@@ -76,7 +76,7 @@ export class ToolRegistry {
   /** All tools in registration order (then the attached sources'), or those of one category. */
   list(category?: string): AnyToolDefinition[] {
     const all = [...this.tools.values(), ...this.dynamic()];
-    return category === undefined ? all : all.filter((tool) => tool.category === category);
+    return category === undefined ? all : all.filter((tool) => (tool.category ?? DEFAULT_TOOL_CATEGORY) === category);
   }
 
   /** The tools a run asked for (all when `names` is undefined), and the names that match nothing. */
