@@ -17,7 +17,7 @@ import type { PendingBudget } from '../shared/budget';
 import { answerUpdate, decideUpdate, getPendingQuery } from '../shared/messages';
 import { AgentPendingToolsKey, AgentStatusKey, PENDING_MEMO_KEY } from '../shared/search-attributes';
 import type { Channel } from '../shared/identity';
-import { DecisionRefusedError } from './errors';
+import { causeMessages, DecisionRefusedError } from './errors';
 import { queryRun } from './query';
 
 // Defined with the other client errors; re-exported where the decision functions that throw it live.
@@ -116,8 +116,8 @@ export async function listPending(client: Client, options: ListPendingOptions = 
         const deadline = Date.now() + PENDING_QUERY_TIMEOUT_MS;
         const handle = client.workflow.getHandle(workflowId);
         const pending = await client.connection.withDeadline(deadline, () => queryRun(handle, getPendingQuery));
-        found.set(workflowId, itemsOf(workflowId, pending));
-        const items = found.get(workflowId)!;
+        const items = itemsOf(workflowId, pending);
+        found.set(workflowId, items);
         cache?.set(workflowId, { key: keys.get(workflowId)!, at: Date.now(), items, exact: exact.has(workflowId) });
       } catch (error) {
         // Also a run that finished between the list and the query: it has nothing pending any more.
@@ -183,10 +183,9 @@ function refused(error: unknown): unknown {
 
 /** Which of Temporal's update limits per run refused an update, if one did (by the server's own wording). */
 function updateLimitReached(error: unknown): 'in-flight' | 'total' | null {
-  for (let cause = error; cause instanceof Error; cause = cause.cause) {
-    if (/number of concurrent in-flight updates/.test(cause.message)) return 'in-flight';
-    if (/total number of distinct updates/.test(cause.message)) return 'total';
-  }
+  const text = causeMessages(error);
+  if (text.includes('number of concurrent in-flight updates')) return 'in-flight';
+  if (text.includes('total number of distinct updates')) return 'total';
   return null;
 }
 

@@ -42,3 +42,10 @@ export class DecisionRefusedError extends DurableAgentError {
 export class MessageRefusedError extends DurableAgentError {
   override readonly name = 'MessageRefusedError';
 }
+
+/** An error's message and its causes', joined: to recognise a server's refusal whatever the SDK wrapped it in. */
+export function causeMessages(error: unknown): string {
+  const parts: string[] = [];
+  for (let cause = error; cause instanceof Error; cause = cause.cause) parts.push(cause.message);
+  return parts.join(' | ');
+}

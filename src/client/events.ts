@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { EVENT_WAITS_FULL, type AgentEvent, type EventPage } from '../shared/events';
 import { getEventsQuery, waitForEventsUpdate } from '../shared/messages';
+import { causeMessages } from './errors';
 import { chainRunIds } from './run-chain';
 import { queryRun } from './query';
 
@@ -25,13 +26,6 @@ const sleep = (ms: number, signal?: AbortSignal) =>
     const timer = setTimeout(resolve, ms);
     signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
   });
-
-/** An error's message and its causes', for recognising a refusal whatever the SDK wrapped it in. */
-function errorText(error: unknown): string {
-  const parts: string[] = [];
-  for (let cause = error; cause instanceof Error; cause = cause.cause) parts.push(cause.message);
-  return parts.join(' | ');
-}
 
 /** How long a follower refused a wait (the run's waits are full) reads by query, and how often (MAX_EVENT_WAITS). */
 const CROWDED_BACKOFF_MS = 60_000;
@@ -120,7 +114,7 @@ export async function* followEvents(
     } catch (error) {
       if (signal?.aborted) return;
       // The run has its most followers waiting: read by query (nothing in history) for a while instead.
-      if (errorText(error).includes(EVENT_WAITS_FULL)) {
+      if (causeMessages(error).includes(EVENT_WAITS_FULL)) {
         queryOnlyUntil = Date.now() + CROWDED_BACKOFF_MS;
         continue;
       }

@@ -136,45 +136,49 @@ function beginTurn(state: RunState, conversation: ConversationState, message: st
 export async function nextTurn(state: RunState): Promise<boolean> {
   const conversation = state.conversation;
   if (!conversation) return false;
-  const idleMs = parseDuration(state.config.conversationIdleTimeout!)!;
-  if (state.rules < 6) {
-    endTurn(state, conversation);
-    if (state.stop?.reason === 'cancelled') return false;
-    state.phase = 'awaiting_message';
-    publishStatus(state);
-    if (!(await condition(() => conversation.inbox.length > 0, idleMs))) return false;
-    beginTurn(state, conversation, conversation.inbox.shift()!);
-    return true;
-  }
+  // A run that took over while its conversation waited (rule set 6) goes on waiting; else the turn that ended is kept.
   if (conversation.awaiting) {
     resumeWaiting(state, conversation.awaiting);
   } else {
     endTurn(state, conversation);
     if (state.stop?.reason === 'cancelled') return false;
-    // Carried whole in the hand-over's fixed part beside a full message queue: kept to a size that always fits.
-    const output = state.output !== undefined && JSON.stringify(state.output).length <= AWAITING_MAX_CHARS;
-    conversation.awaiting = {
-      sinceMs: Date.now(),
-      finalAnswer:
-        state.finalAnswer !== null && state.finalAnswer.length > AWAITING_MAX_CHARS
-          ? `${headOf(state.finalAnswer, AWAITING_MAX_CHARS)}… [cut when the conversation handed over; the whole answer is in the trace]`
-          : state.finalAnswer,
-      stop: state.stop ? { reason: state.stop.reason, detail: state.stop.detail } : null,
-      ...(output ? { output: state.output } : {}),
-      confidence: state.confidence,
-    };
+    if (state.rules >= 6) conversation.awaiting = awaitingOf(state);
   }
   state.phase = 'awaiting_message';
   publishStatus(state);
-  // A conversation of one-iteration turns never reaches the loop's check between iterations, so it hands over here
-  // too: the next run goes on waiting, with what is left of the idle timeout.
-  const remainingMs = Math.max(1, idleMs - (Date.now() - conversation.awaiting.sinceMs));
-  const due = () => conversation.inbox.length === 0 && idleHandOverDue(state);
-  if (!(await condition(() => conversation.inbox.length > 0 || due(), remainingMs))) return false;
-  if (due()) await continueAsNewNow(state);
-  delete conversation.awaiting;
+  const idleMs = parseDuration(state.config.conversationIdleTimeout!)!;
+  const awaiting = conversation.awaiting;
+  if (!awaiting) {
+    if (!(await condition(() => conversation.inbox.length > 0, idleMs))) return false;
+  } else {
+    // A conversation of one-iteration turns never reaches the loop's check between iterations, so it hands over here
+    // too: the next run goes on waiting, with what is left of the idle timeout.
+    const remainingMs = Math.max(1, idleMs - (Date.now() - awaiting.sinceMs));
+    const due = () => conversation.inbox.length === 0 && idleHandOverDue(state);
+    if (!(await condition(() => conversation.inbox.length > 0 || due(), remainingMs))) return false;
+    if (due()) await continueAsNewNow(state);
+    delete conversation.awaiting;
+  }
   beginTurn(state, conversation, conversation.inbox.shift()!);
   return true;
+}
+
+/**
+ * What a waiting conversation carries into the next run: when the wait began, and the last turn's outcome. It goes in
+ * the hand-over's fixed part beside a full message queue, so answer and output are kept to a size that always fits.
+ */
+function awaitingOf(state: RunState): NonNullable<ConversationState['awaiting']> {
+  const { finalAnswer, output } = state;
+  return {
+    sinceMs: Date.now(),
+    finalAnswer:
+      finalAnswer !== null && finalAnswer.length > AWAITING_MAX_CHARS
+        ? `${headOf(finalAnswer, AWAITING_MAX_CHARS)}… [cut when the conversation handed over; the whole answer is in the trace]`
+        : finalAnswer,
+    stop: state.stop ? { reason: state.stop.reason, detail: state.stop.detail } : null,
+    ...(output !== undefined && JSON.stringify(output).length <= AWAITING_MAX_CHARS ? { output } : {}),
+    confidence: state.confidence,
+  };
 }
 
 /** A run that took over mid-wait: the last turn's outcome is the run's until a message comes. */

@@ -22,7 +22,7 @@ import { clarify, installHumanHandlers } from './human-loop';
 import { installBudgetHandlers, openBudgetRequest, reachLimit, settleBudgetRequest } from './budget-request';
 import { invalidInput, lookUpTools, startRun } from './run-start';
 import { renderScratchpad, visibleThought, type ModelReply } from '../shared/protocol';
-import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './run-state';
+import { createRunState, recordError, stopRun, toResult, toTrace, type RuleSet, type RunState } from './run-state';
 import { checkBeforeThinking, findPhrase } from './termination';
 import { loopCallAllowance, rawPromptTokens } from './token-budget';
 import { thoughtPolicy, validateThought } from './thought';
@@ -62,6 +62,15 @@ export const LOOP_RULES_4_PATCH = 'loop-rules-4';
 export const LOOP_RULES_5_PATCH = 'loop-rules-5';
 /** Rule set 6: a conversation hands over while it waits for a message, and resumes waiting in the next run. */
 export const LOOP_RULES_6_PATCH = 'loop-rules-6';
+
+/** The rule sets' patch markers, newest first (rule set 1 has none). */
+const RULE_SET_PATCHES: ReadonlyArray<readonly [RuleSet, string]> = [
+  [6, LOOP_RULES_6_PATCH],
+  [5, LOOP_RULES_5_PATCH],
+  [4, LOOP_RULES_4_PATCH],
+  [3, LOOP_RULES_3_PATCH],
+  [2, LOOP_RULES_2_PATCH],
+];
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
@@ -235,17 +244,7 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
 export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks = {}): Promise<ReActResult> {
   // Newest first: a new run records only the newest marker; a recorded run finds the one it was recorded with. Asked
   // once, at the start: a marker missing while replaying is no answer, as the same call made live would record it.
-  const rules = patched(LOOP_RULES_6_PATCH)
-    ? 6
-    : patched(LOOP_RULES_5_PATCH)
-      ? 5
-      : patched(LOOP_RULES_4_PATCH)
-        ? 4
-        : patched(LOOP_RULES_3_PATCH)
-          ? 3
-          : patched(LOOP_RULES_2_PATCH)
-            ? 2
-            : 1;
+  const rules = RULE_SET_PATCHES.find(([, marker]) => patched(marker))?.[0] ?? 1;
   const start = await startRun(input, rules);
   const { config } = start;
   // A fork or continuation starts from its parent's steps; only its first run has a seed (later ones carry state).
