@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { AgentConfigInput } from '../shared/config';
+import type { AgentConfig } from '../shared/agent-config';
 import { DurableAgentError } from '../shared/errors';
 import type { Channel } from '../shared/identity';
 import { readEnv, splitList } from '../client/env';
@@ -14,7 +14,7 @@ export class UsageError extends DurableAgentError {
 /** What `run` was asked to do. */
 export interface RunOptions {
   query: string;
-  config: AgentConfigInput;
+  config: AgentConfig;
   json: boolean;
   worker: boolean;
   demo: boolean;
@@ -77,8 +77,25 @@ function decimal(name: string, value: string | undefined): number | undefined {
   return parsed;
 }
 
+/** A config with the flags that were given laid over it, group by group: a flag replaces one field, not its group. */
+function withOverrides(config: AgentConfig, overrides: Record<string, unknown>): AgentConfig {
+  const merged: Record<string, unknown> = { ...config };
+  for (const [key, value] of Object.entries(overrides)) {
+    if (value === undefined) continue;
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      merged[key] = value;
+      continue;
+    }
+    const given = Object.entries(value as Record<string, unknown>).filter(([, field]) => field !== undefined);
+    if (given.length === 0) continue;
+    const current = merged[key];
+    merged[key] = { ...(typeof current === 'object' && current !== null ? current : {}), ...Object.fromEntries(given) };
+  }
+  return merged as AgentConfig;
+}
+
 /** Reads a --config JSON file; a missing or broken file is a usage error. */
-export function readConfigFile(file: string): AgentConfigInput {
+export function readConfigFile(file: string): AgentConfig {
   let text: string;
   try {
     text = readFileSync(file, 'utf8');
@@ -86,7 +103,7 @@ export function readConfigFile(file: string): AgentConfigInput {
     throw new UsageError(`cannot read --config file ${file}: ${(error as Error).message}`);
   }
   try {
-    return JSON.parse(text) as AgentConfigInput;
+    return JSON.parse(text) as AgentConfig;
   } catch (error) {
     throw new UsageError(`--config file ${file} is not valid JSON: ${(error as Error).message}`);
   }
@@ -130,34 +147,37 @@ export function parseRunArgs(argv: string[]): RunOptions {
   const { values, positionals } = parsed;
   const query = positionals.join(' ').trim();
   if (query === '' && !values.demo) throw new UsageError('run needs a query: durable-react-agent run "<query>"');
-  const config: AgentConfigInput = values.config ? readConfigFile(values.config) : {};
+  const config: AgentConfig = values.config ? readConfigFile(values.config) : {};
   const timeout = values.timeout === undefined ? undefined : Number(values.timeout);
   if (timeout !== undefined && !(timeout > 0))
     throw new UsageError(`--timeout expects seconds > 0, got "${values.timeout}"`);
-  const overrides: AgentConfigInput = {
+  const phrases = (outcome: 'success' | 'failure', texts: string[] | undefined) =>
+    (texts ?? []).map((text) => ({ type: 'thought_contains' as const, text, outcome }));
+  const stops = [...phrases('success', values['success-phrase']), ...phrases('failure', values['failure-phrase'])];
+  // Ranges are the config schema's to check, so a flag and a --config file are refused with the same words.
+  const overrides = {
     tools: values.tools
       ?.split(',')
       .map((name) => name.trim())
       .filter(Boolean),
-    maxIterations: integer('max-iterations', values['max-iterations']),
-    stallThreshold: integer('stall-threshold', values['stall-threshold']),
-    tokenBudget: integer('token-budget', values['token-budget']),
-    timeoutSeconds: timeout,
     model: values.model,
-    // Ranges are the config schema's to check, so a flag and a --config file are refused with the same words.
-    temperature: decimal('temperature', values.temperature),
-    maxTokens: integer('max-tokens', values['max-tokens']),
-    successPhrases: values['success-phrase'],
-    failurePhrases: values['failure-phrase'],
-    toolCalling: values['tool-calling'] as AgentConfigInput['toolCalling'],
-    requireConfirmation: values.confirm,
+    stopWhen: stops.length > 0 ? [...(config.stopWhen ?? []), ...stops] : undefined,
+    limits: {
+      maxIterations: integer('max-iterations', values['max-iterations']),
+      stallThreshold: integer('stall-threshold', values['stall-threshold']),
+      tokenBudget: integer('token-budget', values['token-budget']),
+      timeoutSeconds: timeout,
+    },
+    modelSettings: {
+      temperature: decimal('temperature', values.temperature),
+      maxTokens: integer('max-tokens', values['max-tokens']),
+      toolCalling: values['tool-calling'] as NonNullable<AgentConfig['modelSettings']>['toolCalling'],
+    },
+    approvals: { require: values.confirm },
   };
-  for (const [key, value] of Object.entries(overrides)) {
-    if (value !== undefined) (config as Record<string, unknown>)[key] = value;
-  }
   return {
     query,
-    config,
+    config: withOverrides(config, overrides),
     json: values.json,
     worker: !values['no-worker'],
     demo: values.demo,

@@ -5,7 +5,8 @@ import { dataConverterFromEnv } from '../worker/codec';
 import { readEnv } from './env';
 import { stitchTrace } from './run-chain';
 import { startMetadata } from './run-metadata';
-import { validateAgentConfig, type AgentConfig, type AgentConfigInput } from '../shared/config';
+import { validateAgentConfig, type AgentConfig } from '../shared/agent-config';
+import { validateResolvedConfig, type ResolvedConfig } from '../shared/config';
 import { AGENT_WORKFLOW_TYPE, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import { AgentStatusKey } from '../shared/search-attributes';
 import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
@@ -123,16 +124,21 @@ export class AgentClient extends AgentDecisions {
     });
   }
 
-  /** Validates a config without starting anything; throws InvalidConfigError listing every bad field. */
-  static validateConfig(config: AgentConfigInput | undefined): AgentConfig {
+  /**
+   * Checks a config without starting anything and returns it resolved (flat, every default applied: the shape a run's
+   * history records); throws InvalidConfigError listing every bad field.
+   */
+  static validateConfig(config: AgentConfig | undefined): ResolvedConfig {
     const validation = validateAgentConfig(config);
     if (!validation.ok) throw new InvalidConfigError(validation.message);
     return validation.config;
   }
 
   /** Starts a run. The config is validated first, so a bad field never reaches the server. */
-  async start(query: AgentQuery, config: AgentConfigInput = {}, options: StartOptions = {}): Promise<AgentRunHandle> {
-    const withSchema = options.outputSchema ? { ...config, outputSchema: toJsonSchema(options.outputSchema) } : config;
+  async start(query: AgentQuery, config: AgentConfig = {}, options: StartOptions = {}): Promise<AgentRunHandle> {
+    const withSchema = options.outputSchema
+      ? { ...config, output: { ...config.output, schema: toJsonSchema(options.outputSchema) } }
+      : config;
     const validated = AgentClient.validateConfig(withSchema);
     // The resolved config (defaults applied) is what crosses the wire: the history then says exactly what the run
     // was configured with, and a worker whose defaults changed since replays it the same way.
@@ -175,7 +181,10 @@ export class AgentClient extends AgentDecisions {
     options: { workflowId?: string; taskQueue?: string },
     tag: string,
   ): Promise<AgentRunHandle> {
-    const config = AgentClient.validateConfig(input.config);
+    // The parent's config is resolved already (it is read from its history), with the overrides flattened into it.
+    const checked = validateResolvedConfig(input.config);
+    if (!checked.ok) throw new InvalidConfigError(checked.message);
+    const { config } = checked;
     const workflowId = options.workflowId ?? `${parent.workflowId}-${tag}-${randomUUID().slice(0, 8)}`;
     const taskQueue = options.taskQueue ?? parent.taskQueue;
     return this.launch({ ...input, config }, config, workflowId, parent.workflowType, taskQueue);
@@ -183,7 +192,7 @@ export class AgentClient extends AgentDecisions {
 
   private async launch(
     input: AgentWorkflowInput,
-    config: AgentConfig,
+    config: ResolvedConfig,
     workflowId = `agent-${randomUUID()}`,
     type: string,
     taskQueue = this.taskQueue,

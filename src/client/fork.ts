@@ -1,5 +1,8 @@
 import type { Client } from '@temporalio/client';
-import type { AgentConfigInput } from '../shared/config';
+import { agentConfigSchema, flattenConfig, type AgentConfig } from '../shared/agent-config';
+import type { ResolvedConfigInput } from '../shared/config';
+import { formatZodIssues } from '../shared/validation';
+import { InvalidConfigError } from './errors';
 import { DurableAgentError } from '../shared/errors';
 import {
   ZERO_USAGE,
@@ -26,8 +29,8 @@ export interface ForkOptions {
   fromStep: number;
   /** Replaces step `fromStep`'s observation: what the model sees instead of what the tool said. */
   observation?: string;
-  /** Fields to change in the parent's config (e.g. a raised `maxIterations`, another `model`). */
-  config?: AgentConfigInput;
+  /** Fields to change in the parent's config (e.g. a raised `limits.maxIterations`, another `model`). */
+  config?: AgentConfig;
   workflowId?: string;
   /** Defaults to the parent's task queue. */
   taskQueue?: string;
@@ -39,9 +42,18 @@ export interface ContinueOptions {
   tokenBudget?: number;
   /** The continuation's own time budget: its clock starts when it starts. */
   timeoutSeconds?: number;
-  config?: AgentConfigInput;
+  /** Other fields to change in the parent's config. */
+  config?: AgentConfig;
   workflowId?: string;
   taskQueue?: string;
+}
+
+/** A fork's or continuation's config changes, checked, in the resolved shape the parent's config is in. */
+function configOverrides(config: AgentConfig | undefined): Partial<ResolvedConfigInput> {
+  if (config === undefined) return {};
+  const parsed = agentConfigSchema.safeParse(config);
+  if (!parsed.success) throw new InvalidConfigError(`Invalid agent config: ${formatZodIssues(parsed.error.issues)}`);
+  return flattenConfig(config) as Partial<ResolvedConfigInput>;
 }
 
 /** The reasons a finished run can be continued with: it stopped at a limit, or stalled. */
@@ -192,7 +204,7 @@ export function forkInput(parent: ParentRun, options: ForkOptions): AgentWorkflo
   };
   return {
     query: parent.input.query,
-    config: { ...parent.input.config, ...options.config },
+    config: { ...parent.input.config, ...configOverrides(options.config) },
     seed: seedFrom(parent, seeded, lineage),
   };
 }
@@ -205,7 +217,7 @@ export function continueInput(parent: ParentRun, reason: TerminationReason | nul
         `${parent.status === 'COMPLETED' ? `ended with ${reason}` : `is ${parent.status.toLowerCase()}`} (fork it instead)`,
     );
   const { trace } = parent;
-  const config: AgentConfigInput = { ...parent.input.config, ...options.config };
+  const config: ResolvedConfigInput = { ...parent.input.config, ...configOverrides(options.config) };
   const raise = <K extends 'maxIterations' | 'tokenBudget' | 'timeoutSeconds'>(key: K, value: number | undefined) => {
     if (value !== undefined) config[key] = value;
   };

@@ -1,4 +1,4 @@
-import type { AgentConfig } from '../shared/config';
+import type { ResolvedConfig } from '../shared/config';
 import type { RunLineage } from '../shared/types';
 import { lineageLine } from './fork';
 
@@ -8,7 +8,7 @@ export const SUMMARY_LENGTH = 120;
 /** The run's one-line summary (the query, shortened) and its details (the config that matters), for the Temporal UI. */
 export function startMetadata(
   query: string,
-  config: AgentConfig,
+  config: ResolvedConfig,
   lineage?: RunLineage,
 ): { staticSummary: string; staticDetails: string } {
   const oneLine = query.replace(/\s+/g, ' ').trim();

@@ -1,7 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import type { AgentConfig } from '../shared/config';
+import type { ResolvedConfig } from '../shared/config';
 import { AGENT_SEARCH_ATTRIBUTES, AgentStatusKey } from '../shared/search-attributes';
 import { parseSignature, renderInputs } from '../shared/signature';
 import type { ReActTrace } from '../shared/types';
@@ -31,7 +31,7 @@ export function explainMissingSearchAttributes(error: unknown): unknown {
 /** A run's question as text, or as named inputs for the config's signature (`"context, question -> answer"`). */
 export type AgentQuery = string | Record<string, unknown>;
 
-export function queryText(query: AgentQuery, config: AgentConfig, inputSchema?: z.ZodType): string {
+export function queryText(query: AgentQuery, config: ResolvedConfig, inputSchema?: z.ZodType): string {
   if (typeof query === 'string') {
     if (query.trim() === '') throw new InvalidConfigError('The query must be a non-empty string');
     return query;

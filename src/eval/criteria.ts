@@ -1,3 +1,4 @@
+import { DEFAULT_MAX_ITERATIONS } from '../shared/config-defaults';
 import type { ReActResult, ReActStep } from '../shared/types';
 import type { StepVerdict } from './coherence';
 import { mean, proportion, type Mean, type Proportion } from './stats';
@@ -60,7 +61,7 @@ export function scoreRun(record: RunRecord): RunScore {
   const terminationCorrect = reasonRight && (reason !== 'success' || answered);
   const steps = result?.trace.steps ?? [];
   const hadToolError = steps.some((step) => step.action.type === 'tool_call' && step.isError === true);
-  const maxIterations = Number(task.config.maxIterations ?? 10);
+  const maxIterations = Number(task.config.limits?.maxIterations ?? DEFAULT_MAX_ITERATIONS);
   return {
     taskId: task.id,
     category: task.category,

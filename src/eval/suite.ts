@@ -1,8 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { agentConfigSchema } from '../shared/config';
-import type { AgentConfigInput } from '../shared/config';
+import { agentConfigSchema, type AgentConfig } from '../shared/agent-config';
 import { TERMINATION_REASONS } from '../shared/termination-reasons';
 import type { TerminationReason } from '../shared/types';
 
@@ -35,7 +34,7 @@ export interface EvalTask {
   id: string;
   category: string;
   query: string;
-  config: AgentConfigInput;
+  config: AgentConfig;
   expect: { reasons: TerminationReason[]; answerIncludes: string[] };
   review?: z.infer<typeof reviewSchema>;
 }

@@ -22,7 +22,7 @@ export const modelSettingsFields = {
     .max(MAX_COMPLETION_TOKENS)
     .optional()
     .describe(
-      'most completion tokens one thinking call may use (`max_tokens`); with a `tokenBudget`, the smaller of this and what the budget leaves',
+      'most completion tokens one thinking call may use (`max_tokens`); with a `limits.tokenBudget`, the smaller of this and what the budget leaves',
     ),
   toolChoice: z
     .enum(TOOL_CHOICES)
@@ -71,3 +71,18 @@ export const duration = z
   .refine((value) => parseDuration(value) !== null, 'expected seconds (a number) or a duration like "30m", "24h", "7d"')
   // A timer the server refuses would fail the run's workflow task at the first wait, over and over.
   .refine((value) => (parseDuration(value) ?? 0) <= MAX_DURATION_MS, 'at most a year (365d)');
+
+/**
+ * How a run's model calls are made, as the worker's plugin set it when the run started (recorded with the run): the
+ * activity's time limit and retry policy, in milliseconds. Unset fields keep src/workflow/activity-proxies.ts's.
+ */
+export const modelCallPolicySchema = z.strictObject({
+  timeoutMs: positiveInt(MAX_DURATION_MS).optional(),
+  maximumAttempts: positiveInt(1000).optional(),
+  initialIntervalMs: positiveInt(MAX_DURATION_MS).optional(),
+  maximumIntervalMs: positiveInt(MAX_DURATION_MS).optional(),
+  backoffCoefficient: z.number().min(1).max(10).optional(),
+});
+
+/** A run's model-call policy (see {@link modelCallPolicySchema}). */
+export type ModelCallPolicy = z.output<typeof modelCallPolicySchema>;

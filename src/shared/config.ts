@@ -14,7 +14,7 @@ import {
   DEFAULT_THOUGHT_PROMPT,
   DEFAULT_THOUGHT_TAG,
 } from './config-defaults';
-import { duration, modelSettingsFields, positiveInt, subagentSchema } from './config-fields';
+import { duration, modelCallPolicySchema, modelSettingsFields, positiveInt, subagentSchema } from './config-fields';
 import { compileJsonSchema } from './json-schema';
 import { modelSettingsProblems } from './model-settings';
 import { parseSignature } from './signature';
@@ -22,15 +22,19 @@ import { stopConditionSchema } from './stop-conditions';
 import { formatZodIssues } from './validation';
 
 export type { StopCondition } from './stop-conditions';
-export { MAX_DURATION_MS, type SubagentConfig } from './config-fields';
+export { MAX_DURATION_MS, subagentSchema, type ModelCallPolicy, type SubagentConfig } from './config-fields';
 
 // The defaults live in a zod-free module, which the workflow imports; callers keep importing them from here.
 export * from './config-defaults';
 
 const phrases = z.array(z.string().min(1)).max(100);
 
-/** The one schema for a run's configuration. Unknown fields are refused so typos surface before a run starts. */
-export const agentConfigSchema = z.strictObject({
+/**
+ * The resolved config: one flat record with every default applied. It is what crosses the wire and what histories
+ * hold; people write the grouped config (agent-config.ts), whose fields are these. Field descriptions use the grouped
+ * names, since those are the ones people read (the configuration reference is generated from them).
+ */
+export const resolvedConfigSchema = z.strictObject({
   maxIterations: positiveInt(100_000)
     .default(DEFAULT_MAX_ITERATIONS)
     .describe('model calls before the run stops with `max_iterations`'),
@@ -50,7 +54,7 @@ export const agentConfigSchema = z.strictObject({
     .min(0)
     .max(10_000)
     .default(DEFAULT_MIN_THOUGHT_LENGTH)
-    .describe('characters a thought needs when `requireThought` checks it'),
+    .describe('characters a thought needs when `thoughts.require` checks it'),
   thoughtTag: z.string().min(1).default(DEFAULT_THOUGHT_TAG).describe('text-mode tag'),
   actionTag: z
     .string()
@@ -62,10 +66,9 @@ export const agentConfigSchema = z.strictObject({
     .boolean()
     .default(true)
     .describe("send every earlier step to the model; false sends only the latest reply's steps"),
-  successPhrases: phrases
-    .default([])
-    .describe('a thought containing one ends the run with `success` (the thought is the answer)'),
-  failurePhrases: phrases.default([]).describe('a thought or answer containing one ends the run with `failure`'),
+  // Set from `stopWhen` entries with an outcome (the grouped config has no fields of their own).
+  successPhrases: phrases.default([]),
+  failurePhrases: phrases.default([]),
   stallThreshold: z
     .number()
     .int()
@@ -112,7 +115,7 @@ export const agentConfigSchema = z.strictObject({
     .max(1000)
     .default(DEFAULT_MAX_TOOL_CALLS_PER_REPLY)
     .describe(
-      'tool calls one reply may make (rule set 3); a reply with more runs none of them and is sent back with feedback, so one reply cannot flood the run with work',
+      'tool calls one reply may make; a reply with more runs none of them and is sent back with feedback, so one reply cannot flood the run with work',
     ),
   maxCallsPerTool: z
     .record(z.string().min(1), z.number().int().min(0))
@@ -154,18 +157,11 @@ export const agentConfigSchema = z.strictObject({
       "stream each thinking call's text to event subscribers while the model answers (`thought_delta` events, one signal per ~100 ms batch)",
     ),
   ...modelSettingsFields,
-  modelCalls: z
-    .enum(['activity', 'local'])
-    .default('activity')
-    .describe(
-      "`local` runs the thinking calls as local activities in the workflow's worker: no task-queue round trips, same timeout and retries (summaries and the critic stay activities). For fast models: a call cut short by a worker crash is made again, and a long one holds the workflow task open (see Benchmarks)",
-    ),
-  runAhead: z
-    .boolean()
-    .default(true)
-    .describe(
-      "read-only tools (defineTool's `readOnly`) that run locally and need no confirmation run inside the model call that names them; the workflow uses a result only for a call it admits. A step then costs one activity. `false`: every call runs as the tool's own activity, each its own entry in the Temporal UI and traces",
-    ),
+  // Worker tuning, set by the worker's plugin when a run starts (prepareRun), not by the run's caller: recorded with
+  // the run, so a worker whose tuning changed replays the run as it was made.
+  modelCalls: z.enum(['activity', 'local']).default('activity'),
+  runAhead: z.boolean().default(true),
+  modelCallPolicy: modelCallPolicySchema.optional(),
   requireConfirmation: z
     .array(z.string().min(1))
     .max(500)
@@ -184,23 +180,23 @@ export const agentConfigSchema = z.strictObject({
   onApprovalTimeout: z
     .enum(['reject', 'end'])
     .default('reject')
-    .describe('on timeout: tell the model no decision arrived, or end the run with reason `timeout`'),
+    .describe('when `approvals.timeout` passes: tell the model no decision arrived, or end the run with reason `timeout`'),
   approvers: z
     .record(z.string().min(1), z.array(z.string().trim().min(1)).min(1).max(100))
     .default({})
     .describe(
-      "who may decide a tool's calls: identities, or `role:<name>`; anyone else (and anyone anonymous) is refused by the update, except to reject; the key `@budget` names who may raise a budget (`onBudget: 'ask'`; anyone may stop)",
+      "who may decide a tool's calls: identities, or `role:<name>`; anyone else (and anyone anonymous) is refused by the update, except to reject; the key `@budget` names who may raise a budget (`limits.onReached: 'ask'`; anyone may stop)",
     ),
   onBudget: z
     .enum(['stop', 'ask'])
     .default('stop')
     .describe(
-      '`ask`: at `maxIterations`, `tokenBudget` or `timeoutSeconds` the run waits (up to `approvalTimeout`) for a person to raise the limit or stop it, instead of stopping; no decision in time stops it as before',
+      '`ask`: at `maxIterations`, `tokenBudget` or `timeoutSeconds` the run waits (up to `approvals.timeout`) for a person to raise the limit or stop it, instead of stopping; no decision in time stops it as before',
     ),
   conversationIdleTimeout: duration
     .optional()
     .describe(
-      "makes the run a conversation: after each turn's final answer it waits this long (a durable timer) for a follow-up message (`send`), then completes; `maxIterations` and `timeoutSeconds` apply per turn, `tokenBudget` and `maxCallsPerTool` to the whole conversation",
+      "after each turn's final answer the run waits this long (a durable timer) for a follow-up message (`send`), then completes; `limits.maxIterations` and `limits.timeoutSeconds` apply per turn, `limits.tokenBudget` and `limits.maxCallsPerTool` to the whole conversation",
     ),
   allowClarification: z
     .boolean()
@@ -267,24 +263,22 @@ export const agentConfigSchema = z.strictObject({
     ),
 });
 
-/** Configuration as callers write it: every field optional. */
-export type AgentConfigInput = z.input<typeof agentConfigSchema>;
-/** Configuration with defaults applied. */
-export type AgentConfig = z.output<typeof agentConfigSchema>;
+/** The resolved config as the client, subagents and continue-as-new send it: defaults may be missing. */
+export type ResolvedConfigInput = z.input<typeof resolvedConfigSchema>;
+/** The resolved config, every default applied: what the workflow runs with. */
+export type ResolvedConfig = z.output<typeof resolvedConfigSchema>;
+/** @deprecated inside the package only, until every file says ResolvedConfig. */
+export type AgentConfig = ResolvedConfig;
+/** @deprecated inside the package only, until every file says ResolvedConfigInput. */
+export type AgentConfigInput = ResolvedConfigInput;
 
-/** Outcome of validating a config: either the parsed config or one line listing every bad field. */
-export type ConfigValidation = { ok: true; config: AgentConfig } | { ok: false; message: string };
-
-/** Validates a config and renders all problems on one line, e.g. `maxIterations: expected number, received string`. */
-export function validateAgentConfig(input: unknown): ConfigValidation {
-  const parsed = agentConfigSchema.safeParse(input ?? {});
+/** Validates a resolved config; every problem on one line, e.g. `maxIterations: expected number, received string`. */
+export function validateResolvedConfig(
+  input: unknown,
+): { ok: true; config: ResolvedConfig } | { ok: false; message: string } {
+  const parsed = resolvedConfigSchema.safeParse(input ?? {});
   // Checked after the fields, which zod checks one by one: whether a setting can be sent depends on `toolCalling`.
   const problems = parsed.success ? modelSettingsProblems(parsed.data) : [formatZodIssues(parsed.error.issues)];
-  // A local call runs inside the workflow task: its own delta signals would make the server refuse that task's
-  // completion, and the calls it made would be made (and paid for) again.
-  if (parsed.success && parsed.data.stream && parsed.data.modelCalls === 'local') {
-    problems.push("stream: needs modelCalls 'activity' (a local model call cannot signal its own workflow task)");
-  }
   if (parsed.success && problems.length === 0) return { ok: true, config: parsed.data };
   return { ok: false, message: `Invalid agent config: ${problems.join('; ')}` };
 }

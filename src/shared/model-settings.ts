@@ -45,15 +45,15 @@ export function modelSettingsProblems(
 ): string[] {
   if (config.toolCalling === 'native') return [];
   const scopes: Array<[string, ModelSettingsConfig]> = [
-    ['', config],
+    ['modelSettings.', config],
     ...Object.entries(config.subagents).map(([name, sub]): [string, ModelSettingsConfig] => [
-      `subagents.${name}.`,
+      `subagents.${name}.modelSettings.`,
       sub,
     ]),
   ];
   return scopes.flatMap(([prefix, settings]) =>
     (Object.keys(NATIVE_ONLY) as Array<keyof typeof NATIVE_ONLY>)
       .filter((key) => settings[key] !== undefined)
-      .map((key) => `${prefix}${key}: needs toolCalling 'native' (${NATIVE_ONLY[key]})`),
+      .map((key) => `${prefix}${key}: needs modelSettings.toolCalling 'native' (${NATIVE_ONLY[key]})`),
   );
 }

@@ -6,7 +6,8 @@ import type { DataConverter } from '@temporalio/common';
 import { readEnv, type RuntimeEnv } from '../client/env';
 import { dataConverterFromEnv } from './codec';
 import { createOpenAIClient } from './openai-client';
-import { DurableAgentPlugin } from './plugin';
+import { DurableAgentPlugin, type DurableAgentPluginOptions } from './plugin';
+import { requestTimeoutMs, runTuningOf } from './model-calls';
 import type { McpServersConfig } from './mcp/config';
 import type { ToolRegistry } from './tools/registry';
 
@@ -32,6 +33,10 @@ export interface AgentWorkerOptions {
   workflowStackTraces?: boolean;
   /** Characters of prompts kept for model calls' deltas (the plugin option of the same name). */
   promptCacheChars?: number;
+  /** How this worker's runs make model calls (the plugin option of the same name). */
+  modelCalls?: DurableAgentPluginOptions['modelCalls'];
+  /** Whether read-only local tools run inside the model call (the plugin option of the same name). */
+  runAhead?: boolean;
   /** Extra Temporal worker options (tuning, interceptors, plugins, your own workflows). */
   workerOptions?: Partial<WorkerOptions>;
   /** Payload encryption etc.; by default from PAYLOAD_ENCRYPTION_KEYS. Clients must use the same. */
@@ -52,14 +57,18 @@ export function prebuiltWorkflowBundle(): { codePath: string } | undefined {
 /** Builds a Worker running the agent workflow and its activities: {@link DurableAgentPlugin} on a new worker. */
 export async function createAgentWorker(options: AgentWorkerOptions): Promise<Worker> {
   const env = options.env ?? readEnv();
+  const timeoutMs = requestTimeoutMs(runTuningOf(options.modelCalls, options.runAhead));
+  const timeout = timeoutMs !== undefined ? { timeoutMs } : {};
   const plugin = new DurableAgentPlugin({
-    openai: options.openai ?? createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL }),
+    openai: options.openai ?? createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL, ...timeout }),
     defaultModel: options.defaultModel ?? env.openaiModel,
     ...(options.registry ? { tools: options.registry } : {}),
     ...(options.toolsRoot ? { toolsRoot: options.toolsRoot } : {}),
     ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
     ...(options.workflowStackTraces ? { workflowStackTraces: true } : {}),
     ...(options.promptCacheChars !== undefined ? { promptCacheChars: options.promptCacheChars } : {}),
+    ...(options.modelCalls ? { modelCalls: options.modelCalls } : {}),
+    ...(options.runAhead !== undefined ? { runAhead: options.runAhead } : {}),
   });
   const { plugins = [], ...workerOptions } = options.workerOptions ?? {};
   const ownWorkflows = workerOptions.workflowsPath !== undefined || workerOptions.workflowBundle !== undefined;

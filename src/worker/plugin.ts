@@ -11,6 +11,7 @@ import { parseMcpServers, type McpServersConfig } from './mcp/config';
 import { McpToolSource } from './mcp/tool-source';
 import { stockBundleOptions } from './workflow-bundle';
 import { useLinearTimeRegexFallback } from './regex-engine';
+import { requestTimeoutMs, runTuningOf, type ModelCallOptions } from './model-calls';
 
 export { STOCK_WORKFLOWS_PATH } from './workflow-bundle';
 
@@ -48,6 +49,18 @@ export interface DurableAgentPluginOptions {
    * about 16 MB at most); a run whose prompt it no longer holds costs a query to the workflow on its next call.
    */
   promptCacheChars?: number;
+  /**
+   * How the runs this worker starts make their model calls: `local` activities or not, one attempt's `timeout`, and the
+   * retry policy (`maximumAttempts`, `initialInterval`, `maximumInterval`, `backoffCoefficient`). Each run records
+   * its worker's setting when it starts.
+   */
+  modelCalls?: ModelCallOptions;
+  /**
+   * Read-only tools (defineTool's `readOnly`) that run locally and need no confirmation run inside the model call
+   * that names them; the workflow uses a result only for a call it admits, and a step then costs one activity
+   * (default true). `false`: every call runs as the tool's own activity, each its own entry in the Temporal UI.
+   */
+  runAhead?: boolean;
 }
 
 /** The default registry: every built-in tool, file tools confined to `root`. */
@@ -77,12 +90,21 @@ export class DurableAgentPlugin extends SimplePlugin {
     const registry = registryOf(options);
     const mcp = options.mcpServers ? new McpToolSource(parseMcpServers(options.mcpServers)) : undefined;
     if (mcp) registry.attach(mcp);
+    const tuning = runTuningOf(options.modelCalls, options.runAhead);
+    const timeoutMs = requestTimeoutMs(tuning);
     super({
       name: 'durable-react-agent',
       activities: createActivities({
-        openai: options.openai ?? createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL }),
+        openai:
+          options.openai ??
+          createOpenAIClient({
+            apiKey: env.openaiApiKey,
+            baseURL: env.openaiBaseURL,
+            ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+          }),
         defaultModel: options.defaultModel ?? env.openaiModel,
         registry,
+        tuning,
         ...(options.promptCacheChars !== undefined ? { promptCacheChars: options.promptCacheChars } : {}),
       }),
       // The worker's stdio MCP servers stop when it does.

@@ -1,6 +1,7 @@
 import { ActivityCancellationType, ActivityFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { Activities } from '../worker/activities';
 import { NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
+import type { ModelCallPolicy } from '../shared/config-fields';
 
 /** What a failed activity said (its cause's message), for the trace and the error history. */
 export function activityFailureMessage(error: unknown): string {
@@ -43,6 +44,36 @@ export const { callModel: callModelLocally } = proxyLocalActivities<Activities>(
   cancellationType: ActivityCancellationType.TRY_CANCEL,
   retry: MODEL_RETRY,
 });
+
+/** The model activities under a run's recorded policy (the worker's `modelCalls` when the run started). */
+export function modelActivities(policy: ModelCallPolicy | undefined) {
+  if (policy === undefined) return { callModel, callModelLocally, summarize, critique };
+  const startToCloseTimeout = policy.timeoutMs ?? MODEL_ACTIVITY_TIMEOUT;
+  const retry = {
+    ...MODEL_RETRY,
+    ...(policy.maximumAttempts !== undefined ? { maximumAttempts: policy.maximumAttempts } : {}),
+    ...(policy.initialIntervalMs !== undefined ? { initialInterval: policy.initialIntervalMs } : {}),
+    ...(policy.maximumIntervalMs !== undefined ? { maximumInterval: policy.maximumIntervalMs } : {}),
+    ...(policy.backoffCoefficient !== undefined ? { backoffCoefficient: policy.backoffCoefficient } : {}),
+  };
+  const remote = proxyActivities<Activities>({
+    startToCloseTimeout,
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    heartbeatTimeout: '20s',
+    retry,
+  });
+  const local = proxyLocalActivities<Activities>({
+    startToCloseTimeout,
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    retry,
+  });
+  return {
+    callModel: remote.callModel,
+    callModelLocally: local.callModel,
+    summarize: remote.summarize,
+    critique: remote.critique,
+  };
+}
 
 /** Tool runs: the defaults here are replaced per call by the tool's own timeout and retry policy. */
 export const { runTool } = proxyActivities<Activities>({

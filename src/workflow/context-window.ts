@@ -6,7 +6,7 @@ import { CHARS_PER_TOKEN, describeCall } from '../shared/observation';
 import { renderScratchpad, type ChatMessage } from '../shared/protocol';
 import { summaryMessages, type SummarizeInput } from '../shared/summaries';
 import type { ReActStep } from '../shared/types';
-import { activityFailureMessage, summarize } from './activity-proxies';
+import { activityFailureMessage, modelActivities } from './activity-proxies';
 import { recordError, recordUsage, type RunState } from './run-state';
 import { promptSteps } from '../shared/step-archive';
 import { estimatePromptTokens, loopCallAllowance, withCap } from './token-budget';
@@ -102,6 +102,7 @@ async function summarizeSteps(state: RunState, steps: readonly ReActStep[], labe
   const allowed = loopCallAllowance(state, request);
   if (!('refused' in allowed) && overflowOf(state, request) === 0) {
     try {
+      const { summarize } = modelActivities(state.config.modelCallPolicy);
       const output = await summarize.executeWithOptions({ summary: label }, [withCap(input, allowed.maxTokens)]);
       recordUsage(state, output.usage);
       if (output.summary.trim() !== '') return output.summary;

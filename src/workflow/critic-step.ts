@@ -2,7 +2,7 @@ import { criticMessages, criticNote, type CritiqueInput, type CritiqueOutput } f
 import { contextLengthFailure, overflowOf } from './context-window';
 import { eventText } from '../shared/events';
 import { loopCallAllowance, withCap } from './token-budget';
-import { critique } from './activity-proxies';
+import { modelActivities } from './activity-proxies';
 import { renderScratchpad } from '../shared/protocol';
 import { recordError, recordUsage, stopRun, type RunState } from './run-state';
 import { promptSteps } from '../shared/step-archive';
@@ -29,6 +29,7 @@ export async function critiqueIteration(state: RunState): Promise<void> {
   if (state.rules >= 5 && overflowOf(state, criticMessages(input)) > 0) return;
   let output: CritiqueOutput;
   try {
+    const { critique } = modelActivities(state.config.modelCallPolicy);
     output = await critique.executeWithOptions({ summary: 'critic' }, [withCap(input, allowed.maxTokens)]);
   } catch (error) {
     const refusal = state.rules >= 5 ? contextLengthFailure(error) : undefined;

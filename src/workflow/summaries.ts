@@ -2,7 +2,7 @@ import type { ParsedToolCall } from '../shared/protocol';
 import { eventText } from '../shared/events';
 import { describeCall } from '../shared/observation';
 import type { ToolObservation } from '../shared/tool-protocol';
-import { summarize } from './activity-proxies';
+import { modelActivities } from './activity-proxies';
 import { foldSteps } from './context-window';
 import { renderScratchpad } from '../shared/protocol';
 import { recordUsage, type RunState } from './run-state';
@@ -31,6 +31,7 @@ export async function summarizeConversationIfDue(state: RunState): Promise<void>
   // Over the token budget the summary is skipped: the loop's own check then ends the run.
   const allowed = loopCallAllowance(state, summaryMessages(input));
   if ('refused' in allowed) return;
+  const { summarize } = modelActivities(state.config.modelCallPolicy);
   const output = await summarize.executeWithOptions({ summary: 'summarise' }, [withCap(input, allowed.maxTokens)]);
   recordUsage(state, output.usage);
   state.summary = output.summary;
@@ -57,6 +58,7 @@ export async function condenseObservation(
   // Over the token budget the (already truncated) observation stays as it is.
   const allowed = loopCallAllowance(state, summaryMessages(input));
   if ('refused' in allowed) return observation;
+  const { summarize } = modelActivities(state.config.modelCallPolicy);
   const output = await summarize.executeWithOptions({ summary: `summarise · ${call.tool} result` }, [
     withCap(input, allowed.maxTokens),
   ]);

@@ -8,7 +8,7 @@ import {
   type PromptDelta,
 } from '../shared/protocol';
 import { outputSchemaOf } from '../shared/output';
-import { callModel, callModelLocally } from './activity-proxies';
+import { modelActivities } from './activity-proxies';
 import { buildMessages } from './prompt';
 import { recordUsage, type RunState } from './run-state';
 import { keepRanAhead, runAheadRequest } from './run-ahead';
@@ -51,6 +51,7 @@ export async function think(
     ? Object.fromEntries(Object.entries(config.subagents).map(([name, sub]) => [name, sub.description]))
     : {};
   const local = config.modelCalls === 'local';
+  const { callModel, callModelLocally } = modelActivities(config.modelCallPolicy);
   const call = local ? callModelLocally : callModel;
   const cap = completionCap(config.maxTokens, maxTokens);
   const settings = modelSettingsOf(config);

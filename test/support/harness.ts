@@ -4,7 +4,7 @@ import type { DataConverter } from '@temporalio/common';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { AgentClient, type AgentRunHandle } from '../../src/client/agent-client';
-import type { AgentConfigInput } from '../../src/shared/config';
+import type { AgentConfig } from '../../src/shared/agent-config';
 import {
   startScriptedModel,
   type ScriptedModelServer,
@@ -15,7 +15,7 @@ import { createBuiltinTools } from '../../src/worker/tools/builtin';
 import type { AnyToolDefinition } from '../../src/worker/tools/define-tool';
 import { ToolRegistry } from '../../src/worker/tools/registry';
 import type { McpServersConfig } from '../../src/worker/mcp/config';
-import { createAgentWorker, createOpenAIClient } from '../../src/worker';
+import { createAgentWorker, createOpenAIClient, type AgentWorkerOptions } from '../../src/worker';
 import { createTestTools, firstRunIdOf } from './test-tools';
 
 // Worker lifecycle logs at INFO drown test output; warnings and errors still show.
@@ -35,7 +35,7 @@ export interface Harness {
    */
   restartWorker(meanwhile?: () => Promise<void>): Promise<void>;
   /** Scripts a fresh model name and starts a run that uses it. */
-  start(turns: readonly ScriptedTurn[] | ScriptedResponder, query?: string, config?: AgentConfigInput): Promise<Run>;
+  start(turns: readonly ScriptedTurn[] | ScriptedResponder, query?: string, config?: AgentConfig): Promise<Run>;
   close(): Promise<void>;
 }
 
@@ -56,6 +56,10 @@ export interface HarnessOptions {
   mcpServers?: McpServersConfig;
   /** The worker's prompt cache (0: every model call after a run's first rebuilds its prompt by query). */
   promptCacheChars?: number;
+  /** The worker's model-call tuning (the plugin's `modelCalls`), recorded with every run it starts. */
+  modelCalls?: AgentWorkerOptions['modelCalls'];
+  /** The worker's run-ahead setting (the plugin's `runAhead`). */
+  runAhead?: boolean;
 }
 
 /** Builds a harness; call `close()` in afterAll. */
@@ -86,6 +90,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       defaultModel: 'unscripted',
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
       ...(options.promptCacheChars !== undefined ? { promptCacheChars: options.promptCacheChars } : {}),
+      ...(options.modelCalls ? { modelCalls: options.modelCalls } : {}),
+      ...(options.runAhead !== undefined ? { runAhead: options.runAhead } : {}),
       // The prebuilt bundle has the default failure converter: a codec's own must be bundled in.
       ...(options.dataConverter
         ? { dataConverter: options.dataConverter }

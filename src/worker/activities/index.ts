@@ -7,6 +7,7 @@ import { createSummarize } from './summarize';
 import { createPrepareRun } from './prepare-run';
 import { createListTools, createRunTool, createValidateToolArgs } from './tools';
 import { withWellFormedFailures } from './well-formed-failures';
+import type { RunTuning } from '../model-calls';
 
 /** What the activities need from the worker process; tests pass the same shape with a scripted endpoint. */
 export interface ActivityDependencies {
@@ -15,6 +16,8 @@ export interface ActivityDependencies {
   registry: ToolRegistry;
   /** Characters of prompts kept for model calls' deltas (default 8,000,000; see prompt-cache.ts). */
   promptCacheChars?: number;
+  /** What every run this worker starts records as its tuning (default: activities, run-ahead on, stock policy). */
+  tuning?: RunTuning;
 }
 
 /** Builds every activity the agent workflow calls. */
@@ -26,7 +29,7 @@ export function createActivities(deps: ActivityDependencies) {
     critique: createCritique(deps),
     runTool: createRunTool(deps.registry),
     listTools,
-    prepareRun: createPrepareRun(listTools, deps.defaultModel),
+    prepareRun: createPrepareRun(listTools, deps.defaultModel, deps.tuning ?? { modelCalls: 'activity', runAhead: true }),
     validateToolArgs: createValidateToolArgs(deps.registry),
   });
 }
