@@ -91,7 +91,7 @@ function withOverrides(config: AgentConfig, overrides: Record<string, unknown>):
     const current = merged[key];
     merged[key] = { ...(typeof current === 'object' && current !== null ? current : {}), ...Object.fromEntries(given) };
   }
-  return merged as AgentConfig;
+  return merged;
 }
 
 /** Reads a --config JSON file; a missing or broken file is a usage error. */

@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
+import { auditTrail, type AuditEntry } from './audit';
+import { followPending, type PendingHandle } from './pending-handles';
 import type { z } from 'zod';
 import { dataConverterFromEnv } from '../worker/codec';
 import { readEnv } from './env';
@@ -45,6 +47,11 @@ export interface AgentRunHandle {
   send(text: string): Promise<{ turn: number }>;
   /** Sends a message and waits for its turn to end (following the event stream): the turn's answer and reason. */
   ask(text: string): Promise<TurnAnswer>;
+  /**
+   * What the run and its running subagents wait for, each item once as it appears, with the decisions that settle
+   * it (`for await (const p of run.pending()) await p.approve()`); ends when the run closes.
+   */
+  pending(options?: { signal?: AbortSignal }): AsyncGenerator<PendingHandle, void, undefined>;
 }
 
 /** Options of {@link AgentClient.start}. */
@@ -57,6 +64,13 @@ export interface StartOptions {
   workflowType?: string;
   /** Named inputs (the query given as an object) must match this zod schema; refused before the run starts. */
   inputSchema?: z.ZodType;
+  /**
+   * When a run with this `workflowId` is running: `fail` (default) throws Temporal's
+   * WorkflowExecutionAlreadyStartedError; `attach` returns that run's handle and starts nothing (Temporal's
+   * USE_EXISTING conflict policy), so a webhook handler that retries with its business key gets the same run. Once
+   * that run has closed, the same ID starts a new run.
+   */
+  ifRunning?: 'fail' | 'attach';
 }
 
 /** Options of the {@link AgentClient} constructor. */
@@ -143,7 +157,9 @@ export class AgentClient extends AgentDecisions {
     // The resolved config (defaults applied) is what crosses the wire: the history then says exactly what the run
     // was configured with, and a worker whose defaults changed since replays it the same way.
     const input: AgentWorkflowInput = { query: queryText(query, validated, options.inputSchema), config: validated };
-    return this.launch(input, validated, options.workflowId, options.workflowType ?? AGENT_WORKFLOW_TYPE);
+    return this.launch(input, validated, options.workflowId, options.workflowType ?? AGENT_WORKFLOW_TYPE, {
+      attach: options.ifRunning === 'attach',
+    });
   }
 
   /**
@@ -187,7 +203,7 @@ export class AgentClient extends AgentDecisions {
     const { config } = checked;
     const workflowId = options.workflowId ?? `${parent.workflowId}-${tag}-${randomUUID().slice(0, 8)}`;
     const taskQueue = options.taskQueue ?? parent.taskQueue;
-    return this.launch({ ...input, config }, config, workflowId, parent.workflowType, taskQueue);
+    return this.launch({ ...input, config }, config, workflowId, parent.workflowType, { taskQueue });
   }
 
   private async launch(
@@ -195,7 +211,7 @@ export class AgentClient extends AgentDecisions {
     config: ResolvedConfig,
     workflowId = `agent-${randomUUID()}`,
     type: string,
-    taskQueue = this.taskQueue,
+    { taskQueue = this.taskQueue, attach = false }: { taskQueue?: string; attach?: boolean } = {},
   ): Promise<AgentRunHandle> {
     const metadata = startMetadata(input.query, config, input.seed?.lineage);
     const typedSearchAttributes = this.searchAttributes ? [{ key: AgentStatusKey, value: 'Running' }] : undefined;
@@ -205,6 +221,7 @@ export class AgentClient extends AgentDecisions {
         workflowId,
         args: [input],
         typedSearchAttributes,
+        ...(attach ? { workflowIdConflictPolicy: 'USE_EXISTING' as const } : {}),
         ...metadata,
       });
     } catch (error) {
@@ -249,6 +266,7 @@ export class AgentClient extends AgentDecisions {
       events: (options) => followEvents(this.client, workflowId, options),
       send: (text) => sendMessage(workflow, text),
       ask: (text) => askInConversation(this.client, workflow, text),
+      pending: (options) => followPending(this.client, this, workflowId, options),
     };
   }
 
@@ -288,6 +306,11 @@ export class AgentClient extends AgentDecisions {
   /** Sends a message to a conversation and waits for its turn's answer (see {@link AgentRunHandle.ask}). */
   ask(workflowId: string, text: string): Promise<TurnAnswer> {
     return this.handle(workflowId).ask(text);
+  }
+
+  /** Who decided what in a run, in order: every decision, answer and budget decision its history holds. */
+  audit(workflowId: string): Promise<AuditEntry[]> {
+    return auditTrail(this.client, workflowId);
   }
 
   /** Requests cancellation of a run. */

@@ -53,7 +53,7 @@ function configOverrides(config: AgentConfig | undefined): Partial<ResolvedConfi
   if (config === undefined) return {};
   const parsed = agentConfigSchema.safeParse(config);
   if (!parsed.success) throw new InvalidConfigError(`Invalid agent config: ${formatZodIssues(parsed.error.issues)}`);
-  return flattenConfig(config) as Partial<ResolvedConfigInput>;
+  return flattenConfig(config);
 }
 
 /** The reasons a finished run can be continued with: it stopped at a limit, or stalled. */

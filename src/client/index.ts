@@ -14,9 +14,9 @@ export {
   SearchAttributesMissingError,
 } from './errors';
 export type { TurnAnswer } from './conversation';
-export type { PendingItem, Sender } from './decisions';
-export { auditTrail, type AuditEntry } from './audit';
-export { CONTINUABLE, ForkRefusedError, type ContinueOptions, type ForkOptions } from './fork';
-export { followEvents, type EventsGap, type EventsOptions } from './events';
-export { followWithChildren, type ChildEvent } from './child-events';
-export { DEFAULT_OPENAI_MODEL, hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from './env';
+export type { PendingItem } from './decisions';
+export type { PendingHandle } from './pending-handles';
+export type { AuditEntry } from './audit';
+export { ForkRefusedError, type ContinueOptions, type ForkOptions } from './fork';
+export type { EventsGap, EventsOptions } from './events';
+export type { ChildEvent } from './child-events';

@@ -123,7 +123,10 @@ export const agentConfigSchema = z.strictObject({
   critic: flat.critic,
   output: group(CONFIG_GROUPS.output, 'the shape of the final answer'),
   subagents: z
-    .record(z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'a subagent name is letters, digits, _ or -'), publicSubagentSchema)
+    .record(
+      z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'a subagent name is letters, digits, _ or -'),
+      publicSubagentSchema,
+    )
     .optional()
     .describe(flat.subagents.description ?? ''),
 });

@@ -180,7 +180,9 @@ export const resolvedConfigSchema = z.strictObject({
   onApprovalTimeout: z
     .enum(['reject', 'end'])
     .default('reject')
-    .describe('when `approvals.timeout` passes: tell the model no decision arrived, or end the run with reason `timeout`'),
+    .describe(
+      'when `approvals.timeout` passes: tell the model no decision arrived, or end the run with reason `timeout`',
+    ),
   approvers: z
     .record(z.string().min(1), z.array(z.string().trim().min(1)).min(1).max(100))
     .default({})

@@ -21,7 +21,3 @@ export { startLocalStack, type LocalStack } from './local-stack';
 export { freePort } from './free-port';
 export { startDevServer, isServerAnswering, type DevServer, type DevServerOptions } from '../dev/dev-server';
 export { resolveTemporalCli, TemporalCliNotFoundError } from '../dev/provision';
-// Behaviour regression checks over recorded runs, for your own test suite (the CLI's `replay-check`).
-export { checkRecordings, loadSources, type CheckReport, type RecordingSource } from '../replay/replay-check';
-export type { ReplayEnvironment } from '../replay/replay-run';
-export type { Behaviour, BehaviourChange } from '../replay/behaviour';

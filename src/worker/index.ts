@@ -17,6 +17,23 @@ export { McpConfigError, parseMcpServers, type McpServerConfig, type McpServersC
 export { McpToolSource, confirmFromAnnotations, mcpToolName } from './mcp/tool-source';
 export { createBuiltinTools, type BuiltinToolsOptions } from './tools/builtin';
 // defineTool and its types are the root export's: services and workers declare tools the same way.
+export type { AnyToolDefinition } from './tools/define-tool';
+export type { ConfirmationPolicy, ConfirmationRule } from '../shared/approvals';
+export type { ModelCallOptions } from './model-calls';
+export { DEFAULT_TASK_QUEUE } from '../shared/messages';
+export {
+  AGENT_SEARCH_ATTRIBUTES,
+  AgentPendingToolsKey,
+  AgentStatusKey,
+  type AgentStatusValue,
+} from '../shared/search-attributes';
+export {
+  DEFAULT_OPENAI_MODEL,
+  hasModelEndpoint,
+  LOCAL_TEMPORAL_ADDRESS,
+  readEnv,
+  type RuntimeEnv,
+} from '../client/env';
 export { runWorkerProcess } from './process';
 export { readWorkerEnv, type WorkerEnv } from './env';
 export { createTracing, type Tracing } from './tracing';

@@ -42,7 +42,8 @@ export function runTuningOf(modelCalls: ModelCallOptions | undefined, runAhead: 
   const parsed = modelCallOptionsSchema.safeParse(modelCalls ?? {});
   if (!parsed.success) throw new TypeError(`Invalid modelCalls option: ${formatZodIssues(parsed.error.issues)}`);
   const { local, timeout, initialInterval, maximumInterval, ...rest } = parsed.data;
-  const ms = (value: number | string | undefined) => (value === undefined ? undefined : parseDuration(value) ?? undefined);
+  const ms = (value: number | string | undefined) =>
+    value === undefined ? undefined : (parseDuration(value) ?? undefined);
   const policy = Object.fromEntries(
     Object.entries({
       timeoutMs: ms(timeout),

@@ -4,5 +4,32 @@
  */
 export { reactAgentWorkflow, runReActLoop } from './react-agent';
 export type { AgentHooks, PendingToolCall, ToolCallVerdict } from './hooks';
-export type { AgentWorkflowInput, ReActResult, ReActStep } from '../shared/types';
-export type { AgentConfigInput } from '../shared/config';
+export type {
+  AgentErrorKind,
+  AgentErrorRecord,
+  AgentWorkflowInput,
+  ArchivedSteps,
+  CarriedState,
+  ConversationState,
+  ReActAction,
+  ReActResult,
+  ReActStep,
+  RunLineage,
+  RunSeed,
+  StructuredOutput,
+  TurnRecord,
+} from '../shared/types';
+export { ZERO_USAGE, addUsage } from '../shared/types';
+export type { ResolvedConfig, ResolvedConfigInput } from '../shared/config';
+// The workflow's messages, for clients of your own (AgentClient wraps them) and workflows that start the agent.
+export {
+  AGENT_WORKFLOW_TYPE,
+  getEventsQuery,
+  getPendingQuery,
+  getScratchpadQuery,
+  getStatusQuery,
+  getTraceQuery,
+  waitForEventsUpdate,
+} from '../shared/messages';
+export type { AgentEventBody, EventPage, EventsWaitResult } from '../shared/events';
+export type { PendingDecisions } from '../shared/approvals';

@@ -29,7 +29,11 @@ export function createActivities(deps: ActivityDependencies) {
     critique: createCritique(deps),
     runTool: createRunTool(deps.registry),
     listTools,
-    prepareRun: createPrepareRun(listTools, deps.defaultModel, deps.tuning ?? { modelCalls: 'activity', runAhead: true }),
+    prepareRun: createPrepareRun(
+      listTools,
+      deps.defaultModel,
+      deps.tuning ?? { modelCalls: 'activity', runAhead: true },
+    ),
     validateToolArgs: createValidateToolArgs(deps.registry),
   });
 }

@@ -1,0 +1,89 @@
+import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import { DecisionRefusedError, type PendingHandle } from '../../src';
+import type { ScriptedTurn } from '../../src/testing/scripted-model';
+import { useHarness, waitForPending } from '../support/harness';
+import { recordedEffects } from '../support/test-tools';
+
+const harness = useHarness();
+const thought = 'The user asked to remove these records, so the delete tool is the right action.';
+const deleteCall = (id: string): ScriptedTurn => ({ thought, toolCalls: [{ name: 'delete_record', args: { id } }] });
+const question: ScriptedTurn = {
+  thought: 'I do not know which environment is meant, so I ask before deleting anything else.',
+  toolCalls: [{ name: 'request_clarification', args: { question: 'Which environment?' } }],
+};
+
+describe('decisions from the run handle', () => {
+  it('for await (const p of run.pending()): each call and question once, as it appears, until the run ends', async () => {
+    const run = await harness.start([deleteCall('h1'), question, deleteCall('h2'), { answer: 'both deleted' }]);
+    const seen: Array<{ kind: string; callId: string }> = [];
+    for await (const p of run.pending()) {
+      seen.push({ kind: p.kind, callId: p.callId });
+      if (p.kind === 'question') await p.answer('staging');
+      else await p.approve();
+    }
+    // The loop ended by itself: the run closed.
+    expect(seen).toEqual([
+      { kind: 'approval', callId: 'c1-1' },
+      { kind: 'question', callId: 'c2-1' },
+      { kind: 'approval', callId: 'c3-1' },
+    ]);
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('both deleted');
+    expect(result.trace.steps[1]).toMatchObject({ observation: 'staging' });
+    expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBe(1);
+    expect(recordedEffects.get(`${run.firstRunId}:c3-1`)).toBe(1);
+  });
+
+  it('a decision that does not fit the item is refused and sends nothing; the call still waits', async () => {
+    const run = await harness.start([deleteCall('h3'), { answer: 'done' }]);
+    const iterator = run.pending();
+    const first = (await iterator.next()).value as PendingHandle;
+    expect(first).toMatchObject({ kind: 'approval', tool: 'delete_record', args: { id: 'h3' } });
+    await expect(first.answer('yes')).rejects.toThrow(DecisionRefusedError);
+    await expect(first.raise(5)).rejects.toThrow(
+      /is a pending approval: it takes approve, reject, edit or respond, not raise/,
+    );
+    expect((await waitForPending(harness, run.workflowId)).approvals).toHaveLength(1);
+    await first.reject('not today');
+    expect(await iterator.next()).toEqual({ done: true, value: undefined });
+    expect((await run.result()).trace.steps[0]).toMatchObject({
+      decision: { kind: 'reject' },
+      observation: expect.stringContaining('not today'),
+    });
+  });
+});
+
+describe("start(…, { workflowId, ifRunning: 'attach' })", () => {
+  it('a retried start with the same business key gets the running run; without attach it is refused', async () => {
+    const workflowId = `order-${randomUUID()}`;
+    const modelName = `attach-${randomUUID()}`;
+    harness.model.script(modelName, [deleteCall('order'), { answer: 'done' }]);
+    const first = await harness.agents.start('delete the order', { model: modelName }, { workflowId });
+    const again = await harness.agents.start(
+      'delete the order',
+      { model: modelName },
+      {
+        workflowId,
+        ifRunning: 'attach',
+      },
+    );
+    expect(again.workflowId).toBe(workflowId);
+    await expect(harness.agents.start('delete the order', { model: modelName }, { workflowId })).rejects.toBeInstanceOf(
+      WorkflowExecutionAlreadyStartedError,
+    );
+    // One run: the attached handle decides and reads the same run the first start began.
+    await waitForPending(harness, workflowId);
+    await again
+      .pending()
+      .next()
+      .then((p) => (p.value as PendingHandle).approve());
+    expect((await first.result()).finalAnswer).toBe('done');
+    const runs = [];
+    for await (const execution of harness.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) {
+      runs.push(execution.runId);
+    }
+    expect(runs).toHaveLength(1);
+  });
+});
