@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { parseDuration } from '../shared/duration';
 import { formatZodIssues } from '../shared/validation';
 import { DurableAgentError } from '../shared/errors';
+import type { ModelCallOptions } from './model-calls';
 
 /** Raised for a worker environment that cannot work; the message lists every bad variable on one line. */
 export class InvalidEnvironmentError extends DurableAgentError {
@@ -30,6 +31,10 @@ const schema = z.object({
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(1_000_000).optional(),
   WORKER_TOOLS_MODULE: z.string().optional(),
   WORKER_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
+  WORKER_MODEL_CALLS: z.enum(['activity', 'local']).optional(),
+  WORKER_MODEL_TIMEOUT: duration.optional(),
+  WORKER_MODEL_ATTEMPTS: z.coerce.number().int().min(1).max(1000).optional(),
+  WORKER_RUN_AHEAD: z.enum(['true', 'false']).optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url('expected a URL such as http://otel-collector:4318').optional(),
 });
 
@@ -47,6 +52,10 @@ export interface WorkerEnv {
   mcpServers: McpServersConfig | undefined;
   logLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   otlpEndpoint: string | undefined;
+  /** The plugin's `modelCalls` (WORKER_MODEL_CALLS=local, WORKER_MODEL_TIMEOUT, WORKER_MODEL_ATTEMPTS). */
+  modelCalls: ModelCallOptions;
+  /** The plugin's `runAhead` (WORKER_RUN_AHEAD); undefined keeps its default. */
+  runAhead: boolean | undefined;
 }
 
 /** Reads and checks an MCP servers JSON file (WORKER_MCP_SERVERS); one line naming every problem. */
@@ -85,5 +94,11 @@ export function readWorkerEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
     mcpServers: value.WORKER_MCP_SERVERS ? readMcpServersFile(value.WORKER_MCP_SERVERS) : undefined,
     logLevel: value.WORKER_LOG_LEVEL,
     otlpEndpoint: value.OTEL_EXPORTER_OTLP_ENDPOINT,
+    modelCalls: {
+      ...(value.WORKER_MODEL_CALLS ? { local: value.WORKER_MODEL_CALLS === 'local' } : {}),
+      ...(value.WORKER_MODEL_TIMEOUT ? { timeout: value.WORKER_MODEL_TIMEOUT } : {}),
+      ...(value.WORKER_MODEL_ATTEMPTS !== undefined ? { maximumAttempts: value.WORKER_MODEL_ATTEMPTS } : {}),
+    },
+    runAhead: value.WORKER_RUN_AHEAD === undefined ? undefined : value.WORKER_RUN_AHEAD === 'true',
   };
 }

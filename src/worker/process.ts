@@ -96,6 +96,8 @@ export async function runWorkerProcess(
         : {}),
       ...(workerEnv.mcpServers ? { mcpServers: workerEnv.mcpServers } : {}),
       ...(bundle ? { workflowBundle: bundle } : {}),
+      modelCalls: workerEnv.modelCalls,
+      ...(workerEnv.runAhead !== undefined ? { runAhead: workerEnv.runAhead } : {}),
       workerOptions: {
         shutdownGraceTime: workerEnv.shutdownGraceMs,
         ...(workerEnv.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: workerEnv.maxCachedWorkflows } : {}),
