@@ -1,7 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { agentConfigSchema, flattenConfig, type AgentConfig } from '../shared/agent-config';
+import { configOverrides, type AgentConfig } from '../shared/agent-config';
 import type { ResolvedConfigInput } from '../shared/config';
-import { formatZodIssues } from '../shared/validation';
 import { InvalidConfigError } from './errors';
 import { DurableAgentError } from '../shared/errors';
 import {
@@ -49,11 +48,11 @@ export interface ContinueOptions {
 }
 
 /** A fork's or continuation's config changes, checked, in the resolved shape the parent's config is in. */
-function configOverrides(config: AgentConfig | undefined): Partial<ResolvedConfigInput> {
+function overridesOf(config: AgentConfig | undefined): Partial<ResolvedConfigInput> {
   if (config === undefined) return {};
-  const parsed = agentConfigSchema.safeParse(config);
-  if (!parsed.success) throw new InvalidConfigError(`Invalid agent config: ${formatZodIssues(parsed.error.issues)}`);
-  return flattenConfig(config);
+  const checked = configOverrides(config);
+  if (!checked.ok) throw new InvalidConfigError(checked.message);
+  return checked.overrides;
 }
 
 /** The reasons a finished run can be continued with: it stopped at a limit, or stalled. */
@@ -204,7 +203,7 @@ export function forkInput(parent: ParentRun, options: ForkOptions): AgentWorkflo
   };
   return {
     query: parent.input.query,
-    config: { ...parent.input.config, ...configOverrides(options.config) },
+    config: { ...parent.input.config, ...overridesOf(options.config) },
     seed: seedFrom(parent, seeded, lineage),
   };
 }
@@ -217,7 +216,7 @@ export function continueInput(parent: ParentRun, reason: TerminationReason | nul
         `${parent.status === 'COMPLETED' ? `ended with ${reason}` : `is ${parent.status.toLowerCase()}`} (fork it instead)`,
     );
   const { trace } = parent;
-  const config: ResolvedConfigInput = { ...parent.input.config, ...configOverrides(options.config) };
+  const config: ResolvedConfigInput = { ...parent.input.config, ...overridesOf(options.config) };
   const raise = <K extends 'maxIterations' | 'tokenBudget' | 'timeoutSeconds'>(key: K, value: number | undefined) => {
     if (value !== undefined) config[key] = value;
   };

@@ -62,7 +62,7 @@ export function seedLabel(seed: number, repeat = 1): string {
 
 /**
  * Runs `tasks` with the good scripted agent replying as `personality`, and scores them. `sloppy-text` is a text-mode
- * personality, so its runs use `toolCalling: 'text'`; the others run with native tool calling.
+ * personality, so its runs use `modelSettings.toolCalling: 'text'`; the others run with native tool calling.
  */
 export async function runScriptedEval(options: ScriptedEvalOptions): Promise<ScriptedEvalResult> {
   const { personality, seed = 0, repeat = 1 } = options;
@@ -70,7 +70,10 @@ export async function runScriptedEval(options: ScriptedEvalOptions): Promise<Scr
   if (missing.length > 0) throw new Error(`the scripted agent has no script for task(s) ${missing.join(', ')}`);
   const tasks =
     personality === 'sloppy-text'
-      ? options.tasks.map((task) => ({ ...task, config: { ...task.config, toolCalling: 'text' as const } }))
+      ? options.tasks.map((task) => ({
+          ...task,
+          config: { ...task.config, modelSettings: { ...task.config.modelSettings, toolCalling: 'text' as const } },
+        }))
       : options.tasks;
   const repeatsStarted = new Map<EvalTask, number>();
   const records = await runSuite({

@@ -4,7 +4,8 @@ import { SimplePlugin } from '@temporalio/plugin';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client';
 import { AgentRunError } from '../client/errors';
-import type { AgentConfigInput } from '../shared/config';
+import { configOverrides, type AgentConfig } from '../shared/agent-config';
+import { InvalidConfigError } from '../client/errors';
 import { AGENT_WORKFLOW_TYPE } from '../shared/messages';
 import type { AgentWorkflowInput, ReActResult, ReActStep } from '../shared/types';
 import { startScriptedModel } from '../testing/scripted-model';
@@ -49,7 +50,7 @@ export interface ReplayEnvironment {
   /** Asked for the model calls whose prompt changed (see ReplayModel); without it recorded answers are served. */
   fallback?: FallbackModel;
   /** Config fields to change for the replay (e.g. a new system prompt to try). */
-  config?: AgentConfigInput;
+  config?: AgentConfig;
   /** How long one replay may take before it is reported as unfinished (default 120 s plus its time budget). */
   timeoutMs?: number;
 }
@@ -67,8 +68,16 @@ function endingOf(result: ReActResult | AgentRunError): Behaviour['ending'] {
   return result instanceof AgentRunError ? 'failed' : result.terminationReason;
 }
 
+/** The fields a replay changes, checked, in the resolved shape the recording's config is in. */
+function replayOverrides(config: AgentConfig): Record<string, unknown> {
+  const checked = configOverrides(config);
+  if (!checked.ok) throw new InvalidConfigError(checked.message);
+  return checked.overrides;
+}
+
 /** Runs the recording's query and config with the current workflow and worker code, on a worker of its own. */
 export async function replayRun(script: ReplayScript, env: ReplayEnvironment): Promise<ReplayOutcome> {
+  const overrides = env.config ? replayOverrides(env.config) : {};
   const replay = new ReplayModel(script.turns, script.prompts, env.fallback);
   const model = await startScriptedModel({ record: false, scriptFor: () => replay.respond });
   const tools = createReplayRunTool(script.toolResults);
@@ -78,6 +87,8 @@ export async function replayRun(script: ReplayScript, env: ReplayEnvironment): P
     namespace: env.client.options.namespace,
     taskQueue,
     registry: env.registry,
+    // Nothing runs ahead in a replay: every call goes to the recording's answers (the stub runTool below).
+    runAhead: false,
     openai: createOpenAIClient({ baseURL: model.baseURL, apiKey: 'replay-check' }),
     ...(env.workflowBundle ? { workflowBundle: env.workflowBundle } : {}),
     // A second plugin's activities replace the first's: nothing runs, the recording answers.
@@ -90,8 +101,7 @@ export async function replayRun(script: ReplayScript, env: ReplayEnvironment): P
   const replayWorkflowId = `replay-${script.workflowId}-${randomUUID().slice(0, 8)}`;
   const notes: string[] = [];
   try {
-    // Nothing runs ahead in a replay: every call goes to the recording's answers (the stub runTool above).
-    const config = { ...script.input.config, ...env.config, runAhead: false };
+    const config = { ...script.input.config, ...overrides };
     const input: AgentWorkflowInput = {
       query: script.input.query,
       config,

@@ -177,6 +177,16 @@ export function flattenConfig(input: AgentConfig): Flat {
   return out;
 }
 
+/**
+ * A partial grouped config (a fork's changes, a replay's), checked and flattened with no defaults added, to lay over a
+ * resolved config; or one line naming every problem.
+ */
+export function configOverrides(input: unknown): { ok: true; overrides: Flat } | { ok: false; message: string } {
+  const parsed = agentConfigSchema.safeParse(input);
+  if (!parsed.success) return { ok: false, message: `Invalid agent config: ${formatZodIssues(parsed.error.issues)}` };
+  return { ok: true, overrides: flattenConfig(input as AgentConfig) };
+}
+
 /** Outcome of validating a config: the resolved config (every default applied), or one line listing every problem. */
 export type ConfigValidation = { ok: true; config: ResolvedConfig } | { ok: false; message: string };
 
@@ -185,11 +195,10 @@ export type ConfigValidation = { ok: true; config: ResolvedConfig } | { ok: fals
  * `Invalid agent config: limits.maxIterations: expected number, received string`.
  */
 export function validateAgentConfig(input: unknown): ConfigValidation {
-  const parsed = agentConfigSchema.safeParse(input ?? {});
-  if (!parsed.success) return { ok: false, message: `Invalid agent config: ${formatZodIssues(parsed.error.issues)}` };
-  // The raw input, not the parsed one: the parse fills a given group's defaults, which must not override a parent's
-  // settings in a fork's partial config. The resolved schema fills them below.
-  return validateResolvedConfig(flattenConfig(input as AgentConfig));
+  // Flattened from the raw input, not the parsed one: the parse fills a given group's defaults, which must not
+  // override a parent's settings in a fork's partial config. The resolved schema fills them.
+  const checked = configOverrides(input ?? {});
+  return checked.ok ? validateResolvedConfig(checked.overrides) : checked;
 }
 
 /**
