@@ -46,6 +46,8 @@ export default defineConfig({
           exclude: [...configDefaults.exclude, ...UNIT_SUITE],
           // One real Temporal dev server and one workflow bundle for the whole run (test/support/global-setup.ts).
           globalSetup: ['test/support/global-setup.ts'],
+          // SDK log lines go to .data/test-logs/<run>.log, only errors to the console (test/support/sdk-log.ts).
+          setupFiles: ['test/support/sdk-log-setup.ts'],
         },
       },
       {
@@ -55,6 +57,7 @@ export default defineConfig({
           include: CLUSTER_SUITE,
           // The same files against a throwaway PostgreSQL-backed cluster (test/support/cluster-setup.ts).
           globalSetup: ['test/support/cluster-setup.ts'],
+          setupFiles: ['test/support/sdk-log-setup.ts'],
         },
       },
     ],
