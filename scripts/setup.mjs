@@ -66,7 +66,8 @@ if (!existsSync(at('dist')) || (mtime(stamp) ?? 0) < sources) {
   utimesSync(stamp, started, started);
 }
 
-// (c) The Temporal CLI: found, built with Go (once, minutes) or downloaded; --quiet prints only when it does work.
+// (c) The Temporal CLI: found, else downloaded from temporal.download (seconds; TEMPORAL_CLI_DOWNLOAD_URL names a
+// mirror), else built with Go (once, minutes); --quiet prints only when it does work.
 // `--cluster` also provisions the production topology's programs: the Temporal server and its schema tool (built
 // with Go once, like the CLI) and PostgreSQL (apt-get install postgresql where it is missing).
 const cluster = process.argv.includes('--cluster') ? ['--cluster'] : [];
