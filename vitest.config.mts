@@ -1,5 +1,5 @@
 import path from 'node:path';
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
 
 const src = path.resolve(import.meta.dirname, 'src');
 
@@ -7,6 +7,9 @@ const src = path.resolve(import.meta.dirname, 'src');
  * The agent runs the cluster project repeats on a production-shape cluster (PostgreSQL, one process per Temporal
  * service): tools, approvals, subagents and continue-as-new, the paths that cross every service.
  */
+/** Tests of pure modules: no Temporal server, so they skip the dev server's start-up (`npm run test:unit`). */
+const UNIT_SUITE = ['test/unit/**/*.test.ts'];
+
 const CLUSTER_SUITE = [
   'test/workflow/success.test.ts',
   'test/workflow/approvals.test.ts',
@@ -31,10 +34,20 @@ export default defineConfig({
       {
         extends: true,
         test: {
+          name: 'unit',
+          include: UNIT_SUITE,
+        },
+      },
+      {
+        extends: true,
+        test: {
           name: 'dev',
           include: ['test/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...UNIT_SUITE],
           // One real Temporal dev server and one workflow bundle for the whole run (test/support/global-setup.ts).
           globalSetup: ['test/support/global-setup.ts'],
+          // SDK log lines go to .data/test-logs/<run>.log, only errors to the console (test/support/sdk-log.ts).
+          setupFiles: ['test/support/sdk-log-setup.ts'],
         },
       },
       {
@@ -44,6 +57,7 @@ export default defineConfig({
           include: CLUSTER_SUITE,
           // The same files against a throwaway PostgreSQL-backed cluster (test/support/cluster-setup.ts).
           globalSetup: ['test/support/cluster-setup.ts'],
+          setupFiles: ['test/support/sdk-log-setup.ts'],
         },
       },
     ],

@@ -40,10 +40,15 @@ function newest(dir) {
 const lock = mtime(at('package-lock.json'));
 const installed = mtime(at('node_modules', '.package-lock.json'));
 if (!existsSync(at('node_modules')) || installed === undefined || (lock !== undefined && lock > installed)) {
-  // `npm install` rather than `npm ci`: the registry these machines reach has no other platforms' @swc/core builds, so
-  // the lock cannot list them and `npm ci` refuses it. `npm install` still follows the lock for everything it lists.
-  console.error('setup: installing dependencies (npm install)');
-  mustRun('npm', ['install', '--no-audit', '--no-fund']);
+  // `npm ci`, which installs exactly the lock and never writes it: `npm install` may rewrite the lock (it once added
+  // @swc/core's other-platform builds that the committed lock lacked), and a fresh clone must stay clean. The lock
+  // lists every platform's optional build; ci fetches only this platform's (test/unit/lockfile.test.ts checks both).
+  console.error('setup: installing dependencies (npm ci)');
+  if (run('npm', ['ci', '--no-audit', '--no-fund']) !== 0) {
+    // ci refuses a lock that does not match package.json: someone edited the dependencies, so updating it is wanted.
+    console.error('setup: npm ci failed (package.json and package-lock.json out of sync?); running npm install');
+    mustRun('npm', ['install', '--no-audit', '--no-fund']);
+  }
   // Mark what was installed as current, so a lock that npm left untouched cannot trigger a reinstall every run.
   const hiddenLock = at('node_modules', '.package-lock.json');
   if (existsSync(hiddenLock)) utimesSync(hiddenLock, new Date(), new Date());
@@ -61,7 +66,8 @@ if (!existsSync(at('dist')) || (mtime(stamp) ?? 0) < sources) {
   utimesSync(stamp, started, started);
 }
 
-// (c) The Temporal CLI: found, built with Go (once, minutes) or downloaded; --quiet prints only when it does work.
+// (c) The Temporal CLI: found, else downloaded from temporal.download (seconds; TEMPORAL_CLI_DOWNLOAD_URL names a
+// mirror), else built with Go (once, minutes); --quiet prints only when it does work.
 // `--cluster` also provisions the production topology's programs: the Temporal server and its schema tool (built
 // with Go once, like the CLI) and PostgreSQL (apt-get install postgresql where it is missing).
 const cluster = process.argv.includes('--cluster') ? ['--cluster'] : [];

@@ -113,8 +113,11 @@ function runGoInstall(go: string, packages: readonly string[], env: NodeJS.Proce
   });
 }
 
-/** An exclusive-create lock file, so concurrent first runs build only once. */
-async function acquireLock(lockFile: string, label: string, log: Log): Promise<() => Promise<void>> {
+/**
+ * An exclusive-create lock file, so concurrent first runs build (or download) only once; resolves to its release.
+ * `label` names what is being made in the "waiting for another process" lines.
+ */
+export async function acquireLock(lockFile: string, label: string, log: Log): Promise<() => Promise<void>> {
   const started = Date.now();
   let lastNotice = started;
   for (;;) {

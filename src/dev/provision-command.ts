@@ -26,8 +26,9 @@ async function main(argv: string[]): Promise<number> {
     }
     const executable = await resolveTemporalCli({ log: say });
     if (executable.type === 'existing-path') {
-      // --quiet (scripts/setup.mjs) keeps an already-provisioned CLI silent; a fresh build still says where it went.
-      const quiet = argv.includes('--quiet') && executable.source !== 'go-install';
+      // --quiet (scripts/setup.mjs) keeps an already-provisioned CLI silent; a fresh download or build still says where.
+      const fresh = executable.source === 'download' || executable.source === 'go-install';
+      const quiet = argv.includes('--quiet') && !fresh;
       if (!quiet) say(`Temporal CLI (${executable.source}): ${executable.path}`);
       return 0;
     }

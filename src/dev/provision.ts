@@ -1,7 +1,11 @@
-/** Finds the Temporal CLI, or builds it with Go into a per-user cache. Node side only, never in workflows. */
+/**
+ * Finds the Temporal CLI, or downloads it (else builds it with Go) into a per-user cache. Node side only, never in
+ * workflows.
+ */
 import { execFile } from 'node:child_process';
 import * as path from 'node:path';
 import { DurableAgentError } from '../shared/errors';
+import { downloadTemporalCli } from './cli-download';
 import { exe, findOnPath, goInstallIntoCache, isExecutableFile, projectCacheDir } from './go-build';
 
 /** The pinned CLI release (server 1.29.1, UI 2.42.1): later tags carry `replace` directives `go install` refuses. */
@@ -18,7 +22,7 @@ export class TemporalCliNotFoundError extends DurableAgentError {
 
 /** Where the CLI is: a binary on disk (and how it was found), or the SDK's own download on first start. */
 export type TemporalCliExecutable =
-  | { type: 'existing-path'; path: string; source: 'env' | 'path' | 'cache' | 'go-install' }
+  | { type: 'existing-path'; path: string; source: 'env' | 'path' | 'cache' | 'download' | 'go-install' }
   | { type: 'cached-download'; source: 'sdk-download' };
 
 const noop = (): void => undefined;
@@ -38,8 +42,9 @@ function isTemporalCli(file: string, env: NodeJS.ProcessEnv): Promise<boolean> {
 }
 
 /**
- * Finds the CLI: `TEMPORAL_CLI_PATH`, `temporal` on PATH, the cache, `go install` into the cache, else the SDK's
- * download. A set-but-broken `TEMPORAL_CLI_PATH` throws rather than silently running some other CLI.
+ * Finds the CLI: `TEMPORAL_CLI_PATH`, `temporal` on PATH, the cache, a download from temporal.download into the cache
+ * (`TEMPORAL_CLI_DOWNLOAD_URL` replaces the host), `go install` into the cache, else the SDK's own download. A
+ * set-but-broken `TEMPORAL_CLI_PATH` throws rather than silently running some other CLI.
  */
 export async function resolveTemporalCli(
   options: { log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
@@ -55,6 +60,18 @@ export async function resolveTemporalCli(
   if (onPath && (await isTemporalCli(onPath, env))) return { type: 'existing-path', path: onPath, source: 'path' };
   const cached = path.join(temporalCliCacheDir(env), BINARY);
   if (await isExecutableFile(cached)) return { type: 'existing-path', path: cached, source: 'cache' };
+  // The download takes seconds where a Go build takes minutes; without internet it fails within its short timeout.
+  try {
+    const file = await downloadTemporalCli({
+      version: TEMPORAL_CLI_VERSION,
+      cacheDir: temporalCliCacheDir(env),
+      env,
+      log,
+    });
+    return { type: 'existing-path', path: file, source: 'download' };
+  } catch (error) {
+    log(`Could not download the Temporal CLI (${errorText(error)}); trying a Go build.`);
+  }
   const go = await findOnPath(exe('go'), env);
   if (go) {
     try {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
-import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
+import { NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, inject } from 'vitest';
 import { AgentClient, type AgentRunHandle } from '../../src/client/agent-client';
 import type { AgentConfig } from '../../src/shared/agent-config';
@@ -17,9 +17,6 @@ import { ToolRegistry } from '../../src/worker/tools/registry';
 import type { McpServersConfig } from '../../src/worker/mcp/config';
 import { createAgentWorker, createOpenAIClient, type AgentWorkerOptions } from '../../src/worker';
 import { createTestTools, firstRunIdOf } from './test-tools';
-
-// Worker lifecycle logs at INFO drown test output; warnings and errors still show.
-Runtime.install({ logger: new DefaultLogger('WARN') });
 
 /** A real worker on its own task queue, the scripted model, and an AgentClient, against the suite's dev server. */
 /** The identity the harness's client decides as. */

@@ -4,10 +4,15 @@ import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { TemporalCliNotFoundError, resolveTemporalCli, temporalCliCacheDir } from '../../src/dev/provision';
 import { devServerDurability, devServerSqliteArgs } from '../../src/dev/tuning';
+import { freePort } from '../../src/testing/free-port';
 
 // Every case builds its own PATH / XDG_CACHE_HOME in a temp folder and passes `env` explicitly, so nothing here
-// depends on (or changes) the machine's real Temporal CLI, Go toolchain or process.env.
+// depends on (or changes) the machine's real Temporal CLI, Go toolchain or process.env. Cases that get as far as the
+// download point it at a loopback port where nothing listens, so it fails at once, as on a closed network.
 const temporaryDirs: string[] = [];
+
+/** A download URL that refuses connections. */
+const unreachable = async (): Promise<string> => `http://127.0.0.1:${await freePort()}`;
 
 async function tempDir(): Promise<string> {
   const dir = await mkdtemp(path.join(tmpdir(), 'dev-server-test-'));
@@ -90,13 +95,13 @@ describe('resolveTemporalCli', () => {
     });
   });
 
-  it('falls back to the SDK download when nothing is installed and Go is not on PATH', async () => {
-    const cache = await tempDir();
+  it('falls back to the SDK download when the download fails and Go is not on PATH', async () => {
+    const env = { PATH: '', XDG_CACHE_HOME: await tempDir(), TEMPORAL_CLI_DOWNLOAD_URL: await unreachable() };
     const lines: string[] = [];
 
-    const resolved = await resolveTemporalCli({ env: { PATH: '', XDG_CACHE_HOME: cache }, log: (l) => lines.push(l) });
+    const resolved = await resolveTemporalCli({ env, log: (l) => lines.push(l) });
     expect(resolved).toEqual({ type: 'cached-download', source: 'sdk-download' });
-    expect(lines).toEqual([]);
+    expect(lines).toEqual([expect.stringMatching(/^Could not download the Temporal CLI \(.*ECONNREFUSED.*\); trying/)]);
   });
 });
 
@@ -114,13 +119,18 @@ describe('resolveTemporalCli with Go on PATH (a fake `go`: no real build runs)',
       path.join(root, 'bin'),
       `fs.writeFileSync(process.env.GOBIN + '/temporal', '#!/bin/sh\\necho temporal\\n', { mode: 0o755 });`,
     );
-    const env = { PATH: path.join(root, 'bin'), XDG_CACHE_HOME: path.join(root, 'cache') };
+    const env = {
+      PATH: path.join(root, 'bin'),
+      XDG_CACHE_HOME: path.join(root, 'cache'),
+      TEMPORAL_CLI_DOWNLOAD_URL: await unreachable(),
+    };
     const lines: string[] = [];
 
     const resolved = await resolveTemporalCli({ env, log: (line) => lines.push(line) });
     const target = path.join(temporalCliCacheDir(env), 'temporal');
     expect(resolved).toEqual({ type: 'existing-path', path: target, source: 'go-install' });
-    expect(lines[0]).toContain('Building the Temporal CLI v1.5.1 with Go');
+    expect(lines[0]).toContain('Could not download the Temporal CLI');
+    expect(lines[1]).toContain('Building the Temporal CLI v1.5.1 with Go');
     expect(lines.at(-1)).toMatch(new RegExp(`^built in \\d+s: ${target}$`));
     // Only the finished binary is left: no temporary GOBIN, no lock file.
     expect(await readdir(path.join(root, 'cache', 'durable-react-agent'))).toEqual(['temporal-cli-v1.5.1']);
@@ -130,7 +140,11 @@ describe('resolveTemporalCli with Go on PATH (a fake `go`: no real build runs)',
   it('falls back to the SDK download, saying why, when the Go build fails', async () => {
     const root = await tempDir();
     await fakeGo(path.join(root, 'bin'), `console.error('go: module lookup disabled'); process.exit(1);`);
-    const env = { PATH: path.join(root, 'bin'), XDG_CACHE_HOME: path.join(root, 'cache') };
+    const env = {
+      PATH: path.join(root, 'bin'),
+      XDG_CACHE_HOME: path.join(root, 'cache'),
+      TEMPORAL_CLI_DOWNLOAD_URL: await unreachable(),
+    };
     const lines: string[] = [];
 
     const resolved = await resolveTemporalCli({ env, log: (line) => lines.push(line) });
