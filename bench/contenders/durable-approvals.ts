@@ -40,7 +40,7 @@ async function startParked(stack: DurableStack, ids: string[], tag: string): Pro
   await pool(ids.length, 50, async (i) => {
     await stack.agents.start(
       TASK,
-      { model: benchModel('guarded', 1, `${tag}-${i}`), maxIterations: 2 },
+      { model: benchModel('guarded', 1, `${tag}-${i}`), limits: { maxIterations: 2 } },
       { workflowId: ids[i] ?? '' },
     );
   });

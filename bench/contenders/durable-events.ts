@@ -30,13 +30,13 @@ async function historyBytes(stack: DurableStack, workflowId: string): Promise<nu
 /**
  * Latency: one run followed live from its start; each event's delay is the time it arrived here minus its `at`
  * (the workflow time of the task that recorded it: same machine, same clock). History: the same 20-step script
- * run quietly, and run with `stream: true` and a live subscriber.
+ * run quietly, and run with `modelSettings.stream` and a live subscriber.
  */
 export async function measureEvents(stack: DurableStack, job: EventsJob): Promise<EventsResult> {
   const steps = Math.ceil(job.events / 4);
   const run = await stack.agents.start(BENCH_TASK, {
     model: benchModel('noop', steps, 'p7-live'),
-    maxIterations: steps + 1,
+    limits: { maxIterations: steps + 1 },
   });
   const delays: number[] = [];
   for await (const event of run.events()) {
@@ -47,13 +47,13 @@ export async function measureEvents(stack: DurableStack, job: EventsJob): Promis
 
   const quiet = await stack.agents.start(BENCH_TASK, {
     model: benchModel('noop', job.historySteps, 'p7-quiet'),
-    maxIterations: job.historySteps + 1,
+    limits: { maxIterations: job.historySteps + 1 },
   });
   await succeeded(stack, quiet.workflowId);
   const streamed = await stack.agents.start(BENCH_TASK, {
     model: benchModel('noop', job.historySteps, 'p7-streamed'),
-    maxIterations: job.historySteps + 1,
-    stream: true,
+    limits: { maxIterations: job.historySteps + 1 },
+    modelSettings: { stream: true },
   });
   const started = now();
   let seen = 0;

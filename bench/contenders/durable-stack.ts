@@ -30,6 +30,8 @@ export async function startDurableStack(options: {
   workload?: WorkerJob['workload'];
   /** Node options of the worker process (`--worker-node-options`), e.g. a smaller young generation for P5. */
   nodeOptions?: string;
+  /** Where the worker makes its runs' model calls (worker tuning, not a run's choice). */
+  modelCalls?: WorkerJob['modelCalls'];
 }): Promise<DurableStack> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'dra-bench-'));
   const server = await startDevServer({
@@ -43,6 +45,7 @@ export async function startDurableStack(options: {
     baseURL: options.baseURL,
     maxCachedWorkflows: options.maxCachedWorkflows,
     workload: options.workload,
+    modelCalls: options.modelCalls,
     workflowBundlePath: path.join(REPO, 'dist', 'workflow-bundle.js'),
     floorWorkflowPath: path.join(__dirname, 'sdk-floor-workflow.ts'),
   };

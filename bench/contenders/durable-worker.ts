@@ -24,6 +24,8 @@ export interface WorkerJob {
   workflowBundlePath: string;
   /** sdk-floor-workflow.ts, which the SDK bundles at start. */
   floorWorkflowPath: string;
+  /** `local`: the agent worker makes its runs' model calls as local activities (the plugin's `modelCalls.local`). */
+  modelCalls?: 'activity' | 'local';
 }
 
 const schema = z.object({ step: z.number().int().optional() });
@@ -81,6 +83,7 @@ async function main(): Promise<void> {
           // The bundle `npm run build` made (the bench runs it first), as a deployed worker would load it: no webpack here.
           workflowBundle: { codePath: job.workflowBundlePath },
           workerOptions: { maxCachedWorkflows: job.maxCachedWorkflows },
+          modelCalls: { local: job.modelCalls === 'local' },
         });
   for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, () => worker.shutdown());
   const running = worker.run();

@@ -34,13 +34,9 @@ export interface HistoryRow {
 }
 
 /** Starts one agent on `model` and waits for its answer; throws unless it finished the scripted work. */
-export async function runDurableAgent(
-  stack: DurableStack,
-  model: string,
-  modelCalls: 'activity' | 'local',
-): Promise<ReActResult> {
+export async function runDurableAgent(stack: DurableStack, model: string): Promise<ReActResult> {
   const steps = Number(model.split('.')[2]);
-  const run = await stack.agents.start(BENCH_TASK, { model, maxIterations: steps + 1, modelCalls });
+  const run = await stack.agents.start(BENCH_TASK, { model, limits: { maxIterations: steps + 1 } });
   return succeeded(stack, run.workflowId);
 }
 
@@ -63,7 +59,7 @@ async function measureHistory(stack: DurableStack, sizes: number[]): Promise<His
     const started = now();
     const run = await stack.agents.start(BENCH_TASK, {
       model: benchModel('noop', steps, 'p3'),
-      maxIterations: steps + 1,
+      limits: { maxIterations: steps + 1 },
     });
     await succeeded(stack, run.workflowId);
     const seconds = (now() - started) / 1000;
@@ -95,13 +91,13 @@ childMain<DurableJob, LoopResult | HistoryRow[] | ApprovalResult | EventsResult>
     baseURL: job.baseURL,
     maxCachedWorkflows,
     workload: job.kind === 'sdk-floor' ? 'sdk-floor' : 'agent',
+    ...(job.kind === 'loop' ? { modelCalls: job.modelCalls } : {}),
     ...(job.workerNodeOptions ? { nodeOptions: job.workerNodeOptions } : {}),
   });
   try {
     if (job.kind === 'sdk-floor')
       return await measureLoop(job, (model) => runFloorAgent(stack, model, job.remote === true));
-    if (job.kind === 'loop')
-      return await measureLoop(job, async (model) => void (await runDurableAgent(stack, model, job.modelCalls)));
+    if (job.kind === 'loop') return await measureLoop(job, async (model) => void (await runDurableAgent(stack, model)));
     if (job.kind === 'history') return await measureHistory(stack, job.sizes);
     if (job.kind === 'events') return await measureEvents(stack, job);
     const latency = await measureApprovalLatency(stack, job);

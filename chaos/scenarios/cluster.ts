@@ -94,7 +94,7 @@ async function faultPhase(
     );
     const startedAt = Date.now();
     const outcome = (async () => {
-      await phase.agents.start(ledgerQuery(plan), { model, maxIterations: 12 }, { workflowId });
+      await phase.agents.start(ledgerQuery(plan), { model, limits: { maxIterations: 12 } }, { workflowId });
       const result = await waitForResult(phase.agents, workflowId, startedAt + RUN_DEADLINE_MS);
       return ledgerProblem(phase.kit, plan, result.finalAnswer);
     })();

@@ -50,7 +50,11 @@ export async function loadScenario(context: ChaosContext, options: LoadOptions):
         kit.model.script(model, counter(options.steps));
         const runStartedAt = Date.now();
         const outcome = (async () => {
-          await agents.start(`Count to ${options.steps}`, { model, maxIterations: options.steps + 2 }, { workflowId });
+          await agents.start(
+            `Count to ${options.steps}`,
+            { model, limits: { maxIterations: options.steps + 2 } },
+            { workflowId },
+          );
           const result = await waitForResult(agents, workflowId, runStartedAt + RUN_DEADLINE_MS);
           const toolSteps = result.trace.steps.filter((step) => step.action.type === 'tool_call').length;
           if (result.finalAnswer !== `Counted to ${options.steps}.`) return `answer "${result.finalAnswer}"`;

@@ -81,7 +81,7 @@ export async function modelFaultScenario(context: ChaosContext, options: ModelFa
         );
         const startedAt = Date.now();
         const outcome = (async () => {
-          await agents.start(ledgerQuery(plan), { model, maxIterations: 12 }, { workflowId });
+          await agents.start(ledgerQuery(plan), { model, limits: { maxIterations: 12 } }, { workflowId });
           const result = await waitForResult(agents, workflowId, startedAt + RUN_DEADLINE_MS);
           const audit = auditRetries(kit.model.requests(model), faults, MODEL_RETRY_POLICY, timeoutMs);
           violations += audit.violations.length;

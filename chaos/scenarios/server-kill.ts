@@ -63,7 +63,7 @@ export async function serverKillScenario(context: ChaosContext, options: ServerK
       const startedAt = Date.now();
       const currentKit = kit;
       const outcome = (async () => {
-        await agents.start(ledgerQuery(plan), { model, maxIterations: 12 }, { workflowId });
+        await agents.start(ledgerQuery(plan), { model, limits: { maxIterations: 12 } }, { workflowId });
         await within(kill.fired, 60_000, `the kill moment of ${workflowId}`);
         const down = Date.now();
         await server.kill();

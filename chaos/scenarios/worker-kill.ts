@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { AgentClient } from '../../src/client/agent-client';
+import type { AgentConfig } from '../../src/shared/agent-config';
 import { LEDGER_TOOL } from '../ledger-tool';
 import { LEDGER_RUN_TURNS, LEDGER_RUN_WRITES, ledgerPlan, ledgerResponder, ledgerQuery } from '../ledger-script';
 import { trigger, waitForApproval, waitForResult, within, type RunRecord } from '../measure';
@@ -87,10 +88,10 @@ async function killedRun(
   });
   const startedAt = Date.now();
   const outcome = (async () => {
-    const config = {
+    const config: AgentConfig = {
       model,
-      maxIterations: 12,
-      ...(phase === 'approval' ? { requireConfirmation: [LEDGER_TOOL] } : {}),
+      limits: { maxIterations: 12 },
+      ...(phase === 'approval' ? { approvals: { require: [LEDGER_TOOL] } } : {}),
     };
     await lane.agents.start(ledgerQuery(plan), config, { workflowId });
     const { raw } = await lane.agents.client.workflow.getHandle(workflowId).describe();

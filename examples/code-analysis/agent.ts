@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { AgentConfigInput } from 'durable-react-agent';
+import type { AgentConfig } from 'durable-react-agent';
 import config from './config.json';
 
 /** The seed's code-analysis task. */
@@ -10,7 +10,7 @@ export const CODE_ANALYSIS_QUERY = 'Find all functions that handle user authenti
  * each function. Observations get 6000 tokens (default 2000) because a grep over a codebase and a whole source file
  * are bigger than a calculator result. Kept in config.json so the CLI's `--config` reads the very same object.
  */
-export const CODE_ANALYSIS_CONFIG: AgentConfigInput = config;
+export const CODE_ANALYSIS_CONFIG: AgentConfig = config;
 
 /** Absolute path of config.json, for `--config` or for reading it from another program. */
 export const CODE_ANALYSIS_CONFIG_FILE = path.join(__dirname, 'config.json');

@@ -1,5 +1,5 @@
 import path from 'node:path';
-import type { AgentConfigInput } from 'durable-react-agent';
+import type { AgentConfig } from 'durable-react-agent';
 import type { McpServersConfig } from 'durable-react-agent/worker';
 
 /** The task: find an obsolete draft among the notes and delete it (which a person must approve). */
@@ -14,7 +14,7 @@ export const MCP_NOTES_SERVERS: McpServersConfig = {
 };
 
 /** Only the notes tools; their names are `<server>__<tool>`. */
-export const MCP_NOTES_CONFIG: AgentConfigInput = {
+export const MCP_NOTES_CONFIG: AgentConfig = {
   tools: ['notes__search_notes', 'notes__read_note', 'notes__delete_note'],
-  maxIterations: 8,
+  limits: { maxIterations: 8 },
 };

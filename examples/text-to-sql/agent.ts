@@ -1,4 +1,4 @@
-import type { AgentConfigInput, ReActResult } from 'durable-react-agent';
+import type { AgentConfig, ReActResult } from 'durable-react-agent';
 import { SUBMISSION_ACCEPTED, submissionSchema, type Submission } from './tools';
 
 /** Task queue of the example's worker and runs: its tools are registered on no other worker. */
@@ -23,9 +23,11 @@ export const TEXT_TO_SQL_SYSTEM_PROMPT = [
 export const TEXT_TO_SQL_CONFIG = {
   tools: ['retrieve_tables', 'validate_sql', 'submit_answer'],
   systemPrompt: TEXT_TO_SQL_SYSTEM_PROMPT,
-  maxCallsPerTool: { retrieve_tables: 3, validate_sql: 4 },
-  // Three retrievals, four validations, a submission and a retry of it fit, with room for a rejected thought.
-  maxIterations: 12,
+  limits: {
+    maxCallsPerTool: { retrieve_tables: 3, validate_sql: 4 },
+    // Three retrievals, four validations, a submission and a retry of it fit, with room for a rejected thought.
+    maxIterations: 12,
+  },
   // Only an accepted submission carries this status: `tool_called` would also stop on a refused submission
   // (invalid SQL or arguments), ending the run without a deliverable.
   stopWhen: [{ type: 'observation_contains', tool: 'submit_answer', text: SUBMISSION_ACCEPTED }],
@@ -33,8 +35,8 @@ export const TEXT_TO_SQL_CONFIG = {
   // other stops (max_iterations, stalled) it would be SQL that nothing validated.
   forceFinalAnswer: false,
   // An ambiguous question is answered with the assumption stated in the explanation, not by waiting for a person.
-  allowClarification: false,
-} satisfies AgentConfigInput;
+  approvals: { clarification: false },
+} satisfies AgentConfig;
 
 /** The accepted submission of a finished run, or null when the run ended without one. */
 export function submissionOf(result: Pick<ReActResult, 'trace'>): Submission | null {

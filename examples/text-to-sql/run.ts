@@ -2,17 +2,17 @@
 // Usage: npx tsx examples/text-to-sql/run.ts "Which five customers spent most on paid orders?"
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { AgentClient, type ReActResult } from 'durable-react-agent';
+import { isServerAnswering, startDevServer } from 'durable-react-agent/testing';
 import {
   AGENT_SEARCH_ATTRIBUTES,
-  AgentClient,
+  createAgentWorker,
   hasModelEndpoint,
   LOCAL_TEMPORAL_ADDRESS,
   readEnv,
-  type ReActResult,
+  ToolRegistry,
   type RuntimeEnv,
-} from 'durable-react-agent';
-import { isServerAnswering, startDevServer } from 'durable-react-agent/testing';
-import { createAgentWorker, ToolRegistry } from 'durable-react-agent/worker';
+} from 'durable-react-agent/worker';
 import { submissionOf, TEXT_TO_SQL_CONFIG, TEXT_TO_SQL_TASK_QUEUE } from './agent';
 import { SAMPLE_SCHEMA } from './schema';
 import { createTextToSqlTools } from './tools';

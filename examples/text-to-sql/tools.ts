@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { defineTool, type AnyToolDefinition } from 'durable-react-agent';
+import { defineTool } from 'durable-react-agent';
+import type { AnyToolDefinition } from 'durable-react-agent/worker';
 import type { DatabaseSchema } from './schema';
 import { SqlValidationError, validateSql, type SqlValidation } from './sql-validator';
 import { retrieveTables } from './table-retrieval';

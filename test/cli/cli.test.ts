@@ -154,11 +154,13 @@ describe('durable-react-agent run', () => {
     expect(badFlag.stderr).toBe('error: --max-iterations expects a whole number, got "ten"\n');
 
     const configFile = path.join(workdir, 'bad.json');
-    await writeFile(configFile, JSON.stringify({ maxIterations: -1, stalThreshold: 2 }));
+    await writeFile(configFile, JSON.stringify({ limits: { maxIterations: -1, stalThreshold: 2 } }));
     const badConfig = await cli(['run', '--config', configFile, 'q'], { OPENAI_BASE_URL: model.baseURL });
     expect(badConfig.code).toBe(2);
     expect(badConfig.stderr.trim().split('\n')).toHaveLength(1);
-    expect(badConfig.stderr).toMatch(/^error: Invalid agent config: maxIterations: .*; unknown field: stalThreshold/);
+    expect(badConfig.stderr).toMatch(
+      /^error: Invalid agent config: limits\.maxIterations: .*; unknown field in limits: stalThreshold/,
+    );
 
     const unknownTool = await cli(['run', '--tools', 'calculator,teleport', 'q'], { OPENAI_BASE_URL: model.baseURL });
     expect(unknownTool.code).toBe(2);

@@ -153,7 +153,7 @@ describe('deciding from the CLI while `run` waits', () => {
     const calc = (expression: string) => ({ thought, toolCalls: [{ name: 'calculator', args: { expression } }] });
     model.script('cli-chain', [calc('1+1'), calc('2+2'), calc('3+3'), calc('4+4'), { answer: 'Done adding.' }]);
     const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-cli-')), 'config.json');
-    writeFileSync(config, JSON.stringify({ maxStepsPerRun: 2 }));
+    writeFileSync(config, JSON.stringify({ history: { maxStepsPerRun: 2 } }));
     const run = await cli(['run', '--json', '--config', config, '--model', 'cli-chain', 'Add four times']);
     expect(run.code).toBe(0);
     const { workflowId, trace: live } = JSON.parse(run.stdout) as { workflowId: string; trace: { run: number } };
@@ -191,7 +191,7 @@ describe('deciding from the CLI while `run` waits', () => {
     writeFileSync(
       config,
       JSON.stringify({
-        requireConfirmation: ['calculator'],
+        approvals: { require: ['calculator'] },
         subagents: { researcher: { description: 'Works out sums', model: 'cli-child' } },
       }),
     );
@@ -226,7 +226,7 @@ describe('deciding from the CLI while `run` waits', () => {
     const calc = (expression: string) => ({ thought, toolCalls: [{ name: 'calculator', args: { expression } }] });
     model.script('cli-budget', [calc('1+1'), calc('2+2'), { answer: 'Four.' }]);
     const config = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-cli-')), 'config.json');
-    writeFileSync(config, JSON.stringify({ maxIterations: 1, onBudget: 'ask' }));
+    writeFileSync(config, JSON.stringify({ limits: { maxIterations: 1, onReached: 'ask' } }));
     const run = start(['run', '--no-interactive', '--config', config, '--model', 'cli-budget', 'Add twice']);
     const printed = /durable-react-agent raise --address (\S+) (\S+) \[--by N\]/;
     for (let attempt = 0; attempt < 200 && !printed.test(run.output.stderr); attempt++) {

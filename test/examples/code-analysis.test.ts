@@ -8,7 +8,7 @@ import {
   SAMPLE_CODEBASE,
 } from '../../examples/code-analysis/agent';
 import { parseRunArgs } from '../../src/cli/args';
-import { validateAgentConfig } from '../../src/shared/config';
+import { validateAgentConfig } from '../../src/shared/agent-config';
 import type { RecordedRequest, ScriptedResponder } from '../../src/testing/scripted-turn';
 import { useHarness } from '../support/harness';
 

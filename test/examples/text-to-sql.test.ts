@@ -291,7 +291,7 @@ describe('the text-to-SQL agent as a durable workflow', () => {
     expect(submissionOf(result)?.query).toBe(readOnly);
   });
 
-  it('maxCallsPerTool refuses a 4th retrieve_tables and a 5th validate_sql call', async () => {
+  it('limits.maxCallsPerTool refuses a 4th retrieve_tables and a 5th validate_sql call', async () => {
     const thought = 'I still need more detail about the schema before writing the final query.';
     const retrieve = (question: string) => ({ thought, toolCalls: [{ name: 'retrieve_tables', args: { question } }] });
     const check = (sql: string) => ({ thought, toolCalls: [{ name: 'validate_sql', args: { sql } }] });

@@ -227,7 +227,9 @@ describe('the inbox refuses anonymous and forged requests', () => {
 
 describe('deciding through the inbox', () => {
   it('approvers refuse someone else; a second decision is reported as stale, not as an error', async () => {
-    const run = await harness.start(deleteTurns('r2'), 'q', { approvers: { delete_record: ['role:finance'] } });
+    const run = await harness.start(deleteTurns('r2'), 'q', {
+      approvals: { approvers: { delete_record: ['role:finance'] } },
+    });
     await waitForPending(harness, run.workflowId);
     const path = `/runs/${run.workflowId}/decide`;
     // The list spans every run on the server (other test files' too), and visibility lags: wait for this run's item.

@@ -198,8 +198,7 @@ describe('the inbox in a real browser', () => {
       toolCalls: [{ name: 'calculator', args: { expression } }],
     });
     const run = await harness.start([sum('1+1'), sum('2+2'), { answer: 'Four.' }], 'q', {
-      maxIterations: 1,
-      onBudget: 'ask',
+      limits: { maxIterations: 1, onReached: 'ask' },
     });
     await page.goto(`${inbox.url}/runs/${run.workflowId}`);
     const request = page.locator('article.item', { hasText: 'Raise the iteration limit from 1 to 2 iterations?' });

@@ -1,10 +1,11 @@
 import { describe, it, expect } from 'vitest';
+import { agentConfigSchema, CONFIG_GROUPS, flattenConfig, validateAgentConfig } from '../../src/shared/agent-config';
 import {
-  agentConfigSchema,
   DEFAULT_SYSTEM_PROMPT,
   DEFAULT_THOUGHT_PROMPT,
-  validateAgentConfig,
-  type AgentConfig,
+  resolvedConfigSchema,
+  validateResolvedConfig,
+  type ResolvedConfig,
 } from '../../src/shared/config';
 import { withConfigDefaults } from '../../src/shared/config-defaults';
 
@@ -14,7 +15,7 @@ function invalid(input: unknown): string {
   return result.message;
 }
 
-function valid(input: unknown): AgentConfig {
+function valid(input: unknown): ResolvedConfig {
   const result = validateAgentConfig(input);
   if (!result.ok) throw new Error(result.message);
   return result.config;
@@ -68,23 +69,30 @@ describe('agent config defaults', () => {
   });
 
   it('refuses waits longer than a timer can hold, which would fail the run at its first approval', () => {
-    expect(validateAgentConfig({ approvalTimeout: '999999999d' })).toEqual({
+    expect(validateAgentConfig({ approvals: { timeout: '999999999d' } })).toEqual({
       ok: false,
-      message: 'Invalid agent config: approvalTimeout: at most a year (365d)',
+      message: 'Invalid agent config: approvals.timeout: at most a year (365d)',
     });
-    expect(validateAgentConfig({ approvalTimeout: 400 * 24 * 3600 }).ok).toBe(false);
-    expect(validateAgentConfig({ approvalTimeout: '365d' }).ok).toBe(true);
+    expect(validateAgentConfig({ approvals: { timeout: 400 * 24 * 3600 } }).ok).toBe(false);
+    expect(validateAgentConfig({ approvals: { timeout: '365d' } }).ok).toBe(true);
     // Nor observations larger than an activity result can carry.
-    expect(validateAgentConfig({ maxObservationTokens: 1_000_000 })).toEqual({
+    expect(validateAgentConfig({ history: { maxObservationTokens: 1_000_000 } })).toEqual({
       ok: false,
-      message: 'Invalid agent config: maxObservationTokens: Too big: expected number to be <=100000',
+      message: 'Invalid agent config: history.maxObservationTokens: Too big: expected number to be <=100000',
     });
   });
 
   it('the workflow fills in the same defaults as the schema, for runs recorded before clients sent resolved configs', () => {
     expect(withConfigDefaults({})).toEqual(valid({}));
     const partial = { maxIterations: 3, tools: ['calculator'], critic: true, temperature: undefined };
-    expect(withConfigDefaults(partial)).toEqual(valid(partial));
+    expect(withConfigDefaults(partial)).toEqual(
+      valid({
+        limits: { maxIterations: 3 },
+        tools: ['calculator'],
+        critic: true,
+        modelSettings: { temperature: undefined },
+      }),
+    );
     // Each run gets its own defaults: a run that changes its lists cannot change the next run's.
     expect(withConfigDefaults({}).stopWhen).not.toBe(withConfigDefaults({}).stopWhen);
   });
@@ -96,12 +104,9 @@ describe('agent config defaults', () => {
 
   it('keeps the values a caller sets', () => {
     const config = valid({
-      maxIterations: 3,
-      toolCalling: 'text',
-      thoughtTag: 'Reasoning:',
+      modelSettings: { toolCalling: 'text', thoughtTag: 'Reasoning:' },
+      limits: { maxIterations: 3, maxCallsPerTool: { search: 2 }, tokenBudget: 5000 },
       stopWhen: [{ type: 'tool_called', tool: 'publish' }],
-      maxCallsPerTool: { search: 2 },
-      tokenBudget: 5000,
     });
     expect(config).toMatchObject({
       maxIterations: 3,
@@ -115,35 +120,168 @@ describe('agent config defaults', () => {
     });
   });
 
-  it('is the same parse the schema gives', () => {
-    expect(agentConfigSchema.parse({ maxIterations: 4 })).toEqual(valid({ maxIterations: 4 }));
+  it("is the resolved schema's parse of the flattened config", () => {
+    expect(resolvedConfigSchema.parse(flattenConfig({ limits: { maxIterations: 4 } }))).toEqual(
+      valid({ limits: { maxIterations: 4 } }),
+    );
+  });
+});
+
+describe('the grouped config', () => {
+  it('sets each resolved field from its group', () => {
+    const config = valid({
+      model: 'gpt-test',
+      modelSettings: { temperature: 0.5, toolCalling: 'text', stream: true },
+      thoughts: { prompt: 'THINK', require: false, minLength: 3 },
+      limits: { maxIterations: 4, tokenBudget: 900, timeoutSeconds: 60, stallThreshold: 5, onReached: 'ask' },
+      approvals: {
+        require: ['delete_file'],
+        skip: ['read_file'],
+        timeout: '1h',
+        onTimeout: 'end',
+        approvers: { delete_file: ['ops'] },
+        clarification: false,
+      },
+      history: { scratchpad: false, maxObservationTokens: 500, summaryEvery: 5, maxStepsPerRun: 20, carrySteps: 4 },
+      conversation: { idleTimeout: '10m' },
+      output: { mode: 'structured', schema: { type: 'object' } },
+    });
+    expect(config).toMatchObject({
+      model: 'gpt-test',
+      temperature: 0.5,
+      toolCalling: 'text',
+      stream: true,
+      thoughtPrompt: 'THINK',
+      requireThought: false,
+      minThoughtLength: 3,
+      maxIterations: 4,
+      tokenBudget: 900,
+      timeoutSeconds: 60,
+      stallThreshold: 5,
+      onBudget: 'ask',
+      requireConfirmation: ['delete_file'],
+      skipConfirmation: ['read_file'],
+      approvalTimeout: '1h',
+      onApprovalTimeout: 'end',
+      approvers: { delete_file: ['ops'] },
+      allowClarification: false,
+      enableScratchpad: false,
+      maxObservationTokens: 500,
+      summaryEvery: 5,
+      maxStepsPerRun: 20,
+      carrySteps: 4,
+      conversationIdleTimeout: '10m',
+      outputMode: 'structured',
+      outputSchema: { type: 'object' },
+    });
+  });
+
+  it('names a resolved field for every grouped one, and each resolved field at most once', () => {
+    const flatFields = Object.values(CONFIG_GROUPS).flatMap((fields) => Object.values(fields));
+    for (const field of flatFields) expect(resolvedConfigSchema.shape).toHaveProperty(field);
+    expect(new Set(flatFields).size).toBe(flatFields.length);
+    for (const group of Object.keys(CONFIG_GROUPS)) expect(agentConfigSchema.shape).toHaveProperty(group);
+  });
+
+  it('a thought_contains stop with an outcome becomes a success or failure phrase; without one it stays a stop', () => {
+    const config = valid({
+      stopWhen: [
+        { type: 'thought_contains', text: 'task complete', outcome: 'success' },
+        { type: 'thought_contains', text: 'cannot find', outcome: 'failure' },
+        { type: 'thought_contains', text: 'hand over' },
+        { type: 'thought_contains', text: 'pause', outcome: 'custom' },
+        { type: 'tool_called', tool: 'publish' },
+      ],
+    });
+    expect(config.successPhrases).toEqual(['task complete']);
+    expect(config.failurePhrases).toEqual(['cannot find']);
+    expect(config.stopWhen).toEqual([
+      { type: 'thought_contains', text: 'hand over' },
+      { type: 'thought_contains', text: 'pause' },
+      { type: 'tool_called', tool: 'publish' },
+    ]);
+  });
+
+  it('flattens subagents: their modelSettings and limits become their own fields', () => {
+    const config = valid({
+      subagents: {
+        helper: {
+          description: 'helps',
+          model: 'small',
+          modelSettings: { temperature: 0.1 },
+          limits: { maxIterations: 3, timeoutSeconds: 30 },
+        },
+      },
+    });
+    expect(config.subagents).toEqual({
+      helper: { description: 'helps', model: 'small', temperature: 0.1, maxIterations: 3, timeoutSeconds: 30 },
+    });
+  });
+
+  it("keeps a fork's partial override partial: a given group adds no defaults that would override the parent", () => {
+    expect(flattenConfig({ limits: { maxIterations: 30 } })).toEqual({ maxIterations: 30 });
+    expect(flattenConfig({ approvals: { require: ['delete_file'] }, model: 'other' })).toEqual({
+      requireConfirmation: ['delete_file'],
+      model: 'other',
+    });
+    expect(flattenConfig({})).toEqual({});
+  });
+
+  it('refuses the old flat fields, so a config written for the flat shape is not silently ignored', () => {
+    expect(invalid({ maxIterations: 5 })).toBe('Invalid agent config: unknown field: maxIterations');
+    expect(invalid({ successPhrases: ['done'] })).toBe('Invalid agent config: unknown field: successPhrases');
+    // Worker tuning is the worker's: a run cannot ask for it.
+    expect(invalid({ modelCalls: 'local', runAhead: false })).toBe(
+      'Invalid agent config: unknown fields: modelCalls, runAhead',
+    );
+  });
+});
+
+describe('the resolved config (the wire shape)', () => {
+  it('takes the flat fields and fills the same defaults', () => {
+    const resolved = validateResolvedConfig({ maxIterations: 3, requireConfirmation: ['delete_file'] });
+    expect(resolved).toEqual({
+      ok: true,
+      config: valid({ limits: { maxIterations: 3 }, approvals: { require: ['delete_file'] } }),
+    });
+  });
+
+  it('names the flat field in its errors, and refuses grouped ones', () => {
+    expect(validateResolvedConfig({ maxIterations: 'ten' })).toEqual({
+      ok: false,
+      message: 'Invalid agent config: maxIterations: Invalid input: expected number, received string',
+    });
+    expect(validateResolvedConfig({ limits: { maxIterations: 3 } }).ok).toBe(false);
   });
 });
 
 describe('validateAgentConfig refusals', () => {
   it.each([
-    [{ maxIterations: 'ten' }, 'maxIterations: Invalid input: expected number, received string'],
-    [{ requireThought: 'yes' }, "requireThought: expected true, false or 'auto'"],
-    [{ maxIterations: 0 }, 'maxIterations: Too small'],
-    [{ maxIterations: 2.5 }, 'maxIterations: Invalid input: expected int'],
-    [{ stallThreshold: 1 }, 'stallThreshold: Too small: expected number to be >=2'],
-    [{ maxObservationTokens: 8 }, 'maxObservationTokens: Too small'],
-    [{ tokenBudget: 0 }, 'tokenBudget: Too small'],
-    [{ timeoutSeconds: -1 }, 'timeoutSeconds: Too small'],
-    [{ minThoughtLength: -1 }, 'minThoughtLength: Too small'],
-    [{ toolCalling: 'xml' }, 'toolCalling: Invalid option'],
-    [{ thoughtTag: '' }, 'thoughtTag: Too small'],
-    [{ maxCallsPerTool: { search: -1 } }, 'maxCallsPerTool.search: Too small'],
-    [{ successPhrases: [''] }, 'successPhrases.0: Too small'],
+    [{ limits: { maxIterations: 'ten' } }, 'limits.maxIterations: Invalid input: expected number, received string'],
+    [{ thoughts: { require: 'yes' } }, "thoughts.require: expected true, false or 'auto'"],
+    [{ limits: { maxIterations: 0 } }, 'limits.maxIterations: Too small'],
+    [{ limits: { maxIterations: 2.5 } }, 'limits.maxIterations: Invalid input: expected int'],
+    [{ limits: { stallThreshold: 1 } }, 'limits.stallThreshold: Too small: expected number to be >=2'],
+    [{ history: { maxObservationTokens: 8 } }, 'history.maxObservationTokens: Too small'],
+    [{ limits: { tokenBudget: 0 } }, 'limits.tokenBudget: Too small'],
+    [{ limits: { timeoutSeconds: -1 } }, 'limits.timeoutSeconds: Too small'],
+    [{ thoughts: { minLength: -1 } }, 'thoughts.minLength: Too small'],
+    [{ modelSettings: { toolCalling: 'xml' } }, 'modelSettings.toolCalling: Invalid option'],
+    [{ modelSettings: { thoughtTag: '' } }, 'modelSettings.thoughtTag: Too small'],
+    [{ limits: { maxCallsPerTool: { search: -1 } } }, 'limits.maxCallsPerTool.search: Too small'],
+    [{ limits: 3 }, 'limits: Invalid input: expected object, received number'],
   ])('refuses %j', (input, expected) => {
     expect(invalid(input)).toContain(expected);
   });
 
-  it('names unknown fields so typos surface', () => {
-    expect(invalid({ maxIteration: 5 })).toBe('Invalid agent config: unknown field: maxIteration');
-    expect(invalid({ maxIteration: 5, temprature: 1 })).toBe(
-      'Invalid agent config: unknown fields: maxIteration, temprature',
+  it('names unknown fields so typos surface, with the group they are in', () => {
+    expect(invalid({ limits: { maxIteration: 5 } })).toBe(
+      'Invalid agent config: unknown field in limits: maxIteration',
     );
+    expect(invalid({ limits: { maxIteration: 5 }, modelSettings: { temprature: 1 } })).toBe(
+      'Invalid agent config: unknown field in modelSettings: temprature; unknown field in limits: maxIteration',
+    );
+    expect(invalid({ colour: 'blue', flavour: 'mint' })).toBe('Invalid agent config: unknown fields: colour, flavour');
   });
 
   it.each([
@@ -153,21 +291,28 @@ describe('validateAgentConfig refusals', () => {
     [[{ type: 'observation_contains', text: 'done', tool: '' }], 'stopWhen.0.tool: Too small'],
     [[{ type: 'tool_called', tool: 'x', when: 'always' }], 'unknown field in stopWhen.0: when'],
     [[{ type: 'tool_called', tool: 'x' }, 'done'], 'stopWhen.1: Invalid input: expected object'],
+    [[{ type: 'thought_contains', text: 'x', outcome: 'maybe' }], 'stopWhen.0.outcome: Invalid option'],
+    [[{ type: 'tool_called', tool: 'x', outcome: 'success' }], 'unknown field in stopWhen.0: outcome'],
   ])('refuses the stop conditions %j', (stopWhen, expected) => {
     expect(invalid({ stopWhen })).toContain(expected);
   });
 
   it('lists every bad field on one line', () => {
     const message = invalid({
-      maxIterations: 'ten',
-      stallThreshold: 1,
-      requireThought: 'yes',
+      limits: { maxIterations: 'ten', stallThreshold: 1 },
+      thoughts: { require: 'yes' },
       stopWhen: [{ type: 'bogus' }],
       colour: 'blue',
     });
     expect(message).not.toContain('\n');
     expect(message.startsWith('Invalid agent config: ')).toBe(true);
-    for (const field of ['maxIterations:', 'stallThreshold:', 'requireThought:', 'stopWhen.0.type:', 'colour']) {
+    for (const field of [
+      'limits.maxIterations:',
+      'limits.stallThreshold:',
+      'thoughts.require:',
+      'stopWhen.0.type:',
+      'colour',
+    ]) {
       expect(message).toContain(field);
     }
     expect(message.split('; ')).toHaveLength(5);
@@ -189,50 +334,74 @@ describe('model settings', () => {
   };
 
   it('accepts all five, for the run and for a subagent, and leaves them unset by default', () => {
-    expect(valid({ ...all, subagents: { helper: { description: 'helps', ...all } } })).toMatchObject({
+    expect(
+      valid({ modelSettings: all, subagents: { helper: { description: 'helps', modelSettings: all } } }),
+    ).toMatchObject({
       ...all,
       subagents: { helper: all },
     });
-    expect(valid({ temperature: 0 }).temperature).toBe(0);
+    expect(valid({ modelSettings: { temperature: 0 } }).temperature).toBe(0);
     const unset = valid({});
     for (const key of Object.keys(all)) expect(unset).not.toHaveProperty(key);
   });
 
   it.each([
-    [{ temperature: 3 }, 'Invalid agent config: temperature: Too big: expected number to be <=2'],
-    [{ temperature: -0.5 }, 'Invalid agent config: temperature: Too small: expected number to be >=0'],
     [
-      { toolChoice: 'sometimes' },
-      'Invalid agent config: toolChoice: Invalid option: expected one of "auto"|"required"|"none"',
-    ],
-    [{ maxTokens: 0 }, 'Invalid agent config: maxTokens: Too small: expected number to be >=1'],
-    [{ maxTokens: 1.5 }, 'Invalid agent config: maxTokens: Invalid input: expected int, received number'],
-    [
-      { reasoningEffort: 'extreme' },
-      'Invalid agent config: reasoningEffort: Invalid option: expected one of "minimal"|"low"|"medium"|"high"',
+      { modelSettings: { temperature: 3 } },
+      'Invalid agent config: modelSettings.temperature: Too big: expected number to be <=2',
     ],
     [
-      { parallelToolCalls: 'no' },
-      'Invalid agent config: parallelToolCalls: Invalid input: expected boolean, received string',
+      { modelSettings: { temperature: -0.5 } },
+      'Invalid agent config: modelSettings.temperature: Too small: expected number to be >=0',
+    ],
+    [
+      { modelSettings: { toolChoice: 'sometimes' } },
+      'Invalid agent config: modelSettings.toolChoice: Invalid option: expected one of "auto"|"required"|"none"',
+    ],
+    [
+      { modelSettings: { maxTokens: 0 } },
+      'Invalid agent config: modelSettings.maxTokens: Too small: expected number to be >=1',
+    ],
+    [
+      { modelSettings: { maxTokens: 1.5 } },
+      'Invalid agent config: modelSettings.maxTokens: Invalid input: expected int, received number',
+    ],
+    [
+      { modelSettings: { reasoningEffort: 'extreme' } },
+      'Invalid agent config: modelSettings.reasoningEffort: Invalid option: expected one of "minimal"|"low"|"medium"|"high"',
+    ],
+    [
+      { modelSettings: { parallelToolCalls: 'no' } },
+      'Invalid agent config: modelSettings.parallelToolCalls: Invalid input: expected boolean, received string',
+    ],
+    [
+      { subagents: { helper: { description: 'helps', modelSettings: { temperature: 3 } } } },
+      'Invalid agent config: subagents.helper.modelSettings.temperature: Too big: expected number to be <=2',
     ],
     [
       { subagents: { helper: { description: 'helps', temperature: 3 } } },
-      'Invalid agent config: subagents.helper.temperature: Too big: expected number to be <=2',
+      'Invalid agent config: unknown field in subagents.helper: temperature',
     ],
   ])('refuses %j with one clear line', (input, expected) => {
     expect(invalid(input)).toBe(expected);
   });
 
   it('refuses tool settings in text mode, which sends no tools, rather than ignoring them', () => {
-    expect(invalid({ toolCalling: 'text', toolChoice: 'required' })).toBe(
-      "Invalid agent config: toolChoice: needs toolCalling 'native' (text mode offers the model no tools to choose from)",
+    expect(invalid({ modelSettings: { toolCalling: 'text', toolChoice: 'required' } })).toBe(
+      "Invalid agent config: modelSettings.toolChoice: needs modelSettings.toolCalling 'native' (text mode offers the model no tools to choose from)",
     );
     expect(
-      invalid({ toolCalling: 'text', subagents: { helper: { description: 'helps', parallelToolCalls: false } } }),
+      invalid({
+        modelSettings: { toolCalling: 'text' },
+        subagents: { helper: { description: 'helps', modelSettings: { parallelToolCalls: false } } },
+      }),
     ).toBe(
-      "Invalid agent config: subagents.helper.parallelToolCalls: needs toolCalling 'native' (text mode takes one action per reply)",
+      "Invalid agent config: subagents.helper.modelSettings.parallelToolCalls: needs modelSettings.toolCalling 'native' (text mode takes one action per reply)",
     );
     // The settings any request can carry are fine in text mode.
-    expect(valid({ toolCalling: 'text', temperature: 1, maxTokens: 50, reasoningEffort: 'high' }).temperature).toBe(1);
+    expect(
+      valid({ modelSettings: { toolCalling: 'text', temperature: 1, maxTokens: 50, reasoningEffort: 'high' } })
+        .temperature,
+    ).toBe(1);
   });
 });

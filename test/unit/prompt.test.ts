@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { agentConfigSchema, type AgentConfigInput } from '../../src/shared/config';
+import { resolvedConfigSchema, type ResolvedConfigInput } from '../../src/shared/config';
 import type { ChatMessage } from '../../src/shared/protocol';
 import type { ReActStep } from '../../src/shared/types';
 import { renderScratchpad } from '../../src/shared/protocol';
@@ -26,11 +26,11 @@ const steps: ReActStep[] = [
   call(2, 'Now subtract them.', 'calculator', { expression: '522000 - 342000' }, 'call-c', '180000'),
 ];
 
-const config = (input: AgentConfigInput = {}) =>
-  agentConfigSchema.parse({ systemPrompt: 'SYSTEM', thoughtPrompt: 'THINK', ...input });
+const config = (input: ResolvedConfigInput = {}) =>
+  resolvedConfigSchema.parse({ systemPrompt: 'SYSTEM', thoughtPrompt: 'THINK', ...input });
 
 const query = 'How many more people live in Lyon than in Nice?';
-const build = (input: AgentConfigInput, feedback: string[] = [], history = steps): ChatMessage[] =>
+const build = (input: ResolvedConfigInput, feedback: string[] = [], history = steps): ChatMessage[] =>
   buildMessages({ query, config: config(input), steps: history, feedback });
 
 describe('buildMessages in native mode', () => {

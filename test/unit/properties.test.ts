@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseTextReply } from '../../src/shared/protocol';
 import { readNativeReply, readTextReply } from '../../src/shared/protocol';
-import { agentConfigSchema, validateAgentConfig } from '../../src/shared/config';
+import { agentConfigSchema, validateAgentConfig } from '../../src/shared/agent-config';
 import { argsHash } from '../../src/shared/canonical';
 import { CHARS_PER_TOKEN, truncateToTokens } from '../../src/shared/observation';
 import { ExpressionError, evaluateExpression } from '../../src/worker/tools/builtin/expression-parser';

@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { type ApplicationFailure } from '@temporalio/common';
 import { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { agentConfigSchema } from '../../src/shared/config';
+import { resolvedConfigSchema } from '../../src/shared/config';
 import { DEFAULT_CONTEXT_WINDOW, knownContextWindow } from '../../src/shared/context-windows';
 import {
   MAX_THOUGHT_CHARS,
@@ -307,20 +307,20 @@ describe('known context windows', () => {
 
   it('assumes the default for a name it does not know', () => {
     expect(knownContextWindow('my-finetune')).toBeUndefined();
-    expect(agentConfigSchema.parse({}).contextWindow).toBeUndefined();
+    expect(resolvedConfigSchema.parse({}).contextWindow).toBeUndefined();
     expect(DEFAULT_CONTEXT_WINDOW).toBe(32_768);
   });
 });
 
 describe("requireThought: 'auto'", () => {
-  const config = agentConfigSchema.parse({});
+  const config = resolvedConfigSchema.parse({});
 
   it('is the default, and reads as strict in runs recorded before rule set 5', () => {
     expect(config.requireThought).toBe('auto');
     expect(thoughtPolicy(config, 5)).toBe('auto');
     expect(thoughtPolicy(config, 4)).toBe('strict');
-    expect(thoughtPolicy(agentConfigSchema.parse({ requireThought: true }), 5)).toBe('strict');
-    expect(thoughtPolicy(agentConfigSchema.parse({ requireThought: false }), 5)).toBe('off');
+    expect(thoughtPolicy(resolvedConfigSchema.parse({ requireThought: true }), 5)).toBe('strict');
+    expect(thoughtPolicy(resolvedConfigSchema.parse({ requireThought: false }), 5)).toBe('off');
   });
 
   it('runs a call that came with no thought at all', () => {

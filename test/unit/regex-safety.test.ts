@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { defineTool } from '../../src';
-import { validateAgentConfig } from '../../src/shared/config';
+import { validateAgentConfig } from '../../src/shared/agent-config';
 import { linearPattern, regexRisk, schemaPatterns } from '../../src/shared/regex-safety';
 import type { AnyToolDefinition } from '../../src/worker/tools/define-tool';
 import { ToolRegistry } from '../../src/worker/tools/registry';
@@ -40,17 +40,17 @@ describe('patterns the workflow refuses to run', () => {
     expect(schemaPatterns(schema).sort()).toEqual(['^z', 'x', 'y']);
   });
 
-  it('an outputSchema with such a pattern is refused before the run starts, instead of hanging the workflow task', () => {
+  it('an output.schema with such a pattern is refused before the run starts, instead of hanging the workflow task', () => {
     const outputSchema = {
       type: 'object',
       properties: { code: { type: 'string', pattern: '^(a+)+$' } },
       required: ['code'],
     };
-    const validation = validateAgentConfig({ outputSchema });
+    const validation = validateAgentConfig({ output: { schema: outputSchema } });
     expect(validation).toEqual({
       ok: false,
       message:
-        'Invalid agent config: outputSchema: pattern "^(a+)+$" repeats a group that itself repeats, which can take exponential time; rewrite it without a repeated group that repeats',
+        'Invalid agent config: output.schema: pattern "^(a+)+$" repeats a group that itself repeats, which can take exponential time; rewrite it without a repeated group that repeats',
     });
   });
 

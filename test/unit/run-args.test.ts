@@ -2,12 +2,11 @@ import { describe, expect, it } from 'vitest';
 import { parseRunArgs, UsageError } from '../../src/cli/args';
 
 describe('run flags for model settings', () => {
-  it('--temperature and --max-tokens set the config fields of the same names', () => {
+  it('--temperature and --max-tokens set the modelSettings fields of the same names', () => {
     expect(parseRunArgs(['--temperature', '0.5', '--max-tokens', '200', 'q']).config).toMatchObject({
-      temperature: 0.5,
-      maxTokens: 200,
+      modelSettings: { temperature: 0.5, maxTokens: 200 },
     });
-    expect(parseRunArgs(['q']).config).not.toHaveProperty('temperature');
+    expect(parseRunArgs(['q']).config.modelSettings?.temperature).toBeUndefined();
   });
 
   it.each([

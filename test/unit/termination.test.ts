@@ -1,9 +1,9 @@
 import { describe, it, expect } from 'vitest';
-import { agentConfigSchema, type AgentConfigInput, type StopCondition } from '../../src/shared/config';
+import { resolvedConfigSchema, type ResolvedConfigInput, type StopCondition } from '../../src/shared/config';
 import type { ReActAction, ReActStep } from '../../src/shared/types';
 import { checkBeforeThinking, findPhrase, matchStopCondition } from '../../src/workflow/termination';
 
-const config = (input: AgentConfigInput = {}) => agentConfigSchema.parse(input);
+const config = (input: ResolvedConfigInput = {}) => resolvedConfigSchema.parse(input);
 
 function step(action: ReActAction, thought: string, observation: string | null): ReActStep {
   return {

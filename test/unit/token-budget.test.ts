@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateAgentConfig, type AgentConfigInput } from '../../src/shared/config';
+import { validateResolvedConfig, type ResolvedConfigInput } from '../../src/shared/config';
 import { createRunState } from '../../src/workflow/run-state';
 import {
   allowance,
@@ -9,8 +9,8 @@ import {
   MIN_COMPLETION_TOKENS,
 } from '../../src/workflow/token-budget';
 
-function state(config: AgentConfigInput, used = 0, rules: 1 | 2 = 2) {
-  const validation = validateAgentConfig(config);
+function state(config: ResolvedConfigInput, used = 0, rules: 1 | 2 = 2) {
+  const validation = validateResolvedConfig(config);
   if (!validation.ok) throw new Error(validation.message);
   const run = createRunState('q', validation.config, 'wf', 0, false, undefined, {}, rules);
   run.usage = { promptTokens: used, completionTokens: 0, totalTokens: used };

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { AgentClient, AgentRunError, InvalidConfigError, type AgentConfigInput } from '../../src';
+import { AgentClient, AgentRunError, InvalidConfigError, type AgentConfig } from '../../src';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedTurn } from '../../src/testing';
 import { TERMINATION_REASONS } from '../../src/shared/termination-reasons';
 import { killWorkerProcesses, startWorkerProcess, type WorkerProcess } from '../support/worker-process';
@@ -26,7 +26,7 @@ const hostile = fc.oneof(
 );
 type Hostile = typeof hostile extends fc.Arbitrary<infer T> ? T : never;
 
-function firstTurn(input: Hostile): { turn: ScriptedTurn; config: AgentConfigInput } {
+function firstTurn(input: Hostile): { turn: ScriptedTurn; config: AgentConfig } {
   switch (input.kind) {
     case 'calls': {
       const args = input.tool === 'grep_search' ? { pattern: 'a' } : { expression: '1+1' };
@@ -45,7 +45,9 @@ function firstTurn(input: Hostile): { turn: ScriptedTurn; config: AgentConfigInp
     case 'schema':
       return {
         turn: { answer: '{"code": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa!"}' },
-        config: { outputSchema: { type: 'object', properties: { code: { type: 'string', pattern: input.pattern } } } },
+        config: {
+          output: { schema: { type: 'object', properties: { code: { type: 'string', pattern: input.pattern } } } },
+        },
       };
   }
 }
@@ -83,7 +85,11 @@ describe('hostile replies against a live worker process', () => {
         model.script(name, (_request, index) => (index === 0 ? turn : { answer: 'Done, with what I could get.' }));
         let outcome: string;
         try {
-          const run = await agents.start('Work out the figure.', { ...config, model: name, maxIterations: 4 });
+          const run = await agents.start('Work out the figure.', {
+            ...config,
+            model: name,
+            limits: { maxIterations: 4 },
+          });
           outcome = (await run.result()).terminationReason;
         } catch (error) {
           // A clear refusal is an outcome too: the config before the start, or the run failing with a typed error.

@@ -122,7 +122,7 @@ describe('MCP servers’ tools', () => {
 
   it("the run's time budget cancels an MCP call in flight, and the server hears of it", async () => {
     const run = await harness.start([call('spare__slow', { ms: 4000 }), { answer: 'out of time' }], 'q', {
-      timeoutSeconds: 1,
+      limits: { timeoutSeconds: 1 },
     });
     const result = await run.result();
     expect(result.terminationReason).toBe('timeout');

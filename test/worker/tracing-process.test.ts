@@ -70,8 +70,10 @@ describe('the worker process with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
       const collector = await startCollector();
       try {
         const taskQueue = `traced-${randomUUID()}`;
+        // Run-ahead off: the read-only calculator runs as its own activity, which gets a span of its own.
         const worker = await startWorkerProcess(taskQueue, model.baseURL, {
           OTEL_EXPORTER_OTLP_ENDPOINT: collector.endpoint,
+          WORKER_RUN_AHEAD: 'false',
         });
         const agentTurns: ScriptedTurn[] = [
           { status: 500, errorMessage: 'overloaded' }, // a failed model call, retried by Temporal
@@ -89,8 +91,7 @@ describe('the worker process with OTEL_EXPORTER_OTLP_ENDPOINT', () => {
             : (agentTurns.shift() ?? { status: 400, errorMessage: 'script exhausted' }),
         );
         const agents = await AgentClient.connect({ address: inject('temporalAddress'), taskQueue });
-        // runAhead off: the read-only calculator runs as its own activity, which gets a span of its own.
-        const run = await agents.start('q', { model: 'traced-run', critic: true, runAhead: false });
+        const run = await agents.start('q', { model: 'traced-run', critic: true });
         expect((await run.result()).finalAnswer).toBe('10');
         await agents.close();
         worker.child.kill('SIGTERM'); // shutdown flushes the batched spans

@@ -67,9 +67,9 @@ describe('confirmation decisions', () => {
     expect(String(seen?.content)).toContain('still referenced by invoices');
   });
 
-  it('a rejected call gives its maxCallsPerTool slot back: the next call waits for approval and runs', async () => {
+  it('a rejected call gives its limits.maxCallsPerTool slot back: the next call waits for approval and runs', async () => {
     const run = await harness.start([deleteCall('r6'), deleteCall('r7'), { answer: 'deleted r7 instead' }], 'q', {
-      maxCallsPerTool: { delete_record: 1 },
+      limits: { maxCallsPerTool: { delete_record: 1 } },
     });
     await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
     await harness.agents.reject(run.workflowId, 'c1-1', 'keep r6');

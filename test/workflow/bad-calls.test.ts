@@ -93,7 +93,7 @@ describe('bad tool calls become observations the model can act on', () => {
     expect(result.terminationReason).toBe('success');
   });
 
-  it('in strict mode (requireThought: true) a missing or degenerate thought is sent back and counted', async () => {
+  it('in strict mode (thoughts.require: true) a missing or degenerate thought is sent back and counted', async () => {
     const run = await harness.start(
       [
         { toolCalls: [{ name: 'calculator', args: { expression: '2*3' } }] },
@@ -108,7 +108,7 @@ describe('bad tool calls become observations the model can act on', () => {
         { answer: '6' },
       ],
       'test query',
-      { requireThought: true },
+      { thoughts: { require: true } },
     );
     const result = await run.result();
     expect(result.finalAnswer).toBe('6');
@@ -148,14 +148,12 @@ describe('bad tool calls become observations the model can act on', () => {
     expect(result.trace.errorHistory[0]?.message).toContain('final_answer needs {"answer": "..."}');
   });
 
-  it('maxCallsPerTool refuses calls over the cap with an observation', async () => {
+  it('limits.maxCallsPerTool refuses calls over the cap with an observation', async () => {
     const calc = { thought, toolCalls: [{ name: 'calculator', args: { expression: '5-1' } }] };
     const run = await harness.start(
       [calc, { ...calc, toolCalls: [{ name: 'calculator', args: { expression: '5-2' } }] }, { answer: '4' }],
       'q',
-      {
-        maxCallsPerTool: { calculator: 1 },
-      },
+      { limits: { maxCallsPerTool: { calculator: 1 } } },
     );
     const result = await run.result();
     expect(result.trace.steps[1]?.observation).toContain('at most 1 times');
@@ -173,7 +171,7 @@ describe('bad tool calls become observations the model can act on', () => {
         { answer: '42' },
       ],
       'q',
-      { maxCallsPerTool: { calculator: 1 } },
+      { limits: { maxCallsPerTool: { calculator: 1 } } },
     );
     const result = await run.result();
     expect(result.trace.steps[2]).toMatchObject({ isError: false, observationData: { result: 42 } });
@@ -201,7 +199,7 @@ describe('bad tool calls become observations the model can act on', () => {
         { answer: '42' },
       ],
       'q',
-      { maxCallsPerTool: { calculator: 1 } },
+      { limits: { maxCallsPerTool: { calculator: 1 } } },
     );
     const result = await run.result();
     const [bad, first, second] = result.trace.steps;
@@ -211,11 +209,11 @@ describe('bad tool calls become observations the model can act on', () => {
     expect(result.trace.toolRuns).toEqual({ calculator: 1 });
   });
 
-  it('long observations are truncated to maxObservationTokens before the model sees them', async () => {
+  it('long observations are truncated to history.maxObservationTokens before the model sees them', async () => {
     const run = await harness.start(
       [{ thought, toolCalls: [{ name: 'read_file', args: { path: 'big.txt' } }] }, { answer: 'a lot of x' }],
       'q',
-      { maxObservationTokens: 100 },
+      { history: { maxObservationTokens: 100 } },
     );
     const result = await run.result();
     const step = result.trace.steps[0];

@@ -24,12 +24,11 @@ async function waitForBudget(agents: AgentClient, workflowId: string, requestId?
   throw new Error(`run ${workflowId} did not ask for a budget raise in 15 s`);
 }
 
-describe("onBudget: 'ask' turns a limit into a request a person decides", () => {
+describe("limits.onReached: 'ask' turns a limit into a request a person decides", () => {
   it("approvers['@budget'] decide who may raise: others and anonymous signals are refused, anyone may stop (N13)", async () => {
     const run = await harness.start([calc('1+1'), { answer: 'Two.' }], 'q', {
-      maxIterations: 1,
-      onBudget: 'ask',
-      approvers: { '@budget': ['role:finance'] },
+      limits: { maxIterations: 1, onReached: 'ask' },
+      approvals: { approvers: { '@budget': ['role:finance'] } },
     });
     await waitForBudget(harness.agents, run.workflowId);
     const bob = new AgentClient({ client: harness.client, identity: 'bob', channel: 'client' });
@@ -57,8 +56,7 @@ describe("onBudget: 'ask' turns a limit into a request a person decides", () => 
 
   it('max_iterations: the run waits as a pending request; a raise lets it go on and finish', async () => {
     const run = await harness.start([calc('1+1'), calc('2+2'), calc('3+3'), { answer: 'Six.' }], 'q', {
-      maxIterations: 2,
-      onBudget: 'ask',
+      limits: { maxIterations: 2, onReached: 'ask' },
     });
     const request = await waitForBudget(harness.agents, run.workflowId);
     expect(request).toMatchObject({
@@ -105,9 +103,8 @@ describe("onBudget: 'ask' turns a limit into a request a person decides", () => 
       usage: { promptTokens: 300, completionTokens: 300 },
     });
     const run = await harness.start([heavy('1+1'), heavy('2+2'), { answer: 'Four.' }], 'q', {
-      tokenBudget: 1000,
       forceFinalAnswer: false,
-      onBudget: 'ask',
+      limits: { tokenBudget: 1000, onReached: 'ask' },
     });
     const request = await waitForBudget(harness.agents, run.workflowId);
     expect(request).toMatchObject({ limit: 'token_budget', current: 1000, unit: 'tokens' });
@@ -132,8 +129,7 @@ describe("onBudget: 'ask' turns a limit into a request a person decides", () => 
 
   it('timeout: the iteration in flight finishes, no new one starts until a raise re-arms the time budget', async () => {
     const run = await harness.start([{ ...calc('1+1'), delayMs: 2500 }, calc('2+2'), { answer: 'Four.' }], 'q', {
-      timeoutSeconds: 1,
-      onBudget: 'ask',
+      limits: { timeoutSeconds: 1, onReached: 'ask' },
     });
     const request = await waitForBudget(harness.agents, run.workflowId);
     expect(request).toMatchObject({ limit: 'timeout', current: 1, unit: 'seconds' });
@@ -151,12 +147,11 @@ describe("onBudget: 'ask' turns a limit into a request a person decides", () => 
     ]);
   });
 
-  it('no decision before approvalTimeout: the run stops as it would have without asking', async () => {
+  it('no decision before approvals.timeout: the run stops as it would have without asking', async () => {
     const run = await harness.start([calc('1+1'), calc('2+2')], 'q', {
-      maxIterations: 1,
-      onBudget: 'ask',
-      approvalTimeout: '1s',
       forceFinalAnswer: false,
+      limits: { maxIterations: 1, onReached: 'ask' },
+      approvals: { timeout: '1s' },
     });
     const result = await run.result();
     expect(result.terminationReason).toBe('max_iterations');
@@ -166,10 +161,9 @@ describe("onBudget: 'ask' turns a limit into a request a person decides", () => 
 
   it('a raise lasts across continue-as-new, and request IDs keep counting over the chain', async () => {
     const run = await harness.start([calc('1+1'), calc('2+2'), calc('3+3'), calc('4+4'), { answer: 'Done.' }], 'q', {
-      maxIterations: 2,
-      maxStepsPerRun: 2,
-      onBudget: 'ask',
       forceFinalAnswer: false,
+      limits: { maxIterations: 2, onReached: 'ask' },
+      history: { maxStepsPerRun: 2 },
     });
     await waitForBudget(harness.agents, run.workflowId, 'b1');
     await harness.agents.raiseBudget(run.workflowId, 1);

@@ -92,12 +92,15 @@ describe('queries', () => {
 
 describe('configuration', () => {
   it('is validated before the workflow starts, listing every bad field', async () => {
-    const started = harness.agents.start('q', { maxIterations: 'ten', stallThreshold: 0, colour: 'blue' } as never);
+    const started = harness.agents.start('q', {
+      limits: { maxIterations: 'ten', stallThreshold: 0 },
+      colour: 'blue',
+    } as never);
     await expect(started).rejects.toBeInstanceOf(InvalidConfigError);
     const message = (await started.catch((error: Error) => error.message)) as string;
     expect(message).toMatch(/^Invalid agent config: /);
-    expect(message).toContain('maxIterations');
-    expect(message).toContain('stallThreshold');
+    expect(message).toContain('limits.maxIterations');
+    expect(message).toContain('limits.stallThreshold');
     expect(message).toContain('unknown field: colour');
   });
 

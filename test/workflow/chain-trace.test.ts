@@ -34,9 +34,7 @@ describe('the trace of a finished continue-as-new chain', () => {
     const run = await harness.start(
       [calc('1+1'), calc('2+2'), calc('3+3'), calc('4+4'), { answer: 'done adding' }],
       'add four times',
-      {
-        maxStepsPerRun: 2,
-      },
+      { history: { maxStepsPerRun: 2 } },
     );
     const expected = [
       [1, { expression: '1+1' }, '{"expression":"1+1","result":2}'],
@@ -62,9 +60,7 @@ describe('the trace of a finished continue-as-new chain', () => {
     const run = await harness.start(
       [calc('1+1'), calc('2+2'), calc('3+3'), { status: 401, errorMessage: 'Incorrect API key provided' }],
       'q',
-      {
-        maxStepsPerRun: 2,
-      },
+      { history: { maxStepsPerRun: 2 } },
     );
     const expected = [
       [1, { expression: '1+1' }, '{"expression":"1+1","result":2}'],
@@ -85,7 +81,7 @@ describe('the trace of a finished continue-as-new chain', () => {
 
   it('each run hands over only its own steps: the next run does not carry them further', async () => {
     const run = await harness.start([calc('1'), calc('2'), calc('3'), calc('4'), { answer: 'done' }], 'q', {
-      maxStepsPerRun: 2,
+      history: { maxStepsPerRun: 2 },
     });
     await run.result();
     const archived: number[][] = [];

@@ -44,8 +44,8 @@ function readFive(): ScriptedResponder {
 describe('context window', () => {
   it('compacts before a prompt would overflow the configured window, and the run goes on', async () => {
     const run = await harness.start(modelWithWindow(4000, readFive()), 'read the bulk texts', {
-      contextWindow: 4000,
-      maxIterations: 12,
+      modelSettings: { contextWindow: 4000 },
+      limits: { maxIterations: 12 },
     });
     const result = await run.result();
 
@@ -60,7 +60,9 @@ describe('context window', () => {
 
   it("learns the window from the provider's context-length error, compacts and goes on", async () => {
     // No contextWindow: the run assumes 32,768 tokens until the model says 4,000.
-    const run = await harness.start(modelWithWindow(4000, readFive()), 'read the bulk texts', { maxIterations: 12 });
+    const run = await harness.start(modelWithWindow(4000, readFive()), 'read the bulk texts', {
+      limits: { maxIterations: 12 },
+    });
     const result = await run.result();
 
     expect(result.terminationReason).toBe('success');

@@ -29,7 +29,10 @@ const responder: ScriptedResponder = (request) => {
 
 describe('conversations', () => {
   it('a three-turn conversation: each turn answered with the earlier ones in view, then the idle timeout ends it', async () => {
-    const run = await harness.start(responder, 'What is 2 + 3?', { conversationIdleTimeout: '2s', maxIterations: 3 });
+    const run = await harness.start(responder, 'What is 2 + 3?', {
+      conversation: { idleTimeout: '2s' },
+      limits: { maxIterations: 3 },
+    });
     const second = await run.ask('And double that?');
     expect(second).toEqual({
       turn: 2,
@@ -65,12 +68,12 @@ describe('conversations', () => {
     await expect(run.send('Still there?')).rejects.toThrow(MessageRefusedError);
   });
 
-  it('budgets: maxIterations is per turn, the token budget counts the whole conversation', async () => {
+  it('budgets: limits.maxIterations is per turn, the token budget counts the whole conversation', async () => {
     const calc = { thought, toolCalls: [{ name: 'calculator', args: { expression: '1 + 1' } }] };
     const run = await harness.start(
       (request) => (lastUser(request).includes('first') ? calc : { answer: 'Fine.' }),
       'Do the first thing.',
-      { conversationIdleTimeout: '1s', maxIterations: 2 },
+      { conversation: { idleTimeout: '1s' }, limits: { maxIterations: 2 } },
     );
     const second = await run.ask('Now the second.');
     // Turn 1 used its 2 iterations on calls (max_iterations), turn 2 had 2 of its own.
@@ -80,7 +83,7 @@ describe('conversations', () => {
     const third = await harness.start(
       (request) => ({ answer: `Answered ${lastUser(request)}`, usage: { promptTokens: 600, completionTokens: 0 } }),
       'one',
-      { conversationIdleTimeout: '1s', tokenBudget: 1000 },
+      { conversation: { idleTimeout: '1s' }, limits: { tokenBudget: 1000 } },
     );
     const next = await third.ask('two');
     expect(next).toMatchObject({ turn: 2, reason: 'token_budget' });
@@ -88,11 +91,11 @@ describe('conversations', () => {
 
   it('a run that is no conversation refuses messages with a clear error, and the refusal leaves no trace', async () => {
     const run = await harness.start([{ answer: 'Done.' }, { answer: 'Unexpected.' }], 'q', {
-      approvalTimeout: '1h',
+      approvals: { timeout: '1h' },
     });
     await run.result();
     await expect(run.send('more?')).rejects.toThrow(MessageRefusedError);
-    const convo = await harness.start([{ answer: 'Hi.' }], 'hello', { conversationIdleTimeout: '5s' });
+    const convo = await harness.start([{ answer: 'Hi.' }], 'hello', { conversation: { idleTimeout: '5s' } });
     await expect(convo.send('   ')).rejects.toThrow('Message refused: a message must be a non-empty string');
     const history = await harness.client.workflow.getHandle(convo.workflowId).fetchHistory();
     expect(JSON.stringify(history)).not.toContain('UPDATE_ACCEPTED');
@@ -104,7 +107,7 @@ describe('conversations', () => {
     const convo = await harness.start(
       [{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'q1' } }] }, { answer: 'Done.' }],
       'clean up',
-      { conversationIdleTimeout: '5s' },
+      { conversation: { idleTimeout: '5s' } },
     );
     await waitForPending(harness, convo.workflowId);
     const big = 'm'.repeat(100_000);
@@ -125,7 +128,7 @@ describe('conversations', () => {
         return { answer: question.includes('three sums') ? 'Sums done.' : `Noted: ${question}` };
       },
       'Remember the number 7.',
-      { conversationIdleTimeout: '3s', maxStepsPerRun: 2 },
+      { conversation: { idleTimeout: '3s' }, history: { maxStepsPerRun: 2 } },
     );
     expect(await run.ask('Now do three sums.')).toMatchObject({ turn: 2, finalAnswer: 'Sums done.' });
     const cli = path.resolve(__dirname, '../../dist/cli/main.js');
@@ -149,8 +152,8 @@ describe('conversations', () => {
     // Each turn answers at once, so the loop's check between iterations never runs: before rule set 6 such a
     // conversation stayed in one run until Temporal refused its 2,001st update.
     const run = await harness.start((request) => ({ answer: `Noted: ${lastUser(request)}` }), 'first', {
-      conversationIdleTimeout: '4s',
-      maxStepsPerRun: 2,
+      conversation: { idleTimeout: '4s' },
+      history: { maxStepsPerRun: 2 },
     });
     for (const message of ['second', 'third', 'fourth']) {
       expect(await run.ask(message)).toMatchObject({ finalAnswer: `Noted: ${message}`, reason: 'success' });
@@ -170,8 +173,8 @@ describe('conversations', () => {
     const long = 'x'.repeat(60_000);
     const calc = { thought, toolCalls: [{ name: 'calculator', args: { expression: '1+1' } }] };
     const run = await harness.start([calc, { answer: long }], 'write a lot', {
-      conversationIdleTimeout: '2s',
-      maxStepsPerRun: 2,
+      conversation: { idleTimeout: '2s' },
+      history: { maxStepsPerRun: 2 },
     });
     const result = await run.result();
     expect(result.trace.run).toBeGreaterThanOrEqual(2); // it handed over while it waited
@@ -184,8 +187,8 @@ describe('conversations', () => {
 
   it('a subagent of a conversation answers its task and returns at once, without waiting for messages', async () => {
     const run = await harness.start(delegatingScript([{ answer: '144.' }]), 'q', {
-      conversationIdleTimeout: '1h',
       subagents: researcherSubagents,
+      conversation: { idleTimeout: '1h' },
     });
     // The first turn ends while the conversation stays open: had the child become a conversation, this would hang.
     for await (const event of run.events()) if (event.type === 'turn_ended') break;

@@ -14,7 +14,7 @@ const approvalRun = () =>
   harness.start(
     [{ toolCalls: [{ name: 'calculator', args: { expression: '2+2' } }] }, { content: 'It is 4.' }],
     'What is 2+2?',
-    { requireConfirmation: ['calculator'] },
+    { approvals: { require: ['calculator'] } },
   );
 
 /** Follows a run until the signal aborts it; resolves with what it saw. */

@@ -72,7 +72,7 @@ describe('event streams', () => {
       ...['1+1', '2+2', '3+3', '4+4', '5+5'].map(calc),
       { answer: 'All sums done.' },
     ];
-    const run = await harness.start(turns, 'sum things', { maxStepsPerRun: 2 });
+    const run = await harness.start(turns, 'sum things', { history: { maxStepsPerRun: 2 } });
     // One consumer follows the whole chain live; another leaves while the run waits for a person.
     const live = collect(run.events());
     const first = await collect(run.events(), (event) => event.type === 'approval_pending');
@@ -100,7 +100,10 @@ describe('event streams', () => {
       toolCalls: [{ name: 'bulk_text', args: { kb: 8, fill } }],
     });
     const turns = [...Array.from('abcdefgh', bulk), { answer: 'Fetched every export.' }];
-    const run = await harness.start(turns, 'fetch the exports', { maxStepsPerRun: 2, maxIterations: 12 });
+    const run = await harness.start(turns, 'fetch the exports', {
+      history: { maxStepsPerRun: 2 },
+      limits: { maxIterations: 12 },
+    });
     await run.result();
 
     const whole = await collect(run.events());

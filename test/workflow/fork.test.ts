@@ -94,7 +94,7 @@ describe('fork', () => {
         },
       ],
       'add, then delete',
-      { maxStepsPerRun: 2, carrySteps: 1 },
+      { history: { maxStepsPerRun: 2, carrySteps: 1 } },
     );
     await waitForPending(harness, parent.workflowId);
     expect((await parent.getTrace()).run).toBe(2);
@@ -140,7 +140,7 @@ describe('continue', () => {
     const parent = await harness.start(
       [effect('a'), effect('b'), { answer: 'I ran out of iterations after two effects.' }],
       'record three effects',
-      { maxIterations: 2 },
+      { limits: { maxIterations: 2 } },
     );
     const stopped = await parent.result();
     expect(stopped.terminationReason).toBe('max_iterations');
@@ -175,9 +175,8 @@ describe('continue', () => {
     const thought = `The export is needed whole, so I fetch the next part. ${'Reasoning. '.repeat(400)}`;
     const fetchNext = (): ScriptedTurn => ({ thought, toolCalls: [{ name: 'bulk_text', args: { kb: 8 } }] });
     const parent = await harness.start(fetchNext, 'fetch', {
-      maxIterations: 400,
-      stallThreshold: 1000,
       forceFinalAnswer: false,
+      limits: { maxIterations: 400, stallThreshold: 1000 },
     });
     const stopped = await parent.result();
     expect(stopped.terminationReason).toBe('max_iterations');

@@ -66,13 +66,11 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     await expect(harness.agents.answer(run.workflowId, 'again')).rejects.toThrow();
   });
 
-  it('approval timeout with onApprovalTimeout "reject": the model is told no decision arrived and continues', async () => {
+  it('approval timeout with approvals.onTimeout "reject": the model is told no decision arrived and continues', async () => {
     const run = await harness.start(
       [{ thought, toolCalls: [{ name: 'delete_record', args: { id: 't1' } }] }, { answer: 'left it alone' }],
       'q',
-      {
-        approvalTimeout: '2s',
-      },
+      { approvals: { timeout: '2s' } },
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('success');
@@ -81,17 +79,14 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     expect(recordedEffects.has(`${run.firstRunId}:c1-1`)).toBe(false);
   });
 
-  it('approval timeout with onApprovalTimeout "end": the run ends with reason timeout', async () => {
+  it('approval timeout with approvals.onTimeout "end": the run ends with reason timeout', async () => {
     const run = await harness.start(
       [
         { thought, toolCalls: [{ name: 'delete_record', args: { id: 't2' } }] },
         { answer: 'Stopped: nobody approved.' },
       ],
       'q',
-      {
-        approvalTimeout: 2,
-        onApprovalTimeout: 'end',
-      },
+      { approvals: { timeout: 2, onTimeout: 'end' } },
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('timeout');
@@ -127,14 +122,14 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     ]);
 
     // A rule-based policy is the run's to waive: the large transfer runs without a decision.
-    const waived = await harness.start([large, { answer: 'ok' }], 'q', { skipConfirmation: ['transfer'] });
+    const waived = await harness.start([large, { answer: 'ok' }], 'q', { approvals: { skip: ['transfer'] } });
     expect((await waived.result()).trace.steps[0]).toMatchObject({ observation: 'sent 500 to bob' });
     expect((await waived.result()).trace.steps[0]?.decision).toBeUndefined();
 
     const required = await harness.start(
       [{ thought, toolCalls: [{ name: 'calculator', args: { expression: '1+1' } }] }, { answer: 'ok' }],
       'q',
-      { requireConfirmation: ['calculator'] },
+      { approvals: { require: ['calculator'] } },
     );
     expect((await waitForPending(harness, required.workflowId)).approvals[0]?.tool).toBe('calculator');
     await harness.agents.approve(required.workflowId);
@@ -145,9 +140,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     const run = await harness.start(
       [{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'mandatory' } }] }, { answer: 'ok' }],
       'q',
-      {
-        skipConfirmation: ['calculator', 'delete_record'],
-      },
+      { approvals: { skip: ['calculator', 'delete_record'] } },
     );
     const failure = await run.result().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AgentRunError);

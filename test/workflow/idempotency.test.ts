@@ -37,7 +37,7 @@ describe('idempotency keys', () => {
 
   it('a continue-as-new chain keeps one key prefix: the first run ID', async () => {
     const run = await harness.start([record('a'), record('b'), record('c'), { answer: 'all recorded' }], 'q', {
-      maxStepsPerRun: 2,
+      history: { maxStepsPerRun: 2 },
     });
     const result = await run.result();
     expect(result.trace.run).toBe(2);

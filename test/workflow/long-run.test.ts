@@ -43,7 +43,7 @@ describe('long runs stay bounded', () => {
               usage: { promptTokens: 10, completionTokens: 2 },
             }
           : { answer: 'Counted to 1000.', usage: { promptTokens: 10, completionTokens: 2 } };
-      const run = await harness.start(responder, 'count to 1000', { maxIterations: 2000 });
+      const run = await harness.start(responder, 'count to 1000', { limits: { maxIterations: 2000 } });
       const result = await run.result();
 
       expect(result.terminationReason).toBe('success');
@@ -85,7 +85,11 @@ describe('long runs stay bounded', () => {
               toolCalls: [{ name: 'bulk_text', args: { kb: 60 + index } }],
             },
       'q',
-      { maxIterations: 30, carrySteps: 2, maxObservationTokens: 15_000, contextWindow: 10_000_000 },
+      {
+        limits: { maxIterations: 30 },
+        history: { carrySteps: 2, maxObservationTokens: 15_000 },
+        modelSettings: { contextWindow: 10_000_000 },
+      },
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('success');
@@ -99,11 +103,7 @@ describe('long runs stay bounded', () => {
     const run = await harness.start(
       [{ thought: EXPORTS, toolCalls: bulkCalls() }, { answer: 'All eight read.' }],
       'q',
-      {
-        maxObservationTokens: 100_000,
-        maxToolCallsPerReply: 8,
-        carrySteps: 8,
-      },
+      { history: { maxObservationTokens: 100_000, carrySteps: 8 }, limits: { maxToolCallsPerReply: 8 } },
     );
     // ~3.2 MB of observations in one run: the next run's input, carrying them to the model, would be too.
     const result = await run.result();
@@ -124,9 +124,8 @@ describe('long runs stay bounded', () => {
     // The second identical batch (in the second run) stalls the run within the iteration: no hand-over before the
     // result, which would carry ~3.2 MB of that run's steps.
     const run = await harness.start([bulk, bulk, { answer: 'Here is what the exports say.' }], 'q', {
-      maxObservationTokens: 100_000,
-      maxToolCallsPerReply: 8,
-      stallThreshold: 2,
+      history: { maxObservationTokens: 100_000 },
+      limits: { maxToolCallsPerReply: 8, stallThreshold: 2 },
     });
     const result = await run.result();
     expect(result.terminationReason).toBe('stalled');
@@ -148,7 +147,11 @@ describe('long runs stay bounded', () => {
     });
     // Reported usage (1000 per call) dwarfs the character estimate of a prompt (a few hundred tokens): after the
     // first report the budget check knows a call costs ~1000, in the next run too.
-    const run = await harness.start(responder, 'q', { maxStepsPerRun: 2, tokenBudget: 3600, forceFinalAnswer: false });
+    const run = await harness.start(responder, 'q', {
+      forceFinalAnswer: false,
+      history: { maxStepsPerRun: 2 },
+      limits: { tokenBudget: 3600 },
+    });
     await waitForPending(harness, run.workflowId);
     await harness.agents.approve(run.workflowId, 'c1-1', { always: true });
     const result = await run.result();
@@ -183,7 +186,7 @@ describe('long runs stay bounded', () => {
         { answer: '42' },
       ],
       'q',
-      { maxStepsPerRun: 2, maxCallsPerTool: { calculator: 1 } },
+      { history: { maxStepsPerRun: 2 }, limits: { maxCallsPerTool: { calculator: 1 } } },
     );
     const cappedResult = await capped.result();
     expect(cappedResult.trace.run).toBe(2);
@@ -192,8 +195,8 @@ describe('long runs stay bounded', () => {
     expect(cappedResult.trace.toolRuns).toEqual({ calculator: 1 });
 
     const stalled = await harness.start([calc('2+2', '2+2'), calc('2+2'), calc('2+2'), { answer: '4' }], 'q', {
-      maxStepsPerRun: 2,
-      stallThreshold: 3,
+      history: { maxStepsPerRun: 2 },
+      limits: { stallThreshold: 3 },
     });
     const stalledResult = await stalled.result();
     expect(stalledResult.trace.run).toBe(2);

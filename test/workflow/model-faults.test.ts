@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AgentRunError } from '../../src/client';
-import { createHarness, useHarness } from '../support/harness';
+import { createHarness, useHarness, type Harness } from '../support/harness';
 
 const harness = useHarness();
 
@@ -45,21 +45,6 @@ describe('model endpoint faults', () => {
     expect(history).not.toContain(apiKey);
   });
 
-  it("with modelCalls: 'local', a 500 is retried and a 401 still fails the run fast with its type", async () => {
-    const retried = await harness.start([{ status: 500 }, { answer: 'fine after a retry' }], 'q', {
-      modelCalls: 'local',
-    });
-    expect((await retried.result()).finalAnswer).toBe('fine after a retry');
-    expect(harness.model.requests(retried.modelName)).toHaveLength(2);
-    const refused = await harness.start([{ status: 401, errorMessage: 'Incorrect API key provided' }], 'q', {
-      modelCalls: 'local',
-    });
-    const error = (await refused.result().catch((caught: unknown) => caught)) as AgentRunError;
-    expect(error).toBeInstanceOf(AgentRunError);
-    expect(error.type).toBe('ModelAuthenticationError');
-    expect(harness.model.requests(refused.modelName)).toHaveLength(1);
-  });
-
   it('404 names the model and the variables to check', async () => {
     const run = await harness.start([{ status: 404, errorMessage: 'The model does not exist' }]);
     const error = (await run.result().catch((caught: unknown) => caught)) as AgentRunError;
@@ -90,21 +75,39 @@ describe('model endpoint faults', () => {
     }
   });
 
-  it.each(['activity', 'local'] as const)(
-    'a multi-megabyte reply (modelCalls: %s) is refused once, with its size, and the run goes on',
-    async (modelCalls) => {
-      const run = await harness.start([{ answer: 'x'.repeat(3_000_000) }, { answer: 'Short answer.' }], 'q', {
-        modelCalls,
-      });
-      const result = await run.result();
-      expect(result).toMatchObject({ terminationReason: 'success', finalAnswer: 'Short answer.' });
-      // One paid call for the huge reply, not one per retry.
-      const requests = harness.model.requests(run.modelName);
-      expect(requests).toHaveLength(2);
-      expect(String(requests[1]?.messages.at(-1)?.content)).toContain(
-        'Your reply was 3000000 characters; replies over 200000 characters are not read. Reply more briefly.',
-      );
-      expect(JSON.stringify(result).length).toBeLessThan(100_000);
-    },
-  );
+  it('a multi-megabyte reply is refused once, with its size, and the run goes on', async () => {
+    await expectHugeReplyRefusedOnce(harness);
+  });
 });
+
+describe("model endpoint faults with the worker's modelCalls.local", () => {
+  const local = useHarness({ modelCalls: { local: true } });
+
+  it('a 500 is retried and a 401 still fails the run fast with its type', async () => {
+    const retried = await local.start([{ status: 500 }, { answer: 'fine after a retry' }]);
+    expect((await retried.result()).finalAnswer).toBe('fine after a retry');
+    expect(local.model.requests(retried.modelName)).toHaveLength(2);
+    const refused = await local.start([{ status: 401, errorMessage: 'Incorrect API key provided' }]);
+    const error = (await refused.result().catch((caught: unknown) => caught)) as AgentRunError;
+    expect(error).toBeInstanceOf(AgentRunError);
+    expect(error.type).toBe('ModelAuthenticationError');
+    expect(local.model.requests(refused.modelName)).toHaveLength(1);
+  });
+
+  it('a multi-megabyte reply is refused once, with its size, and the run goes on', async () => {
+    await expectHugeReplyRefusedOnce(local);
+  });
+});
+
+/** A reply over the size limit costs one paid call, not one per retry, and the model is told to be brief. */
+async function expectHugeReplyRefusedOnce(on: Pick<Harness, 'start' | 'model'>): Promise<void> {
+  const run = await on.start([{ answer: 'x'.repeat(3_000_000) }, { answer: 'Short answer.' }]);
+  const result = await run.result();
+  expect(result).toMatchObject({ terminationReason: 'success', finalAnswer: 'Short answer.' });
+  const requests = on.model.requests(run.modelName);
+  expect(requests).toHaveLength(2);
+  expect(String(requests[1]?.messages.at(-1)?.content)).toContain(
+    'Your reply was 3000000 characters; replies over 200000 characters are not read. Reply more briefly.',
+  );
+  expect(JSON.stringify(result).length).toBeLessThan(100_000);
+}

@@ -29,7 +29,7 @@ const answer: ScriptedTurn = { toolCalls: [{ name: 'final_answer', args: { answe
 
 describe('model settings', () => {
   it('go with every thinking call under their API names', async () => {
-    const run = await harness.start([calculation, answer], 'What is 6*7?', settings);
+    const run = await harness.start([calculation, answer], 'What is 6*7?', { modelSettings: settings });
     const result = await run.result();
     expect(result.finalAnswer).toBe('42');
     const requests = harness.model.requests(run.modelName);
@@ -45,11 +45,17 @@ describe('model settings', () => {
   });
 
   it('cap a call at the smaller of maxTokens and what the token budget leaves', async () => {
-    const roomy = await harness.start([calculation, answer], 'q', { maxTokens: 300, tokenBudget: 1_000_000 });
+    const roomy = await harness.start([calculation, answer], 'q', {
+      modelSettings: { maxTokens: 300 },
+      limits: { tokenBudget: 1_000_000 },
+    });
     await roomy.result();
     for (const request of harness.model.requests(roomy.modelName)) expect(request.max_tokens).toBe(300);
 
-    const tight = await harness.start([calculation, answer], 'q', { maxTokens: 5000, tokenBudget: 4000 });
+    const tight = await harness.start([calculation, answer], 'q', {
+      modelSettings: { maxTokens: 5000 },
+      limits: { tokenBudget: 4000 },
+    });
     await tight.result();
     const [first] = harness.model.requests(tight.modelName);
     expect(first?.max_tokens).toBeGreaterThan(64);
@@ -58,8 +64,8 @@ describe('model settings', () => {
 
   it('go with the forced final answer too, except the tool fields a request without tools cannot carry', async () => {
     const run = await harness.start([calculation, { answer: 'Stopped at 42.' }], 'q', {
-      ...settings,
-      maxIterations: 1,
+      modelSettings: settings,
+      limits: { maxIterations: 1 },
     });
     const result = await run.result();
     expect(result.terminationReason).toBe('max_iterations');
@@ -87,18 +93,14 @@ describe('model settings', () => {
     const responder: ScriptedResponder = (request) =>
       (isChild(request) ? childTurns[childIndex++] : parentTurns[parentIndex++]) ?? { status: 400 };
     const run = await harness.start(responder, 'q', {
-      temperature: 0.9,
-      reasoningEffort: 'high',
       subagents: {
         researcher: {
           description: 'works things out',
           systemPrompt: researcher,
-          temperature: 0.1,
-          maxTokens: 123,
-          toolChoice: 'required',
-          parallelToolCalls: false,
+          modelSettings: { temperature: 0.1, maxTokens: 123, toolChoice: 'required', parallelToolCalls: false },
         },
       },
+      modelSettings: { temperature: 0.9, reasoningEffort: 'high' },
     });
     expect((await run.result()).finalAnswer).toBe('The researcher found 42.');
     const requests = harness.model.requests(run.modelName);
@@ -123,12 +125,18 @@ describe('model settings', () => {
   });
 
   it.each([
-    [{ temperature: 3 }, 'Invalid agent config: temperature: Too big: expected number to be <=2'],
     [
-      { toolChoice: 'sometimes' },
-      'Invalid agent config: toolChoice: Invalid option: expected one of "auto"|"required"|"none"',
+      { modelSettings: { temperature: 3 } },
+      'Invalid agent config: modelSettings.temperature: Too big: expected number to be <=2',
     ],
-    [{ maxTokens: 0 }, 'Invalid agent config: maxTokens: Too small: expected number to be >=1'],
+    [
+      { modelSettings: { toolChoice: 'sometimes' } },
+      'Invalid agent config: modelSettings.toolChoice: Invalid option: expected one of "auto"|"required"|"none"',
+    ],
+    [
+      { modelSettings: { maxTokens: 0 } },
+      'Invalid agent config: modelSettings.maxTokens: Too small: expected number to be >=1',
+    ],
   ])('an invalid %j is refused before the run starts, in one line', async (config, message) => {
     const started = harness.agents.start('q', config as never);
     await expect(started).rejects.toBeInstanceOf(InvalidConfigError);
@@ -140,13 +148,13 @@ describe('model settings', () => {
     await harness.client.workflow.start(AGENT_WORKFLOW_TYPE, {
       taskQueue: harness.agents.taskQueue,
       workflowId,
-      args: [{ query: 'q', config: { toolCalling: 'text', toolChoice: 'required' } }],
+      args: [{ query: 'q', config: { modelSettings: { toolCalling: 'text', toolChoice: 'required' } } }],
     });
     const failure = await harness.agents.result(workflowId).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AgentRunError);
     expect((failure as AgentRunError).type).toBe(ErrorType.InvalidConfig);
     expect((failure as AgentRunError).message).toBe(
-      "Invalid agent config: toolChoice: needs toolCalling 'native' (text mode offers the model no tools to choose from)",
+      "Invalid agent config: modelSettings.toolChoice: needs modelSettings.toolCalling 'native' (text mode offers the model no tools to choose from)",
     );
   });
 });

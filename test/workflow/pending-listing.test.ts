@@ -17,7 +17,7 @@ async function itemsOf(workflowId: string, cache: PendingCache) {
 describe('listing what waits reads only runs that changed (N12)', () => {
   it('an unchanged run is not queried again; a run with a new pending call is, at the next listing', async () => {
     const run = await harness.start([calc('1+1'), calc('2+2'), { content: 'Done.' }], 'two sums', {
-      requireConfirmation: ['calculator'],
+      approvals: { require: ['calculator'] },
     });
     await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
     const cache: PendingCache = new Map();

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { AgentConfigInput } from '../../src/shared/config';
+import type { AgentConfig } from '../../src/shared/agent-config';
 import { PERSONALITIES, type Personality, type ScriptedTurn } from '../../src/testing';
 import { useHarness } from '../support/harness';
 
@@ -24,10 +24,10 @@ const SCRIPT: ScriptedTurn[] = [
   { thought: 'Both results are in: 391 and 7.', answer: '17 * 23 = 391, and "durable" has 7 characters.' },
 ];
 
-async function play(personality: Personality, config: AgentConfigInput = {}) {
+async function play(personality: Personality, config: AgentConfig = {}) {
   const modelName = `persona-${personality}-${randomUUID()}`;
   harness.model.script(modelName, SCRIPT, { personality });
-  const textMode = personality === 'sloppy-text' ? { toolCalling: 'text' as const } : {};
+  const textMode = personality === 'sloppy-text' ? { modelSettings: { toolCalling: 'text' as const } } : {};
   const handle = await harness.agents.start('What is 17 * 23, and how long is "durable"?', {
     ...textMode,
     ...config,
@@ -57,7 +57,7 @@ describe('personalities of real servers, default config', () => {
     '%s: the reasoning is the thought of each step, streamed or not',
     async (personality) => {
       for (const stream of [false, true]) {
-        const { result } = await play(personality, { stream });
+        const { result } = await play(personality, { modelSettings: { stream } });
         expect(result.terminationReason).toBe('success');
         expect(result.trace.steps[0]?.thought).toBe(SCRIPT[0]?.thought);
         expect(result.trace.steps[1]?.thought).toBe(SCRIPT[1]?.thought);
@@ -80,7 +80,7 @@ describe('personalities of real servers, default config', () => {
     );
     const handle = await harness.agents.start('What is 2 + 2?', {
       model: modelName,
-      successPhrases: ['TASK COMPLETE'],
+      stopWhen: [{ type: 'thought_contains', text: 'TASK COMPLETE', outcome: 'success' }],
     });
     const result = await handle.result();
 
@@ -99,7 +99,7 @@ describe('personalities of real servers, default config', () => {
       toolCalls: [{ name: 'calculator', args: { expression: '1 + 1' } }],
     };
     harness.model.script(modelName, [call, call], { personality: 'reasoning-field' });
-    const handle = await harness.agents.start('Keep adding.', { model: modelName, maxIterations: 1 });
+    const handle = await harness.agents.start('Keep adding.', { model: modelName, limits: { maxIterations: 1 } });
     const result = await handle.result();
 
     expect(result.terminationReason).toBe('max_iterations');
@@ -115,9 +115,9 @@ describe('personalities of real servers, default config', () => {
     expect(lenient.result.trace.steps[0]?.thought).toBe('');
     expect(lenient.result.trace.rejectedThoughts).toBe(0);
 
-    // requireThought: true keeps the old rule: every call without a thought is sent back, so no tool ever runs and
+    // thoughts.require: true keeps the old rule: every call without a thought is sent back, so no tool ever runs and
     // the answer comes without the work behind it.
-    const strict = await play('no-text-calls', { requireThought: true });
+    const strict = await play('no-text-calls', { thoughts: { require: true } });
     expect(strict.result.trace.rejectedThoughts).toBe(2);
     expect(strict.result.trace.steps.filter((step) => step.action.type === 'tool_call')).toEqual([]);
   });

@@ -39,7 +39,7 @@ function expectEachPromptExtendsTheLast(requests: RecordedRequest[]): void {
 }
 
 async function runSteps(harness: Omit<Harness, 'close'>): Promise<{ requests: RecordedRequest[]; inputs: number[] }> {
-  const run = await harness.start(responder, 'compute twelve values', { maxIterations: STEPS + 1 });
+  const run = await harness.start(responder, 'compute twelve values', { limits: { maxIterations: STEPS + 1 } });
   const result = await run.result();
   expect(result.terminationReason).toBe('success');
   return {

@@ -44,7 +44,9 @@ describe('real servers’ replies through the loop', () => {
   ])('%s: the calculator call runs and the run answers', async (id) => {
     const { response, expect: wanted } = fixture(id);
     const stream = response.kind === 'sse';
-    const run = await harness.start([{ raw: response }, { answer: 'Done.' }], 'compute it', { stream });
+    const run = await harness.start([{ raw: response }, { answer: 'Done.' }], 'compute it', {
+      modelSettings: { stream },
+    });
     const result = await run.result();
 
     expect(result.terminationReason).toBe('success');

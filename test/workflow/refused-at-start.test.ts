@@ -18,9 +18,7 @@ describe('runs refused at their start', () => {
     const run = await harness.start(
       [{ thought, toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] }],
       'q',
-      {
-        requireConfirmation: ['calculater'],
-      },
+      { approvals: { require: ['calculater'] } },
     );
     const failure = await run.result().catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AgentRunError);
@@ -38,7 +36,7 @@ describe('runs refused at their start', () => {
     const handle = await harness.client.workflow.start(AGENT_WORKFLOW_TYPE, {
       taskQueue: harness.agents.taskQueue,
       workflowId,
-      args: [{ query: 'q', config: { maxIterations: -1 } }],
+      args: [{ query: 'q', config: { limits: { maxIterations: -1 } } }],
       typedSearchAttributes: [{ key: AgentStatusKey, value: 'Running' }],
     });
     await expect(handle.result()).rejects.toThrow();
@@ -47,7 +45,7 @@ describe('runs refused at their start', () => {
     // frames in workflow failures (src/workflows/sandbox-setup.ts: they cost CPU on every promise).
     const { events } = await handle.fetchHistory();
     const failure = events?.at(-1)?.workflowExecutionFailedEventAttributes?.failure;
-    expect(failure?.message).toBe('Invalid agent config: maxIterations: Too small: expected number to be >=1');
+    expect(failure?.message).toBe('Invalid agent config: limits.maxIterations: Too small: expected number to be >=1');
     expect(failure?.stackTrace ?? '').not.toMatch(/\bat\b/);
   });
 });

@@ -58,10 +58,12 @@ describe('patterns on model-controlled text run in linear time (N2/N6)', () => {
       ],
       'answer',
       {
-        outputSchema: {
-          type: 'object',
-          properties: { code: { type: 'string', pattern: POLYNOMIAL } },
-          required: ['code'],
+        output: {
+          schema: {
+            type: 'object',
+            properties: { code: { type: 'string', pattern: POLYNOMIAL } },
+            required: ['code'],
+          },
         },
       },
     );

@@ -98,7 +98,7 @@ describe('replay-check', () => {
     });
 
     // Not only prompts: a run the current settings stop earlier ends for another reason, with the answers unchanged.
-    const capped = await check(file, { config: { maxIterations: 1 } });
+    const capped = await check(file, { config: { limits: { maxIterations: 1 } } });
     expect(capped.changes.find((change) => change.kind === 'termination')?.detail).toBe(
       'recorded success, now max_iterations',
     );
@@ -118,7 +118,7 @@ describe('replay-check', () => {
       toolCalls: [{ name: 'calculator', args: { expression } }],
     });
     const run = await harness.start([sum('1+1'), sum('2+2'), sum('3+3'), { answer: 'Done adding.' }], 'add', {
-      maxStepsPerRun: 2,
+      history: { maxStepsPerRun: 2 },
     });
     expect((await run.result()).trace.run).toBe(2);
     const sources = await loadSources([run.workflowId], { client: harness.client, baselineDir: os.tmpdir() });

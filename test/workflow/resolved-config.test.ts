@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { chainRunIds } from '../../src/client/run-chain';
-import { DEFAULT_STALL_THRESHOLD, DEFAULT_THOUGHT_PROMPT, validateAgentConfig } from '../../src/shared/config';
+import { validateAgentConfig } from '../../src/shared/agent-config';
+import { DEFAULT_STALL_THRESHOLD, DEFAULT_THOUGHT_PROMPT } from '../../src/shared/config';
 import type { AgentWorkflowInput } from '../../src/shared/types';
 import { useHarness } from '../support/harness';
 
@@ -16,10 +17,10 @@ async function startedWith(workflowId: string, runId?: string): Promise<AgentWor
 
 describe('the resolved config crosses the wire', () => {
   it('a run started with two fields records every default in its history, so a later default change cannot alter it', async () => {
-    const run = await harness.start([{ answer: 'done' }], 'q', { maxIterations: 3 });
+    const run = await harness.start([{ answer: 'done' }], 'q', { limits: { maxIterations: 3 } });
     await run.result();
     const { config } = await startedWith(run.workflowId);
-    const resolved = validateAgentConfig({ maxIterations: 3, model: run.modelName });
+    const resolved = validateAgentConfig({ limits: { maxIterations: 3 }, model: run.modelName });
     expect(resolved.ok && config).toEqual(resolved.ok ? resolved.config : null);
     expect(config).toMatchObject({
       maxIterations: 3,
@@ -30,7 +31,7 @@ describe('the resolved config crosses the wire', () => {
 
   it('continue-as-new hands the same resolved config to the next run', async () => {
     const calc = (n: number) => ({ thought, toolCalls: [{ name: 'calculator', args: { expression: `${n}*2` } }] });
-    const run = await harness.start([calc(1), calc(2), { answer: 'done' }], 'q', { maxStepsPerRun: 2 });
+    const run = await harness.start([calc(1), calc(2), { answer: 'done' }], 'q', { history: { maxStepsPerRun: 2 } });
     await run.result();
     const [first, second] = await chainRunIds(harness.client, run.workflowId);
     expect(second).toBeDefined();

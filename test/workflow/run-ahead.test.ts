@@ -18,39 +18,39 @@ const count = (key: string): number => {
 };
 const schema = z.object({ key: z.string() });
 
-const harness = useHarness({
-  tools: [
-    defineTool({
-      name: 'peek',
-      description: 'Reads a value.',
-      category: 'test',
-      schema,
-      readOnly: true,
-      handler: ({ key }, context) => ({ key, value: key.length, call: count(context.idempotencyKey) }),
-    }),
-    defineTool({
-      name: 'peek_guarded',
-      description: 'Reads a value a person must allow first.',
-      category: 'test',
-      schema,
-      readOnly: true,
-      confirm: 'always',
-      handler: (_args, context) => ({ call: count(context.idempotencyKey) }),
-    }),
-    defineTool({
-      name: 'peek_flaky',
-      description: 'Reads a value; the first try of each call fails.',
-      category: 'test',
-      schema,
-      readOnly: true,
-      handler: (_args, context) => {
-        const calls = count(context.idempotencyKey);
-        if (calls === 1) throw new Error('not yet');
-        return { call: calls };
-      },
-    }),
-  ],
-});
+const tools = [
+  defineTool({
+    name: 'peek',
+    description: 'Reads a value.',
+    category: 'test',
+    schema,
+    readOnly: true,
+    handler: ({ key }, context) => ({ key, value: key.length, call: count(context.idempotencyKey) }),
+  }),
+  defineTool({
+    name: 'peek_guarded',
+    description: 'Reads a value a person must allow first.',
+    category: 'test',
+    schema,
+    readOnly: true,
+    confirm: 'always',
+    handler: (_args, context) => ({ call: count(context.idempotencyKey) }),
+  }),
+  defineTool({
+    name: 'peek_flaky',
+    description: 'Reads a value; the first try of each call fails.',
+    category: 'test',
+    schema,
+    readOnly: true,
+    handler: (_args, context) => {
+      const calls = count(context.idempotencyKey);
+      if (calls === 1) throw new Error('not yet');
+      return { call: calls };
+    },
+  }),
+];
+
+const harness = useHarness({ tools });
 
 const thought = 'The value decides the next step, so I read it with the tool first.';
 const call = (tool: string, key: string): ScriptedTurn => ({ thought, toolCalls: [{ name: tool, args: { key } }] });
@@ -89,22 +89,6 @@ describe('read-only tools run ahead', () => {
     expect(ownHistory.markers - aheadHistory.markers).toBe(3);
   });
 
-  it('with runAhead: false, a read-only tool runs as its own activity', async () => {
-    const run = await harness.start([call('peek', 'own'), { answer: 'read it' }], 'read one value', {
-      runAhead: false,
-    });
-    const result = await run.result();
-    expect(result.trace.steps[0]?.observation).toBe('{"key":"own","value":3,"call":1}');
-    const events = (await harness.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? [];
-    const summaries = events
-      .filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity')
-      .map(
-        (event) =>
-          event.userMetadata?.summary && defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary),
-      );
-    expect(summaries).toEqual(['check config, list tools', 'tool · peek({"key":"own"})']);
-  });
-
   it('a read-only tool that needs approval does not run before a person approves it', async () => {
     const run = await harness.start([call('peek_guarded', 'x'), { answer: 'done' }], 'read the guarded value');
     await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
@@ -123,7 +107,7 @@ describe('read-only tools run ahead', () => {
       ],
     };
     const run = await harness.start([both, { answer: 'one was enough' }], 'read two values', {
-      maxCallsPerTool: { peek: 1 },
+      limits: { maxCallsPerTool: { peek: 1 } },
     });
     const result = await run.result();
     const [first, second] = result.trace.steps;
@@ -138,5 +122,23 @@ describe('read-only tools run ahead', () => {
     expect(result.trace.steps[0]?.observation).toBe('{"call":2}');
     expect(result.trace.steps[0]?.isError).toBe(false);
     expect(ran.get(`${run.firstRunId}:c1-1`)).toBe(2);
+  });
+});
+
+describe('a worker with runAhead: false', () => {
+  const own = useHarness({ tools, runAhead: false });
+
+  it('a read-only tool runs as its own activity', async () => {
+    const run = await own.start([call('peek', 'own'), { answer: 'read it' }], 'read one value');
+    const result = await run.result();
+    expect(result.trace.steps[0]?.observation).toBe('{"key":"own","value":3,"call":1}');
+    const events = (await own.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? [];
+    const summaries = events
+      .filter((event) => event.markerRecordedEventAttributes?.markerName === 'core_local_activity')
+      .map(
+        (event) =>
+          event.userMetadata?.summary && defaultPayloadConverter.fromPayload<string>(event.userMetadata.summary),
+      );
+    expect(summaries).toEqual(['check config, list tools', 'tool · peek({"key":"own"})']);
   });
 });

@@ -20,7 +20,7 @@ describe('token deltas (stream: true)', () => {
     const run = await harness.start(
       [{ thought: THOUGHT, toolCalls: [call], streamChunks: 5, chunkDelayMs: 300 }, { answer: 'The total is 505.' }],
       'q',
-      { stream: true },
+      { modelSettings: { stream: true } },
     );
     const events: Streamed[] = [];
     let firstDeltaAt: number | undefined;
@@ -42,14 +42,6 @@ describe('token deltas (stream: true)', () => {
     expect((await run.result()).finalAnswer).toBe('The total is 505.');
   });
 
-  it('refuses stream with local model calls at start, in one line', async () => {
-    await expect(
-      harness.start([{ answer: 'Never asked.' }], 'q', { stream: true, modelCalls: 'local' }),
-    ).rejects.toThrow(
-      "Invalid agent config: stream: needs modelCalls 'activity' (a local model call cannot signal its own workflow task)",
-    );
-  });
-
   it('a call cut off mid-stream is retried: a reset marks where the new attempt starts, nothing is duplicated', async () => {
     const run = await harness.start(
       [
@@ -58,7 +50,7 @@ describe('token deltas (stream: true)', () => {
         { answer: 'The total is 505.' },
       ],
       'q',
-      { stream: true },
+      { modelSettings: { stream: true } },
     );
     const events: Streamed[] = [];
     for await (const event of run.events()) events.push(event);
@@ -81,7 +73,7 @@ describe('token deltas (stream: true)', () => {
         { answer: 'The total is 505.', streamChunks: 40 },
       ],
       'q',
-      { stream: true },
+      { modelSettings: { stream: true } },
     );
     await run.result();
     const history = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
@@ -96,7 +88,7 @@ describe('token deltas (stream: true)', () => {
     const run = await harness.start(
       [{ content: 'x'.repeat(1_200_000), streamChunks: 45, chunkDelayMs: 5 }, { answer: 'Short now.' }],
       'q',
-      { stream: true },
+      { modelSettings: { stream: true } },
     );
     const result = await run.result();
 
@@ -112,7 +104,7 @@ describe('token deltas (stream: true)', () => {
 
   it('previews signalled by anyone are dropped unless the run streams that call; a cursor past the end is refused (N19, N1)', async () => {
     const run = await harness.start([{ thought: THOUGHT, toolCalls: [call] }, { answer: 'The total is 505.' }], 'q', {
-      requireConfirmation: ['calculator'],
+      approvals: { require: ['calculator'] },
     });
     await waitForPending(harness, run.workflowId);
     const handle = harness.client.workflow.getHandle(run.workflowId);
@@ -133,5 +125,29 @@ describe('token deltas (stream: true)', () => {
     expect((refused as Error & { cause?: Error }).cause?.message).toMatch(/past the newest event/);
     await harness.agents.approve(run.workflowId, 'c1-1');
     expect((await run.result()).finalAnswer).toBe('The total is 505.');
+  });
+});
+
+describe('streaming on a worker whose modelCalls.local is set', () => {
+  const local = useHarness({ modelCalls: { local: true } });
+
+  it("makes a streaming run's model calls as activities, so their deltas still reach a subscriber", async () => {
+    const run = await local.start(
+      [{ thought: THOUGHT, toolCalls: [call], streamChunks: 3, chunkDelayMs: 100 }, { answer: 'The total is 505.' }],
+      'q',
+      { modelSettings: { stream: true } },
+    );
+    const events: Streamed[] = [];
+    for await (const event of run.events()) events.push(event);
+    expect(
+      deltasOf(events)
+        .filter((delta) => delta.iteration === 1)
+        .map((delta) => delta.text)
+        .join(''),
+    ).toBe(THOUGHT);
+    expect((await run.result()).finalAnswer).toBe('The total is 505.');
+    const history = (await local.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? [];
+    const scheduled = history.flatMap((event) => event.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(scheduled.filter((name) => name === 'callModel')).toHaveLength(2);
   });
 });

@@ -5,7 +5,9 @@ import { useHarness, waitForPending } from '../support/harness';
 const harness = useHarness();
 const RESEARCHER = 'You are the researcher subagent.';
 const isChild = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(RESEARCHER);
-const subagents = { researcher: { description: 'looks facts up', systemPrompt: RESEARCHER, maxIterations: 5 } };
+const subagents = {
+  researcher: { description: 'looks facts up', systemPrompt: RESEARCHER, limits: { maxIterations: 5 } },
+};
 
 /** One responder for parent and child (they share the scripted model name), told apart by the system prompt. */
 function script(parent: ScriptedTurn[], child: ScriptedTurn[]): ScriptedResponder {
@@ -60,7 +62,7 @@ describe('subagents', () => {
     const run = await harness.start(
       script([delegation, { answer: 'Summarised.' }], [{ answer: 'fact '.repeat(4000) }]),
       'q',
-      { subagents, maxObservationTokens: 100 },
+      { subagents, history: { maxObservationTokens: 100 } },
     );
     const result = await run.result();
     expect(result.trace.steps[0]).toMatchObject({ truncated: true });
@@ -150,7 +152,7 @@ describe('subagents', () => {
         [costly(1), costly(2), costly(3), costly(4)],
       ),
       'q',
-      { subagents, tokenBudget: 5000, forceFinalAnswer: false },
+      { subagents, forceFinalAnswer: false, limits: { tokenBudget: 5000 } },
     );
     const result = await run.result();
     const child = await harness.agents.result(`${run.workflowId}/c1-1-researcher`);

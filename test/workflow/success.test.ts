@@ -78,9 +78,13 @@ describe('a successful run', () => {
     // over the local limit, is a remote activity. The calculator is read-only: it ran ahead inside "think · step 1".
     expect(localActivities).toEqual(['check config, list tools', 'tool · stock_price({"symbol":"AAPL"})']);
   });
+});
 
-  it("with modelCalls: 'local', every model call is a local activity and the run answers the same", async () => {
-    const run = await harness.start(
+describe('a worker whose modelCalls.local is set', () => {
+  const local = useHarness({ modelCalls: { local: true } });
+
+  it('every model call is a local activity and the run answers the same', async () => {
+    const run = await local.start(
       [
         {
           thought: 'The calculator evaluates the product exactly, so I will use it.',
@@ -89,12 +93,11 @@ describe('a successful run', () => {
         { answer: 'The answer is 42.' },
       ],
       'What is 6 times 7?',
-      { modelCalls: 'local' },
     );
     const result = await run.result();
     expect(result.finalAnswer).toBe('The answer is 42.');
     expect(result.trace.steps[0]?.observationData).toEqual({ expression: '6 * 7', result: 42 });
-    const events = (await harness.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? [];
+    const events = (await local.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? [];
     // Nothing went through the task queue: no activity was scheduled, and model calls are markers in history: the
     // run's start and two model calls (the read-only calculator ran ahead inside the first).
     expect(events.filter((event) => event.activityTaskScheduledEventAttributes)).toEqual([]);

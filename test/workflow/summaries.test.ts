@@ -17,7 +17,7 @@ const isSummaryRequest = (request: RecordedRequest) =>
   String(request.messages[0]?.content).startsWith(SUMMARIZER_MARKER);
 
 describe('running summary and observation summaries', () => {
-  it('summaryEvery folds earlier steps into "Conversation so far" and later prompts carry only the summary', async () => {
+  it('history.summaryEvery folds earlier steps into "Conversation so far" and later prompts carry only the summary', async () => {
     let thinks = 0;
     let summaries = 0;
     const responder: ScriptedResponder = (request) => {
@@ -32,7 +32,7 @@ describe('running summary and observation summaries', () => {
         toolCalls: [{ name: 'calculator', args: { expression: `${thinks}00 + 1` } }],
       };
     };
-    const run = await harness.start(responder, 'compute five sums', { summaryEvery: 2 });
+    const run = await harness.start(responder, 'compute five sums', { history: { summaryEvery: 2 } });
     const result = await run.result();
 
     expect(result.finalAnswer).toBe('All sums computed.');
@@ -49,7 +49,7 @@ describe('running summary and observation summaries', () => {
     expect(JSON.stringify(secondSummaryRequest?.messages)).toContain('400 + 1');
   });
 
-  it("summarizeObservationsOver replaces a long observation with the model's summary and records the raw size", async () => {
+  it("history.summarizeObservationsOver replaces a long observation with the model's summary and records the raw size", async () => {
     const responder: ScriptedResponder = (request, index) => {
       if (isSummaryRequest(request))
         return { content: 'The report says quarterly revenue was 4.2M EUR; the rest is filler.' };
@@ -60,7 +60,9 @@ describe('running summary and observation summaries', () => {
           }
         : { answer: 'Revenue was 4.2M EUR.' };
     };
-    const run = await harness.start(responder, 'What was the quarterly revenue?', { summarizeObservationsOver: 500 });
+    const run = await harness.start(responder, 'What was the quarterly revenue?', {
+      history: { summarizeObservationsOver: 500 },
+    });
     const result = await run.result();
     const step = result.trace.steps[0];
     expect(step?.observation).toBe('The report says quarterly revenue was 4.2M EUR; the rest is filler.');

@@ -14,9 +14,7 @@ describe('termination reasons', () => {
     const run = await harness.start(
       [calc('1+1'), calc('2+2'), { answer: 'So far: 1+1=2 and 2+2=4; I hit the iteration limit.' }],
       'q',
-      {
-        maxIterations: 2,
-      },
+      { limits: { maxIterations: 2 } },
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('max_iterations');
@@ -32,7 +30,7 @@ describe('termination reasons', () => {
   });
 
   it('max_iterations without forceFinalAnswer keeps the partial trace and makes no extra call', async () => {
-    const run = await harness.start([calc('1+1')], 'q', { maxIterations: 1, forceFinalAnswer: false });
+    const run = await harness.start([calc('1+1')], 'q', { forceFinalAnswer: false, limits: { maxIterations: 1 } });
     const result = await run.result();
     expect(result.terminationReason).toBe('max_iterations');
     expect(result.finalAnswer).toBeNull();
@@ -40,11 +38,11 @@ describe('termination reasons', () => {
     expect(harness.model.requests(run.modelName)).toHaveLength(1);
   });
 
-  it('stalled: the same tool with the same normalised arguments stallThreshold times in a row', async () => {
+  it('stalled: the same tool with the same normalised arguments limits.stallThreshold times in a row', async () => {
     const run = await harness.start(
       [calc('2 + 2'), calc(' 2 + 2'), calc('2 + 2 '), { answer: 'I kept repeating 2 + 2 = 4.' }],
       'q',
-      { stallThreshold: 3, forceFinalAnswer: true },
+      { forceFinalAnswer: true, limits: { stallThreshold: 3 } },
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('stalled');
@@ -61,7 +59,7 @@ describe('termination reasons', () => {
       toolCalls: [1, 2, 3].map(() => ({ name: 'calculator', args: { expression: '2 + 2' } })),
     };
     const run = await harness.start([triple, { answer: 'Three identical checks all gave 4.' }], 'q', {
-      stallThreshold: 3,
+      limits: { stallThreshold: 3 },
     });
     const result = await run.result();
     expect(result.terminationReason).toBe('success');
@@ -70,7 +68,7 @@ describe('termination reasons', () => {
     expect(result.finalAnswer).toBe('Three identical checks all gave 4.');
   });
 
-  it('stalled: stallThreshold replies in a row with the same set of calls, in any order', async () => {
+  it('stalled: limits.stallThreshold replies in a row with the same set of calls, in any order', async () => {
     const reply = (...expressions: string[]) => ({
       ...calc(expressions.join(' and ')),
       toolCalls: expressions.map((expression) => ({ name: 'calculator', args: { expression } })),
@@ -83,7 +81,7 @@ describe('termination reasons', () => {
         { answer: 'I kept repeating the same sums.' },
       ],
       'q',
-      { stallThreshold: 3 },
+      { limits: { stallThreshold: 3 } },
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('stalled');
@@ -96,7 +94,10 @@ describe('termination reasons', () => {
 
   it('token_budget: stops before a call that would exceed the budget', async () => {
     const big = { ...calc('3*3'), usage: { promptTokens: 900, completionTokens: 50 } };
-    const run = await harness.start([big, calc('4*4')], 'q', { tokenBudget: 1000, forceFinalAnswer: false });
+    const run = await harness.start([big, calc('4*4')], 'q', {
+      forceFinalAnswer: false,
+      limits: { tokenBudget: 1000 },
+    });
     const result = await run.result();
     expect(result.terminationReason).toBe('token_budget');
     expect(result.tokenUsage.totalTokens).toBe(950);
@@ -114,7 +115,7 @@ describe('termination reasons', () => {
         { answer: 'I ran out of time waiting for the slow tool.' },
       ],
       'q',
-      { timeoutSeconds: 2 },
+      { limits: { timeoutSeconds: 2 } },
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('timeout');
@@ -126,7 +127,7 @@ describe('termination reasons', () => {
 
   it('failure: a failure phrase in the answer ends the run as failed', async () => {
     const run = await harness.start([{ answer: 'I cannot find this information anywhere.' }], 'q', {
-      failurePhrases: ['cannot find'],
+      stopWhen: [{ type: 'thought_contains', text: 'cannot find', outcome: 'failure' }],
     });
     const result = await run.result();
     expect(result.terminationReason).toBe('failure');
@@ -144,7 +145,7 @@ describe('termination reasons', () => {
         },
       ],
       'q',
-      { successPhrases: ['task complete'] },
+      { stopWhen: [{ type: 'thought_contains', text: 'task complete', outcome: 'success' }] },
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('success');

@@ -15,7 +15,7 @@ describe('text mode (models without tool calling)', () => {
         { content: 'Thought: The calculator says 57, which answers the question.\nFinal Answer: 57' },
       ],
       'What is 19 times 3?',
-      { toolCalling: 'text' },
+      { modelSettings: { toolCalling: 'text' } },
     );
     const result = await run.result();
     expect(result.finalAnswer).toBe('57');
@@ -42,7 +42,9 @@ describe('text mode (models without tool calling)', () => {
         { content: 'Reasoning: 1024 it is.\nFinal Answer: 1024' },
       ],
       'q',
-      { toolCalling: 'text', thoughtTag: 'Reasoning:', actionTag: 'Tool:', observationTag: 'Result:' },
+      {
+        modelSettings: { toolCalling: 'text', thoughtTag: 'Reasoning:', actionTag: 'Tool:', observationTag: 'Result:' },
+      },
     );
     const result = await run.result();
     expect(result.finalAnswer).toBe('1024');

@@ -10,9 +10,9 @@ const verbose = (_request: unknown, index: number): ScriptedTurn => ({
   toolCalls: [{ name: 'calculator', args: { expression: `${index} + 1` } }],
 });
 
-describe('tokenBudget is a hard cap', () => {
+describe('limits.tokenBudget is a hard cap', () => {
   it('a budget of 1000 with long replies ends at token_budget without going over, and says what became of the final answer', async () => {
-    const run = await harness.start(verbose, 'add the numbers', { tokenBudget: 1000, maxIterations: 50 });
+    const run = await harness.start(verbose, 'add the numbers', { limits: { tokenBudget: 1000, maxIterations: 50 } });
     const result = await run.result();
     expect(result.terminationReason).toBe('token_budget');
     expect(result.tokenUsage.totalTokens).toBeLessThanOrEqual(1000);
@@ -32,7 +32,7 @@ describe('tokenBudget is a hard cap', () => {
       (request, index) =>
         request.tools === undefined ? { answer: 'Partial: I got as far as the first sums.' } : verbose(request, index),
       'add the numbers',
-      { tokenBudget: 3000, maxIterations: 50 },
+      { limits: { tokenBudget: 3000, maxIterations: 50 } },
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('token_budget');
@@ -46,7 +46,7 @@ describe('tokenBudget is a hard cap', () => {
     const run = await harness.start(
       [{ ...verbose({}, 0), usage: { promptTokens: 300, completionTokens: 600 } }],
       'add the numbers',
-      { tokenBudget: 1000 },
+      { limits: { tokenBudget: 1000 } },
     );
     const result = await run.result();
     expect(result.terminationReason).toBe('token_budget');

@@ -18,7 +18,7 @@ describe('signatures and typed output', () => {
     ]);
     const run = await harness.agents.start(
       { context: 'Portugal is in Europe.', question: 'What is the capital of Portugal?' },
-      { model: modelName, signature: 'context, question -> answer, sources: list' },
+      { model: modelName, output: { signature: 'context, question -> answer, sources: list' } },
     );
     const result = await run.result();
     expect(result.output).toEqual({ answer: 'Lisbon', sources: ['atlas'] });
@@ -50,7 +50,7 @@ describe('signatures and typed output', () => {
     ]);
     const run = await harness.agents.start(
       'How many people live in Lisbon?',
-      { model: modelName, toolCalling: 'text', outputMode: 'structured' },
+      { model: modelName, modelSettings: { toolCalling: 'text' }, output: { mode: 'structured' } },
       { outputSchema: z.object({ city: z.string(), population: z.number().int() }) },
     );
     const result = await run.result();
@@ -86,17 +86,19 @@ describe('signatures and typed output', () => {
   });
 
   it('bad signatures, schemas and inputs are refused before anything starts', async () => {
-    await expect(harness.agents.start('q', { signature: 'question answer' })).rejects.toThrow(
-      /signature: a signature is "inputs -> outputs"/,
+    await expect(harness.agents.start('q', { output: { signature: 'question answer' } })).rejects.toThrow(
+      /output\.signature: a signature is "inputs -> outputs"/,
     );
     await expect(
-      harness.agents.start('q', { outputSchema: { type: 'object', properties: { a: { type: 'no-such-type' } } } }),
-    ).rejects.toThrow(/outputSchema: not a usable JSON Schema/);
+      harness.agents.start('q', {
+        output: { schema: { type: 'object', properties: { a: { type: 'no-such-type' } } } },
+      }),
+    ).rejects.toThrow(/output\.schema: not a usable JSON Schema/);
     await expect(
-      harness.agents.start({ question: 'x' }, { signature: 'context, question -> answer' }),
+      harness.agents.start({ question: 'x' }, { output: { signature: 'context, question -> answer' } }),
     ).rejects.toBeInstanceOf(InvalidConfigError);
-    await expect(harness.agents.start({ question: 'x' }, { signature: 'context, question -> answer' })).rejects.toThrow(
-      'Missing signature inputs: context',
-    );
+    await expect(
+      harness.agents.start({ question: 'x' }, { output: { signature: 'context, question -> answer' } }),
+    ).rejects.toThrow('Missing signature inputs: context');
   });
 });

@@ -46,8 +46,8 @@ describe('the Temporal UI reads like a ReAct trace', () => {
     const query = `What is 2+2, and what is the capital of France? ${'Please be precise. '.repeat(10)}`;
     const run = await harness.start(responder, query, {
       critic: true,
-      summaryEvery: 1,
       subagents: { researcher: { description: 'looks things up', systemPrompt: 'Researcher: answer briefly.' } },
+      history: { summaryEvery: 1 },
     });
     await run.result();
 

@@ -30,7 +30,9 @@ async function versionsOf(workflowId: string, runId: string): Promise<{ patches:
 
 describe('version markers', () => {
   it('each run of a chain records one patch marker, the newest rule set, and upserts it once', async () => {
-    const run = await harness.start([calc(1), calc(2), calc(3), { answer: 'done' }], 'q', { maxStepsPerRun: 2 });
+    const run = await harness.start([calc(1), calc(2), calc(3), { answer: 'done' }], 'q', {
+      history: { maxStepsPerRun: 2 },
+    });
     expect((await run.result()).terminationReason).toBe('success');
     const runIds = await chainRunIds(harness.client, run.workflowId);
     expect(runIds.length).toBe(2);

@@ -42,7 +42,7 @@ describe('a workflow input with the grouped config people write', () => {
 
   it('a bad field fails the run at once, named by its group', async () => {
     const handle = await startRaw({ limits: { maxIterations: 'ten' } }, [{ answer: 'never asked' }]);
-    const error = await handle.result().catch((caught: unknown) => caught);
+    const error: unknown = await handle.result().catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(WorkflowFailedError);
     expect((error as WorkflowFailedError).cause?.message).toMatch(/^Invalid agent config: limits\.maxIterations: /);
   });
