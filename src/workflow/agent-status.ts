@@ -84,7 +84,7 @@ export function publishStatus(state: RunState, status: AgentStatusValue = agentS
       { key: AgentPendingToolsKey, value: tools.length > 0 ? tools : null },
     ]);
   }
-  if (state.rules < 6) return;
+  if (!state.rules.pendingMemo) return;
   const ids = [
     ...pending.approvals.map((call) => call.callId),
     ...(pending.question ? [pending.question.callId] : []),

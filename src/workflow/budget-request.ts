@@ -48,7 +48,7 @@ function checkBudget(
   const checked = state.approvals.checkBudget(payload, via);
   if (!checked.ok || checked.value.decision.decision !== 'raise') return checked;
   // Like a tool's approvers: only they may raise, anyone may stop (the safe side, as a rejection is for a call).
-  const approvers = state.rules >= 6 ? state.config.approvers[BUDGET_APPROVERS] : undefined;
+  const approvers = state.rules.budgetApprovers ? state.config.approvers[BUDGET_APPROVERS] : undefined;
   if (approvers && !isApprover(approvers, checked.value.by)) {
     const who = checked.value.by.identity ?? 'An anonymous sender';
     return {
@@ -57,7 +57,7 @@ function checkBudget(
       message: `${who} may not raise the ${LIMIT_NAMES[checked.value.request.pending.limit]}; approvers: ${approvers.join(', ')}`,
     };
   }
-  if (state.rules < 5) return checked;
+  if (!state.rules.capsBudgetRaises) return checked;
   const { limit, current, suggested } = checked.value.request.pending;
   const raised = current + (checked.value.decision.amount ?? suggested);
   if (raised <= BUDGET_LIMIT_MAX[limit]) return checked;

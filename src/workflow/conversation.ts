@@ -142,7 +142,7 @@ export async function nextTurn(state: RunState): Promise<boolean> {
   } else {
     endTurn(state, conversation);
     if (state.stop?.reason === 'cancelled') return false;
-    if (state.rules >= 6) conversation.awaiting = awaitingOf(state);
+    if (state.rules.handsOverWhileWaiting) conversation.awaiting = awaitingOf(state);
   }
   state.phase = 'awaiting_message';
   publishStatus(state);

@@ -26,12 +26,12 @@ export async function critiqueIteration(state: RunState): Promise<void> {
   // set 5 the same holds for the context window, before the call and when the provider refuses it.
   const allowed = loopCallAllowance(state, criticMessages(input));
   if ('refused' in allowed) return;
-  if (state.rules >= 5 && overflowOf(state, criticMessages(input)) > 0) return;
+  if (state.rules.fitsContextWindow && overflowOf(state, criticMessages(input)) > 0) return;
   let output: CritiqueOutput;
   try {
     output = await critique.executeWithOptions({ summary: 'critic' }, [withCap(input, allowed.maxTokens)]);
   } catch (error) {
-    const refusal = state.rules >= 5 ? contextLengthFailure(error) : undefined;
+    const refusal = state.rules.fitsContextWindow ? contextLengthFailure(error) : undefined;
     if (!refusal) throw error;
     recordError(state, 'model_error', `the critic was skipped: ${refusal.message}`);
     return;

@@ -74,7 +74,7 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
   // Rule set 5: a refusal for the prompt's length is learnt from, and the answer asked for once more.
   for (let attempt = 1; ; attempt += 1) {
     let messages = build();
-    if (state.rules >= 5) {
+    if (state.rules.fitsContextWindow) {
       // The answer's prompt must fit the context window too (a run stopped by it would otherwise fail here again).
       const fitted = await fitContext(state, messages, build);
       if ('refused' in fitted) return skip(fitted.refused);
@@ -89,7 +89,7 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
       // is never the answer; the user still reads why the run stopped instead of an empty answer.
       const candidate = answerCandidate(reply);
       const answer =
-        candidate === '' && state.rules >= 5
+        candidate === '' && state.rules.explainsEmptyForcedAnswer
           ? `(The model gave no final answer. Why the run stopped: ${stop.detail}.)`
           : candidate;
       acceptFinalAnswer(state, reply, answer, true);
@@ -97,7 +97,7 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
       return;
     } catch (error) {
       if (isCancellation(error)) throw error;
-      const refusal = state.rules >= 5 && attempt === 1 ? contextLengthFailure(error) : undefined;
+      const refusal = state.rules.fitsContextWindow && attempt === 1 ? contextLengthFailure(error) : undefined;
       if (refusal && (await recoverFromRefusal(state, refusal, messages))) continue;
       const reason = activityFailureMessage(error);
       recordError(state, 'model_error', `forced final answer failed: ${reason}`);

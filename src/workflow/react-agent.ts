@@ -4,7 +4,6 @@ import {
   CancellationScope,
   ContinueAsNew,
   isCancellation,
-  patched,
   setHandler,
   sleep,
   workflowInfo,
@@ -22,7 +21,7 @@ import { clarify, installHumanHandlers } from './human-loop';
 import { installBudgetHandlers, openBudgetRequest, reachLimit, settleBudgetRequest } from './budget-request';
 import { invalidInput, lookUpTools, startRun } from './run-start';
 import { renderScratchpad, visibleThought, type ModelReply } from '../shared/protocol';
-import { createRunState, recordError, stopRun, toResult, toTrace, type RuleSet, type RunState } from './run-state';
+import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './run-state';
 import { checkBeforeThinking, findPhrase } from './termination';
 import { loopCallAllowance, rawPromptTokens } from './token-budget';
 import { thoughtPolicy, validateThought } from './thought';
@@ -39,38 +38,7 @@ import { actOnToolCalls } from './tool-step';
 import { traceSteps } from '../shared/step-archive';
 import { applySeed, carriedFromSeed } from './seed';
 import { runAheadTools } from './run-ahead';
-
-/**
- * Patch ID of the loop's second rule set (see {@link RunState.rules}): runs recorded before it keep the rules they
- * were recorded with when they replay, new runs get the new ones.
- */
-export const LOOP_RULES_2_PATCH = 'loop-rules-2';
-/** Patch ID of the third rule set (issue 13's hardening); a run has one rule set for its whole life. */
-export const LOOP_RULES_3_PATCH = 'loop-rules-3';
-/** Patch ID of the fix that stops rule set 3 from publishing `Failed` as a run continues-as-new. */
-export const HANDOVER_KEEPS_STATUS_PATCH = 'handover-keeps-status';
-/**
- * Patch ID of the fourth rule set: rule set 3 with every patch before it applied, recorded as this one marker. Each
- * patch a run records is a marker and a `TemporalChangeVersion` upsert the server indexes; a new run used to record
- * two of each (issue 17).
- */
-export const LOOP_RULES_4_PATCH = 'loop-rules-4';
-/**
- * Patch ID of the fifth rule set (issue 32, real models): a call without a thought runs under `requireThought: 'auto'`,
- * and a prompt over the context window is compacted instead of failing the run. One marker, as for rule set 4.
- */
-export const LOOP_RULES_5_PATCH = 'loop-rules-5';
-/** Rule set 6: a conversation hands over while it waits for a message, and resumes waiting in the next run. */
-export const LOOP_RULES_6_PATCH = 'loop-rules-6';
-
-/** The rule sets' patch markers, newest first (rule set 1 has none). */
-const RULE_SET_PATCHES: ReadonlyArray<readonly [RuleSet, string]> = [
-  [6, LOOP_RULES_6_PATCH],
-  [5, LOOP_RULES_5_PATCH],
-  [4, LOOP_RULES_4_PATCH],
-  [3, LOOP_RULES_3_PATCH],
-  [2, LOOP_RULES_2_PATCH],
-];
+import { foldedPatch, resolveRuleSet } from './rule-sets';
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
@@ -79,7 +47,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   // A conversation's iteration cap is per turn.
   const iterations = state.iterations - (state.conversation?.iterationsAtTurnStart ?? 0);
   const used = { iterations, tokensUsed: state.usage.totalTokens };
-  if (state.rules >= 5) {
+  if (state.rules.fitsContextWindow) {
     // Rule set 5: the iteration cap first (nothing is compacted for a call that will not be made), then a prompt
     // over the context window is compacted, and the budget judges the prompt that would really be sent.
     const capped = checkBeforeThinking(used, config, 0);
@@ -101,7 +69,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   try {
     reply = await think(state, messages, [...tools.keys()], `think · step ${state.iterations}`, allowed.maxTokens);
   } catch (error) {
-    const refusal = state.rules >= 5 ? contextLengthFailure(error) : undefined;
+    const refusal = state.rules.fitsContextWindow ? contextLengthFailure(error) : undefined;
     if (!refusal) throw error;
     // The provider counted the prompt and it did not fit: learn the window, fold older steps and think again.
     if (await recoverFromRefusal(state, refusal, messages)) return;
@@ -145,7 +113,7 @@ async function act(
   tools: ReadonlyMap<string, ToolInfo>,
 ): Promise<void> {
   const { config } = state;
-  if (state.rules >= 3 && reply.calls.length > config.maxToolCallsPerReply) {
+  if (state.rules.maxToolCallsPerReply && reply.calls.length > config.maxToolCallsPerReply) {
     // Refused before anything is scheduled: one reply must not be able to cost a long workflow task.
     const feedback =
       `Your reply made ${reply.calls.length} tool calls; at most ${config.maxToolCallsPerReply} are allowed in one ` +
@@ -155,7 +123,7 @@ async function act(
     return;
   }
   // Rules 1 judged the thought alone; the called tools' names let rules 2 refuse thoughts that only restate the calls.
-  const calledTools = state.rules >= 2 ? reply.calls.map((call) => call.tool) : undefined;
+  const calledTools = state.rules.thoughtSeesCalls ? reply.calls.map((call) => call.tool) : undefined;
   // Other entries (a compaction's failed summary) may stand between: any refused thought of the previous iteration.
   const refusedLastTime = state.errorHistory.some(
     (entry) => entry.kind === 'invalid_thought' && entry.iteration === state.iterations - 1,
@@ -242,9 +210,8 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
  * reason. `hooks` run in the workflow (see {@link AgentHooks}).
  */
 export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks = {}): Promise<ReActResult> {
-  // Newest first: a new run records only the newest marker; a recorded run finds the one it was recorded with. Asked
-  // once, at the start: a marker missing while replaying is no answer, as the same call made live would record it.
-  const rules = RULE_SET_PATCHES.find(([, marker]) => patched(marker))?.[0] ?? 1;
+  // Asked once, at the start: a marker missing while replaying is no answer, as the same call made live would record it.
+  const rules = resolveRuleSet();
   const start = await startRun(input, rules);
   const { config } = start;
   // A fork or continuation starts from its parent's steps; only its first run has a seed (later ones carry state).
@@ -268,7 +235,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   setHandler(getStatusQuery, () => toStatus(state));
   setHandler(getPromptQuery, () => state.prompt ?? null);
   installEventHandlers(state.events);
-  if (rules >= 5) {
+  if (rules.guardsStreamedDeltas) {
     state.events.acceptsDelta = (iteration) => state.config.stream && iteration === state.iterations;
   }
   state.conversation = startConversation(state, input.carried?.conversation);
@@ -313,8 +280,8 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       // A run that fails (a refused config, a throwing hook) must not keep showing AgentStatus = Running. Handing
       // over to the next run is no failure, though runs recorded before the patch published one (a command).
       const handingOver = error instanceof ContinueAsNew;
-      const keepsStatus = handingOver && (state.rules >= 4 || patched(HANDOVER_KEEPS_STATUS_PATCH));
-      if (state.rules >= 3 && !keepsStatus) {
+      const keepsStatus = handingOver && foldedPatch(state.rules, 'handoverKeepsStatus');
+      if (state.rules.publishesFailedStatus && !keepsStatus) {
         if (!handingOver) await state.events.end('failed', error instanceof Error ? error.message : String(error));
         publishStatus(state, 'Failed');
         countFinished('failed');

@@ -22,7 +22,7 @@ export function keyPrefix(): string {
  */
 export function runAheadTools(state: RunState, tools: readonly ToolInfo[]): string[] {
   // A config resolved before the option existed has no `runAhead`: on, as for any run since.
-  if (state.rules < 3 || state.hooks.beforeToolCall || state.config.runAhead === false) return [];
+  if (!state.rules.runAhead || state.hooks.beforeToolCall || state.config.runAhead === false) return [];
   // Only tools whose policy is `never` can be known not to wait before their arguments are: the run's config decides.
   return tools
     .filter((tool) => tool.readOnly === true && tool.local === true && tool.confirm === 'never')

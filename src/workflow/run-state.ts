@@ -8,6 +8,7 @@ import { callHook, type AgentHooks } from './hooks';
 import { countTokens } from './metrics';
 import { traceSteps } from '../shared/step-archive';
 import { EventLog } from './event-log';
+import { LATEST_RULE_SET, type RuleFlags } from './rule-sets';
 import {
   addUsage,
   ZERO_USAGE,
@@ -23,11 +24,6 @@ import {
   type TerminationReason,
   type TokenUsage,
 } from '../shared/types';
-
-/** The loop's rule sets: each patch that changed commands adds one; a run keeps the one it started with. */
-export type RuleSet = 1 | 2 | 3 | 4 | 5 | 6;
-/** The rule set new runs get. */
-export const LATEST_RULES: RuleSet = 6;
 
 /** Why and how a run is stopping. */
 export interface StopDecision {
@@ -75,11 +71,10 @@ export interface RunState {
   /** Hooks of a user's workflow (none for the stock agent workflow). */
   readonly hooks: AgentHooks;
   /**
-   * Which rule set the loop follows: the newest one (4) for new runs, and the one a recorded run was recorded with
-   * when it replays (1 before the `loop-rules-2` patch). Rule changes that alter commands check this instead of adding
-   * a patch each, and rule set 4 also stands for every patch before it.
+   * The rules the loop follows (see rule-sets.ts): the newest generation's for new runs, the one a recorded run was
+   * recorded with when it replays. Rule changes that alter commands add a generation instead of a patch each.
    */
-  readonly rules: RuleSet;
+  readonly rules: RuleFlags;
   /** Whether the final answer must match an output schema (`outputSchema` or a signature); the worker checks it. */
   readonly checksOutput: boolean;
   /** The latest prompt sent to the model: the next one travels as a delta from it, and `getPromptQuery` reads it. */
@@ -125,7 +120,7 @@ export function createRunState(
   searchAttributes = false,
   carried?: CarriedState,
   hooks: AgentHooks = {},
-  rules: RuleSet = LATEST_RULES,
+  rules: RuleFlags = LATEST_RULE_SET.flags,
 ): RunState {
   const approvals = new ApprovalBook();
   approvals.alwaysApproved.push(...(carried?.alwaysApproved ?? []));

@@ -20,7 +20,7 @@ export async function summarizeConversationIfDue(state: RunState): Promise<void>
     return;
   // Rule set 5: the same folding as compaction, which checks the request fits the window, falls back to listing the
   // steps when the model cannot summarise them, and never leaves an empty summary.
-  if (state.rules >= 5) return foldSteps(state, state.window, [], 'summarise');
+  if (state.rules.summariesFoldSteps) return foldSteps(state, state.window, [], 'summarise');
   const input: SummarizeInput = {
     kind: 'conversation',
     query: state.query,

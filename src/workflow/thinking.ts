@@ -79,6 +79,7 @@ export async function think(
   recordUsage(state, reply.usage);
   // Under a budget, as before (the ratio steers the budget's decisions, which `maxTokens` alone must not touch), and
   // from rule set 5 on always: the context-window check estimates prompts with it.
-  if (maxTokens !== undefined || state.rules >= 5) learnPromptRatio(state, messages, reply.usage.promptTokens);
+  if (maxTokens !== undefined || state.rules.alwaysLearnsPromptRatio)
+    learnPromptRatio(state, messages, reply.usage.promptTokens);
   return reply;
 }

@@ -46,7 +46,7 @@ export function learnPromptRatio(state: RunState, request: unknown, reportedProm
  */
 export function allowance(state: RunState, promptTokens: number, reserve = 0): CallAllowance {
   const budget = state.config.tokenBudget;
-  if (budget === undefined || state.rules < 2) return {};
+  if (budget === undefined || !state.rules.hardTokenBudget) return {};
   const left = budget - state.usage.totalTokens;
   const maxTokens = left - promptTokens - reserve;
   if (maxTokens >= MIN_COMPLETION_TOKENS) return { maxTokens };

@@ -22,7 +22,7 @@ function failureMessage(error: unknown, tool: ToolInfo): string {
  * so a de-duplicating API does not drop its effects. Rule set 1 leaves it to the activity's old `workflowId:callId`.
  */
 function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: string } {
-  return state.rules >= 2 ? { idempotencyKey: `${keyPrefix()}:${callId}` } : {};
+  return state.rules.chainIdempotencyKeys ? { idempotencyKey: `${keyPrefix()}:${callId}` } : {};
 }
 
 /**

@@ -38,7 +38,7 @@ function admit(
   }
   const limit = ownEntry(state.config.maxCallsPerTool, call.tool);
   // Rules 1 capped every call the model made; rules 2 caps calls that ran (or hold a slot while they settle).
-  const used = state.rules >= 2 ? state.toolRuns : state.toolUsage;
+  const used = state.rules.toolCapCountsRuns ? state.toolRuns : state.toolUsage;
   if (limit !== undefined && ownCount(used, call.tool) >= limit) {
     const message = `this run may call ${call.tool} at most ${limit} times; use another tool or give the final answer`;
     return { refusal: errorObservation(call.tool, args, message, 'tool_limit') };
@@ -120,7 +120,15 @@ async function settleAdmitted(
         ),
       };
   }
-  if (!needsConfirmation(tool, call.args, state.config, state.approvals.alwaysApproved, state.rules >= 2)) {
+  if (
+    !needsConfirmation(
+      tool,
+      call.args,
+      state.config,
+      state.approvals.alwaysApproved,
+      state.rules.authorConfirmationBinds,
+    )
+  ) {
     return { observation: await condenseObservation(state, call, await executeInSlot(state, call, tool, slot)) };
   }
   // Each call runs as soon as its own decision arrives: one slow reviewer does not hold up the other calls.
@@ -250,18 +258,17 @@ function detectStall(state: RunState, calls: readonly ParsedToolCall[], signatur
   const last = calls[calls.length - 1];
   if (!last) return;
   const threshold = state.config.stallThreshold;
-  if (state.rules >= 2) state.callSignatures.push(iterationSignature(signatures));
+  if (state.rules.stallCountsIterations) state.callSignatures.push(iterationSignature(signatures));
   else state.callSignatures.push(...signatures);
   // Stall detection only looks at the latest run of identical signatures: keep the state bounded.
   state.callSignatures.splice(0, state.callSignatures.length - threshold);
   const repeats = trailingRepeats(state.callSignatures);
   if (repeats < threshold) return;
-  const detail =
-    state.rules >= 2
-      ? stallDetail(
-          calls.map((call) => call.tool),
-          repeats,
-        )
-      : `${last.tool} was called ${repeats} times in a row with the same arguments`;
+  const detail = state.rules.stallCountsIterations
+    ? stallDetail(
+        calls.map((call) => call.tool),
+        repeats,
+      )
+    : `${last.tool} was called ${repeats} times in a row with the same arguments`;
   stopRun(state, 'stalled', detail);
 }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateAgentConfig, type AgentConfigInput } from '../../src/shared/config';
+import { ruleSet } from '../../src/workflow/rule-sets';
 import { createRunState } from '../../src/workflow/run-state';
 import {
   allowance,
@@ -9,10 +10,10 @@ import {
   MIN_COMPLETION_TOKENS,
 } from '../../src/workflow/token-budget';
 
-function state(config: AgentConfigInput, used = 0, rules: 1 | 2 = 2) {
+function state(config: AgentConfigInput, used = 0, generation: 1 | 2 = 2) {
   const validation = validateAgentConfig(config);
   if (!validation.ok) throw new Error(validation.message);
-  const run = createRunState('q', validation.config, 'wf', 0, false, undefined, {}, rules);
+  const run = createRunState('q', validation.config, 'wf', 0, false, undefined, {}, ruleSet(generation));
   run.usage = { promptTokens: used, completionTokens: 0, totalTokens: used };
   return run;
 }
