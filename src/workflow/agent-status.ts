@@ -38,10 +38,10 @@ const SEARCH_ATTRIBUTE_VALUE: Readonly<Record<RunPhase, AgentStatusValue>> = {
 export function toStatus(state: RunState): AgentStatus {
   return {
     state: runPhase(state),
-    iteration: state.iterations,
+    iteration: state.counters.iterations,
     maxIterations: state.config.maxIterations,
-    tokensUsed: state.usage.totalTokens,
-    terminationReason: state.stop?.reason ?? null,
+    tokensUsed: state.counters.usage.totalTokens,
+    terminationReason: state.outcome.stop?.reason ?? null,
     runningTools: state.runningTools,
   };
 }
@@ -57,7 +57,9 @@ export function searchAttributesEnabled(): boolean {
 /** The AgentStatus a run in this state shows; Temporal reports a cancelled agent run as Completed, so it says Cancelled. */
 export function agentStatusOf(state: RunState): AgentStatusValue {
   const phase = runPhase(state);
-  return phase === 'completed' && state.stop?.reason === 'cancelled' ? 'Cancelled' : SEARCH_ATTRIBUTE_VALUE[phase];
+  return phase === 'completed' && state.outcome.stop?.reason === 'cancelled'
+    ? 'Cancelled'
+    : SEARCH_ATTRIBUTE_VALUE[phase];
 }
 
 /** Marks a run that fails before it has a state (its input was refused) as Failed, when it has the attribute. */

@@ -22,7 +22,7 @@ export const CARRIED_WINDOW_MAX_BYTES = 384 * 1024;
  * or (rule set 3) its steps grew past {@link MAX_RUN_STEPS_CHARS}.
  */
 export function shouldContinueAsNew(state: RunState): boolean {
-  const iterationsThisRun = state.iterations - state.iterationsAtStart;
+  const iterationsThisRun = state.counters.iterations - state.counters.iterationsAtStart;
   const tooLarge = state.rules.continuesOnLargeSteps && state.stepsChars > MAX_RUN_STEPS_CHARS;
   return iterationsThisRun >= state.config.maxStepsPerRun || tooLarge || workflowInfo().continueAsNewSuggested;
 }

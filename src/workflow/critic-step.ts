@@ -13,9 +13,11 @@ import { promptSteps } from '../shared/step-archive';
  * missing (the forced final answer then explains it). An unreadable verdict is recorded and skipped.
  */
 export async function critiqueIteration(state: RunState): Promise<void> {
-  const latest = state.steps.filter((step) => step.iteration === state.iterations && step.observation !== null);
+  const latest = state.steps.filter(
+    (step) => step.iteration === state.counters.iterations && step.observation !== null,
+  );
   const last = latest[latest.length - 1];
-  if (!state.config.critic || state.stop || !last) return;
+  if (!state.config.critic || state.outcome.stop || !last) return;
   const input: CritiqueInput = {
     query: state.query,
     latest: renderScratchpad(promptSteps(latest), state.config),

@@ -39,14 +39,15 @@ import { traceSteps } from '../shared/step-archive';
 import { applySeed, carriedFromSeed } from './seed';
 import { runAheadTools } from './run-ahead';
 import { foldedPatch, resolveRuleSet } from './rule-sets';
+import { countRejectedThought, startIteration } from './run-counters';
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
   const { config } = state;
   let messages = promptFor(state, state.feedback);
   // A conversation's iteration cap is per turn.
-  const iterations = state.iterations - (state.conversation?.iterationsAtTurnStart ?? 0);
-  const used = { iterations, tokensUsed: state.usage.totalTokens };
+  const iterations = state.counters.iterations - (state.conversation?.iterationsAtTurnStart ?? 0);
+  const used = { iterations, tokensUsed: state.counters.usage.totalTokens };
   if (state.rules.fitsContextWindow) {
     // Rule set 5: the iteration cap first (nothing is compacted for a call that will not be made), then a prompt
     // over the context window is compacted, and the budget judges the prompt that would really be sent.
@@ -62,12 +63,18 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   const allowed = loopCallAllowance(state, messages);
   if ('refused' in allowed) return reachLimit(state, 'token_budget', allowed.refused);
 
-  state.iterations += 1;
+  startIteration(state.counters);
   state.phase = 'thinking';
   countIteration();
   let reply: ModelReply;
   try {
-    reply = await think(state, messages, [...tools.keys()], `think · step ${state.iterations}`, allowed.maxTokens);
+    reply = await think(
+      state,
+      messages,
+      [...tools.keys()],
+      `think · step ${state.counters.iterations}`,
+      allowed.maxTokens,
+    );
   } catch (error) {
     const refusal = state.rules.fitsContextWindow ? contextLengthFailure(error) : undefined;
     if (!refusal) throw error;
@@ -99,7 +106,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
         return;
       }
       // Like a final answer, a question needs no separate thought: the question says what is missing.
-      return clarify(state, reply, `c${state.iterations}-1`, reply.question, reply.usage);
+      return clarify(state, reply, `c${state.counters.iterations}-1`, reply.question, reply.usage);
     }
     case 'tool_calls':
       return act(state, reply, tools);
@@ -125,13 +132,13 @@ async function act(
   // Rules 1 judged the thought alone; the called tools' names let rules 2 refuse thoughts that only restate the calls.
   const calledTools = state.rules.thoughtSeesCalls ? reply.calls.map((call) => call.tool) : undefined;
   // Other entries (a compaction's failed summary) may stand between: any refused thought of the previous iteration.
-  const refusedLastTime = state.errorHistory.some(
-    (entry) => entry.kind === 'invalid_thought' && entry.iteration === state.iterations - 1,
+  const refusedLastTime = state.counters.errorHistory.some(
+    (entry) => entry.kind === 'invalid_thought' && entry.iteration === state.counters.iterations - 1,
   );
   const policy = thoughtPolicy(config, state.rules);
   const problem = validateThought(reply.thought, config, calledTools, policy, refusedLastTime);
   if (problem !== null) {
-    state.rejectedThoughts += 1;
+    countRejectedThought(state.counters);
     recordError(state, 'invalid_thought', problem);
     state.feedback.push(problem);
     return;
@@ -147,7 +154,7 @@ async function act(
   if (failure) return stopRun(state, 'failure', `the thought contains the failure phrase "${failure}"`);
   // Call IDs are the workflow's own (iteration and position): unique in the run whatever the provider sends, short
   // enough to type in `durable-react-agent approve`, and a stale decision can never match a newer call.
-  const calls = reply.calls.map((call, index) => ({ ...call, callId: `c${state.iterations}-${index + 1}` }));
+  const calls = reply.calls.map((call, index) => ({ ...call, callId: `c${state.counters.iterations}-${index + 1}` }));
   await actOnToolCalls(state, reply, calls, tools, reply.usage);
   await critiqueIteration(state);
 }
@@ -182,7 +189,7 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   armTimer();
   try {
     await loop.run(async () => {
-      while (!state.stop) {
+      while (!state.outcome.stop) {
         if (state.timeUp !== null) {
           openBudgetRequest(state, 'timeout', state.timeUp); // unless another request held the slot
           const raised = await settleBudgetRequest(state);
@@ -192,8 +199,8 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
         }
         await iterate(state, tools);
         refreshDetails(state);
-        if (!state.stop) await summarizeConversationIfDue(state);
-        if (!state.stop && state.timeUp === null && shouldContinueAsNew(state)) await continueAsNewNow(state);
+        if (!state.outcome.stop) await summarizeConversationIfDue(state);
+        if (!state.outcome.stop && state.timeUp === null && shouldContinueAsNew(state)) await continueAsNewNow(state);
       }
     });
   } catch (error) {
@@ -216,18 +223,18 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   const { config } = start;
   // A fork or continuation starts from its parent's steps; only its first run has a seed (later ones carry state).
   const seed = input.carried === undefined ? input.seed : undefined;
-  const state = createRunState(
-    input.query,
+  const state = createRunState({
+    query: input.query,
     config,
-    workflowInfo().workflowId,
-    Date.now(),
-    searchAttributesEnabled(),
-    input.carried ?? (seed ? carriedFromSeed(seed, Date.now()) : undefined),
+    workflowId: workflowInfo().workflowId,
+    nowMs: Date.now(),
+    searchAttributes: searchAttributesEnabled(),
+    carried: input.carried ?? (seed ? carriedFromSeed(seed, Date.now()) : undefined),
     hooks,
     rules,
-  );
+    ...(start.assumedContextWindow !== undefined ? { assumedContextWindow: start.assumedContextWindow } : {}),
+  });
   if (seed) applySeed(state, seed);
-  if (start.assumedContextWindow !== undefined) state.assumedContextWindow = start.assumedContextWindow;
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
   installBudgetHandlers(state);
@@ -236,7 +243,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   setHandler(getPromptQuery, () => state.prompt ?? null);
   installEventHandlers(state.events);
   if (rules.guardsStreamedDeltas) {
-    state.events.acceptsDelta = (iteration) => state.config.stream && iteration === state.iterations;
+    state.events.acceptsDelta = (iteration) => state.config.stream && iteration === state.counters.iterations;
   }
   state.conversation = startConversation(state, input.carried?.conversation);
   installConversationHandlers(state);
@@ -290,9 +297,9 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     }
   }
   state.phase = 'completed';
-  await state.events.end(state.stop?.reason ?? 'failure', state.stop?.detail ?? null);
+  await state.events.end(state.outcome.stop?.reason ?? 'failure', state.outcome.stop?.detail ?? null);
   publishStatus(state);
-  countFinished(state.stop?.reason ?? 'failure');
+  countFinished(state.outcome.stop?.reason ?? 'failure');
   return toResult(state, Date.now());
 }
 

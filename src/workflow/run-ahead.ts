@@ -36,7 +36,7 @@ export function runAheadRequest(state: RunState, offered: readonly string[]): Ru
   if (tools.length === 0) return undefined;
   return {
     tools,
-    iteration: state.iterations,
+    iteration: state.counters.iterations,
     maxObservationTokens: state.config.maxObservationTokens,
     maxCalls: state.config.maxToolCallsPerReply,
     keyPrefix: keyPrefix(),

@@ -8,28 +8,22 @@ import { callHook, type AgentHooks } from './hooks';
 import { countTokens } from './metrics';
 import { traceSteps } from '../shared/step-archive';
 import { EventLog } from './event-log';
+import { createOutcome, decideStop, type RunOutcome } from './outcome';
+import { addError, addTokens, createCounters, type RunCounters } from './run-counters';
 import { LATEST_RULE_SET, type RuleFlags } from './rule-sets';
-import {
-  addUsage,
-  ZERO_USAGE,
-  type AgentErrorKind,
-  type AgentStatus,
-  type CarriedState,
-  type ConversationState,
-  type ReActResult,
-  type ReActStep,
-  type ReActTrace,
-  type RunLineage,
-  type StructuredOutput,
-  type TerminationReason,
-  type TokenUsage,
+import type {
+  AgentErrorKind,
+  AgentStatus,
+  CarriedState,
+  ConversationState,
+  ReActResult,
+  ReActStep,
+  ReActTrace,
+  RunLineage,
+  StructuredOutput,
+  TerminationReason,
+  TokenUsage,
 } from '../shared/types';
-
-/** Why and how a run is stopping. */
-export interface StopDecision {
-  reason: TerminationReason;
-  detail: string;
-}
 
 /** Everything one run knows; plain data so queries can read it at any time. */
 export interface RunState {
@@ -44,30 +38,20 @@ export interface RunState {
   window: ReActStep[];
   summary: string | null;
   /** Position in the continue-as-new chain (1 = first run). */
-  run: number;
+  readonly run: number;
   stepsBefore: number;
-  errorHistory: ReActTrace['errorHistory'];
-  /** Calls per tool the model made, refused ones included. */
-  toolUsage: Record<string, number>;
-  /** Calls per tool that ran, plus calls admitted and still settling (see `ReActTrace.toolRuns`). */
-  toolRuns: Record<string, number>;
-  usage: TokenUsage;
-  iterations: number;
-  /** Iterations done by earlier runs of the chain. */
-  readonly iterationsAtStart: number;
-  rejectedThoughts: number;
+  /** Iterations, tokens, tool calls and errors of the chain so far (run-counters.ts writes them). */
+  readonly counters: RunCounters;
   /** Corrections for the model's next call; cleared once sent. */
   feedback: string[];
   /** Notes for the model's next call (the critic's verdict); cleared once sent. */
   notes: string[];
-  /** For stall detection, the latest signatures: one per call under rules 1, one per iteration under rules 2. */
-  callSignatures: string[];
   phase: AgentStatus['state'];
   runningTools: string[];
   /** Read-only tools that may run ahead in model calls, and what the latest reply's calls got ahead. */
   runAhead: { tools: string[]; results: Map<string, RanAhead> };
-  stop: StopDecision | null;
-  finalAnswer: string | null;
+  /** Why the run stops and what it answered (outcome.ts writes it). */
+  readonly outcome: RunOutcome;
   /** Hooks of a user's workflow (none for the stock agent workflow). */
   readonly hooks: AgentHooks;
   /**
@@ -87,15 +71,10 @@ export interface RunState {
   learnedContextWindow?: number;
   /** The context window the worker assumed for the run's model when the config sets none (see prepareRun). */
   assumedContextWindow?: number;
-  /** What became of the forced final answer, once the run needed one. */
-  forcedFinalAnswer: ReActTrace['forcedFinalAnswer'];
-  /** The validated final answer. */
-  output: unknown;
-  confidence: number | null;
   /** Calls and questions waiting for a person, and the decisions' rules. */
-  approvals: ApprovalBook;
+  readonly approvals: ApprovalBook;
   /** Whether AgentStatus/AgentPendingTools may be upserted (they were set at start). */
-  searchAttributes: boolean;
+  readonly searchAttributes: boolean;
   /** Last published status, so unchanged values are not upserted again. */
   publishedStatus: string;
   /** The pending items last written to the memo (rule set 6); undefined until this run first writes it. */
@@ -108,20 +87,30 @@ export interface RunState {
   budgetRequests: BudgetRecord[];
   timeUp: string | null;
   /** The parent of a fork or continuation, kept across the chain. */
-  lineage: RunLineage | null;
+  readonly lineage: RunLineage | null;
+}
+
+/** What a run starts from. */
+export interface RunStateOptions {
+  query: string;
+  config: AgentConfig;
+  workflowId: string;
+  nowMs: number;
+  /** Whether the run may upsert its search attributes (they were set at start). */
+  searchAttributes?: boolean;
+  /** The chain's state, when the run continues one (or starts from a seed). */
+  carried?: CarriedState;
+  hooks?: AgentHooks;
+  /** The run's rules; the newest generation's by default. */
+  rules?: RuleFlags;
+  /** The context window the worker assumed for a new run's model (prepareRun); a continued run carries its own. */
+  assumedContextWindow?: number;
 }
 
 /** A fresh run, or the next run of a chain when `carried` comes from continue-as-new. */
-export function createRunState(
-  query: string,
-  config: AgentConfig,
-  workflowId: string,
-  nowMs: number,
-  searchAttributes = false,
-  carried?: CarriedState,
-  hooks: AgentHooks = {},
-  rules: RuleFlags = LATEST_RULE_SET.flags,
-): RunState {
+export function createRunState(options: RunStateOptions): RunState {
+  const { query, config, workflowId, nowMs, carried, hooks = {}, rules = LATEST_RULE_SET.flags } = options;
+  const assumedContextWindow = options.assumedContextWindow ?? carried?.assumedContextWindow;
   const approvals = new ApprovalBook();
   approvals.alwaysApproved.push(...(carried?.alwaysApproved ?? []));
   return {
@@ -134,39 +123,27 @@ export function createRunState(
     summary: carried?.summary ?? null,
     run: carried?.run ?? 1,
     stepsBefore: carried?.stepsBefore ?? 0,
-    errorHistory: carried?.errorHistory ?? [],
-    toolUsage: carried?.toolUsage ?? {},
-    // A chain from before toolRuns existed carries only toolUsage, which counted every call: the cap stays as strict.
-    toolRuns: carried?.toolRuns ?? { ...carried?.toolUsage },
-    usage: carried?.usage ?? ZERO_USAGE,
-    iterations: carried?.iterations ?? 0,
-    iterationsAtStart: carried?.iterations ?? 0,
-    rejectedThoughts: carried?.rejectedThoughts ?? 0,
+    counters: createCounters(carried),
     feedback: carried?.feedback ?? [],
     notes: carried?.notes ?? [],
-    callSignatures: carried?.callSignatures ?? [],
     phase: 'thinking',
     runningTools: [],
     runAhead: { tools: [], results: new Map() },
-    stop: null,
-    finalAnswer: null,
+    outcome: createOutcome(),
     hooks,
     rules,
     checksOutput: outputSchemaOf(config) !== undefined,
-    output: undefined,
-    confidence: null,
     promptTokenRatio: carried?.promptTokenRatio ?? 1,
     ...(carried?.learnedContextWindow !== undefined ? { learnedContextWindow: carried.learnedContextWindow } : {}),
-    ...(carried?.assumedContextWindow !== undefined ? { assumedContextWindow: carried.assumedContextWindow } : {}),
+    ...(assumedContextWindow !== undefined ? { assumedContextWindow } : {}),
     stepsChars: 0,
-    forcedFinalAnswer: undefined,
     approvals,
     events: new EventLog(carried?.run ?? 1, carried?.events),
     conversation: null,
     budgetRequests: carried?.budgetRequests ?? [],
     timeUp: null,
     lineage: carried?.lineage ?? null,
-    searchAttributes,
+    searchAttributes: options.searchAttributes ?? false,
     publishedStatus: '',
     publishedPending: undefined,
   };
@@ -180,13 +157,13 @@ export function toCarried(state: RunState): CarriedState {
   return {
     run: state.run + 1,
     startedAtMs: state.startedAtMs,
-    iterations: state.iterations,
-    usage: state.usage,
-    toolUsage: state.toolUsage,
-    toolRuns: state.toolRuns,
-    rejectedThoughts: state.rejectedThoughts,
-    errorHistory: state.errorHistory.slice(-CARRIED_ERRORS),
-    callSignatures: state.callSignatures,
+    iterations: state.counters.iterations,
+    usage: state.counters.usage,
+    toolUsage: state.counters.toolUsage,
+    toolRuns: state.counters.toolRuns,
+    rejectedThoughts: state.counters.rejectedThoughts,
+    errorHistory: state.counters.errorHistory.slice(-CARRIED_ERRORS),
+    callSignatures: [...state.counters.callSignatures],
     alwaysApproved: [...state.approvals.alwaysApproved],
     summary: state.summary,
     window: state.config.carrySteps > 0 ? state.window.slice(-state.config.carrySteps) : [],
@@ -229,37 +206,37 @@ export function recordError(state: RunState, kind: AgentErrorKind, message: stri
     message.length > MAX_ERROR_MESSAGE
       ? `${message.slice(0, MAX_ERROR_MESSAGE)}… [${message.length - MAX_ERROR_MESSAGE} more characters]`
       : message;
-  state.errorHistory.push({ iteration: state.iterations, kind, message: kept, timestamp: nowIso() });
+  addError(state.counters, { iteration: state.counters.iterations, kind, message: kept, timestamp: nowIso() });
 }
 
 /** Adds the usage of one model call. */
 export function recordUsage(state: RunState, usage: TokenUsage): void {
-  state.usage = addUsage(state.usage, usage);
+  addTokens(state.counters, usage);
   countTokens(usage);
 }
 
 /** Ends the run with this reason unless a reason was already decided (the first cause wins). */
 export function stopRun(state: RunState, reason: TerminationReason, detail: string): void {
-  state.stop ??= { reason, detail };
+  decideStop(state.outcome, reason, detail);
 }
 
 /** The trace as queries and the result present it. */
 export function toTrace(state: RunState): ReActTrace {
   return {
     steps: traceSteps(state.steps, state.stepsChars),
-    finalResult: state.finalAnswer,
-    terminationReason: state.stop?.reason ?? null,
-    totalIterations: state.iterations,
-    totalTokens: state.usage.totalTokens,
-    toolUsage: state.toolUsage,
-    toolRuns: state.toolRuns,
-    errorHistory: state.errorHistory,
-    rejectedThoughts: state.rejectedThoughts,
-    terminationDetail: state.stop?.detail ?? null,
+    finalResult: state.outcome.finalAnswer,
+    terminationReason: state.outcome.stop?.reason ?? null,
+    totalIterations: state.counters.iterations,
+    totalTokens: state.counters.usage.totalTokens,
+    toolUsage: state.counters.toolUsage,
+    toolRuns: state.counters.toolRuns,
+    errorHistory: [...state.counters.errorHistory],
+    rejectedThoughts: state.counters.rejectedThoughts,
+    terminationDetail: state.outcome.stop?.detail ?? null,
     run: state.run,
     stepsInEarlierRuns: state.stepsBefore,
     summary: state.summary,
-    ...(state.forcedFinalAnswer ? { forcedFinalAnswer: state.forcedFinalAnswer } : {}),
+    ...(state.outcome.forcedFinalAnswer ? { forcedFinalAnswer: state.outcome.forcedFinalAnswer } : {}),
     ...(state.conversation ? { turns: state.conversation.turns } : {}),
     ...(state.budgetRequests.length > 0 ? { budgetRequests: state.budgetRequests } : {}),
     ...(state.lineage ? { lineage: state.lineage } : {}),
@@ -268,32 +245,32 @@ export function toTrace(state: RunState): ReActTrace {
 
 /** The run's result once it has stopped. */
 export function toResult(state: RunState, nowMs: number): ReActResult {
-  const reason = state.stop?.reason ?? 'failure';
+  const reason = state.outcome.stop?.reason ?? 'failure';
   const trace = toTrace(state);
   const result: ReActResult = {
     success: reason === 'success',
-    finalAnswer: state.finalAnswer,
+    finalAnswer: state.outcome.finalAnswer,
     terminationReason: reason,
     trace,
-    tokenUsage: state.usage,
+    tokenUsage: state.counters.usage,
     executionTimeMs: Math.max(0, nowMs - state.startedAtMs),
     workflowId: state.workflowId,
-    ...(state.output !== undefined ? { output: state.output } : {}),
-    ...(state.confidence !== null ? { confidence: state.confidence } : {}),
+    ...(state.outcome.output !== undefined ? { output: state.outcome.output } : {}),
+    ...(state.outcome.confidence !== null ? { confidence: state.outcome.confidence } : {}),
   };
   if (state.config.outputMode !== 'structured') return result;
   // The reasoning is the last real thought: a native final answer's text is the answer itself.
   const thoughts = state.steps
     .map((step) => step.thought)
-    .filter((thought) => thought !== '' && thought !== state.finalAnswer);
+    .filter((thought) => thought !== '' && thought !== state.outcome.finalAnswer);
   const structured: StructuredOutput = {
-    answer: state.output ?? state.finalAnswer,
+    answer: state.outcome.output ?? state.outcome.finalAnswer,
     reasoning: thoughts[thoughts.length - 1] ?? '',
-    confidence: state.confidence,
-    toolUsage: state.toolUsage,
-    iterations: state.iterations,
+    confidence: state.outcome.confidence,
+    toolUsage: state.counters.toolUsage,
+    iterations: state.counters.iterations,
     summary: state.summary,
-    errorHistory: state.errorHistory,
+    errorHistory: [...state.counters.errorHistory],
   };
   return { ...result, structured };
 }

@@ -80,7 +80,7 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
     };
   }
   const budget = state.config.tokenBudget;
-  const remaining = budget === undefined ? undefined : budget - state.usage.totalTokens;
+  const remaining = budget === undefined ? undefined : budget - state.counters.usage.totalTokens;
   if (remaining !== undefined && remaining <= 0) {
     return {
       observation: errorObservation(call.tool, call.args, 'no token budget is left for a subagent', 'tool_limit'),

@@ -16,7 +16,12 @@ import { summaryMessages, type SummarizeInput } from '../shared/summaries';
  */
 export async function summarizeConversationIfDue(state: RunState): Promise<void> {
   const every = state.config.summaryEvery;
-  if (every === undefined || state.iterations === 0 || state.iterations % every !== 0 || state.window.length === 0)
+  if (
+    every === undefined ||
+    state.counters.iterations === 0 ||
+    state.counters.iterations % every !== 0 ||
+    state.window.length === 0
+  )
     return;
   // Rule set 5: the same folding as compaction, which checks the request fits the window, falls back to listing the
   // steps when the model cannot summarise them, and never leaves an empty summary.

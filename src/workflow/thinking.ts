@@ -69,7 +69,7 @@ export async function think(
       outputSchema: outputSchemaOf(config),
       ...(cap !== undefined ? { maxTokens: cap } : {}),
       ...(settings ? { settings } : {}),
-      ...(config.stream ? { stream: { iteration: state.iterations } } : {}),
+      ...(config.stream ? { stream: { iteration: state.counters.iterations } } : {}),
       ...(runAhead ? { runAhead } : {}),
     },
   ]);

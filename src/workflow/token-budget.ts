@@ -47,14 +47,14 @@ export function learnPromptRatio(state: RunState, request: unknown, reportedProm
 export function allowance(state: RunState, promptTokens: number, reserve = 0): CallAllowance {
   const budget = state.config.tokenBudget;
   if (budget === undefined || !state.rules.hardTokenBudget) return {};
-  const left = budget - state.usage.totalTokens;
+  const left = budget - state.counters.usage.totalTokens;
   const maxTokens = left - promptTokens - reserve;
   if (maxTokens >= MIN_COMPLETION_TOKENS) return { maxTokens };
   const kept = reserve > 0 ? `, keeping ~${reserve} for the final answer` : '';
   return {
     refused:
       `the next model call (~${promptTokens} prompt tokens and at least ${MIN_COMPLETION_TOKENS} for the reply${kept}) ` +
-      `would exceed the budget of ${budget} tokens (${state.usage.totalTokens} used)`,
+      `would exceed the budget of ${budget} tokens (${state.counters.usage.totalTokens} used)`,
   };
 }
 

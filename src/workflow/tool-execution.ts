@@ -5,7 +5,6 @@ import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import { runLocalTool, runTool } from './activity-proxies';
 import { keyPrefix, takeRanAhead } from './run-ahead';
 import type { RunState } from './run-state';
-import { addCount } from './tool-counts';
 
 /* Running one admitted tool call as its activity, and the toolRuns slot it holds while it does. */
 
@@ -63,11 +62,6 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
 /** Whether an admitted call reached its tool; a call that did not gives its `toolRuns` slot back. */
 export interface RunSlot {
   ran: boolean;
-}
-
-/** Takes (1) or gives back (-1) a toolRuns slot. */
-export function countRun(state: RunState, tool: string, delta: 1 | -1): void {
-  addCount(state.toolRuns, tool, delta);
 }
 
 /** Runs the tool's activity; a call the worker refuses (unknown tool, arguments the tool refuses) did not run. */

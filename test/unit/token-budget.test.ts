@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateAgentConfig, type AgentConfigInput } from '../../src/shared/config';
 import { ruleSet } from '../../src/workflow/rule-sets';
+import { addTokens } from '../../src/workflow/run-counters';
 import { createRunState } from '../../src/workflow/run-state';
 import {
   allowance,
@@ -13,8 +14,14 @@ import {
 function state(config: AgentConfigInput, used = 0, generation: 1 | 2 = 2) {
   const validation = validateAgentConfig(config);
   if (!validation.ok) throw new Error(validation.message);
-  const run = createRunState('q', validation.config, 'wf', 0, false, undefined, {}, ruleSet(generation));
-  run.usage = { promptTokens: used, completionTokens: 0, totalTokens: used };
+  const run = createRunState({
+    query: 'q',
+    config: validation.config,
+    workflowId: 'wf',
+    nowMs: 0,
+    rules: ruleSet(generation),
+  });
+  addTokens(run.counters, { promptTokens: used, completionTokens: 0, totalTokens: used });
   return run;
 }
 
