@@ -9,6 +9,8 @@ import { publishStatus } from './agent-status';
 import type { RunState } from './run-state';
 import { clearOutcome, resumeOutcome } from './outcome';
 import { clearCallSignatures } from './run-counters';
+import { clearGuidance } from './prompt-state';
+import { clearWindow } from './transcript';
 
 /** Longest follow-up message accepted: it becomes a prompt and is carried across continue-as-new. */
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -118,9 +120,8 @@ function beginTurn(state: RunState, conversation: ConversationState, message: st
   state.query = message;
   clearOutcome(state.outcome);
   // The earlier turns reach the model as question and answer; their tool steps stay in the trace only.
-  state.window = [];
-  state.feedback = [];
-  state.notes = [];
+  clearWindow(state.transcript);
+  clearGuidance(state.prompt);
   clearCallSignatures(state.counters);
   state.phase = 'thinking';
   state.events.emit({ type: 'turn_started', turn: conversation.turn, message: eventText(message) });

@@ -5,6 +5,7 @@ import { loopCallAllowance, withCap } from './token-budget';
 import { critique } from './activity-proxies';
 import { renderScratchpad } from '../shared/protocol';
 import { recordError, recordUsage, stopRun, type RunState } from './run-state';
+import { addNote } from './prompt-state';
 import { promptSteps } from '../shared/step-archive';
 
 /**
@@ -13,7 +14,7 @@ import { promptSteps } from '../shared/step-archive';
  * missing (the forced final answer then explains it). An unreadable verdict is recorded and skipped.
  */
 export async function critiqueIteration(state: RunState): Promise<void> {
-  const latest = state.steps.filter(
+  const latest = state.transcript.steps.filter(
     (step) => step.iteration === state.counters.iterations && step.observation !== null,
   );
   const last = latest[latest.length - 1];
@@ -21,7 +22,7 @@ export async function critiqueIteration(state: RunState): Promise<void> {
   const input: CritiqueInput = {
     query: state.query,
     latest: renderScratchpad(promptSteps(latest), state.config),
-    summary: state.summary,
+    summary: state.transcript.summary,
     model: state.config.model,
   };
   // Over the token budget the critic is skipped: it only advises, and the loop's own check ends the run. From rule
@@ -47,7 +48,7 @@ export async function critiqueIteration(state: RunState): Promise<void> {
   last.critic = verdict;
   const { decision, reasoning, confidence } = verdict;
   state.events.emit({ type: 'critic_verdict', decision, reasoning: eventText(reasoning), confidence });
-  state.notes.push(criticNote(verdict));
+  addNote(state.prompt, criticNote(verdict));
   if (verdict.decision === 'INSUFFICIENT_DATA') {
     stopRun(state, 'failure', `the critic found the data insufficient: ${verdict.reasoning}`);
   }

@@ -5,6 +5,7 @@ import { answerCandidate, type ModelReply } from '../shared/protocol';
 import { readAnswerJson } from '../shared/output';
 import { forcedAnswerInstruction } from './prompt';
 import { nowIso, recordError, recordStep, type RunState } from './run-state';
+import { addFeedback } from './prompt-state';
 import { acceptAnswer, extendStopDetail, settleForcedAnswer } from './outcome';
 import { promptFor, think } from './thinking';
 import { allowance, estimatePromptTokens } from './token-budget';
@@ -49,7 +50,7 @@ export function acceptFinalAnswer(state: RunState, reply: ModelReply, answer: st
       recordError(state, 'invalid_output', checked.message);
       // A forced answer has no next try: keep its text, without validated output.
       if (!forced) {
-        state.feedback.push(checked.message);
+        addFeedback(state.prompt, checked.message);
         return false;
       }
     }

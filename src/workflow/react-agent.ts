@@ -36,15 +36,16 @@ import { promptFor, think } from './thinking';
 import { summarizeConversationIfDue } from './summaries';
 import { actOnToolCalls } from './tool-step';
 import { traceSteps } from '../shared/step-archive';
-import { applySeed, carriedFromSeed } from './seed';
+import { carriedFromSeed } from './seed';
 import { runAheadTools } from './run-ahead';
 import { foldedPatch, resolveRuleSet } from './rule-sets';
 import { countRejectedThought, startIteration } from './run-counters';
+import { addFeedback, clearGuidance } from './prompt-state';
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
   const { config } = state;
-  let messages = promptFor(state, state.feedback);
+  let messages = promptFor(state, state.prompt.feedback);
   // A conversation's iteration cap is per turn.
   const iterations = state.counters.iterations - (state.conversation?.iterationsAtTurnStart ?? 0);
   const used = { iterations, tokensUsed: state.counters.usage.totalTokens };
@@ -53,7 +54,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
     // over the context window is compacted, and the budget judges the prompt that would really be sent.
     const capped = checkBeforeThinking(used, config, 0);
     if (capped) return reachLimit(state, capped.reason, capped.detail);
-    const fitted = await fitContext(state, messages, () => promptFor(state, state.feedback));
+    const fitted = await fitContext(state, messages, () => promptFor(state, state.prompt.feedback));
     if ('refused' in fitted) return stopRun(state, 'token_budget', fitted.refused);
     messages = fitted.messages;
   }
@@ -82,12 +83,11 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
     if (await recoverFromRefusal(state, refusal, messages)) return;
     return stopRun(state, 'token_budget', `the prompt does not fit the model's context window: ${refusal.message}`);
   }
-  state.feedback = [];
-  state.notes = [];
+  clearGuidance(state.prompt);
   switch (reply.type) {
     case 'malformed':
       recordError(state, 'malformed_output', reply.problem);
-      state.feedback.push(reply.problem);
+      addFeedback(state.prompt, reply.problem);
       return;
     case 'final_answer': {
       if (!acceptFinalAnswer(state, reply, reply.answer)) return;
@@ -102,7 +102,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
       if (!config.allowClarification) {
         const feedback = 'Asking the user is disabled in this run: decide with the tools and what you know.';
         recordError(state, 'malformed_output', feedback);
-        state.feedback.push(feedback);
+        addFeedback(state.prompt, feedback);
         return;
       }
       // Like a final answer, a question needs no separate thought: the question says what is missing.
@@ -126,7 +126,7 @@ async function act(
       `Your reply made ${reply.calls.length} tool calls; at most ${config.maxToolCallsPerReply} are allowed in one ` +
       'reply. Make fewer calls at once.';
     recordError(state, 'malformed_output', feedback);
-    state.feedback.push(feedback);
+    addFeedback(state.prompt, feedback);
     return;
   }
   // Rules 1 judged the thought alone; the called tools' names let rules 2 refuse thoughts that only restate the calls.
@@ -140,7 +140,7 @@ async function act(
   if (problem !== null) {
     countRejectedThought(state.counters);
     recordError(state, 'invalid_thought', problem);
-    state.feedback.push(problem);
+    addFeedback(state.prompt, problem);
     return;
   }
   // Phrases are matched in what the model wrote, not in reasoning it gave apart: musing about a phrase is not saying it.
@@ -233,14 +233,16 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     hooks,
     rules,
     ...(start.assumedContextWindow !== undefined ? { assumedContextWindow: start.assumedContextWindow } : {}),
+    ...(seed ? { seededSteps: seed.steps } : {}),
   });
-  if (seed) applySeed(state, seed);
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
   installBudgetHandlers(state);
-  setHandler(getScratchpadQuery, () => renderScratchpad(traceSteps(state.steps, state.stepsChars), config));
+  setHandler(getScratchpadQuery, () =>
+    renderScratchpad(traceSteps(state.transcript.steps, state.transcript.stepsChars), config),
+  );
   setHandler(getStatusQuery, () => toStatus(state));
-  setHandler(getPromptQuery, () => state.prompt ?? null);
+  setHandler(getPromptQuery, () => state.prompt.sent ?? null);
   installEventHandlers(state.events);
   if (rules.guardsStreamedDeltas) {
     state.events.acceptsDelta = (iteration) => state.config.stream && iteration === state.counters.iterations;

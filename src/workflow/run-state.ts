@@ -1,6 +1,5 @@
 import type { BudgetRecord } from '../shared/budget';
 import type { AgentConfig } from '../shared/config';
-import type { PromptSnapshot } from '../shared/protocol';
 import type { RanAhead } from '../shared/tool-protocol';
 import { outputSchemaOf } from '../shared/output';
 import { ApprovalBook } from './approval-book';
@@ -9,6 +8,8 @@ import { countTokens } from './metrics';
 import { traceSteps } from '../shared/step-archive';
 import { EventLog } from './event-log';
 import { createOutcome, decideStop, type RunOutcome } from './outcome';
+import { createPromptState, type PromptState } from './prompt-state';
+import { appendStep, createTranscript, type Transcript } from './transcript';
 import { addError, addTokens, createCounters, type RunCounters } from './run-counters';
 import { LATEST_RULE_SET, type RuleFlags } from './rule-sets';
 import type {
@@ -32,20 +33,14 @@ export interface RunState {
   readonly config: AgentConfig;
   readonly workflowId: string;
   readonly startedAtMs: number;
-  /** This run's steps (the trace); earlier runs' steps stay in their own histories. */
-  steps: ReActStep[];
-  /** The steps the model sees: not yet folded into the summary, including some carried from the previous run. */
-  window: ReActStep[];
-  summary: string | null;
+  /** The steps of the trace and of the model's window, and the summary (transcript.ts writes them). */
+  readonly transcript: Transcript;
   /** Position in the continue-as-new chain (1 = first run). */
   readonly run: number;
-  stepsBefore: number;
   /** Iterations, tokens, tool calls and errors of the chain so far (run-counters.ts writes them). */
   readonly counters: RunCounters;
-  /** Corrections for the model's next call; cleared once sent. */
-  feedback: string[];
-  /** Notes for the model's next call (the critic's verdict); cleared once sent. */
-  notes: string[];
+  /** Feedback and notes for the next call, the last prompt sent, prompt sizes learnt (prompt-state.ts writes them). */
+  readonly prompt: PromptState;
   phase: AgentStatus['state'];
   runningTools: string[];
   /** Read-only tools that may run ahead in model calls, and what the latest reply's calls got ahead. */
@@ -61,16 +56,6 @@ export interface RunState {
   readonly rules: RuleFlags;
   /** Whether the final answer must match an output schema (`outputSchema` or a signature); the worker checks it. */
   readonly checksOutput: boolean;
-  /** The latest prompt sent to the model: the next one travels as a delta from it, and `getPromptQuery` reads it. */
-  prompt?: PromptSnapshot;
-  /** Characters of this run's steps as JSON: they travel in every trace query and in the result. */
-  stepsChars: number;
-  /** How far the character estimate of prompt tokens fell short of the model's reports (token budget only). */
-  promptTokenRatio: number;
-  /** The context window the provider stated (or showed) when it refused a prompt; unset until one is refused. */
-  learnedContextWindow?: number;
-  /** The context window the worker assumed for the run's model when the config sets none (see prepareRun). */
-  assumedContextWindow?: number;
   /** Calls and questions waiting for a person, and the decisions' rules. */
   readonly approvals: ApprovalBook;
   /** Whether AgentStatus/AgentPendingTools may be upserted (they were set at start). */
@@ -105,12 +90,13 @@ export interface RunStateOptions {
   rules?: RuleFlags;
   /** The context window the worker assumed for a new run's model (prepareRun); a continued run carries its own. */
   assumedContextWindow?: number;
+  /** A fork's or continuation's steps, which the new run's trace starts with. */
+  seededSteps?: readonly ReActStep[];
 }
 
 /** A fresh run, or the next run of a chain when `carried` comes from continue-as-new. */
 export function createRunState(options: RunStateOptions): RunState {
   const { query, config, workflowId, nowMs, carried, hooks = {}, rules = LATEST_RULE_SET.flags } = options;
-  const assumedContextWindow = options.assumedContextWindow ?? carried?.assumedContextWindow;
   const approvals = new ApprovalBook();
   approvals.alwaysApproved.push(...(carried?.alwaysApproved ?? []));
   return {
@@ -118,14 +104,10 @@ export function createRunState(options: RunStateOptions): RunState {
     config,
     workflowId,
     startedAtMs: carried?.startedAtMs ?? nowMs,
-    steps: [],
-    window: carried?.window ?? [],
-    summary: carried?.summary ?? null,
+    transcript: createTranscript(carried, options.seededSteps),
     run: carried?.run ?? 1,
-    stepsBefore: carried?.stepsBefore ?? 0,
     counters: createCounters(carried),
-    feedback: carried?.feedback ?? [],
-    notes: carried?.notes ?? [],
+    prompt: createPromptState(carried, options.assumedContextWindow ?? carried?.assumedContextWindow),
     phase: 'thinking',
     runningTools: [],
     runAhead: { tools: [], results: new Map() },
@@ -133,10 +115,6 @@ export function createRunState(options: RunStateOptions): RunState {
     hooks,
     rules,
     checksOutput: outputSchemaOf(config) !== undefined,
-    promptTokenRatio: carried?.promptTokenRatio ?? 1,
-    ...(carried?.learnedContextWindow !== undefined ? { learnedContextWindow: carried.learnedContextWindow } : {}),
-    ...(assumedContextWindow !== undefined ? { assumedContextWindow } : {}),
-    stepsChars: 0,
     approvals,
     events: new EventLog(carried?.run ?? 1, carried?.events),
     conversation: null,
@@ -165,14 +143,18 @@ export function toCarried(state: RunState): CarriedState {
     errorHistory: state.counters.errorHistory.slice(-CARRIED_ERRORS),
     callSignatures: [...state.counters.callSignatures],
     alwaysApproved: [...state.approvals.alwaysApproved],
-    summary: state.summary,
-    window: state.config.carrySteps > 0 ? state.window.slice(-state.config.carrySteps) : [],
-    feedback: state.feedback,
-    notes: state.notes,
-    stepsBefore: state.stepsBefore + state.steps.length,
-    promptTokenRatio: state.promptTokenRatio,
-    ...(state.learnedContextWindow !== undefined ? { learnedContextWindow: state.learnedContextWindow } : {}),
-    ...(state.assumedContextWindow !== undefined ? { assumedContextWindow: state.assumedContextWindow } : {}),
+    summary: state.transcript.summary,
+    window: state.config.carrySteps > 0 ? state.transcript.window.slice(-state.config.carrySteps) : [],
+    feedback: [...state.prompt.feedback],
+    notes: [...state.prompt.notes],
+    stepsBefore: state.transcript.stepsBefore + state.transcript.steps.length,
+    promptTokenRatio: state.prompt.tokenRatio,
+    ...(state.prompt.learnedContextWindow !== undefined
+      ? { learnedContextWindow: state.prompt.learnedContextWindow }
+      : {}),
+    ...(state.prompt.assumedContextWindow !== undefined
+      ? { assumedContextWindow: state.prompt.assumedContextWindow }
+      : {}),
     events: state.events.carry(),
     ...(state.conversation ? { conversation: state.conversation } : {}),
     ...(state.budgetRequests.length > 0 ? { budgetRequests: state.budgetRequests } : {}),
@@ -183,9 +165,7 @@ export function toCarried(state: RunState): CarriedState {
 /** Records a step in the trace and in the model's window, and asks the shouldStop hook about it. */
 export function recordStep(state: RunState, step: ReActStep): void {
   if (state.conversation) step.turn = state.conversation.turn;
-  state.steps.push(step);
-  state.stepsChars += JSON.stringify(step).length;
-  state.window.push(step);
+  appendStep(state.transcript, step);
   const shouldStop = state.hooks.shouldStop;
   if (!shouldStop || step.action.type === 'final_answer') return;
   const verdict = callHook('shouldStop', () => shouldStop(step));
@@ -223,7 +203,7 @@ export function stopRun(state: RunState, reason: TerminationReason, detail: stri
 /** The trace as queries and the result present it. */
 export function toTrace(state: RunState): ReActTrace {
   return {
-    steps: traceSteps(state.steps, state.stepsChars),
+    steps: traceSteps(state.transcript.steps, state.transcript.stepsChars),
     finalResult: state.outcome.finalAnswer,
     terminationReason: state.outcome.stop?.reason ?? null,
     totalIterations: state.counters.iterations,
@@ -234,8 +214,8 @@ export function toTrace(state: RunState): ReActTrace {
     rejectedThoughts: state.counters.rejectedThoughts,
     terminationDetail: state.outcome.stop?.detail ?? null,
     run: state.run,
-    stepsInEarlierRuns: state.stepsBefore,
-    summary: state.summary,
+    stepsInEarlierRuns: state.transcript.stepsBefore,
+    summary: state.transcript.summary,
     ...(state.outcome.forcedFinalAnswer ? { forcedFinalAnswer: state.outcome.forcedFinalAnswer } : {}),
     ...(state.conversation ? { turns: state.conversation.turns } : {}),
     ...(state.budgetRequests.length > 0 ? { budgetRequests: state.budgetRequests } : {}),
@@ -260,7 +240,7 @@ export function toResult(state: RunState, nowMs: number): ReActResult {
   };
   if (state.config.outputMode !== 'structured') return result;
   // The reasoning is the last real thought: a native final answer's text is the answer itself.
-  const thoughts = state.steps
+  const thoughts = state.transcript.steps
     .map((step) => step.thought)
     .filter((thought) => thought !== '' && thought !== state.outcome.finalAnswer);
   const structured: StructuredOutput = {
@@ -269,7 +249,7 @@ export function toResult(state: RunState, nowMs: number): ReActResult {
     confidence: state.outcome.confidence,
     toolUsage: state.counters.toolUsage,
     iterations: state.counters.iterations,
-    summary: state.summary,
+    summary: state.transcript.summary,
     errorHistory: [...state.counters.errorHistory],
   };
   return { ...result, structured };

@@ -1,4 +1,5 @@
 import { estimateTokens } from '../shared/observation';
+import { setTokenRatio } from './prompt-state';
 import type { RunState } from './run-state';
 
 /** Fewest completion tokens a call under a token budget is made with; with less room the call is not made. */
@@ -28,7 +29,7 @@ export function rawPromptTokens(request: unknown): number {
 
 /** Estimated prompt tokens of a request, scaled by how far the estimate fell short of the model's own reports. */
 export function estimatePromptTokens(state: RunState, request: unknown): number {
-  return Math.ceil(rawPromptTokens(request) * state.promptTokenRatio);
+  return Math.ceil(rawPromptTokens(request) * state.prompt.tokenRatio);
 }
 
 /**
@@ -37,7 +38,7 @@ export function estimatePromptTokens(state: RunState, request: unknown): number 
  */
 export function learnPromptRatio(state: RunState, request: unknown, reportedPromptTokens: number): void {
   const raw = rawPromptTokens(request);
-  if (raw > 0 && reportedPromptTokens > 0) state.promptTokenRatio = Math.max(1, reportedPromptTokens / raw);
+  if (raw > 0 && reportedPromptTokens > 0) setTokenRatio(state.prompt, reportedPromptTokens / raw);
 }
 
 /**

@@ -66,9 +66,9 @@ export function renderDetails(state: RunState): string {
       );
     sections.push(`### Waiting for a decision\n${waiting.join('\n')}`);
   }
-  if (state.summary) sections.push(`### Conversation so far\n${clip(state.summary)}`);
-  const shown = state.steps.slice(-DETAIL_STEPS);
-  const hidden = state.stepsBefore + state.steps.length - shown.length;
+  if (state.transcript.summary) sections.push(`### Conversation so far\n${clip(state.transcript.summary)}`);
+  const shown = state.transcript.steps.slice(-DETAIL_STEPS);
+  const hidden = state.transcript.stepsBefore + state.transcript.steps.length - shown.length;
   const steps = shown.flatMap(stepLines);
   if (steps.length > 0)
     sections.push(

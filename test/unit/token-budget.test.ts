@@ -59,9 +59,9 @@ describe('token budget allowance', () => {
     const run = state({ tokenBudget: 1000 });
     const request = [{ role: 'user', content: 'x'.repeat(396) }];
     learnPromptRatio(run, request, 300);
-    expect(run.promptTokenRatio).toBeCloseTo(300 / 107, 5); // the JSON of the request is 428 characters, ~107 tokens
+    expect(run.prompt.tokenRatio).toBeCloseTo(300 / 107, 5); // the JSON of the request is 428 characters, ~107 tokens
     learnPromptRatio(run, request, 10);
-    expect(run.promptTokenRatio).toBe(1);
+    expect(run.prompt.tokenRatio).toBe(1);
   });
 });
 
