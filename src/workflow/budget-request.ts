@@ -91,6 +91,16 @@ export function installBudgetHandlers(state: RunState): void {
   );
 }
 
+/** The budget record as this file writes it: every other file reads it only. */
+function writableBudget(state: RunState): { requests: BudgetRecord[]; timeUp: string | null } {
+  return state.budget as { requests: BudgetRecord[]; timeUp: string | null };
+}
+
+/** Notes that the time budget ran out (its detail), or that the request it opened was settled (null). */
+export function markTimeUp(state: RunState, detail: string | null): void {
+  writableBudget(state).timeUp = detail;
+}
+
 /** Opens a request to raise `limit` (one at a time); a person sees it with the pending calls. */
 export function openBudgetRequest(state: RunState, limit: BudgetLimit, detail: string): void {
   if (state.approvals.budget) return;
@@ -100,7 +110,7 @@ export function openBudgetRequest(state: RunState, limit: BudgetLimit, detail: s
   const ms = parseDuration(state.config.approvalTimeout) ?? 24 * 3_600_000;
   const now = Date.now();
   // Numbered over the chain (the records are carried), so an ID is never reused by a later request.
-  const requestId = `b${state.budgetRequests.length + 1}`;
+  const requestId = `b${state.budget.requests.length + 1}`;
   state.approvals.budget = {
     pending: {
       requestId,
@@ -139,7 +149,7 @@ export async function settleBudgetRequest(state: RunState): Promise<boolean> {
     requestedAt: pending.requestedAt,
     decidedAt: nowIso(),
   };
-  state.budgetRequests.push(record);
+  writableBudget(state).requests.push(record);
   countDecision(record.outcome === 'raise' ? 'approve' : record.outcome === 'stop' ? 'reject' : 'timeout');
   state.events.emit({
     type: 'budget_decided',

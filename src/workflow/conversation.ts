@@ -7,6 +7,7 @@ import { sendMessageUpdate } from '../shared/messages';
 import type { ConversationState, TurnRecord } from '../shared/types';
 import { publishStatus } from './agent-status';
 import type { RunState } from './run-state';
+import { enterPhase } from './run-activity';
 import { clearOutcome, resumeOutcome } from './outcome';
 import { clearCallSignatures } from './run-counters';
 import { clearGuidance } from './prompt-state';
@@ -54,7 +55,7 @@ function refusal(state: RunState, text: unknown): string | null {
   if (!state.conversation) {
     return 'this run takes no follow-up messages: start it with conversationIdleTimeout to make it a conversation';
   }
-  if (state.events.ended || state.phase === 'completed') return 'the conversation has ended';
+  if (state.events.ended || state.activity.phase === 'completed') return 'the conversation has ended';
   if (typeof text !== 'string' || text.trim() === '') return 'a message must be a non-empty string';
   if (text.length > MAX_MESSAGE_CHARS) return `a message may have at most ${MAX_MESSAGE_CHARS} characters`;
   const { inbox } = state.conversation;
@@ -123,7 +124,7 @@ function beginTurn(state: RunState, conversation: ConversationState, message: st
   clearWindow(state.transcript);
   clearGuidance(state.prompt);
   clearCallSignatures(state.counters);
-  state.phase = 'thinking';
+  enterPhase(state.activity, 'thinking');
   state.events.emit({ type: 'turn_started', turn: conversation.turn, message: eventText(message) });
   publishStatus(state);
 }
@@ -144,7 +145,7 @@ export async function nextTurn(state: RunState): Promise<boolean> {
     if (state.outcome.stop?.reason === 'cancelled') return false;
     if (state.rules.handsOverWhileWaiting) conversation.awaiting = awaitingOf(state);
   }
-  state.phase = 'awaiting_message';
+  enterPhase(state.activity, 'awaiting_message');
   publishStatus(state);
   const idleMs = parseDuration(state.config.conversationIdleTimeout!)!;
   const awaiting = conversation.awaiting;

@@ -5,6 +5,7 @@ import { answerCandidate, type ModelReply } from '../shared/protocol';
 import { readAnswerJson } from '../shared/output';
 import { forcedAnswerInstruction } from './prompt';
 import { nowIso, recordError, recordStep, type RunState } from './run-state';
+import { enterPhase } from './run-activity';
 import { addFeedback } from './prompt-state';
 import { acceptAnswer, extendStopDetail, settleForcedAnswer } from './outcome';
 import { promptFor, think } from './thinking';
@@ -65,7 +66,7 @@ export function acceptFinalAnswer(state: RunState, reply: ModelReply, answer: st
 export async function forceFinalAnswer(state: RunState): Promise<void> {
   if (!state.outcome.stop || !state.config.forceFinalAnswer || state.outcome.finalAnswer !== null) return;
   if (state.outcome.stop.reason === 'success' || state.outcome.stop.reason === 'cancelled') return;
-  state.phase = 'finishing';
+  enterPhase(state.activity, 'finishing');
   const { stop } = state.outcome;
   const instruction = forcedAnswerInstruction(stop.detail);
   const build = () => [...promptFor(state, []), { role: 'user' as const, content: instruction }];

@@ -18,10 +18,17 @@ import type { AgentWorkflowInput, ReActResult } from '../shared/types';
 import { publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
 import { catalogProblem } from './catalog-checks';
 import { clarify, installHumanHandlers } from './human-loop';
-import { installBudgetHandlers, openBudgetRequest, reachLimit, settleBudgetRequest } from './budget-request';
+import {
+  installBudgetHandlers,
+  markTimeUp,
+  openBudgetRequest,
+  reachLimit,
+  settleBudgetRequest,
+} from './budget-request';
 import { invalidInput, lookUpTools, startRun } from './run-start';
 import { renderScratchpad, visibleThought, type ModelReply } from '../shared/protocol';
 import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './run-state';
+import { enterPhase } from './run-activity';
 import { checkBeforeThinking, findPhrase } from './termination';
 import { loopCallAllowance, rawPromptTokens } from './token-budget';
 import { thoughtPolicy, validateThought } from './thought';
@@ -37,7 +44,7 @@ import { summarizeConversationIfDue } from './summaries';
 import { actOnToolCalls } from './tool-step';
 import { traceSteps } from '../shared/step-archive';
 import { carriedFromSeed } from './seed';
-import { runAheadTools } from './run-ahead';
+import { offerRunAhead } from './run-ahead';
 import { foldedPatch, resolveRuleSet } from './rule-sets';
 import { countRejectedThought, startIteration } from './run-counters';
 import { addFeedback, clearGuidance } from './prompt-state';
@@ -65,7 +72,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   if ('refused' in allowed) return reachLimit(state, 'token_budget', allowed.refused);
 
   startIteration(state.counters);
-  state.phase = 'thinking';
+  enterPhase(state.activity, 'thinking');
   countIteration();
   let reply: ModelReply;
   try {
@@ -177,7 +184,7 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
           const detail = `the time budget of ${timeoutSeconds}s ran out`;
           // Asking lets the iteration in flight finish; the loop starts no other until a person decides.
           if (state.config.onBudget === 'ask') {
-            state.timeUp = detail;
+            markTimeUp(state, detail);
             return openBudgetRequest(state, 'timeout', detail);
           }
           stopRun(state, 'timeout', detail);
@@ -190,17 +197,18 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   try {
     await loop.run(async () => {
       while (!state.outcome.stop) {
-        if (state.timeUp !== null) {
-          openBudgetRequest(state, 'timeout', state.timeUp); // unless another request held the slot
+        if (state.budget.timeUp !== null) {
+          openBudgetRequest(state, 'timeout', state.budget.timeUp); // unless another request held the slot
           const raised = await settleBudgetRequest(state);
-          state.timeUp = null;
+          markTimeUp(state, null);
           if (raised) armTimer();
           continue;
         }
         await iterate(state, tools);
         refreshDetails(state);
         if (!state.outcome.stop) await summarizeConversationIfDue(state);
-        if (!state.outcome.stop && state.timeUp === null && shouldContinueAsNew(state)) await continueAsNewNow(state);
+        if (!state.outcome.stop && state.budget.timeUp === null && shouldContinueAsNew(state))
+          await continueAsNewNow(state);
       }
     });
   } catch (error) {
@@ -258,7 +266,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     const problem = catalogProblem(config, catalog, state.rules);
     if (problem !== null) throw invalidInput(problem);
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));
-    state.runAhead.tools = runAheadTools(state, catalog.tools);
+    offerRunAhead(state, catalog.tools);
     // A conversation answers turn after turn, until no message comes within its idle timeout. A run that took over
     // from one that was waiting for a message goes on waiting (rule set 6).
     let waiting = state.conversation?.awaiting !== undefined;
@@ -298,7 +306,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       throw error;
     }
   }
-  state.phase = 'completed';
+  enterPhase(state.activity, 'completed');
   await state.events.end(state.outcome.stop?.reason ?? 'failure', state.outcome.stop?.detail ?? null);
   publishStatus(state);
   countFinished(state.outcome.stop?.reason ?? 'failure');

@@ -1,6 +1,6 @@
 import { workflowInfo } from '@temporalio/workflow';
 import type { ModelReply, ParsedToolCall } from '../shared/protocol';
-import type { RunAheadRequest, ToolInfo, ToolObservation } from '../shared/tool-protocol';
+import type { RanAhead, RunAheadRequest, ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import { needsConfirmation } from './confirmation';
 import type { RunState } from './run-state';
 
@@ -30,6 +30,16 @@ export function runAheadTools(state: RunState, tools: readonly ToolInfo[]): stri
     .map((tool) => tool.name);
 }
 
+/** The run-ahead record as this file writes it: every other file reads it only. */
+function writableRunAhead(state: RunState): { tools: readonly string[]; results: Map<string, RanAhead> } {
+  return state.runAhead as { tools: readonly string[]; results: Map<string, RanAhead> };
+}
+
+/** Offers the run's tools that may run ahead (see {@link runAheadTools}) to its model calls. */
+export function offerRunAhead(state: RunState, tools: readonly ToolInfo[]): void {
+  writableRunAhead(state).tools = runAheadTools(state, tools);
+}
+
 /** What the next model call may run ahead, of the tools it offers; undefined when nothing. */
 export function runAheadRequest(state: RunState, offered: readonly string[]): RunAheadRequest | undefined {
   const tools = state.runAhead.tools.filter((name) => offered.includes(name));
@@ -46,13 +56,13 @@ export function runAheadRequest(state: RunState, offered: readonly string[]): Ru
 /** Keeps the results the reply's calls got ahead, in place of the previous reply's unused ones. */
 export function keepRanAhead(state: RunState, reply: ModelReply): void {
   const ran = reply.type === 'tool_calls' ? (reply.ranAhead ?? []) : [];
-  state.runAhead.results = new Map(ran.map((entry) => [entry.callId, entry]));
+  writableRunAhead(state).results = new Map(ran.map((entry) => [entry.callId, entry]));
 }
 
 /** The result an admitted call got ahead, when it ran with exactly these arguments; each is used once. */
 export function takeRanAhead(state: RunState, call: ParsedToolCall): ToolObservation | undefined {
   const ahead = state.runAhead.results.get(call.callId);
   if (!ahead || ahead.tool !== call.tool || ahead.argsJson !== JSON.stringify(call.args ?? null)) return undefined;
-  state.runAhead.results.delete(call.callId);
+  writableRunAhead(state).results.delete(call.callId);
   return ahead.observation;
 }

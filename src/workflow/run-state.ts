@@ -8,13 +8,13 @@ import { countTokens } from './metrics';
 import { traceSteps } from '../shared/step-archive';
 import { EventLog } from './event-log';
 import { createOutcome, decideStop, type RunOutcome } from './outcome';
+import { createActivity, type RunActivity } from './run-activity';
 import { createPromptState, type PromptState } from './prompt-state';
 import { appendStep, createTranscript, type Transcript } from './transcript';
 import { addError, addTokens, createCounters, type RunCounters } from './run-counters';
 import { LATEST_RULE_SET, type RuleFlags } from './rule-sets';
 import type {
   AgentErrorKind,
-  AgentStatus,
   CarriedState,
   ConversationState,
   ReActResult,
@@ -25,6 +25,18 @@ import type {
   TerminationReason,
   TokenUsage,
 } from '../shared/types';
+
+/** The tools that may run ahead and the results they got ahead; run-ahead.ts writes it. */
+export interface RunAheadState {
+  readonly tools: readonly string[];
+  readonly results: ReadonlyMap<string, RanAhead>;
+}
+
+/** The chain's decided budget requests, and the time budget's detail once it ran out; budget-request.ts writes it. */
+export interface BudgetState {
+  readonly requests: readonly BudgetRecord[];
+  readonly timeUp: string | null;
+}
 
 /** Everything one run knows; plain data so queries can read it at any time. */
 export interface RunState {
@@ -41,10 +53,10 @@ export interface RunState {
   readonly counters: RunCounters;
   /** Feedback and notes for the next call, the last prompt sent, prompt sizes learnt (prompt-state.ts writes them). */
   readonly prompt: PromptState;
-  phase: AgentStatus['state'];
-  runningTools: string[];
-  /** Read-only tools that may run ahead in model calls, and what the latest reply's calls got ahead. */
-  runAhead: { tools: string[]; results: Map<string, RanAhead> };
+  /** The run's phase and running tools, and what it last published (run-activity.ts writes them). */
+  readonly activity: RunActivity;
+  /** Read-only tools that may run ahead in model calls, and what the latest reply's calls got ahead (run-ahead.ts). */
+  readonly runAhead: RunAheadState;
   /** Why the run stops and what it answered (outcome.ts writes it). */
   readonly outcome: RunOutcome;
   /** Hooks of a user's workflow (none for the stock agent workflow). */
@@ -60,17 +72,12 @@ export interface RunState {
   readonly approvals: ApprovalBook;
   /** Whether AgentStatus/AgentPendingTools may be upserted (they were set at start). */
   readonly searchAttributes: boolean;
-  /** Last published status, so unchanged values are not upserted again. */
-  publishedStatus: string;
-  /** The pending items last written to the memo (rule set 6); undefined until this run first writes it. */
-  publishedPending: string | undefined;
   /** The run's event stream (in memory; consumers read it with getEvents / waitForEvents). */
   readonly events: EventLog;
   /** A conversation's turns and inbox; null for a one-shot run (no `conversationIdleTimeout`). */
   conversation: ConversationState | null;
-  /** Budget requests (`onBudget: 'ask'`) of the whole chain, and the time budget's detail once it ran out. */
-  budgetRequests: BudgetRecord[];
-  timeUp: string | null;
+  /** Budget requests (`onBudget: 'ask'`) of the whole chain, and the time budget's detail (budget-request.ts). */
+  readonly budget: BudgetState;
   /** The parent of a fork or continuation, kept across the chain. */
   readonly lineage: RunLineage | null;
 }
@@ -108,8 +115,7 @@ export function createRunState(options: RunStateOptions): RunState {
     run: carried?.run ?? 1,
     counters: createCounters(carried),
     prompt: createPromptState(carried, options.assumedContextWindow ?? carried?.assumedContextWindow),
-    phase: 'thinking',
-    runningTools: [],
+    activity: createActivity(),
     runAhead: { tools: [], results: new Map() },
     outcome: createOutcome(),
     hooks,
@@ -118,12 +124,9 @@ export function createRunState(options: RunStateOptions): RunState {
     approvals,
     events: new EventLog(carried?.run ?? 1, carried?.events),
     conversation: null,
-    budgetRequests: carried?.budgetRequests ?? [],
-    timeUp: null,
+    budget: { requests: carried?.budgetRequests ?? [], timeUp: null },
     lineage: carried?.lineage ?? null,
     searchAttributes: options.searchAttributes ?? false,
-    publishedStatus: '',
-    publishedPending: undefined,
   };
 }
 
@@ -157,7 +160,7 @@ export function toCarried(state: RunState): CarriedState {
       : {}),
     events: state.events.carry(),
     ...(state.conversation ? { conversation: state.conversation } : {}),
-    ...(state.budgetRequests.length > 0 ? { budgetRequests: state.budgetRequests } : {}),
+    ...(state.budget.requests.length > 0 ? { budgetRequests: [...state.budget.requests] } : {}),
     ...(state.lineage ? { lineage: state.lineage } : {}),
   };
 }
@@ -218,7 +221,7 @@ export function toTrace(state: RunState): ReActTrace {
     summary: state.transcript.summary,
     ...(state.outcome.forcedFinalAnswer ? { forcedFinalAnswer: state.outcome.forcedFinalAnswer } : {}),
     ...(state.conversation ? { turns: state.conversation.turns } : {}),
-    ...(state.budgetRequests.length > 0 ? { budgetRequests: state.budgetRequests } : {}),
+    ...(state.budget.requests.length > 0 ? { budgetRequests: [...state.budget.requests] } : {}),
     ...(state.lineage ? { lineage: state.lineage } : {}),
   };
 }

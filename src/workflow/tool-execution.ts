@@ -5,6 +5,7 @@ import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import { runLocalTool, runTool } from './activity-proxies';
 import { keyPrefix, takeRanAhead } from './run-ahead';
 import type { RunState } from './run-state';
+import { toolSettled, toolStarted } from './run-activity';
 
 /* Running one admitted tool call as its activity, and the toolRuns slot it holds while it does. */
 
@@ -32,7 +33,7 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
   state.events.emit({ type: 'tool_started', callId: call.callId, tool: call.tool });
   const ahead = takeRanAhead(state, call);
   if (ahead) return ahead;
-  state.runningTools.push(call.tool);
+  toolStarted(state.activity, call.tool);
   try {
     return await (tool.local ? runLocalTool : runTool).executeWithOptions(
       {
@@ -55,7 +56,7 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
     // Reached only when the tool's own attempts are used up by timeouts or worker crashes.
     return errorObservation(call.tool, call.args, failureMessage(error, tool), 'tool_error');
   } finally {
-    state.runningTools.splice(state.runningTools.indexOf(call.tool), 1);
+    toolSettled(state.activity, call.tool);
   }
 }
 

@@ -12,6 +12,7 @@ import { delegate } from './subagents';
 import { condenseObservation } from './summaries';
 import { awaitDecision } from './human-loop';
 import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
+import { enterPhase } from './run-activity';
 import { callSignature, iterationSignature, stallDetail, trailingRepeats } from './stall';
 import { matchStopCondition } from './termination';
 import { ownCount, ownEntry } from './tool-counts';
@@ -194,7 +195,7 @@ export async function actOnToolCalls(
   tools: ReadonlyMap<string, ToolInfo>,
   usage: TokenUsage,
 ): Promise<void> {
-  state.phase = 'acting';
+  enterPhase(state.activity, 'acting');
   state.events.emit({ type: 'thought', iteration: state.counters.iterations, text: eventText(thought.thought) });
   for (const call of calls) {
     const { callId, tool } = call;
