@@ -8,7 +8,7 @@ import {
   type BudgetRecord,
 } from '../shared/budget';
 import type { ApprovalBook } from './approval-book';
-import type { AgentConfig } from '../shared/config';
+import type { ResolvedConfig } from '../shared/config';
 import { formatDuration, parseDuration } from '../shared/duration';
 import { describeDecider, isApprover } from '../shared/identity';
 import { decideBudgetSignal, decideBudgetUpdate } from '../shared/messages';
@@ -23,14 +23,14 @@ const LIMIT_NAMES: Readonly<Record<BudgetLimit, string>> = {
   timeout: 'time budget',
 };
 
-function currentLimit(config: AgentConfig, limit: BudgetLimit): number {
+function currentLimit(config: ResolvedConfig, limit: BudgetLimit): number {
   if (limit === 'max_iterations') return config.maxIterations;
   if (limit === 'token_budget') return config.tokenBudget ?? 0;
   return config.timeoutSeconds ?? 0;
 }
 
 /** A raise changes the run's config itself: continue-as-new carries the config, so the raise lasts the whole chain. */
-function raiseLimit(config: AgentConfig, limit: BudgetLimit, amount: number): void {
+function raiseLimit(config: ResolvedConfig, limit: BudgetLimit, amount: number): void {
   if (limit === 'max_iterations') config.maxIterations += amount;
   else if (limit === 'token_budget') config.tokenBudget = (config.tokenBudget ?? 0) + amount;
   else config.timeoutSeconds = (config.timeoutSeconds ?? 0) + amount;

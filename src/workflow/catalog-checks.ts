@@ -1,5 +1,5 @@
 import { BUDGET_APPROVERS } from '../shared/budget';
-import type { AgentConfig } from '../shared/config';
+import type { ResolvedConfig } from '../shared/config';
 import type { ToolCatalog } from '../shared/tool-protocol';
 import { waivedMandatoryTools } from './confirmation';
 import type { RuleFlags } from './rule-sets';
@@ -39,7 +39,7 @@ function unknownNames(names: readonly string[], known: readonly string[]): strin
  * its start, or null. Rule set 2 added mandatory confirmation; rule set 3 refuses confirmation settings that name no
  * tool of the run (a typo such as `--confirm calculater` used to let the real tool run with no approval).
  */
-export function catalogProblem(config: AgentConfig, catalog: ToolCatalog, rules: RuleFlags): string | null {
+export function catalogProblem(config: ResolvedConfig, catalog: ToolCatalog, rules: RuleFlags): string | null {
   if (catalog.unknown.length > 0) return `Unknown tools in config.tools: ${catalog.unknown.join(', ')}`;
   const waived = rules.authorConfirmationBinds ? waivedMandatoryTools(catalog.tools, config) : [];
   if (waived.length > 0) {

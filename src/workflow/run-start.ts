@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { AgentConfig } from '../shared/config';
+import type { ResolvedConfig } from '../shared/config';
 import { withConfigDefaults } from '../shared/config-defaults';
 import { ErrorType } from '../shared/errors';
 import type { ToolCatalog } from '../shared/tool-protocol';
@@ -15,7 +15,7 @@ export function invalidInput(message: string): ApplicationFailure {
 
 /** What a run starts from: its config with every default, and its tools when they were looked up with it. */
 export interface RunStart {
-  config: AgentConfig;
+  config: ResolvedConfig;
   catalog: ToolCatalog | null;
   /** The context window the worker assumed for the run's model (a new run whose config sets none). */
   assumedContextWindow?: number;

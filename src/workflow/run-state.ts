@@ -1,5 +1,5 @@
 import type { BudgetRecord } from '../shared/budget';
-import type { AgentConfig } from '../shared/config';
+import type { ResolvedConfig } from '../shared/config';
 import type { RanAhead } from '../shared/tool-protocol';
 import { outputSchemaOf } from '../shared/output';
 import { ApprovalBook } from './approval-book';
@@ -42,7 +42,7 @@ export interface BudgetState {
 export interface RunState {
   /** The task of the current turn: the run's query, or a conversation's latest message. */
   query: string;
-  readonly config: AgentConfig;
+  readonly config: ResolvedConfig;
   readonly workflowId: string;
   readonly startedAtMs: number;
   /** The steps of the trace and of the model's window, and the summary (transcript.ts writes them). */
@@ -85,7 +85,7 @@ export interface RunState {
 /** What a run starts from. */
 export interface RunStateOptions {
   query: string;
-  config: AgentConfig;
+  config: ResolvedConfig;
   workflowId: string;
   nowMs: number;
   /** Whether the run may upsert its search attributes (they were set at start). */

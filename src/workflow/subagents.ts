@@ -1,6 +1,6 @@
 import { ChildWorkflowFailure, executeChild, isCancellation } from '@temporalio/workflow';
 import { BUDGET_APPROVERS } from '../shared/budget';
-import type { AgentConfigInput } from '../shared/config';
+import type { ResolvedConfigInput } from '../shared/config';
 import { AGENT_WORKFLOW_TYPE } from '../shared/messages';
 import { parseDelegation, type ParsedToolCall } from '../shared/protocol';
 import { errorObservation, truncateToTokens } from '../shared/observation';
@@ -19,7 +19,7 @@ export interface Delegation {
  * The child's config: the parent's, with the subagent's overrides and whatever is left of the token budget (which
  * the child combines with `maxTokens` like any run).
  */
-function childConfig(state: RunState, agent: string, remainingTokens: number | undefined): AgentConfigInput {
+function childConfig(state: RunState, agent: string, remainingTokens: number | undefined): ResolvedConfigInput {
   const { subagents, ...parent } = state.config;
   const sub = subagents[agent];
   const tools = sub?.tools ?? parent.tools;
