@@ -8,6 +8,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import * as prettier from 'prettier';
 import { z } from 'zod';
 import { agentConfigSchema } from '../src/shared/config';
 
@@ -250,15 +251,26 @@ export function replaceMarkedSection(document: string, section: string): string 
   return document.slice(0, start) + section + document.slice(end + REFERENCE_END.length);
 }
 
-/** The reference page as `npm run docs:config` would write it, given its current text. */
-export function regeneratedPage(current: string): string {
-  return replaceMarkedSection(current, renderConfigReference(agentConfigSchema));
+const root = path.resolve(__dirname, '..');
+
+/** The page as `prettier --write` would leave it, or as it is while .prettierignore leaves markdown alone. */
+async function formatted(file: string, text: string): Promise<string> {
+  const info = await prettier.getFileInfo(file, { ignorePath: path.join(root, '.prettierignore') });
+  if (info.ignored) return text;
+  const options = await prettier.resolveConfig(file);
+  return prettier.format(text, { ...options, filepath: file });
 }
 
-function main(): void {
-  const file = path.resolve(__dirname, '..', REFERENCE_PAGE);
+/** The reference page as `npm run docs:config` would write it, given its current text. */
+export async function regeneratedPage(current: string): Promise<string> {
+  const file = path.join(root, REFERENCE_PAGE);
+  return formatted(file, replaceMarkedSection(current, renderConfigReference(agentConfigSchema)));
+}
+
+async function main(): Promise<void> {
+  const file = path.join(root, REFERENCE_PAGE);
   const current = readFileSync(file, 'utf8');
-  const next = regeneratedPage(current);
+  const next = await regeneratedPage(current);
   if (next === current) {
     console.log(`${REFERENCE_PAGE} is up to date`);
     return;
@@ -268,5 +280,8 @@ function main(): void {
 }
 
 if (require.main === module) {
-  main();
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  });
 }
