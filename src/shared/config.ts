@@ -193,7 +193,7 @@ export const resolvedConfigSchema = z.strictObject({
     .enum(['stop', 'ask'])
     .default('stop')
     .describe(
-      '`ask`: at `maxIterations`, `tokenBudget` or `timeoutSeconds` the run waits (up to `approvals.timeout`) for a person to raise the limit or stop it, instead of stopping; no decision in time stops it as before',
+      '`ask`: at `limits.maxIterations`, `limits.tokenBudget` or `limits.timeoutSeconds` the run waits (up to `approvals.timeout`) for a person to raise the limit or stop it, instead of stopping; no decision in time stops it as before',
     ),
   conversationIdleTimeout: duration
     .optional()

@@ -11,7 +11,7 @@ import {
   renderConfigReference,
   replaceMarkedSection,
 } from '../../scripts/config-reference';
-import { agentConfigSchema } from '../../src/shared/config';
+import { agentConfigSchema } from '../../src/shared/agent-config';
 
 const page = path.resolve(__dirname, '../..', REFERENCE_PAGE);
 
