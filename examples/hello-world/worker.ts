@@ -1,8 +1,7 @@
 // The worker: runs the agent's workflow, its model calls and your tool. The model is the OpenAI-compatible endpoint
 // that OPENAI_BASE_URL, OPENAI_API_KEY and OPENAI_MODEL name.
 import { NativeConnection, Worker } from '@temporalio/worker';
-import { readEnv } from 'durable-react-agent';
-import { DurableAgentPlugin } from 'durable-react-agent/worker';
+import { DurableAgentPlugin, readEnv } from 'durable-react-agent/worker';
 import { wordCount } from './tools.js';
 
 const env = readEnv(); // TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE, OPENAI_*
