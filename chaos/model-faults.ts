@@ -74,7 +74,7 @@ export function withFaults(
   };
 }
 
-/** Temporal's retry policy for model calls (README, "Model errors"): 1 s doubling to 60 s, 6 attempts. */
+/** Temporal's retry policy for model calls (docs/models.md, "Model errors"): 1 s doubling to 60 s, 6 attempts. */
 export interface RetryPolicy {
   initialIntervalMs: number;
   backoffCoefficient: number;

@@ -2,9 +2,9 @@
  * Re-records the replay histories in test/histories/: representative runs (success, each decision kind, parallel
  * calls decided out of order, clarification, continue-as-new, subagent, cancellation, timeout, critic and summary)
  * on a fresh embedded dev server with the scripted model. Run it only when a workflow change is meant to change
- * histories, and guard the change with patched() so the old histories still replay (see README, "Changing workflow
- * code"). Name scenarios to record only those: the committed histories are the corpus of older code, and
- * re-recording them would lose it.
+ * histories, and guard the change with patched() so the old histories still replay (see
+ * docs/worker-and-deployment.md, "Changing workflow code"). Name scenarios to record only those: the committed
+ * histories are the corpus of older code, and re-recording them would lose it.
  *
  *   npx tsx scripts/record-histories.ts                       # every scenario
  *   npx tsx scripts/record-histories.ts parallel-decisions    # only the named ones

@@ -1,4 +1,4 @@
-import type { AgentConfig } from './config';
+import type { ResolvedConfig } from './config';
 import { DEFAULT_SYSTEM_PROMPT, DEFAULT_THOUGHT_PROMPT } from './default-prompts';
 
 // Zod-free: the workflow needs the defaults to read runs recorded before clients sent resolved configs (issue 8),
@@ -64,15 +64,15 @@ export const CONFIG_DEFAULTS = {
   critic: false,
   outputMode: 'simple',
   subagents: {},
-} as const satisfies Partial<AgentConfig>;
+} as const satisfies Partial<ResolvedConfig>;
 
 /**
  * A config with the schema's defaults filled in, unchecked: for runs recorded before clients sent resolved configs,
  * whose configs were checked when they started. New runs are checked by the worker (`prepareRun`).
  */
-export function withConfigDefaults(config: Partial<AgentConfig>): AgentConfig {
+export function withConfigDefaults(config: Partial<ResolvedConfig>): ResolvedConfig {
   const set = Object.fromEntries(Object.entries(config).filter(([, value]) => value !== undefined));
   // A copy per run: the defaults' arrays and records must never be shared between runs.
-  const defaults = JSON.parse(JSON.stringify(CONFIG_DEFAULTS)) as AgentConfig;
+  const defaults = JSON.parse(JSON.stringify(CONFIG_DEFAULTS)) as ResolvedConfig;
   return Object.assign(defaults, set);
 }

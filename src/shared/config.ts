@@ -193,7 +193,7 @@ export const resolvedConfigSchema = z.strictObject({
     .enum(['stop', 'ask'])
     .default('stop')
     .describe(
-      '`ask`: at `maxIterations`, `tokenBudget` or `timeoutSeconds` the run waits (up to `approvals.timeout`) for a person to raise the limit or stop it, instead of stopping; no decision in time stops it as before',
+      '`ask`: at `limits.maxIterations`, `limits.tokenBudget` or `limits.timeoutSeconds` the run waits (up to `approvals.timeout`) for a person to raise the limit or stop it, instead of stopping; no decision in time stops it as before',
     ),
   conversationIdleTimeout: duration
     .optional()
@@ -269,10 +269,6 @@ export const resolvedConfigSchema = z.strictObject({
 export type ResolvedConfigInput = z.input<typeof resolvedConfigSchema>;
 /** The resolved config, every default applied: what the workflow runs with. */
 export type ResolvedConfig = z.output<typeof resolvedConfigSchema>;
-/** @deprecated inside the package only, until every file says ResolvedConfig. */
-export type AgentConfig = ResolvedConfig;
-/** @deprecated inside the package only, until every file says ResolvedConfigInput. */
-export type AgentConfigInput = ResolvedConfigInput;
 
 /** Validates a resolved config; every problem on one line, e.g. `maxIterations: expected number, received string`. */
 export function validateResolvedConfig(

@@ -1,10 +1,10 @@
-import type { AgentConfig } from './config';
+import type { ResolvedConfig } from './config';
 import type { OutputCheck } from './protocol';
 import { parseSignature, signatureOutputSchema } from './signature';
 
 /** The JSON Schema a run's final answer must match: `outputSchema`, else the signature's outputs, else none. */
 export function outputSchemaOf(
-  config: Pick<AgentConfig, 'outputSchema' | 'signature'>,
+  config: Pick<ResolvedConfig, 'outputSchema' | 'signature'>,
 ): Record<string, unknown> | undefined {
   if (config.outputSchema) return config.outputSchema;
   if (!config.signature) return undefined;

@@ -1,6 +1,6 @@
 import type { DecisionOutcome } from './approvals';
 import type { BudgetRecord } from './budget';
-import type { AgentConfigInput } from './config';
+import type { ResolvedConfigInput } from './config';
 import type { CarriedEvents } from './events';
 import type { Decider } from './identity';
 
@@ -300,9 +300,10 @@ export interface AgentWorkflowInput {
   query: string;
   /**
    * The config. AgentClient, continue-as-new and subagents send it resolved (every default applied); a run started
-   * from the Temporal UI may send any subset, and the workflow applies the defaults and the same checks.
+   * from the Temporal UI or another SDK may send the grouped config people write (`AgentConfig`) or any subset of
+   * the resolved one, and the worker applies the defaults and the same checks (`validateWorkflowConfig`).
    */
-  config?: AgentConfigInput;
+  config?: ResolvedConfigInput;
   /** Set only by continue-as-new. */
   carried?: CarriedState;
   /**

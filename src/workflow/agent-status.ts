@@ -7,6 +7,7 @@ import {
 } from '../shared/search-attributes';
 import type { AgentStatus } from '../shared/types';
 import type { RunState } from './run-state';
+import { notePublishedPending, notePublishedStatus } from './run-activity';
 import { refreshDetails } from './ui-details';
 
 /** Where a run is. Derived here only; the getStatus query, AgentStatus and the UI's details all present this. */
@@ -14,13 +15,13 @@ export type RunPhase = AgentStatus['state'];
 
 /** The one derivation of a run's phase: waiting for a person takes precedence over the loop's own phase. */
 export function runPhase(state: RunState): RunPhase {
-  if (state.phase === 'completed') return 'completed';
+  if (state.activity.phase === 'completed') return 'completed';
   // Parallel calls may run and wait for a person at the same time: the person is what the run waits on.
   const pending = state.approvals.snapshot();
   if (pending.question) return 'awaiting_input';
   // A budget request is an approval too: raise the limit, or stop.
   if (pending.approvals.length > 0 || pending.budget) return 'awaiting_approval';
-  return state.phase;
+  return state.activity.phase;
 }
 
 /** The phase as the AgentStatus search attribute spells it (visibility queries and the UI's list use these values). */
@@ -38,11 +39,11 @@ const SEARCH_ATTRIBUTE_VALUE: Readonly<Record<RunPhase, AgentStatusValue>> = {
 export function toStatus(state: RunState): AgentStatus {
   return {
     state: runPhase(state),
-    iteration: state.iterations,
+    iteration: state.counters.iterations,
     maxIterations: state.config.maxIterations,
-    tokensUsed: state.usage.totalTokens,
-    terminationReason: state.stop?.reason ?? null,
-    runningTools: state.runningTools,
+    tokensUsed: state.counters.usage.totalTokens,
+    terminationReason: state.outcome.stop?.reason ?? null,
+    runningTools: [...state.activity.runningTools],
   };
 }
 
@@ -57,7 +58,9 @@ export function searchAttributesEnabled(): boolean {
 /** The AgentStatus a run in this state shows; Temporal reports a cancelled agent run as Completed, so it says Cancelled. */
 export function agentStatusOf(state: RunState): AgentStatusValue {
   const phase = runPhase(state);
-  return phase === 'completed' && state.stop?.reason === 'cancelled' ? 'Cancelled' : SEARCH_ATTRIBUTE_VALUE[phase];
+  return phase === 'completed' && state.outcome.stop?.reason === 'cancelled'
+    ? 'Cancelled'
+    : SEARCH_ATTRIBUTE_VALUE[phase];
 }
 
 /** Marks a run that fails before it has a state (its input was refused) as Failed, when it has the attribute. */
@@ -77,20 +80,20 @@ export function publishStatus(state: RunState, status: AgentStatusValue = agentS
   const pending = state.approvals.snapshot();
   const tools = [...new Set(pending.approvals.map((call) => call.tool))].sort();
   const signature = `${status}|${tools.join(',')}`;
-  if (signature !== state.publishedStatus) {
-    state.publishedStatus = signature;
+  if (signature !== state.activity.publishedStatus) {
+    notePublishedStatus(state.activity, signature);
     upsertSearchAttributes([
       { key: AgentStatusKey, value: status },
       { key: AgentPendingToolsKey, value: tools.length > 0 ? tools : null },
     ]);
   }
-  if (state.rules < 6) return;
+  if (!state.rules.pendingMemo) return;
   const ids = [
     ...pending.approvals.map((call) => call.callId),
     ...(pending.question ? [pending.question.callId] : []),
     ...(pending.budget ? [pending.budget.requestId] : []),
   ].join(',');
-  if (ids === state.publishedPending) return;
-  state.publishedPending = ids;
+  if (ids === state.activity.publishedPending) return;
+  notePublishedPending(state.activity, ids);
   upsertMemo({ [PENDING_MEMO_KEY]: ids });
 }

@@ -8,7 +8,7 @@ import {
   type BudgetRecord,
 } from '../shared/budget';
 import type { ApprovalBook } from './approval-book';
-import type { AgentConfig } from '../shared/config';
+import type { ResolvedConfig } from '../shared/config';
 import { formatDuration, parseDuration } from '../shared/duration';
 import { describeDecider, isApprover } from '../shared/identity';
 import { decideBudgetSignal, decideBudgetUpdate } from '../shared/messages';
@@ -23,14 +23,14 @@ const LIMIT_NAMES: Readonly<Record<BudgetLimit, string>> = {
   timeout: 'time budget',
 };
 
-function currentLimit(config: AgentConfig, limit: BudgetLimit): number {
+function currentLimit(config: ResolvedConfig, limit: BudgetLimit): number {
   if (limit === 'max_iterations') return config.maxIterations;
   if (limit === 'token_budget') return config.tokenBudget ?? 0;
   return config.timeoutSeconds ?? 0;
 }
 
 /** A raise changes the run's config itself: continue-as-new carries the config, so the raise lasts the whole chain. */
-function raiseLimit(config: AgentConfig, limit: BudgetLimit, amount: number): void {
+function raiseLimit(config: ResolvedConfig, limit: BudgetLimit, amount: number): void {
   if (limit === 'max_iterations') config.maxIterations += amount;
   else if (limit === 'token_budget') config.tokenBudget = (config.tokenBudget ?? 0) + amount;
   else config.timeoutSeconds = (config.timeoutSeconds ?? 0) + amount;
@@ -48,7 +48,7 @@ function checkBudget(
   const checked = state.approvals.checkBudget(payload, via);
   if (!checked.ok || checked.value.decision.decision !== 'raise') return checked;
   // Like a tool's approvers: only they may raise, anyone may stop (the safe side, as a rejection is for a call).
-  const approvers = state.rules >= 6 ? state.config.approvers[BUDGET_APPROVERS] : undefined;
+  const approvers = state.rules.budgetApprovers ? state.config.approvers[BUDGET_APPROVERS] : undefined;
   if (approvers && !isApprover(approvers, checked.value.by)) {
     const who = checked.value.by.identity ?? 'An anonymous sender';
     return {
@@ -57,7 +57,7 @@ function checkBudget(
       message: `${who} may not raise the ${LIMIT_NAMES[checked.value.request.pending.limit]}; approvers: ${approvers.join(', ')}`,
     };
   }
-  if (state.rules < 5) return checked;
+  if (!state.rules.capsBudgetRaises) return checked;
   const { limit, current, suggested } = checked.value.request.pending;
   const raised = current + (checked.value.decision.amount ?? suggested);
   if (raised <= BUDGET_LIMIT_MAX[limit]) return checked;
@@ -91,6 +91,16 @@ export function installBudgetHandlers(state: RunState): void {
   );
 }
 
+/** The budget record as this file writes it: every other file reads it only. */
+function writableBudget(state: RunState): { requests: BudgetRecord[]; timeUp: string | null } {
+  return state.budget as { requests: BudgetRecord[]; timeUp: string | null };
+}
+
+/** Notes that the time budget ran out (its detail), or that the request it opened was settled (null). */
+export function markTimeUp(state: RunState, detail: string | null): void {
+  writableBudget(state).timeUp = detail;
+}
+
 /** Opens a request to raise `limit` (one at a time); a person sees it with the pending calls. */
 export function openBudgetRequest(state: RunState, limit: BudgetLimit, detail: string): void {
   if (state.approvals.budget) return;
@@ -100,7 +110,7 @@ export function openBudgetRequest(state: RunState, limit: BudgetLimit, detail: s
   const ms = parseDuration(state.config.approvalTimeout) ?? 24 * 3_600_000;
   const now = Date.now();
   // Numbered over the chain (the records are carried), so an ID is never reused by a later request.
-  const requestId = `b${state.budgetRequests.length + 1}`;
+  const requestId = `b${state.budget.requests.length + 1}`;
   state.approvals.budget = {
     pending: {
       requestId,
@@ -139,7 +149,7 @@ export async function settleBudgetRequest(state: RunState): Promise<boolean> {
     requestedAt: pending.requestedAt,
     decidedAt: nowIso(),
   };
-  state.budgetRequests.push(record);
+  writableBudget(state).requests.push(record);
   countDecision(record.outcome === 'raise' ? 'approve' : record.outcome === 'stop' ? 'reject' : 'timeout');
   state.events.emit({
     type: 'budget_decided',

@@ -1,8 +1,8 @@
 import { BUDGET_APPROVERS } from '../shared/budget';
-import type { AgentConfig } from '../shared/config';
+import type { ResolvedConfig } from '../shared/config';
 import type { ToolCatalog } from '../shared/tool-protocol';
 import { waivedMandatoryTools } from './confirmation';
-import type { RuleSet } from './run-state';
+import type { RuleFlags } from './rule-sets';
 
 /** Edit distance between two short names (case-insensitive), for "did you mean". */
 function distance(a: string, b: string): number {
@@ -39,13 +39,13 @@ function unknownNames(names: readonly string[], known: readonly string[]): strin
  * its start, or null. Rule set 2 added mandatory confirmation; rule set 3 refuses confirmation settings that name no
  * tool of the run (a typo such as `--confirm calculater` used to let the real tool run with no approval).
  */
-export function catalogProblem(config: AgentConfig, catalog: ToolCatalog, rules: RuleSet): string | null {
+export function catalogProblem(config: ResolvedConfig, catalog: ToolCatalog, rules: RuleFlags): string | null {
   if (catalog.unknown.length > 0) return `Unknown tools in config.tools: ${catalog.unknown.join(', ')}`;
-  const waived = rules >= 2 ? waivedMandatoryTools(catalog.tools, config) : [];
+  const waived = rules.authorConfirmationBinds ? waivedMandatoryTools(catalog.tools, config) : [];
   if (waived.length > 0) {
     return `skipConfirmation cannot waive ${waived.join(', ')}: the tool's author requires a person to confirm every call (confirm: 'always')`;
   }
-  if (rules < 3) return null;
+  if (!rules.checksConfirmationNames) return null;
   const known = catalog.tools.map((tool) => tool.name);
   for (const field of ['requireConfirmation', 'skipConfirmation'] as const) {
     const unknown = unknownNames(config[field], known);
@@ -55,7 +55,7 @@ export function catalogProblem(config: AgentConfig, catalog: ToolCatalog, rules:
   // `@budget` is rule set 6's: runs recorded before were refused for it, and must replay refused.
   const unknownApproved = unknownNames(
     Object.keys(config.approvers),
-    rules >= 6 ? [...known, BUDGET_APPROVERS] : known,
+    rules.budgetApprovers ? [...known, BUDGET_APPROVERS] : known,
   );
   if (unknownApproved.length > 0) return `approvers names tools this run does not have: ${unknownApproved.join(', ')}`;
   return null;

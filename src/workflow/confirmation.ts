@@ -1,5 +1,5 @@
 import type { ConfirmationPolicy, ConfirmationRule } from '../shared/approvals';
-import type { AgentConfig } from '../shared/config';
+import type { ResolvedConfig } from '../shared/config';
 
 function valueAt(args: unknown, dottedPath: string): unknown {
   let value: unknown = args;
@@ -69,7 +69,7 @@ export function ruleHolds(rule: ConfirmationRule, args: unknown): boolean {
 export function needsConfirmation(
   tool: { name: string; confirm: ConfirmationPolicy },
   args: unknown,
-  config: Pick<AgentConfig, 'requireConfirmation' | 'skipConfirmation'>,
+  config: Pick<ResolvedConfig, 'requireConfirmation' | 'skipConfirmation'>,
   alwaysApproved: readonly string[],
   authorBinds = false,
 ): boolean {
@@ -85,7 +85,7 @@ export function needsConfirmation(
 /** The tools a config tries to waive although their authors made confirmation mandatory (`confirm: 'always'`). */
 export function waivedMandatoryTools(
   tools: Iterable<{ name: string; confirm: ConfirmationPolicy }>,
-  config: Pick<AgentConfig, 'skipConfirmation'>,
+  config: Pick<ResolvedConfig, 'skipConfirmation'>,
 ): string[] {
   return [...tools]
     .filter((tool) => tool.confirm === 'always' && config.skipConfirmation.includes(tool.name))

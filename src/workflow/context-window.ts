@@ -8,6 +8,8 @@ import { summaryMessages, type SummarizeInput } from '../shared/summaries';
 import type { ReActStep } from '../shared/types';
 import { activityFailureMessage, modelActivities } from './activity-proxies';
 import { recordError, recordUsage, type RunState } from './run-state';
+import { learnContextWindow } from './prompt-state';
+import { foldWindow } from './transcript';
 import { promptSteps } from '../shared/step-archive';
 import { estimatePromptTokens, loopCallAllowance, withCap } from './token-budget';
 
@@ -37,9 +39,13 @@ export interface ContextWindow {
  * config's, or else an assumption from the model's name. Only a known window can stop a run.
  */
 export function contextWindowOf(state: RunState): ContextWindow {
-  const { config, learnedContextWindow } = state;
+  const { config } = state;
+  const { learnedContextWindow } = state.prompt;
   const assumed =
-    config.contextWindow ?? state.assumedContextWindow ?? knownContextWindow(config.model) ?? DEFAULT_CONTEXT_WINDOW;
+    config.contextWindow ??
+    state.prompt.assumedContextWindow ??
+    knownContextWindow(config.model) ??
+    DEFAULT_CONTEXT_WINDOW;
   if (learnedContextWindow !== undefined && learnedContextWindow < assumed) {
     return { tokens: learnedContextWindow, known: true };
   }
@@ -78,7 +84,7 @@ function stepLine(step: ReActStep): string {
  * (its newest lines), so that repeated compactions cannot grow it past what a prompt can carry.
  */
 function listedSummary(state: RunState, steps: readonly ReActStep[]): string {
-  const earlier = state.summary ? `${state.summary}\n\nThen:\n` : '';
+  const earlier = state.transcript.summary ? `${state.transcript.summary}\n\nThen:\n` : '';
   const text = `${earlier}${steps.map(stepLine).join('\n')}`;
   const limit = Math.floor((contextWindowOf(state).tokens * CHARS_PER_TOKEN) / 4);
   if (text.length <= limit) return text;
@@ -94,7 +100,7 @@ async function summarizeSteps(state: RunState, steps: readonly ReActStep[], labe
   const input: SummarizeInput = {
     kind: 'conversation',
     query: state.query,
-    previousSummary: state.summary,
+    previousSummary: state.transcript.summary,
     steps: renderScratchpad(promptSteps(steps), state.config),
     model: state.config.model,
   };
@@ -122,8 +128,7 @@ export async function foldSteps(
   label: string,
 ): Promise<void> {
   const summary = await summarizeSteps(state, older, label);
-  state.summary = summary;
-  state.window = newer;
+  foldWindow(state.transcript, summary, newer);
   state.events.emit({ type: 'summary', text: eventText(summary) });
 }
 
@@ -133,16 +138,16 @@ export async function foldSteps(
  * keeps it. Returns false when there is nothing left to fold.
  */
 export async function compact(state: RunState): Promise<boolean> {
-  const iterations = [...new Set(state.window.map((step) => step.iteration))];
+  const iterations = [...new Set(state.transcript.window.map((step) => step.iteration))];
   const least = contextWindowOf(state).known ? 0 : 1;
   const keep = Math.min(KEEP_NEWEST_ITERATIONS, iterations.length - 1);
   if (iterations.length === 0 || keep < least) return false;
   const firstKept = keep === 0 ? Infinity : (iterations[iterations.length - keep] ?? Infinity);
-  const older = state.window.filter((step) => step.iteration < firstKept);
+  const older = state.transcript.window.filter((step) => step.iteration < firstKept);
   await foldSteps(
     state,
     older,
-    state.window.filter((step) => step.iteration >= firstKept),
+    state.transcript.window.filter((step) => step.iteration >= firstKept),
     'compact · summarise earlier steps',
   );
   return true;
@@ -201,6 +206,6 @@ export async function recoverFromRefusal(
   const stated = (refusal.details?.[0] as { contextWindow?: unknown } | undefined)?.contextWindow;
   const learned =
     typeof stated === 'number' && stated > 0 ? stated : Math.floor(estimatePromptTokens(state, messages) * 0.9);
-  state.learnedContextWindow = Math.min(state.learnedContextWindow ?? learned, learned);
+  learnContextWindow(state.prompt, learned);
   return compact(state);
 }

@@ -22,8 +22,8 @@ export const CARRIED_WINDOW_MAX_BYTES = 384 * 1024;
  * or (rule set 3) its steps grew past {@link MAX_RUN_STEPS_CHARS}.
  */
 export function shouldContinueAsNew(state: RunState): boolean {
-  const iterationsThisRun = state.iterations - state.iterationsAtStart;
-  const tooLarge = state.rules >= 3 && state.stepsChars > MAX_RUN_STEPS_CHARS;
+  const iterationsThisRun = state.counters.iterations - state.counters.iterationsAtStart;
+  const tooLarge = state.rules.continuesOnLargeSteps && state.transcript.stepsChars > MAX_RUN_STEPS_CHARS;
   return iterationsThisRun >= state.config.maxStepsPerRun || tooLarge || workflowInfo().continueAsNewSuggested;
 }
 
@@ -43,7 +43,7 @@ export async function continueAsNewNow(state: RunState): Promise<never> {
   carried.window = fitSteps(carried.window, Math.min(CARRIED_WINDOW_MAX_BYTES, room / 3), 'window', true) ?? [];
   // Rule set 2 puts this run's steps in the next run's start event, where clients read them with no worker.
   const archiveRoom = Math.min(ARCHIVE_MAX_BYTES, room - jsonBytes(carried.window));
-  const previousSteps = state.rules >= 2 ? archiveSteps(state.steps, archiveRoom) : undefined;
+  const previousSteps = state.rules.handsOverSteps ? archiveSteps(state.transcript.steps, archiveRoom) : undefined;
   // Typed by signature rather than by importing the workflow, which imports this module.
   return continueAsNew<(input: AgentWorkflowInput) => Promise<ReActResult>>({
     query: state.query,

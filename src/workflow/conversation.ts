@@ -7,6 +7,11 @@ import { sendMessageUpdate } from '../shared/messages';
 import type { ConversationState, TurnRecord } from '../shared/types';
 import { publishStatus } from './agent-status';
 import type { RunState } from './run-state';
+import { enterPhase } from './run-activity';
+import { clearOutcome, resumeOutcome } from './outcome';
+import { clearCallSignatures } from './run-counters';
+import { clearGuidance } from './prompt-state';
+import { clearWindow } from './transcript';
 
 /** Longest follow-up message accepted: it becomes a prompt and is carried across continue-as-new. */
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -50,7 +55,7 @@ function refusal(state: RunState, text: unknown): string | null {
   if (!state.conversation) {
     return 'this run takes no follow-up messages: start it with conversationIdleTimeout to make it a conversation';
   }
-  if (state.events.ended || state.phase === 'completed') return 'the conversation has ended';
+  if (state.events.ended || state.activity.phase === 'completed') return 'the conversation has ended';
   if (typeof text !== 'string' || text.trim() === '') return 'a message must be a non-empty string';
   if (text.length > MAX_MESSAGE_CHARS) return `a message may have at most ${MAX_MESSAGE_CHARS} characters`;
   const { inbox } = state.conversation;
@@ -85,19 +90,19 @@ export function installConversationHandlers(state: RunState): void {
 
 /** Records how the current turn ended: in the trace's turns, in the model's view of earlier turns, as an event. */
 function endTurn(state: RunState, conversation: ConversationState): void {
-  const reason = state.stop?.reason ?? 'failure';
+  const reason = state.outcome.stop?.reason ?? 'failure';
   const record: TurnRecord = {
     turn: conversation.turn,
     message: eventText(state.query),
-    finalAnswer: state.finalAnswer === null ? null : eventText(state.finalAnswer),
+    finalAnswer: state.outcome.finalAnswer === null ? null : eventText(state.outcome.finalAnswer),
     terminationReason: reason,
-    terminationDetail: state.stop?.detail ?? null,
-    iterations: state.iterations - conversation.iterationsAtTurnStart,
-    tokens: state.usage.totalTokens - conversation.tokensAtTurnStart,
+    terminationDetail: state.outcome.stop?.detail ?? null,
+    iterations: state.counters.iterations - conversation.iterationsAtTurnStart,
+    tokens: state.counters.usage.totalTokens - conversation.tokensAtTurnStart,
   };
   conversation.turns.push(record);
   conversation.turns.splice(0, conversation.turns.length - TURNS_KEPT);
-  const answer = state.finalAnswer ?? `(no answer: the turn stopped with ${reason})`;
+  const answer = state.outcome.finalAnswer ?? `(no answer: the turn stopped with ${reason})`;
   conversation.history.push({
     user: eventText(state.query, HISTORY_CHARS),
     assistant: eventText(answer, HISTORY_CHARS),
@@ -110,21 +115,16 @@ function endTurn(state: RunState, conversation: ConversationState): void {
 /** Resets what belongs to one turn, and makes `message` the task the loop works on. */
 function beginTurn(state: RunState, conversation: ConversationState, message: string): void {
   conversation.turn += 1;
-  conversation.iterationsAtTurnStart = state.iterations;
-  conversation.tokensAtTurnStart = state.usage.totalTokens;
+  conversation.iterationsAtTurnStart = state.counters.iterations;
+  conversation.tokensAtTurnStart = state.counters.usage.totalTokens;
   conversation.turnStartedAtMs = Date.now();
   state.query = message;
-  state.stop = null;
-  state.finalAnswer = null;
-  state.forcedFinalAnswer = undefined;
-  state.output = undefined;
-  state.confidence = null;
+  clearOutcome(state.outcome);
   // The earlier turns reach the model as question and answer; their tool steps stay in the trace only.
-  state.window = [];
-  state.feedback = [];
-  state.notes = [];
-  state.callSignatures = [];
-  state.phase = 'thinking';
+  clearWindow(state.transcript);
+  clearGuidance(state.prompt);
+  clearCallSignatures(state.counters);
+  enterPhase(state.activity, 'thinking');
   state.events.emit({ type: 'turn_started', turn: conversation.turn, message: eventText(message) });
   publishStatus(state);
 }
@@ -138,13 +138,14 @@ export async function nextTurn(state: RunState): Promise<boolean> {
   if (!conversation) return false;
   // A run that took over while its conversation waited (rule set 6) goes on waiting; else the turn that ended is kept.
   if (conversation.awaiting) {
-    resumeWaiting(state, conversation.awaiting);
+    // A run that took over mid-wait: the last turn's outcome is the run's until a message comes.
+    resumeOutcome(state.outcome, conversation.awaiting);
   } else {
     endTurn(state, conversation);
-    if (state.stop?.reason === 'cancelled') return false;
-    if (state.rules >= 6) conversation.awaiting = awaitingOf(state);
+    if (state.outcome.stop?.reason === 'cancelled') return false;
+    if (state.rules.handsOverWhileWaiting) conversation.awaiting = awaitingOf(state);
   }
-  state.phase = 'awaiting_message';
+  enterPhase(state.activity, 'awaiting_message');
   publishStatus(state);
   const idleMs = parseDuration(state.config.conversationIdleTimeout!)!;
   const awaiting = conversation.awaiting;
@@ -168,25 +169,17 @@ export async function nextTurn(state: RunState): Promise<boolean> {
  * the hand-over's fixed part beside a full message queue, so answer and output are kept to a size that always fits.
  */
 function awaitingOf(state: RunState): NonNullable<ConversationState['awaiting']> {
-  const { finalAnswer, output } = state;
+  const { finalAnswer, output, stop, confidence } = state.outcome;
   return {
     sinceMs: Date.now(),
     finalAnswer:
       finalAnswer !== null && finalAnswer.length > AWAITING_MAX_CHARS
         ? `${headOf(finalAnswer, AWAITING_MAX_CHARS)}… [cut when the conversation handed over; the whole answer is in the trace]`
         : finalAnswer,
-    stop: state.stop ? { reason: state.stop.reason, detail: state.stop.detail } : null,
+    stop: stop ? { reason: stop.reason, detail: stop.detail } : null,
     ...(output !== undefined && JSON.stringify(output).length <= AWAITING_MAX_CHARS ? { output } : {}),
-    confidence: state.confidence,
+    confidence,
   };
-}
-
-/** A run that took over mid-wait: the last turn's outcome is the run's until a message comes. */
-function resumeWaiting(state: RunState, awaiting: NonNullable<ConversationState['awaiting']>): void {
-  state.finalAnswer = awaiting.finalAnswer;
-  state.stop = awaiting.stop;
-  state.output = awaiting.output;
-  state.confidence = awaiting.confidence;
 }
 
 /**

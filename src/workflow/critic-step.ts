@@ -5,6 +5,7 @@ import { loopCallAllowance, withCap } from './token-budget';
 import { modelActivities } from './activity-proxies';
 import { renderScratchpad } from '../shared/protocol';
 import { recordError, recordUsage, stopRun, type RunState } from './run-state';
+import { addNote } from './prompt-state';
 import { promptSteps } from '../shared/step-archive';
 
 /**
@@ -13,26 +14,28 @@ import { promptSteps } from '../shared/step-archive';
  * missing (the forced final answer then explains it). An unreadable verdict is recorded and skipped.
  */
 export async function critiqueIteration(state: RunState): Promise<void> {
-  const latest = state.steps.filter((step) => step.iteration === state.iterations && step.observation !== null);
+  const latest = state.transcript.steps.filter(
+    (step) => step.iteration === state.counters.iterations && step.observation !== null,
+  );
   const last = latest[latest.length - 1];
-  if (!state.config.critic || state.stop || !last) return;
+  if (!state.config.critic || state.outcome.stop || !last) return;
   const input: CritiqueInput = {
     query: state.query,
     latest: renderScratchpad(promptSteps(latest), state.config),
-    summary: state.summary,
+    summary: state.transcript.summary,
     model: state.config.model,
   };
   // Over the token budget the critic is skipped: it only advises, and the loop's own check ends the run. From rule
   // set 5 the same holds for the context window, before the call and when the provider refuses it.
   const allowed = loopCallAllowance(state, criticMessages(input));
   if ('refused' in allowed) return;
-  if (state.rules >= 5 && overflowOf(state, criticMessages(input)) > 0) return;
+  if (state.rules.fitsContextWindow && overflowOf(state, criticMessages(input)) > 0) return;
   let output: CritiqueOutput;
   try {
     const { critique } = modelActivities(state.config.modelCallPolicy);
     output = await critique.executeWithOptions({ summary: 'critic' }, [withCap(input, allowed.maxTokens)]);
   } catch (error) {
-    const refusal = state.rules >= 5 ? contextLengthFailure(error) : undefined;
+    const refusal = state.rules.fitsContextWindow ? contextLengthFailure(error) : undefined;
     if (!refusal) throw error;
     recordError(state, 'model_error', `the critic was skipped: ${refusal.message}`);
     return;
@@ -46,7 +49,7 @@ export async function critiqueIteration(state: RunState): Promise<void> {
   last.critic = verdict;
   const { decision, reasoning, confidence } = verdict;
   state.events.emit({ type: 'critic_verdict', decision, reasoning: eventText(reasoning), confidence });
-  state.notes.push(criticNote(verdict));
+  addNote(state.prompt, criticNote(verdict));
   if (verdict.decision === 'INSUFFICIENT_DATA') {
     stopRun(state, 'failure', `the critic found the data insufficient: ${verdict.reasoning}`);
   }

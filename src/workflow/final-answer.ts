@@ -5,19 +5,21 @@ import { answerCandidate, type ModelReply } from '../shared/protocol';
 import { readAnswerJson } from '../shared/output';
 import { forcedAnswerInstruction } from './prompt';
 import { nowIso, recordError, recordStep, type RunState } from './run-state';
+import { enterPhase } from './run-activity';
+import { addFeedback } from './prompt-state';
+import { acceptAnswer, extendStopDetail, settleForcedAnswer } from './outcome';
 import { promptFor, think } from './thinking';
 import { allowance, estimatePromptTokens } from './token-budget';
 import { contextLengthFailure, fitContext, recoverFromRefusal } from './context-window';
 
 /** Records the final answer as the last step. */
 function finish(state: RunState, reply: ModelReply, answer: string, forced = false): void {
-  state.finalAnswer = answer;
   if (reply.thought !== '' && reply.thought !== answer) {
-    state.events.emit({ type: 'thought', iteration: state.iterations, text: eventText(reply.thought) });
+    state.events.emit({ type: 'thought', iteration: state.counters.iterations, text: eventText(reply.thought) });
   }
-  state.events.emit({ type: 'final_answer', iteration: state.iterations, answer: eventText(answer), forced });
+  state.events.emit({ type: 'final_answer', iteration: state.counters.iterations, answer: eventText(answer), forced });
   recordStep(state, {
-    iteration: state.iterations,
+    iteration: state.counters.iterations,
     thought: reply.thought,
     ...(reply.reasoningChars ? { reasoningChars: reply.reasoningChars } : {}),
     action: { type: 'final_answer', answer },
@@ -39,42 +41,43 @@ function confidenceIn(value: unknown): number | null {
  * and an invalid one becomes feedback for another try. Returns whether the answer was accepted.
  */
 export function acceptFinalAnswer(state: RunState, reply: ModelReply, answer: string, forced = false): boolean {
+  let output = state.outcome.output;
   if (state.checksOutput) {
     // Replies recorded before the worker checked answers (issue 17) carry no check, and the workflow has no JSON
     // Schema validator: a run replaying across that upgrade accepts any JSON object there.
     const checked = reply.output ?? readAnswerJson(answer);
-    if (!checked.ok) {
+    if (checked.ok) output = checked.value;
+    else {
       recordError(state, 'invalid_output', checked.message);
       // A forced answer has no next try: keep its text, without validated output.
       if (!forced) {
-        state.feedback.push(checked.message);
+        addFeedback(state.prompt, checked.message);
         return false;
       }
-    } else {
-      state.output = checked.value;
     }
   }
-  state.confidence = (reply.type === 'final_answer' ? reply.confidence : null) ?? confidenceIn(state.output);
+  const confidence = (reply.type === 'final_answer' ? reply.confidence : null) ?? confidenceIn(output);
+  acceptAnswer(state.outcome, { text: answer, output, confidence });
   finish(state, reply, answer, forced);
   return true;
 }
 
 /** After a stop other than success or cancellation: one call, without tools, for the best answer so far. */
 export async function forceFinalAnswer(state: RunState): Promise<void> {
-  if (!state.stop || !state.config.forceFinalAnswer || state.finalAnswer !== null) return;
-  if (state.stop.reason === 'success' || state.stop.reason === 'cancelled') return;
-  state.phase = 'finishing';
-  const { stop } = state;
+  if (!state.outcome.stop || !state.config.forceFinalAnswer || state.outcome.finalAnswer !== null) return;
+  if (state.outcome.stop.reason === 'success' || state.outcome.stop.reason === 'cancelled') return;
+  enterPhase(state.activity, 'finishing');
+  const { stop } = state.outcome;
   const instruction = forcedAnswerInstruction(stop.detail);
   const build = () => [...promptFor(state, []), { role: 'user' as const, content: instruction }];
   const skip = (reason: string) => {
-    state.forcedFinalAnswer = { status: 'skipped', reason };
-    stop.detail = `${stop.detail}; the forced final answer was skipped because ${reason}`;
+    settleForcedAnswer(state.outcome, { status: 'skipped', reason });
+    extendStopDetail(state.outcome, `the forced final answer was skipped because ${reason}`);
   };
   // Rule set 5: a refusal for the prompt's length is learnt from, and the answer asked for once more.
   for (let attempt = 1; ; attempt += 1) {
     let messages = build();
-    if (state.rules >= 5) {
+    if (state.rules.fitsContextWindow) {
       // The answer's prompt must fit the context window too (a run stopped by it would otherwise fail here again).
       const fitted = await fitContext(state, messages, build);
       if ('refused' in fitted) return skip(fitted.refused);
@@ -89,19 +92,19 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
       // is never the answer; the user still reads why the run stopped instead of an empty answer.
       const candidate = answerCandidate(reply);
       const answer =
-        candidate === '' && state.rules >= 5
+        candidate === '' && state.rules.explainsEmptyForcedAnswer
           ? `(The model gave no final answer. Why the run stopped: ${stop.detail}.)`
           : candidate;
       acceptFinalAnswer(state, reply, answer, true);
-      state.forcedFinalAnswer = { status: 'given' };
+      settleForcedAnswer(state.outcome, { status: 'given' });
       return;
     } catch (error) {
       if (isCancellation(error)) throw error;
-      const refusal = state.rules >= 5 && attempt === 1 ? contextLengthFailure(error) : undefined;
+      const refusal = state.rules.fitsContextWindow && attempt === 1 ? contextLengthFailure(error) : undefined;
       if (refusal && (await recoverFromRefusal(state, refusal, messages))) continue;
       const reason = activityFailureMessage(error);
       recordError(state, 'model_error', `forced final answer failed: ${reason}`);
-      state.forcedFinalAnswer = { status: 'failed', reason };
+      settleForcedAnswer(state.outcome, { status: 'failed', reason });
       return;
     }
   }

@@ -211,7 +211,7 @@ export async function clarify(
 ): Promise<void> {
   const { text, by } = await askUser(state, callId, question);
   recordStep(state, {
-    iteration: state.iterations,
+    iteration: state.counters.iterations,
     thought,
     ...(reasoningChars ? { reasoningChars } : {}),
     action: { type: 'clarification', question, callId },

@@ -1,4 +1,4 @@
-import type { AgentConfig } from '../shared/config';
+import type { ResolvedConfig } from '../shared/config';
 import {
   CLARIFICATION_TOOL,
   DELEGATE_TOOL,
@@ -73,7 +73,7 @@ function textTurn(group: readonly ReActStep[], tags: TextTags): ChatMessage[] {
 /** Inputs of one prompt. */
 export interface PromptInput {
   query: string;
-  config: AgentConfig;
+  config: ResolvedConfig;
   /** The running summary of steps no longer shown one by one. */
   summary?: string | null;
   steps: readonly ReActStep[];

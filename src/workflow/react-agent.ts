@@ -4,7 +4,6 @@ import {
   CancellationScope,
   ContinueAsNew,
   isCancellation,
-  patched,
   setHandler,
   sleep,
   workflowInfo,
@@ -19,10 +18,17 @@ import type { AgentWorkflowInput, ReActResult } from '../shared/types';
 import { publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
 import { catalogProblem } from './catalog-checks';
 import { clarify, installHumanHandlers } from './human-loop';
-import { installBudgetHandlers, openBudgetRequest, reachLimit, settleBudgetRequest } from './budget-request';
+import {
+  installBudgetHandlers,
+  markTimeUp,
+  openBudgetRequest,
+  reachLimit,
+  settleBudgetRequest,
+} from './budget-request';
 import { invalidInput, lookUpTools, startRun } from './run-start';
 import { renderScratchpad, visibleThought, type ModelReply } from '../shared/protocol';
-import { createRunState, recordError, stopRun, toResult, toTrace, type RuleSet, type RunState } from './run-state';
+import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './run-state';
+import { enterPhase } from './run-activity';
 import { checkBeforeThinking, findPhrase } from './termination';
 import { loopCallAllowance, rawPromptTokens } from './token-budget';
 import { thoughtPolicy, validateThought } from './thought';
@@ -37,54 +43,25 @@ import { promptFor, think } from './thinking';
 import { summarizeConversationIfDue } from './summaries';
 import { actOnToolCalls } from './tool-step';
 import { traceSteps } from '../shared/step-archive';
-import { applySeed, carriedFromSeed } from './seed';
-import { runAheadTools } from './run-ahead';
-
-/**
- * Patch ID of the loop's second rule set (see {@link RunState.rules}): runs recorded before it keep the rules they
- * were recorded with when they replay, new runs get the new ones.
- */
-export const LOOP_RULES_2_PATCH = 'loop-rules-2';
-/** Patch ID of the third rule set (issue 13's hardening); a run has one rule set for its whole life. */
-export const LOOP_RULES_3_PATCH = 'loop-rules-3';
-/** Patch ID of the fix that stops rule set 3 from publishing `Failed` as a run continues-as-new. */
-export const HANDOVER_KEEPS_STATUS_PATCH = 'handover-keeps-status';
-/**
- * Patch ID of the fourth rule set: rule set 3 with every patch before it applied, recorded as this one marker. Each
- * patch a run records is a marker and a `TemporalChangeVersion` upsert the server indexes; a new run used to record
- * two of each (issue 17).
- */
-export const LOOP_RULES_4_PATCH = 'loop-rules-4';
-/**
- * Patch ID of the fifth rule set (issue 32, real models): a call without a thought runs under `requireThought: 'auto'`,
- * and a prompt over the context window is compacted instead of failing the run. One marker, as for rule set 4.
- */
-export const LOOP_RULES_5_PATCH = 'loop-rules-5';
-/** Rule set 6: a conversation hands over while it waits for a message, and resumes waiting in the next run. */
-export const LOOP_RULES_6_PATCH = 'loop-rules-6';
-
-/** The rule sets' patch markers, newest first (rule set 1 has none). */
-const RULE_SET_PATCHES: ReadonlyArray<readonly [RuleSet, string]> = [
-  [6, LOOP_RULES_6_PATCH],
-  [5, LOOP_RULES_5_PATCH],
-  [4, LOOP_RULES_4_PATCH],
-  [3, LOOP_RULES_3_PATCH],
-  [2, LOOP_RULES_2_PATCH],
-];
+import { carriedFromSeed } from './seed';
+import { offerRunAhead } from './run-ahead';
+import { foldedPatch, resolveRuleSet } from './rule-sets';
+import { countRejectedThought, startIteration } from './run-counters';
+import { addFeedback, clearGuidance } from './prompt-state';
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
   const { config } = state;
-  let messages = promptFor(state, state.feedback);
+  let messages = promptFor(state, state.prompt.feedback);
   // A conversation's iteration cap is per turn.
-  const iterations = state.iterations - (state.conversation?.iterationsAtTurnStart ?? 0);
-  const used = { iterations, tokensUsed: state.usage.totalTokens };
-  if (state.rules >= 5) {
+  const iterations = state.counters.iterations - (state.conversation?.iterationsAtTurnStart ?? 0);
+  const used = { iterations, tokensUsed: state.counters.usage.totalTokens };
+  if (state.rules.fitsContextWindow) {
     // Rule set 5: the iteration cap first (nothing is compacted for a call that will not be made), then a prompt
     // over the context window is compacted, and the budget judges the prompt that would really be sent.
     const capped = checkBeforeThinking(used, config, 0);
     if (capped) return reachLimit(state, capped.reason, capped.detail);
-    const fitted = await fitContext(state, messages, () => promptFor(state, state.feedback));
+    const fitted = await fitContext(state, messages, () => promptFor(state, state.prompt.feedback));
     if ('refused' in fitted) return stopRun(state, 'token_budget', fitted.refused);
     messages = fitted.messages;
   }
@@ -94,25 +71,30 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   const allowed = loopCallAllowance(state, messages);
   if ('refused' in allowed) return reachLimit(state, 'token_budget', allowed.refused);
 
-  state.iterations += 1;
-  state.phase = 'thinking';
+  startIteration(state.counters);
+  enterPhase(state.activity, 'thinking');
   countIteration();
   let reply: ModelReply;
   try {
-    reply = await think(state, messages, [...tools.keys()], `think · step ${state.iterations}`, allowed.maxTokens);
+    reply = await think(
+      state,
+      messages,
+      [...tools.keys()],
+      `think · step ${state.counters.iterations}`,
+      allowed.maxTokens,
+    );
   } catch (error) {
-    const refusal = state.rules >= 5 ? contextLengthFailure(error) : undefined;
+    const refusal = state.rules.fitsContextWindow ? contextLengthFailure(error) : undefined;
     if (!refusal) throw error;
     // The provider counted the prompt and it did not fit: learn the window, fold older steps and think again.
     if (await recoverFromRefusal(state, refusal, messages)) return;
     return stopRun(state, 'token_budget', `the prompt does not fit the model's context window: ${refusal.message}`);
   }
-  state.feedback = [];
-  state.notes = [];
+  clearGuidance(state.prompt);
   switch (reply.type) {
     case 'malformed':
       recordError(state, 'malformed_output', reply.problem);
-      state.feedback.push(reply.problem);
+      addFeedback(state.prompt, reply.problem);
       return;
     case 'final_answer': {
       if (!acceptFinalAnswer(state, reply, reply.answer)) return;
@@ -127,11 +109,11 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
       if (!config.allowClarification) {
         const feedback = 'Asking the user is disabled in this run: decide with the tools and what you know.';
         recordError(state, 'malformed_output', feedback);
-        state.feedback.push(feedback);
+        addFeedback(state.prompt, feedback);
         return;
       }
       // Like a final answer, a question needs no separate thought: the question says what is missing.
-      return clarify(state, reply, `c${state.iterations}-1`, reply.question, reply.usage);
+      return clarify(state, reply, `c${state.counters.iterations}-1`, reply.question, reply.usage);
     }
     case 'tool_calls':
       return act(state, reply, tools);
@@ -145,27 +127,27 @@ async function act(
   tools: ReadonlyMap<string, ToolInfo>,
 ): Promise<void> {
   const { config } = state;
-  if (state.rules >= 3 && reply.calls.length > config.maxToolCallsPerReply) {
+  if (state.rules.maxToolCallsPerReply && reply.calls.length > config.maxToolCallsPerReply) {
     // Refused before anything is scheduled: one reply must not be able to cost a long workflow task.
     const feedback =
       `Your reply made ${reply.calls.length} tool calls; at most ${config.maxToolCallsPerReply} are allowed in one ` +
       'reply. Make fewer calls at once.';
     recordError(state, 'malformed_output', feedback);
-    state.feedback.push(feedback);
+    addFeedback(state.prompt, feedback);
     return;
   }
   // Rules 1 judged the thought alone; the called tools' names let rules 2 refuse thoughts that only restate the calls.
-  const calledTools = state.rules >= 2 ? reply.calls.map((call) => call.tool) : undefined;
+  const calledTools = state.rules.thoughtSeesCalls ? reply.calls.map((call) => call.tool) : undefined;
   // Other entries (a compaction's failed summary) may stand between: any refused thought of the previous iteration.
-  const refusedLastTime = state.errorHistory.some(
-    (entry) => entry.kind === 'invalid_thought' && entry.iteration === state.iterations - 1,
+  const refusedLastTime = state.counters.errorHistory.some(
+    (entry) => entry.kind === 'invalid_thought' && entry.iteration === state.counters.iterations - 1,
   );
   const policy = thoughtPolicy(config, state.rules);
   const problem = validateThought(reply.thought, config, calledTools, policy, refusedLastTime);
   if (problem !== null) {
-    state.rejectedThoughts += 1;
+    countRejectedThought(state.counters);
     recordError(state, 'invalid_thought', problem);
-    state.feedback.push(problem);
+    addFeedback(state.prompt, problem);
     return;
   }
   // Phrases are matched in what the model wrote, not in reasoning it gave apart: musing about a phrase is not saying it.
@@ -179,7 +161,7 @@ async function act(
   if (failure) return stopRun(state, 'failure', `the thought contains the failure phrase "${failure}"`);
   // Call IDs are the workflow's own (iteration and position): unique in the run whatever the provider sends, short
   // enough to type in `durable-react-agent approve`, and a stale decision can never match a newer call.
-  const calls = reply.calls.map((call, index) => ({ ...call, callId: `c${state.iterations}-${index + 1}` }));
+  const calls = reply.calls.map((call, index) => ({ ...call, callId: `c${state.counters.iterations}-${index + 1}` }));
   await actOnToolCalls(state, reply, calls, tools, reply.usage);
   await critiqueIteration(state);
 }
@@ -202,7 +184,7 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
           const detail = `the time budget of ${timeoutSeconds}s ran out`;
           // Asking lets the iteration in flight finish; the loop starts no other until a person decides.
           if (state.config.onBudget === 'ask') {
-            state.timeUp = detail;
+            markTimeUp(state, detail);
             return openBudgetRequest(state, 'timeout', detail);
           }
           stopRun(state, 'timeout', detail);
@@ -214,18 +196,19 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   armTimer();
   try {
     await loop.run(async () => {
-      while (!state.stop) {
-        if (state.timeUp !== null) {
-          openBudgetRequest(state, 'timeout', state.timeUp); // unless another request held the slot
+      while (!state.outcome.stop) {
+        if (state.budget.timeUp !== null) {
+          openBudgetRequest(state, 'timeout', state.budget.timeUp); // unless another request held the slot
           const raised = await settleBudgetRequest(state);
-          state.timeUp = null;
+          markTimeUp(state, null);
           if (raised) armTimer();
           continue;
         }
         await iterate(state, tools);
         refreshDetails(state);
-        if (!state.stop) await summarizeConversationIfDue(state);
-        if (!state.stop && state.timeUp === null && shouldContinueAsNew(state)) await continueAsNewNow(state);
+        if (!state.outcome.stop) await summarizeConversationIfDue(state);
+        if (!state.outcome.stop && state.budget.timeUp === null && shouldContinueAsNew(state))
+          await continueAsNewNow(state);
       }
     });
   } catch (error) {
@@ -242,34 +225,35 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
  * reason. `hooks` run in the workflow (see {@link AgentHooks}).
  */
 export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks = {}): Promise<ReActResult> {
-  // Newest first: a new run records only the newest marker; a recorded run finds the one it was recorded with. Asked
-  // once, at the start: a marker missing while replaying is no answer, as the same call made live would record it.
-  const rules = RULE_SET_PATCHES.find(([, marker]) => patched(marker))?.[0] ?? 1;
+  // Asked once, at the start: a marker missing while replaying is no answer, as the same call made live would record it.
+  const rules = resolveRuleSet();
   const start = await startRun(input, rules);
   const { config } = start;
   // A fork or continuation starts from its parent's steps; only its first run has a seed (later ones carry state).
   const seed = input.carried === undefined ? input.seed : undefined;
-  const state = createRunState(
-    input.query,
+  const state = createRunState({
+    query: input.query,
     config,
-    workflowInfo().workflowId,
-    Date.now(),
-    searchAttributesEnabled(),
-    input.carried ?? (seed ? carriedFromSeed(seed, Date.now()) : undefined),
+    workflowId: workflowInfo().workflowId,
+    nowMs: Date.now(),
+    searchAttributes: searchAttributesEnabled(),
+    carried: input.carried ?? (seed ? carriedFromSeed(seed, Date.now()) : undefined),
     hooks,
     rules,
-  );
-  if (seed) applySeed(state, seed);
-  if (start.assumedContextWindow !== undefined) state.assumedContextWindow = start.assumedContextWindow;
+    ...(start.assumedContextWindow !== undefined ? { assumedContextWindow: start.assumedContextWindow } : {}),
+    ...(seed ? { seededSteps: seed.steps } : {}),
+  });
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
   installBudgetHandlers(state);
-  setHandler(getScratchpadQuery, () => renderScratchpad(traceSteps(state.steps, state.stepsChars), config));
+  setHandler(getScratchpadQuery, () =>
+    renderScratchpad(traceSteps(state.transcript.steps, state.transcript.stepsChars), config),
+  );
   setHandler(getStatusQuery, () => toStatus(state));
-  setHandler(getPromptQuery, () => state.prompt ?? null);
+  setHandler(getPromptQuery, () => state.prompt.sent ?? null);
   installEventHandlers(state.events);
-  if (rules >= 5) {
-    state.events.acceptsDelta = (iteration) => state.config.stream && iteration === state.iterations;
+  if (rules.guardsStreamedDeltas) {
+    state.events.acceptsDelta = (iteration) => state.config.stream && iteration === state.counters.iterations;
   }
   state.conversation = startConversation(state, input.carried?.conversation);
   installConversationHandlers(state);
@@ -282,7 +266,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     const problem = catalogProblem(config, catalog, state.rules);
     if (problem !== null) throw invalidInput(problem);
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));
-    state.runAhead.tools = runAheadTools(state, catalog.tools);
+    offerRunAhead(state, catalog.tools);
     // A conversation answers turn after turn, until no message comes within its idle timeout. A run that took over
     // from one that was waiting for a message goes on waiting (rule set 6).
     let waiting = state.conversation?.awaiting !== undefined;
@@ -313,8 +297,8 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       // A run that fails (a refused config, a throwing hook) must not keep showing AgentStatus = Running. Handing
       // over to the next run is no failure, though runs recorded before the patch published one (a command).
       const handingOver = error instanceof ContinueAsNew;
-      const keepsStatus = handingOver && (state.rules >= 4 || patched(HANDOVER_KEEPS_STATUS_PATCH));
-      if (state.rules >= 3 && !keepsStatus) {
+      const keepsStatus = handingOver && foldedPatch(state.rules, 'handoverKeepsStatus');
+      if (state.rules.publishesFailedStatus && !keepsStatus) {
         if (!handingOver) await state.events.end('failed', error instanceof Error ? error.message : String(error));
         publishStatus(state, 'Failed');
         countFinished('failed');
@@ -322,10 +306,10 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       throw error;
     }
   }
-  state.phase = 'completed';
-  await state.events.end(state.stop?.reason ?? 'failure', state.stop?.detail ?? null);
+  enterPhase(state.activity, 'completed');
+  await state.events.end(state.outcome.stop?.reason ?? 'failure', state.outcome.stop?.detail ?? null);
   publishStatus(state);
-  countFinished(state.stop?.reason ?? 'failure');
+  countFinished(state.outcome.stop?.reason ?? 'failure');
   return toResult(state, Date.now());
 }
 

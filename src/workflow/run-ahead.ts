@@ -1,6 +1,6 @@
 import { workflowInfo } from '@temporalio/workflow';
 import type { ModelReply, ParsedToolCall } from '../shared/protocol';
-import type { RunAheadRequest, ToolInfo, ToolObservation } from '../shared/tool-protocol';
+import type { RanAhead, RunAheadRequest, ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import { needsConfirmation } from './confirmation';
 import type { RunState } from './run-state';
 
@@ -22,12 +22,22 @@ export function keyPrefix(): string {
  */
 export function runAheadTools(state: RunState, tools: readonly ToolInfo[]): string[] {
   // A config resolved before the option existed has no `runAhead`: on, as for any run since.
-  if (state.rules < 3 || state.hooks.beforeToolCall || state.config.runAhead === false) return [];
+  if (!state.rules.runAhead || state.hooks.beforeToolCall || state.config.runAhead === false) return [];
   // Only tools whose policy is `never` can be known not to wait before their arguments are: the run's config decides.
   return tools
     .filter((tool) => tool.readOnly === true && tool.local === true && tool.confirm === 'never')
     .filter((tool) => !needsConfirmation(tool, undefined, state.config, [], true))
     .map((tool) => tool.name);
+}
+
+/** The run-ahead record as this file writes it: every other file reads it only. */
+function writableRunAhead(state: RunState): { tools: readonly string[]; results: Map<string, RanAhead> } {
+  return state.runAhead as { tools: readonly string[]; results: Map<string, RanAhead> };
+}
+
+/** Offers the run's tools that may run ahead (see {@link runAheadTools}) to its model calls. */
+export function offerRunAhead(state: RunState, tools: readonly ToolInfo[]): void {
+  writableRunAhead(state).tools = runAheadTools(state, tools);
 }
 
 /** What the next model call may run ahead, of the tools it offers; undefined when nothing. */
@@ -36,7 +46,7 @@ export function runAheadRequest(state: RunState, offered: readonly string[]): Ru
   if (tools.length === 0) return undefined;
   return {
     tools,
-    iteration: state.iterations,
+    iteration: state.counters.iterations,
     maxObservationTokens: state.config.maxObservationTokens,
     maxCalls: state.config.maxToolCallsPerReply,
     keyPrefix: keyPrefix(),
@@ -46,13 +56,13 @@ export function runAheadRequest(state: RunState, offered: readonly string[]): Ru
 /** Keeps the results the reply's calls got ahead, in place of the previous reply's unused ones. */
 export function keepRanAhead(state: RunState, reply: ModelReply): void {
   const ran = reply.type === 'tool_calls' ? (reply.ranAhead ?? []) : [];
-  state.runAhead.results = new Map(ran.map((entry) => [entry.callId, entry]));
+  writableRunAhead(state).results = new Map(ran.map((entry) => [entry.callId, entry]));
 }
 
 /** The result an admitted call got ahead, when it ran with exactly these arguments; each is used once. */
 export function takeRanAhead(state: RunState, call: ParsedToolCall): ToolObservation | undefined {
   const ahead = state.runAhead.results.get(call.callId);
   if (!ahead || ahead.tool !== call.tool || ahead.argsJson !== JSON.stringify(call.args ?? null)) return undefined;
-  state.runAhead.results.delete(call.callId);
+  writableRunAhead(state).results.delete(call.callId);
   return ahead.observation;
 }

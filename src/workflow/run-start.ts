@@ -1,18 +1,13 @@
-import { ApplicationFailure, patched } from '@temporalio/workflow';
-import type { AgentConfig } from '../shared/config';
+import { ApplicationFailure } from '@temporalio/workflow';
+import type { ResolvedConfig } from '../shared/config';
 import { withConfigDefaults } from '../shared/config-defaults';
 import { ErrorType } from '../shared/errors';
 import type { ToolCatalog } from '../shared/tool-protocol';
 import type { AgentWorkflowInput } from '../shared/types';
 import { listTools, listToolsLocally, prepareRun } from './activity-proxies';
 import { markFailed } from './agent-status';
-import type { RuleSet } from './run-state';
+import { foldedPatch, type RuleFlags } from './rule-sets';
 import { seedProblem } from './seed';
-
-/** Patch ID for the tool-catalog lookup moving to a local activity (see Temporal's workflow versioning). */
-export const LOCAL_TOOL_CATALOG_PATCH = 'local-tool-catalog';
-/** Patch ID for a new run's config being checked on the worker, with its tools, in one local activity (issue 17). */
-export const CONFIG_ON_WORKER_PATCH = 'config-on-worker';
 
 export function invalidInput(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, ErrorType.InvalidConfig);
@@ -20,7 +15,7 @@ export function invalidInput(message: string): ApplicationFailure {
 
 /** What a run starts from: its config with every default, and its tools when they were looked up with it. */
 export interface RunStart {
-  config: AgentConfig;
+  config: ResolvedConfig;
   catalog: ToolCatalog | null;
   /** The context window the worker assumed for the run's model (a new run whose config sets none). */
   assumedContextWindow?: number;
@@ -32,9 +27,9 @@ export interface RunStart {
  * checked; a run recorded before the patch had its config checked by the workflow when it started, so its defaults
  * are filled in here as they were then. A refused input fails the run at once, shown as Failed.
  */
-export async function startRun(input: AgentWorkflowInput, rules: RuleSet): Promise<RunStart> {
+export async function startRun(input: AgentWorkflowInput, rules: RuleFlags): Promise<RunStart> {
   const refuse = (message: string): never => {
-    if (rules >= 3) markFailed();
+    if (rules.publishesFailedStatus) markFailed();
     throw invalidInput(message);
   };
   if (typeof input.query !== 'string' || input.query.trim() === '') refuse('The query must be a non-empty string');
@@ -42,7 +37,7 @@ export async function startRun(input: AgentWorkflowInput, rules: RuleSet): Promi
     const problem = seedProblem(input.seed);
     if (problem !== null) refuse(problem);
   }
-  if (input.carried === undefined && (rules >= 4 || patched(CONFIG_ON_WORKER_PATCH))) {
+  if (input.carried === undefined && foldedPatch(rules, 'configOnWorker')) {
     const prepared = await prepareRun.executeWithOptions({ summary: 'check config, list tools' }, [input.config]);
     if (!prepared.ok) return refuse(prepared.message);
     const { config, catalog, assumedContextWindow } = prepared;
@@ -55,9 +50,9 @@ export async function startRun(input: AgentWorkflowInput, rules: RuleSet): Promi
 }
 
 /** The run's tools: from its start, or looked up now (continued runs, and runs recorded before the patch). */
-export async function lookUpTools(start: RunStart, rules: RuleSet): Promise<ToolCatalog> {
+export async function lookUpTools(start: RunStart, rules: RuleFlags): Promise<ToolCatalog> {
   if (start.catalog) return start.catalog;
   // Runs recorded before the lookup became a local activity replay it as the remote activity they scheduled.
-  const lookup = rules >= 4 || patched(LOCAL_TOOL_CATALOG_PATCH) ? listToolsLocally : listTools;
+  const lookup = foldedPatch(rules, 'localToolCatalog') ? listToolsLocally : listTools;
   return lookup.executeWithOptions({ summary: 'list tools' }, [start.config.tools]);
 }

@@ -1,6 +1,5 @@
 import type { BudgetRecord } from '../shared/budget';
-import type { AgentConfig } from '../shared/config';
-import type { PromptSnapshot } from '../shared/protocol';
+import type { ResolvedConfig } from '../shared/config';
 import type { RanAhead } from '../shared/tool-protocol';
 import { outputSchemaOf } from '../shared/output';
 import { ApprovalBook } from './approval-book';
@@ -8,125 +7,103 @@ import { callHook, type AgentHooks } from './hooks';
 import { countTokens } from './metrics';
 import { traceSteps } from '../shared/step-archive';
 import { EventLog } from './event-log';
-import {
-  addUsage,
-  ZERO_USAGE,
-  type AgentErrorKind,
-  type AgentStatus,
-  type CarriedState,
-  type ConversationState,
-  type ReActResult,
-  type ReActStep,
-  type ReActTrace,
-  type RunLineage,
-  type StructuredOutput,
-  type TerminationReason,
-  type TokenUsage,
+import { createOutcome, decideStop, type RunOutcome } from './outcome';
+import { createActivity, type RunActivity } from './run-activity';
+import { createPromptState, type PromptState } from './prompt-state';
+import { appendStep, createTranscript, type Transcript } from './transcript';
+import { addError, addTokens, createCounters, type RunCounters } from './run-counters';
+import { LATEST_RULE_SET, type RuleFlags } from './rule-sets';
+import type {
+  AgentErrorKind,
+  CarriedState,
+  ConversationState,
+  ReActResult,
+  ReActStep,
+  ReActTrace,
+  RunLineage,
+  StructuredOutput,
+  TerminationReason,
+  TokenUsage,
 } from '../shared/types';
 
-/** The loop's rule sets: each patch that changed commands adds one; a run keeps the one it started with. */
-export type RuleSet = 1 | 2 | 3 | 4 | 5 | 6;
-/** The rule set new runs get. */
-export const LATEST_RULES: RuleSet = 6;
+/** The tools that may run ahead and the results they got ahead; run-ahead.ts writes it. */
+export interface RunAheadState {
+  readonly tools: readonly string[];
+  readonly results: ReadonlyMap<string, RanAhead>;
+}
 
-/** Why and how a run is stopping. */
-export interface StopDecision {
-  reason: TerminationReason;
-  detail: string;
+/** The chain's decided budget requests, and the time budget's detail once it ran out; budget-request.ts writes it. */
+export interface BudgetState {
+  readonly requests: readonly BudgetRecord[];
+  readonly timeUp: string | null;
 }
 
 /** Everything one run knows; plain data so queries can read it at any time. */
 export interface RunState {
   /** The task of the current turn: the run's query, or a conversation's latest message. */
   query: string;
-  readonly config: AgentConfig;
+  readonly config: ResolvedConfig;
   readonly workflowId: string;
   readonly startedAtMs: number;
-  /** This run's steps (the trace); earlier runs' steps stay in their own histories. */
-  steps: ReActStep[];
-  /** The steps the model sees: not yet folded into the summary, including some carried from the previous run. */
-  window: ReActStep[];
-  summary: string | null;
+  /** The steps of the trace and of the model's window, and the summary (transcript.ts writes them). */
+  readonly transcript: Transcript;
   /** Position in the continue-as-new chain (1 = first run). */
-  run: number;
-  stepsBefore: number;
-  errorHistory: ReActTrace['errorHistory'];
-  /** Calls per tool the model made, refused ones included. */
-  toolUsage: Record<string, number>;
-  /** Calls per tool that ran, plus calls admitted and still settling (see `ReActTrace.toolRuns`). */
-  toolRuns: Record<string, number>;
-  usage: TokenUsage;
-  iterations: number;
-  /** Iterations done by earlier runs of the chain. */
-  readonly iterationsAtStart: number;
-  rejectedThoughts: number;
-  /** Corrections for the model's next call; cleared once sent. */
-  feedback: string[];
-  /** Notes for the model's next call (the critic's verdict); cleared once sent. */
-  notes: string[];
-  /** For stall detection, the latest signatures: one per call under rules 1, one per iteration under rules 2. */
-  callSignatures: string[];
-  phase: AgentStatus['state'];
-  runningTools: string[];
-  /** Read-only tools that may run ahead in model calls, and what the latest reply's calls got ahead. */
-  runAhead: { tools: string[]; results: Map<string, RanAhead> };
-  stop: StopDecision | null;
-  finalAnswer: string | null;
+  readonly run: number;
+  /** Iterations, tokens, tool calls and errors of the chain so far (run-counters.ts writes them). */
+  readonly counters: RunCounters;
+  /** Feedback and notes for the next call, the last prompt sent, prompt sizes learnt (prompt-state.ts writes them). */
+  readonly prompt: PromptState;
+  /** The run's phase and running tools, and what it last published (run-activity.ts writes them). */
+  readonly activity: RunActivity;
+  /** Read-only tools that may run ahead in model calls, and what the latest reply's calls got ahead (run-ahead.ts). */
+  readonly runAhead: RunAheadState;
+  /** Why the run stops and what it answered (outcome.ts writes it). */
+  readonly outcome: RunOutcome;
   /** Hooks of a user's workflow (none for the stock agent workflow). */
   readonly hooks: AgentHooks;
   /**
-   * Which rule set the loop follows: the newest one (4) for new runs, and the one a recorded run was recorded with
-   * when it replays (1 before the `loop-rules-2` patch). Rule changes that alter commands check this instead of adding
-   * a patch each, and rule set 4 also stands for every patch before it.
+   * The rules the loop follows (see rule-sets.ts): the newest generation's for new runs, the one a recorded run was
+   * recorded with when it replays. Rule changes that alter commands add a generation instead of a patch each.
    */
-  readonly rules: RuleSet;
+  readonly rules: RuleFlags;
   /** Whether the final answer must match an output schema (`outputSchema` or a signature); the worker checks it. */
   readonly checksOutput: boolean;
-  /** The latest prompt sent to the model: the next one travels as a delta from it, and `getPromptQuery` reads it. */
-  prompt?: PromptSnapshot;
-  /** Characters of this run's steps as JSON: they travel in every trace query and in the result. */
-  stepsChars: number;
-  /** How far the character estimate of prompt tokens fell short of the model's reports (token budget only). */
-  promptTokenRatio: number;
-  /** The context window the provider stated (or showed) when it refused a prompt; unset until one is refused. */
-  learnedContextWindow?: number;
-  /** The context window the worker assumed for the run's model when the config sets none (see prepareRun). */
-  assumedContextWindow?: number;
-  /** What became of the forced final answer, once the run needed one. */
-  forcedFinalAnswer: ReActTrace['forcedFinalAnswer'];
-  /** The validated final answer. */
-  output: unknown;
-  confidence: number | null;
   /** Calls and questions waiting for a person, and the decisions' rules. */
-  approvals: ApprovalBook;
+  readonly approvals: ApprovalBook;
   /** Whether AgentStatus/AgentPendingTools may be upserted (they were set at start). */
-  searchAttributes: boolean;
-  /** Last published status, so unchanged values are not upserted again. */
-  publishedStatus: string;
-  /** The pending items last written to the memo (rule set 6); undefined until this run first writes it. */
-  publishedPending: string | undefined;
+  readonly searchAttributes: boolean;
   /** The run's event stream (in memory; consumers read it with getEvents / waitForEvents). */
   readonly events: EventLog;
   /** A conversation's turns and inbox; null for a one-shot run (no `conversationIdleTimeout`). */
   conversation: ConversationState | null;
-  /** Budget requests (`onBudget: 'ask'`) of the whole chain, and the time budget's detail once it ran out. */
-  budgetRequests: BudgetRecord[];
-  timeUp: string | null;
+  /** Budget requests (`onBudget: 'ask'`) of the whole chain, and the time budget's detail (budget-request.ts). */
+  readonly budget: BudgetState;
   /** The parent of a fork or continuation, kept across the chain. */
-  lineage: RunLineage | null;
+  readonly lineage: RunLineage | null;
+}
+
+/** What a run starts from. */
+export interface RunStateOptions {
+  query: string;
+  config: ResolvedConfig;
+  workflowId: string;
+  nowMs: number;
+  /** Whether the run may upsert its search attributes (they were set at start). */
+  searchAttributes?: boolean;
+  /** The chain's state, when the run continues one (or starts from a seed). */
+  carried?: CarriedState;
+  hooks?: AgentHooks;
+  /** The run's rules; the newest generation's by default. */
+  rules?: RuleFlags;
+  /** The context window the worker assumed for a new run's model (prepareRun); a continued run carries its own. */
+  assumedContextWindow?: number;
+  /** A fork's or continuation's steps, which the new run's trace starts with. */
+  seededSteps?: readonly ReActStep[];
 }
 
 /** A fresh run, or the next run of a chain when `carried` comes from continue-as-new. */
-export function createRunState(
-  query: string,
-  config: AgentConfig,
-  workflowId: string,
-  nowMs: number,
-  searchAttributes = false,
-  carried?: CarriedState,
-  hooks: AgentHooks = {},
-  rules: RuleSet = LATEST_RULES,
-): RunState {
+export function createRunState(options: RunStateOptions): RunState {
+  const { query, config, workflowId, nowMs, carried, hooks = {}, rules = LATEST_RULE_SET.flags } = options;
   const approvals = new ApprovalBook();
   approvals.alwaysApproved.push(...(carried?.alwaysApproved ?? []));
   return {
@@ -134,46 +111,22 @@ export function createRunState(
     config,
     workflowId,
     startedAtMs: carried?.startedAtMs ?? nowMs,
-    steps: [],
-    window: carried?.window ?? [],
-    summary: carried?.summary ?? null,
+    transcript: createTranscript(carried, options.seededSteps),
     run: carried?.run ?? 1,
-    stepsBefore: carried?.stepsBefore ?? 0,
-    errorHistory: carried?.errorHistory ?? [],
-    toolUsage: carried?.toolUsage ?? {},
-    // A chain from before toolRuns existed carries only toolUsage, which counted every call: the cap stays as strict.
-    toolRuns: carried?.toolRuns ?? { ...carried?.toolUsage },
-    usage: carried?.usage ?? ZERO_USAGE,
-    iterations: carried?.iterations ?? 0,
-    iterationsAtStart: carried?.iterations ?? 0,
-    rejectedThoughts: carried?.rejectedThoughts ?? 0,
-    feedback: carried?.feedback ?? [],
-    notes: carried?.notes ?? [],
-    callSignatures: carried?.callSignatures ?? [],
-    phase: 'thinking',
-    runningTools: [],
+    counters: createCounters(carried),
+    prompt: createPromptState(carried, options.assumedContextWindow ?? carried?.assumedContextWindow),
+    activity: createActivity(),
     runAhead: { tools: [], results: new Map() },
-    stop: null,
-    finalAnswer: null,
+    outcome: createOutcome(),
     hooks,
     rules,
     checksOutput: outputSchemaOf(config) !== undefined,
-    output: undefined,
-    confidence: null,
-    promptTokenRatio: carried?.promptTokenRatio ?? 1,
-    ...(carried?.learnedContextWindow !== undefined ? { learnedContextWindow: carried.learnedContextWindow } : {}),
-    ...(carried?.assumedContextWindow !== undefined ? { assumedContextWindow: carried.assumedContextWindow } : {}),
-    stepsChars: 0,
-    forcedFinalAnswer: undefined,
     approvals,
     events: new EventLog(carried?.run ?? 1, carried?.events),
     conversation: null,
-    budgetRequests: carried?.budgetRequests ?? [],
-    timeUp: null,
+    budget: { requests: carried?.budgetRequests ?? [], timeUp: null },
     lineage: carried?.lineage ?? null,
-    searchAttributes,
-    publishedStatus: '',
-    publishedPending: undefined,
+    searchAttributes: options.searchAttributes ?? false,
   };
 }
 
@@ -185,25 +138,29 @@ export function toCarried(state: RunState): CarriedState {
   return {
     run: state.run + 1,
     startedAtMs: state.startedAtMs,
-    iterations: state.iterations,
-    usage: state.usage,
-    toolUsage: state.toolUsage,
-    toolRuns: state.toolRuns,
-    rejectedThoughts: state.rejectedThoughts,
-    errorHistory: state.errorHistory.slice(-CARRIED_ERRORS),
-    callSignatures: state.callSignatures,
+    iterations: state.counters.iterations,
+    usage: state.counters.usage,
+    toolUsage: state.counters.toolUsage,
+    toolRuns: state.counters.toolRuns,
+    rejectedThoughts: state.counters.rejectedThoughts,
+    errorHistory: state.counters.errorHistory.slice(-CARRIED_ERRORS),
+    callSignatures: [...state.counters.callSignatures],
     alwaysApproved: [...state.approvals.alwaysApproved],
-    summary: state.summary,
-    window: state.config.carrySteps > 0 ? state.window.slice(-state.config.carrySteps) : [],
-    feedback: state.feedback,
-    notes: state.notes,
-    stepsBefore: state.stepsBefore + state.steps.length,
-    promptTokenRatio: state.promptTokenRatio,
-    ...(state.learnedContextWindow !== undefined ? { learnedContextWindow: state.learnedContextWindow } : {}),
-    ...(state.assumedContextWindow !== undefined ? { assumedContextWindow: state.assumedContextWindow } : {}),
+    summary: state.transcript.summary,
+    window: state.config.carrySteps > 0 ? state.transcript.window.slice(-state.config.carrySteps) : [],
+    feedback: [...state.prompt.feedback],
+    notes: [...state.prompt.notes],
+    stepsBefore: state.transcript.stepsBefore + state.transcript.steps.length,
+    promptTokenRatio: state.prompt.tokenRatio,
+    ...(state.prompt.learnedContextWindow !== undefined
+      ? { learnedContextWindow: state.prompt.learnedContextWindow }
+      : {}),
+    ...(state.prompt.assumedContextWindow !== undefined
+      ? { assumedContextWindow: state.prompt.assumedContextWindow }
+      : {}),
     events: state.events.carry(),
     ...(state.conversation ? { conversation: state.conversation } : {}),
-    ...(state.budgetRequests.length > 0 ? { budgetRequests: state.budgetRequests } : {}),
+    ...(state.budget.requests.length > 0 ? { budgetRequests: [...state.budget.requests] } : {}),
     ...(state.lineage ? { lineage: state.lineage } : {}),
   };
 }
@@ -211,9 +168,7 @@ export function toCarried(state: RunState): CarriedState {
 /** Records a step in the trace and in the model's window, and asks the shouldStop hook about it. */
 export function recordStep(state: RunState, step: ReActStep): void {
   if (state.conversation) step.turn = state.conversation.turn;
-  state.steps.push(step);
-  state.stepsChars += JSON.stringify(step).length;
-  state.window.push(step);
+  appendStep(state.transcript, step);
   const shouldStop = state.hooks.shouldStop;
   if (!shouldStop || step.action.type === 'final_answer') return;
   const verdict = callHook('shouldStop', () => shouldStop(step));
@@ -234,71 +189,71 @@ export function recordError(state: RunState, kind: AgentErrorKind, message: stri
     message.length > MAX_ERROR_MESSAGE
       ? `${message.slice(0, MAX_ERROR_MESSAGE)}… [${message.length - MAX_ERROR_MESSAGE} more characters]`
       : message;
-  state.errorHistory.push({ iteration: state.iterations, kind, message: kept, timestamp: nowIso() });
+  addError(state.counters, { iteration: state.counters.iterations, kind, message: kept, timestamp: nowIso() });
 }
 
 /** Adds the usage of one model call. */
 export function recordUsage(state: RunState, usage: TokenUsage): void {
-  state.usage = addUsage(state.usage, usage);
+  addTokens(state.counters, usage);
   countTokens(usage);
 }
 
 /** Ends the run with this reason unless a reason was already decided (the first cause wins). */
 export function stopRun(state: RunState, reason: TerminationReason, detail: string): void {
-  state.stop ??= { reason, detail };
+  decideStop(state.outcome, reason, detail);
 }
 
 /** The trace as queries and the result present it. */
 export function toTrace(state: RunState): ReActTrace {
   return {
-    steps: traceSteps(state.steps, state.stepsChars),
-    finalResult: state.finalAnswer,
-    terminationReason: state.stop?.reason ?? null,
-    totalIterations: state.iterations,
-    totalTokens: state.usage.totalTokens,
-    toolUsage: state.toolUsage,
-    toolRuns: state.toolRuns,
-    errorHistory: state.errorHistory,
-    rejectedThoughts: state.rejectedThoughts,
-    terminationDetail: state.stop?.detail ?? null,
+    steps: traceSteps(state.transcript.steps, state.transcript.stepsChars),
+    finalResult: state.outcome.finalAnswer,
+    terminationReason: state.outcome.stop?.reason ?? null,
+    totalIterations: state.counters.iterations,
+    totalTokens: state.counters.usage.totalTokens,
+    toolUsage: state.counters.toolUsage,
+    toolRuns: state.counters.toolRuns,
+    errorHistory: [...state.counters.errorHistory],
+    rejectedThoughts: state.counters.rejectedThoughts,
+    terminationDetail: state.outcome.stop?.detail ?? null,
     run: state.run,
-    stepsInEarlierRuns: state.stepsBefore,
-    summary: state.summary,
-    ...(state.forcedFinalAnswer ? { forcedFinalAnswer: state.forcedFinalAnswer } : {}),
+    stepsInEarlierRuns: state.transcript.stepsBefore,
+    summary: state.transcript.summary,
+    ...(state.outcome.forcedFinalAnswer ? { forcedFinalAnswer: state.outcome.forcedFinalAnswer } : {}),
     ...(state.conversation ? { turns: state.conversation.turns } : {}),
-    ...(state.budgetRequests.length > 0 ? { budgetRequests: state.budgetRequests } : {}),
+    ...(state.budget.requests.length > 0 ? { budgetRequests: [...state.budget.requests] } : {}),
     ...(state.lineage ? { lineage: state.lineage } : {}),
   };
 }
 
 /** The run's result once it has stopped. */
 export function toResult(state: RunState, nowMs: number): ReActResult {
-  const reason = state.stop?.reason ?? 'failure';
+  const reason = state.outcome.stop?.reason ?? 'failure';
   const trace = toTrace(state);
   const result: ReActResult = {
     success: reason === 'success',
-    finalAnswer: state.finalAnswer,
+    finalAnswer: state.outcome.finalAnswer,
     terminationReason: reason,
     trace,
-    tokenUsage: state.usage,
+    tokenUsage: state.counters.usage,
     executionTimeMs: Math.max(0, nowMs - state.startedAtMs),
     workflowId: state.workflowId,
-    ...(state.output !== undefined ? { output: state.output } : {}),
-    ...(state.confidence !== null ? { confidence: state.confidence } : {}),
+    ...(state.outcome.output !== undefined ? { output: state.outcome.output } : {}),
+    ...(state.outcome.confidence !== null ? { confidence: state.outcome.confidence } : {}),
   };
   if (state.config.outputMode !== 'structured') return result;
   // The reasoning is the last real thought: a native final answer's text is the answer itself.
-  const thoughts = state.steps
+  const thoughts = state.transcript.steps
     .map((step) => step.thought)
-    .filter((thought) => thought !== '' && thought !== state.finalAnswer);
+    .filter((thought) => thought !== '' && thought !== state.outcome.finalAnswer);
   const structured: StructuredOutput = {
-    answer: state.output ?? state.finalAnswer,
+    answer: state.outcome.output ?? state.outcome.finalAnswer,
     reasoning: thoughts[thoughts.length - 1] ?? '',
-    confidence: state.confidence,
-    toolUsage: state.toolUsage,
-    iterations: state.iterations,
-    summary: state.summary,
-    errorHistory: state.errorHistory,
+    confidence: state.outcome.confidence,
+    toolUsage: state.counters.toolUsage,
+    iterations: state.counters.iterations,
+    summary: state.transcript.summary,
+    errorHistory: [...state.counters.errorHistory],
   };
   return { ...result, structured };
 }

@@ -1,5 +1,4 @@
 import type { CarriedState, ReActStep, RunSeed } from '../shared/types';
-import type { RunState } from './run-state';
 
 /*
  * Forks and continuations (issue 19). The client reads the parent's trace and sends the steps to start from; the new
@@ -61,10 +60,4 @@ export function carriedFromSeed(seed: RunSeed, nowMs: number): CarriedState {
     stepsBefore: 0,
     lineage: seed.lineage,
   };
-}
-
-/** Puts the seeded steps in the run's trace: they count toward its size and hand over with it, like its own. */
-export function applySeed(state: RunState, seed: RunSeed): void {
-  state.steps = seed.steps.map((step) => ({ ...step, seeded: true }));
-  state.stepsChars = state.steps.reduce((chars, step) => chars + JSON.stringify(step).length, 0);
 }

@@ -1,6 +1,6 @@
 import { ChildWorkflowFailure, executeChild, isCancellation } from '@temporalio/workflow';
 import { BUDGET_APPROVERS } from '../shared/budget';
-import type { AgentConfigInput } from '../shared/config';
+import type { ResolvedConfigInput } from '../shared/config';
 import { AGENT_WORKFLOW_TYPE } from '../shared/messages';
 import { parseDelegation, type ParsedToolCall } from '../shared/protocol';
 import { errorObservation, truncateToTokens } from '../shared/observation';
@@ -19,7 +19,7 @@ export interface Delegation {
  * The child's config: the parent's, with the subagent's overrides and whatever is left of the token budget (which
  * the child combines with `maxTokens` like any run).
  */
-function childConfig(state: RunState, agent: string, remainingTokens: number | undefined): AgentConfigInput {
+function childConfig(state: RunState, agent: string, remainingTokens: number | undefined): ResolvedConfigInput {
   const { subagents, ...parent } = state.config;
   const sub = subagents[agent];
   const tools = sub?.tools ?? parent.tools;
@@ -80,7 +80,7 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
     };
   }
   const budget = state.config.tokenBudget;
-  const remaining = budget === undefined ? undefined : budget - state.usage.totalTokens;
+  const remaining = budget === undefined ? undefined : budget - state.counters.usage.totalTokens;
   if (remaining !== undefined && remaining <= 0) {
     return {
       observation: errorObservation(call.tool, call.args, 'no token budget is left for a subagent', 'tool_limit'),
@@ -105,10 +105,9 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
     recordUsage(state, result.tokenUsage);
     const answer = result.finalAnswer ?? `(${args.agent} stopped without an answer: ${result.terminationReason})`;
     // A subagent's answer is an observation like any other: bounded the same way (rule set 3).
-    const { text, truncated } =
-      state.rules >= 3
-        ? truncateToTokens(answer, state.config.maxObservationTokens)
-        : { text: answer, truncated: false };
+    const { text, truncated } = state.rules.truncatesSubagentAnswers
+      ? truncateToTokens(answer, state.config.maxObservationTokens)
+      : { text: answer, truncated: false };
     const data = {
       workflowId: childWorkflowId,
       terminationReason: result.terminationReason,

@@ -6,6 +6,7 @@ import { modelActivities } from './activity-proxies';
 import { foldSteps } from './context-window';
 import { renderScratchpad } from '../shared/protocol';
 import { recordUsage, type RunState } from './run-state';
+import { foldWindow } from './transcript';
 import { promptSteps } from '../shared/step-archive';
 import { loopCallAllowance, withCap } from './token-budget';
 import { summaryMessages, type SummarizeInput } from '../shared/summaries';
@@ -16,16 +17,21 @@ import { summaryMessages, type SummarizeInput } from '../shared/summaries';
  */
 export async function summarizeConversationIfDue(state: RunState): Promise<void> {
   const every = state.config.summaryEvery;
-  if (every === undefined || state.iterations === 0 || state.iterations % every !== 0 || state.window.length === 0)
+  if (
+    every === undefined ||
+    state.counters.iterations === 0 ||
+    state.counters.iterations % every !== 0 ||
+    state.transcript.window.length === 0
+  )
     return;
   // Rule set 5: the same folding as compaction, which checks the request fits the window, falls back to listing the
   // steps when the model cannot summarise them, and never leaves an empty summary.
-  if (state.rules >= 5) return foldSteps(state, state.window, [], 'summarise');
+  if (state.rules.summariesFoldSteps) return foldSteps(state, state.transcript.window, [], 'summarise');
   const input: SummarizeInput = {
     kind: 'conversation',
     query: state.query,
-    previousSummary: state.summary,
-    steps: renderScratchpad(promptSteps(state.window), state.config),
+    previousSummary: state.transcript.summary,
+    steps: renderScratchpad(promptSteps(state.transcript.window), state.config),
     model: state.config.model,
   };
   // Over the token budget the summary is skipped: the loop's own check then ends the run.
@@ -34,9 +40,8 @@ export async function summarizeConversationIfDue(state: RunState): Promise<void>
   const { summarize } = modelActivities(state.config.modelCallPolicy);
   const output = await summarize.executeWithOptions({ summary: 'summarise' }, [withCap(input, allowed.maxTokens)]);
   recordUsage(state, output.usage);
-  state.summary = output.summary;
+  foldWindow(state.transcript, output.summary, []);
   state.events.emit({ type: 'summary', text: eventText(output.summary) });
-  state.window = [];
 }
 
 /** A successful observation over `summarizeObservationsOver` estimated tokens is replaced by the model's summary of it. */

@@ -1,4 +1,4 @@
-import type { AgentConfig, StopCondition } from '../shared/config';
+import type { ResolvedConfig, StopCondition } from '../shared/config';
 import { visibleThought } from '../shared/protocol/reasoning';
 import type { ReActStep } from '../shared/types';
 
@@ -11,7 +11,7 @@ export function findPhrase(text: string, phrases: readonly string[]): string | n
 /** Whether another model call may start: the iteration cap and the token budget are checked before thinking. */
 export function checkBeforeThinking(
   state: { iterations: number; tokensUsed: number },
-  config: AgentConfig,
+  config: ResolvedConfig,
   estimatedPromptTokens: number,
 ): { reason: 'max_iterations' | 'token_budget'; detail: string } | null {
   if (state.iterations >= config.maxIterations) {

@@ -11,13 +11,16 @@ import { outputSchemaOf } from '../shared/output';
 import { modelActivities } from './activity-proxies';
 import { buildMessages } from './prompt';
 import { recordUsage, type RunState } from './run-state';
+import { rememberSent } from './prompt-state';
 import { keepRanAhead, runAheadRequest } from './run-ahead';
 import { promptSteps } from '../shared/step-archive';
 import { completionCap, learnPromptRatio } from './token-budget';
 
 /** The next prompt: the running summary and the window of steps it does not cover yet, plus notes and feedback. */
 export function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
-  const { query, config, summary, window: steps, notes } = state;
+  const { query, config } = state;
+  const { summary, window: steps } = state.transcript;
+  const { notes } = state.prompt;
   const earlierTurns = state.conversation?.history;
   return buildMessages({ query, config, summary, steps: promptSteps(steps), feedback, notes, earlierTurns });
 }
@@ -27,8 +30,8 @@ export function promptFor(state: RunState, feedback: readonly string[]): ChatMes
  * sent at all: it is mostly the carried window, which the run's start event holds already; the worker asks for it.
  */
 function nextPrompt(state: RunState, messages: ChatMessage[]): PromptDelta {
-  const delta = promptDelta(state.prompt, messages, state.prompt === undefined && state.run > 1);
-  state.prompt = { seq: delta.seq, messages };
+  const delta = promptDelta(state.prompt.sent, messages, state.prompt.sent === undefined && state.run > 1);
+  rememberSent(state.prompt, { seq: delta.seq, messages });
   return delta;
 }
 
@@ -70,7 +73,7 @@ export async function think(
       outputSchema: outputSchemaOf(config),
       ...(cap !== undefined ? { maxTokens: cap } : {}),
       ...(settings ? { settings } : {}),
-      ...(config.stream ? { stream: { iteration: state.iterations } } : {}),
+      ...(config.stream ? { stream: { iteration: state.counters.iterations } } : {}),
       ...(runAhead ? { runAhead } : {}),
     },
   ]);
@@ -80,6 +83,7 @@ export async function think(
   recordUsage(state, reply.usage);
   // Under a budget, as before (the ratio steers the budget's decisions, which `maxTokens` alone must not touch), and
   // from rule set 5 on always: the context-window check estimates prompts with it.
-  if (maxTokens !== undefined || state.rules >= 5) learnPromptRatio(state, messages, reply.usage.promptTokens);
+  if (maxTokens !== undefined || state.rules.alwaysLearnsPromptRatio)
+    learnPromptRatio(state, messages, reply.usage.promptTokens);
   return reply;
 }

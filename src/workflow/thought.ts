@@ -1,4 +1,5 @@
-import type { AgentConfig } from '../shared/config';
+import type { ResolvedConfig } from '../shared/config';
+import type { RuleFlags } from './rule-sets';
 
 /**
  * Thoughts that say nothing about the task: they name an action without a reason. Models fall into these when
@@ -164,9 +165,9 @@ function onlyRestatesAction(text: string, toolNames: readonly string[]): boolean
 export type ThoughtPolicy = 'strict' | 'auto' | 'off';
 
 /** The run's thought policy; before rule set 5 there was no `'auto'`, and a run that replays keeps its rules. */
-export function thoughtPolicy(config: Pick<AgentConfig, 'requireThought'>, rules: number): ThoughtPolicy {
+export function thoughtPolicy(config: Pick<ResolvedConfig, 'requireThought'>, rules: RuleFlags): ThoughtPolicy {
   if (config.requireThought === false) return 'off';
-  return config.requireThought === 'auto' && rules >= 5 ? 'auto' : 'strict';
+  return config.requireThought === 'auto' && rules.autoThought ? 'auto' : 'strict';
 }
 
 /**
@@ -178,7 +179,7 @@ export function thoughtPolicy(config: Pick<AgentConfig, 'requireThought'>, rules
  */
 export function validateThought(
   thought: string,
-  config: AgentConfig,
+  config: ResolvedConfig,
   toolNames?: readonly string[],
   policy: ThoughtPolicy = config.requireThought === false ? 'off' : 'strict',
   refusedLastTime = false,

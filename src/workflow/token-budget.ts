@@ -1,4 +1,5 @@
 import { estimateTokens } from '../shared/observation';
+import { setTokenRatio } from './prompt-state';
 import type { RunState } from './run-state';
 
 /** Fewest completion tokens a call under a token budget is made with; with less room the call is not made. */
@@ -28,7 +29,7 @@ export function rawPromptTokens(request: unknown): number {
 
 /** Estimated prompt tokens of a request, scaled by how far the estimate fell short of the model's own reports. */
 export function estimatePromptTokens(state: RunState, request: unknown): number {
-  return Math.ceil(rawPromptTokens(request) * state.promptTokenRatio);
+  return Math.ceil(rawPromptTokens(request) * state.prompt.tokenRatio);
 }
 
 /**
@@ -37,7 +38,7 @@ export function estimatePromptTokens(state: RunState, request: unknown): number 
  */
 export function learnPromptRatio(state: RunState, request: unknown, reportedPromptTokens: number): void {
   const raw = rawPromptTokens(request);
-  if (raw > 0 && reportedPromptTokens > 0) state.promptTokenRatio = Math.max(1, reportedPromptTokens / raw);
+  if (raw > 0 && reportedPromptTokens > 0) setTokenRatio(state.prompt, reportedPromptTokens / raw);
 }
 
 /**
@@ -46,15 +47,15 @@ export function learnPromptRatio(state: RunState, request: unknown, reportedProm
  */
 export function allowance(state: RunState, promptTokens: number, reserve = 0): CallAllowance {
   const budget = state.config.tokenBudget;
-  if (budget === undefined || state.rules < 2) return {};
-  const left = budget - state.usage.totalTokens;
+  if (budget === undefined || !state.rules.hardTokenBudget) return {};
+  const left = budget - state.counters.usage.totalTokens;
   const maxTokens = left - promptTokens - reserve;
   if (maxTokens >= MIN_COMPLETION_TOKENS) return { maxTokens };
   const kept = reserve > 0 ? `, keeping ~${reserve} for the final answer` : '';
   return {
     refused:
       `the next model call (~${promptTokens} prompt tokens and at least ${MIN_COMPLETION_TOKENS} for the reply${kept}) ` +
-      `would exceed the budget of ${budget} tokens (${state.usage.totalTokens} used)`,
+      `would exceed the budget of ${budget} tokens (${state.counters.usage.totalTokens} used)`,
   };
 }
 

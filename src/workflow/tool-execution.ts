@@ -5,7 +5,7 @@ import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import { runLocalTool, runTool } from './activity-proxies';
 import { keyPrefix, takeRanAhead } from './run-ahead';
 import type { RunState } from './run-state';
-import { addCount } from './tool-counts';
+import { toolSettled, toolStarted } from './run-activity';
 
 /* Running one admitted tool call as its activity, and the toolRuns slot it holds while it does. */
 
@@ -22,7 +22,7 @@ function failureMessage(error: unknown, tool: ToolInfo): string {
  * so a de-duplicating API does not drop its effects. Rule set 1 leaves it to the activity's old `workflowId:callId`.
  */
 function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: string } {
-  return state.rules >= 2 ? { idempotencyKey: `${keyPrefix()}:${callId}` } : {};
+  return state.rules.chainIdempotencyKeys ? { idempotencyKey: `${keyPrefix()}:${callId}` } : {};
 }
 
 /**
@@ -33,7 +33,7 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
   state.events.emit({ type: 'tool_started', callId: call.callId, tool: call.tool });
   const ahead = takeRanAhead(state, call);
   if (ahead) return ahead;
-  state.runningTools.push(call.tool);
+  toolStarted(state.activity, call.tool);
   try {
     return await (tool.local ? runLocalTool : runTool).executeWithOptions(
       {
@@ -56,18 +56,13 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
     // Reached only when the tool's own attempts are used up by timeouts or worker crashes.
     return errorObservation(call.tool, call.args, failureMessage(error, tool), 'tool_error');
   } finally {
-    state.runningTools.splice(state.runningTools.indexOf(call.tool), 1);
+    toolSettled(state.activity, call.tool);
   }
 }
 
 /** Whether an admitted call reached its tool; a call that did not gives its `toolRuns` slot back. */
 export interface RunSlot {
   ran: boolean;
-}
-
-/** Takes (1) or gives back (-1) a toolRuns slot. */
-export function countRun(state: RunState, tool: string, delta: 1 | -1): void {
-  addCount(state.toolRuns, tool, delta);
 }
 
 /** Runs the tool's activity; a call the worker refuses (unknown tool, arguments the tool refuses) did not run. */

@@ -4,7 +4,7 @@ import { errorObservation } from '../shared/observation';
 import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import type { ReActStep, TokenUsage } from '../shared/types';
 import { ZERO_USAGE } from '../shared/types';
-import { countRun, executeInSlot, type RunSlot } from './tool-execution';
+import { executeInSlot, type RunSlot } from './tool-execution';
 import { needsConfirmation } from './confirmation';
 import { callHook } from './hooks';
 import { countDecision, countToolCall } from './metrics';
@@ -12,9 +12,11 @@ import { delegate } from './subagents';
 import { condenseObservation } from './summaries';
 import { awaitDecision } from './human-loop';
 import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
+import { enterPhase } from './run-activity';
 import { callSignature, iterationSignature, stallDetail, trailingRepeats } from './stall';
 import { matchStopCondition } from './termination';
-import { addCount, ownCount, ownEntry } from './tool-counts';
+import { ownCount, ownEntry } from './tool-counts';
+import { addCallSignatures, addToolCall, addToolRun } from './run-counters';
 
 /**
  * Decides in the workflow, before any activity, whether a call may run: unknown tools, unparseable arguments and
@@ -38,7 +40,7 @@ function admit(
   }
   const limit = ownEntry(state.config.maxCallsPerTool, call.tool);
   // Rules 1 capped every call the model made; rules 2 caps calls that ran (or hold a slot while they settle).
-  const used = state.rules >= 2 ? state.toolRuns : state.toolUsage;
+  const used = state.rules.toolCapCountsRuns ? state.counters.toolRuns : state.counters.toolUsage;
   if (limit !== undefined && ownCount(used, call.tool) >= limit) {
     const message = `this run may call ${call.tool} at most ${limit} times; use another tool or give the final answer`;
     return { refusal: errorObservation(call.tool, args, message, 'tool_limit') };
@@ -82,20 +84,20 @@ async function settle(
     call.tool === DELEGATE_TOOL && Object.keys(state.config.subagents).length > 0
       ? 'delegate'
       : admit(state, call, tools);
-  addCount(state.toolUsage, call.tool, 1);
+  addToolCall(state.counters, call.tool);
   if (admission === 'delegate') {
     const delegation = await delegate(state, call);
-    if (delegation.childWorkflowId !== undefined) countRun(state, call.tool, 1);
+    if (delegation.childWorkflowId !== undefined) addToolRun(state.counters, call.tool, 1);
     return delegation;
   }
   if ('refusal' in admission) return { observation: admission.refusal };
   // Reserved before the first await, so the other calls of the same reply are admitted against it.
   const slot: RunSlot = { ran: false };
-  countRun(state, call.tool, 1);
+  addToolRun(state.counters, call.tool, 1);
   try {
     return await settleAdmitted(state, call, admission.tool, slot);
   } finally {
-    if (!slot.ran) countRun(state, call.tool, -1);
+    if (!slot.ran) addToolRun(state.counters, call.tool, -1);
   }
 }
 
@@ -120,7 +122,15 @@ async function settleAdmitted(
         ),
       };
   }
-  if (!needsConfirmation(tool, call.args, state.config, state.approvals.alwaysApproved, state.rules >= 2)) {
+  if (
+    !needsConfirmation(
+      tool,
+      call.args,
+      state.config,
+      state.approvals.alwaysApproved,
+      state.rules.authorConfirmationBinds,
+    )
+  ) {
     return { observation: await condenseObservation(state, call, await executeInSlot(state, call, tool, slot)) };
   }
   // Each call runs as soon as its own decision arrives: one slow reviewer does not hold up the other calls.
@@ -154,7 +164,7 @@ function toStep(
   const args = 'args' in outcome ? outcome.args : (call.args ?? call.argumentsText);
   const delegated = outcome.childWorkflowId !== undefined ? (args as { agent: string; task: string }) : null;
   return {
-    iteration: state.iterations,
+    iteration: state.counters.iterations,
     thought,
     ...(reasoningChars ? { reasoningChars } : {}),
     action: delegated
@@ -185,13 +195,13 @@ export async function actOnToolCalls(
   tools: ReadonlyMap<string, ToolInfo>,
   usage: TokenUsage,
 ): Promise<void> {
-  state.phase = 'acting';
-  state.events.emit({ type: 'thought', iteration: state.iterations, text: eventText(thought.thought) });
+  enterPhase(state.activity, 'acting');
+  state.events.emit({ type: 'thought', iteration: state.counters.iterations, text: eventText(thought.thought) });
   for (const call of calls) {
     const { callId, tool } = call;
     state.events.emit({
       type: 'tool_call_requested',
-      iteration: state.iterations,
+      iteration: state.counters.iterations,
       callId,
       tool,
       args: argsText(call.args ?? call.argumentsText),
@@ -250,18 +260,19 @@ function detectStall(state: RunState, calls: readonly ParsedToolCall[], signatur
   const last = calls[calls.length - 1];
   if (!last) return;
   const threshold = state.config.stallThreshold;
-  if (state.rules >= 2) state.callSignatures.push(iterationSignature(signatures));
-  else state.callSignatures.push(...signatures);
   // Stall detection only looks at the latest run of identical signatures: keep the state bounded.
-  state.callSignatures.splice(0, state.callSignatures.length - threshold);
-  const repeats = trailingRepeats(state.callSignatures);
+  addCallSignatures(
+    state.counters,
+    state.rules.stallCountsIterations ? [iterationSignature(signatures)] : signatures,
+    threshold,
+  );
+  const repeats = trailingRepeats(state.counters.callSignatures);
   if (repeats < threshold) return;
-  const detail =
-    state.rules >= 2
-      ? stallDetail(
-          calls.map((call) => call.tool),
-          repeats,
-        )
-      : `${last.tool} was called ${repeats} times in a row with the same arguments`;
+  const detail = state.rules.stallCountsIterations
+    ? stallDetail(
+        calls.map((call) => call.tool),
+        repeats,
+      )
+    : `${last.tool} was called ${repeats} times in a row with the same arguments`;
   stopRun(state, 'stalled', detail);
 }

@@ -45,9 +45,11 @@ function stepLines(step: ReActStep): string[] {
 /** The live scratchpad as markdown for the Temporal UI: status, what waits for a person, and the latest steps. */
 export function renderDetails(state: RunState): string {
   const pending = state.approvals.snapshot();
-  const status = state.stop ? `stopped: ${state.stop.reason} (${state.stop.detail})` : runPhase(state);
+  const status = state.outcome.stop
+    ? `stopped: ${state.outcome.stop.reason} (${state.outcome.stop.detail})`
+    : runPhase(state);
   const sections = [
-    `**Status:** ${status} · iteration ${state.iterations}/${state.config.maxIterations} · ${state.usage.totalTokens} tokens · run ${state.run}`,
+    `**Status:** ${status} · iteration ${state.counters.iterations}/${state.config.maxIterations} · ${state.counters.usage.totalTokens} tokens · run ${state.run}`,
   ];
   if (pending.approvals.length > 0 || pending.question || pending.budget) {
     const waiting = pending.approvals.map(
@@ -64,9 +66,9 @@ export function renderDetails(state: RunState): string {
       );
     sections.push(`### Waiting for a decision\n${waiting.join('\n')}`);
   }
-  if (state.summary) sections.push(`### Conversation so far\n${clip(state.summary)}`);
-  const shown = state.steps.slice(-DETAIL_STEPS);
-  const hidden = state.stepsBefore + state.steps.length - shown.length;
+  if (state.transcript.summary) sections.push(`### Conversation so far\n${clip(state.transcript.summary)}`);
+  const shown = state.transcript.steps.slice(-DETAIL_STEPS);
+  const hidden = state.transcript.stepsBefore + state.transcript.steps.length - shown.length;
   const steps = shown.flatMap(stepLines);
   if (steps.length > 0)
     sections.push(

@@ -11,7 +11,7 @@ import { ALICE_TOKEN, PEOPLE } from './support';
 
 /** Debian's Chromium, installed by `npm test`'s setup (scripts/setup.mjs --browser); nothing downloads a browser. */
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-/** Where screenshots go: a temporary folder, or INBOX_SCREENSHOT_DIR (how the README's pictures were made). */
+/** Where screenshots go: a temporary folder, or INBOX_SCREENSHOT_DIR (how the pictures in docs/approvals.md were made). */
 const SHOTS = process.env.INBOX_SCREENSHOT_DIR ?? mkdtempSync(path.join(os.tmpdir(), 'dra-inbox-shots-'));
 
 // A tool whose schema has a rule JSON Schema cannot express: the editor's own check passes, the worker refuses.

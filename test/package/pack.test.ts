@@ -1,21 +1,27 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, describe, expect, inject, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { ReActResult } from '../../src';
+import { lastMessageOf, startScriptedModel } from '../../src/testing';
 
 const run = promisify(execFile);
 const root = path.resolve(__dirname, '../..');
+/** The README's hello world: these files, exactly, are what the scratch project runs. */
+const HELLO_WORLD = path.join(root, 'examples', 'hello-world');
+const HELLO_WORLD_FILES = ['tools.ts', 'worker.ts', 'start.ts'] as const;
+// The tsx this repository uses, so npm finds it in its cache.
+const TSX_VERSION = (
+  JSON.parse(readFileSync(path.join(root, 'node_modules', 'tsx', 'package.json'), 'utf8')) as { version: string }
+).version;
 
 describe('the packed package, installed into a scratch project', () => {
-  let scratch: string | undefined;
-  afterAll(async () => {
-    if (scratch) await rm(scratch, { recursive: true, force: true });
-  });
-
-  it('defines a tool, adds the plugin to its own worker, starts a run and approves it using only the exports', async () => {
+  let scratch = '';
+  beforeAll(async () => {
     scratch = await mkdtemp(path.join(os.tmpdir(), 'dra-scratch-'));
     // npm pack takes dist/ as `npm test` just built it, the way a publish would.
     await run('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: root });
@@ -37,9 +43,16 @@ describe('the packed package, installed into a scratch project', () => {
         '@temporalio/worker@1.24.0',
         '@temporalio/client@1.24.0',
         'zod@4',
+        `tsx@${TSX_VERSION}`,
       ],
       { cwd: scratch, maxBuffer: 16 * 1024 * 1024 },
     );
+  }, 300_000);
+  afterAll(async () => {
+    if (scratch) await rm(scratch, { recursive: true, force: true });
+  });
+
+  it('defines a tool, adds the plugin to its own worker, starts a run and approves it using only the exports', async () => {
     await copyFile(path.join(__dirname, 'fixtures', 'scratch-agent.mjs'), path.join(scratch, 'agent.mjs'));
     const taskQueue = `scratch-${Date.now()}`;
     const { stdout } = await run(process.execPath, ['agent.mjs', inject('temporalAddress'), taskQueue], {
@@ -60,5 +73,41 @@ describe('the packed package, installed into a scratch project', () => {
       finalAnswer: 'Done: the report went to bob.',
     });
     expect(report.result.trace.steps[0]).toMatchObject({ observation: 'sent to bob', decision: { kind: 'approve' } });
+  }, 300_000);
+
+  it("runs the README's hello world (examples/hello-world) as a user would: npx tsx worker.ts, npx tsx start.ts", async () => {
+    for (const file of HELLO_WORLD_FILES) await copyFile(path.join(HELLO_WORLD, file), path.join(scratch, file));
+    // The model the worker's OPENAI_* variables point at: the scripted server, answering with what the tool returned.
+    const model = await startScriptedModel();
+    model.script('hello-model', (request, index) =>
+      index === 0
+        ? {
+            thought: 'I should count the words with the word_count tool rather than by eye.',
+            toolCalls: [{ name: 'word_count', args: { text: 'the quick brown fox jumps' } }],
+          }
+        : { answer: `The text has ${lastMessageOf(request, 'tool')}.` },
+    );
+    const env = {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: `hello-world-${Date.now()}`,
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'not-needed',
+      OPENAI_MODEL: 'hello-model',
+    };
+    // Its own process group, so stopping npx stops tsx and the worker under it.
+    const worker = spawn('npx', ['tsx', 'worker.ts'], { cwd: scratch, env, detached: true, stdio: 'ignore' });
+    const workerExit = once(worker, 'exit');
+    try {
+      const { stdout } = await run('npx', ['tsx', 'start.ts'], { cwd: scratch, env, timeout: 240_000 });
+      const [started, answer] = stdout.trim().split('\n');
+      expect(started).toMatch(/^started agent-/);
+      expect(answer).toBe('The text has 5 words.');
+      expect(model.requests('hello-model')).toHaveLength(2);
+    } finally {
+      if (worker.pid !== undefined && worker.exitCode === null) process.kill(-worker.pid, 'SIGINT');
+      await workerExit;
+      await model.close();
+    }
   }, 300_000);
 });

@@ -14,6 +14,7 @@ import {
 import { readCompletion } from '../../src/worker/activities/completion-reader';
 import { StreamAssembly } from '../../src/worker/activities/stream-assembly';
 import { classifyModelError, statedContextWindow, UnreadableReply } from '../../src/worker/activities/model-errors';
+import { ruleSet } from '../../src/workflow/rule-sets';
 import { thoughtPolicy, validateThought } from '../../src/workflow/thought';
 
 const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
@@ -317,10 +318,10 @@ describe("requireThought: 'auto'", () => {
 
   it('is the default, and reads as strict in runs recorded before rule set 5', () => {
     expect(config.requireThought).toBe('auto');
-    expect(thoughtPolicy(config, 5)).toBe('auto');
-    expect(thoughtPolicy(config, 4)).toBe('strict');
-    expect(thoughtPolicy(resolvedConfigSchema.parse({ requireThought: true }), 5)).toBe('strict');
-    expect(thoughtPolicy(resolvedConfigSchema.parse({ requireThought: false }), 5)).toBe('off');
+    expect(thoughtPolicy(config, ruleSet(5))).toBe('auto');
+    expect(thoughtPolicy(config, ruleSet(4))).toBe('strict');
+    expect(thoughtPolicy(resolvedConfigSchema.parse({ requireThought: true }), ruleSet(5))).toBe('strict');
+    expect(thoughtPolicy(resolvedConfigSchema.parse({ requireThought: false }), ruleSet(5))).toBe('off');
   });
 
   it('runs a call that came with no thought at all', () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateResolvedConfig, type ResolvedConfigInput } from '../../src/shared/config';
+import { ruleSet } from '../../src/workflow/rule-sets';
+import { addTokens } from '../../src/workflow/run-counters';
 import { createRunState } from '../../src/workflow/run-state';
 import {
   allowance,
@@ -9,11 +11,17 @@ import {
   MIN_COMPLETION_TOKENS,
 } from '../../src/workflow/token-budget';
 
-function state(config: ResolvedConfigInput, used = 0, rules: 1 | 2 = 2) {
+function state(config: ResolvedConfigInput, used = 0, generation: 1 | 2 = 2) {
   const validation = validateResolvedConfig(config);
   if (!validation.ok) throw new Error(validation.message);
-  const run = createRunState('q', validation.config, 'wf', 0, false, undefined, {}, rules);
-  run.usage = { promptTokens: used, completionTokens: 0, totalTokens: used };
+  const run = createRunState({
+    query: 'q',
+    config: validation.config,
+    workflowId: 'wf',
+    nowMs: 0,
+    rules: ruleSet(generation),
+  });
+  addTokens(run.counters, { promptTokens: used, completionTokens: 0, totalTokens: used });
   return run;
 }
 
@@ -51,9 +59,9 @@ describe('token budget allowance', () => {
     const run = state({ tokenBudget: 1000 });
     const request = [{ role: 'user', content: 'x'.repeat(396) }];
     learnPromptRatio(run, request, 300);
-    expect(run.promptTokenRatio).toBeCloseTo(300 / 107, 5); // the JSON of the request is 428 characters, ~107 tokens
+    expect(run.prompt.tokenRatio).toBeCloseTo(300 / 107, 5); // the JSON of the request is 428 characters, ~107 tokens
     learnPromptRatio(run, request, 10);
-    expect(run.promptTokenRatio).toBe(1);
+    expect(run.prompt.tokenRatio).toBe(1);
   });
 });
 

@@ -1,4 +1,4 @@
-import type { AgentConfig } from '../config';
+import type { ResolvedConfig } from '../config';
 import type { ReActStep } from '../types';
 import { CLARIFICATION_TOOL, DELEGATE_TOOL, FINAL_ANSWER_TOOL } from './builtin-actions';
 import { parseLooseJson, stripCodeFence } from './loose-json';
@@ -14,7 +14,7 @@ export function actionInputTag(tags: TextTags): string {
 }
 
 /** The text-protocol tags of a config. */
-export function tagsOf(config: Pick<AgentConfig, 'thoughtTag' | 'actionTag' | 'observationTag'>): TextTags {
+export function tagsOf(config: Pick<ResolvedConfig, 'thoughtTag' | 'actionTag' | 'observationTag'>): TextTags {
   return { thought: config.thoughtTag, action: config.actionTag, observation: config.observationTag };
 }
 
@@ -328,7 +328,7 @@ export function renderTextStep(step: ReActStep, tags: TextTags): { reply: string
 /** The scratchpad as text (Thought / Action / Action Input / Observation), served by the getScratchpad query. */
 export function renderScratchpad(
   steps: readonly ReActStep[],
-  config: Pick<AgentConfig, 'thoughtTag' | 'actionTag' | 'observationTag'>,
+  config: Pick<ResolvedConfig, 'thoughtTag' | 'actionTag' | 'observationTag'>,
 ): string {
   const tags = tagsOf(config);
   return steps
