@@ -22,6 +22,7 @@ import { waitForPending } from '../test/support/pending';
 import { createTestTools } from '../test/support/test-tools';
 import { startLocalStack } from '../src/testing/local-stack';
 import type { AgentClient } from '../src/client/agent-client';
+import type { AgentConfig } from '../src/shared/agent-config';
 
 const OUT = path.resolve(__dirname, '../test/histories');
 const thought = 'This step needs the tool, so I call it with care.';
@@ -39,7 +40,7 @@ async function run(
   model: ScriptedModelServer,
   name: string,
   turns: ScriptedTurn[] | ScriptedResponder,
-  config = {},
+  config: AgentConfig = {},
 ) {
   model.script(name, turns);
   return agents.start(`scenario ${name}`, { model: name, ...config }, { workflowId: `history-${name}` });
@@ -48,7 +49,7 @@ async function run(
 function decided(
   turn: ScriptedTurn,
   decide: (agents: AgentClient, id: string) => Promise<unknown>,
-  config = {},
+  config: AgentConfig = {},
 ): Scenario {
   return async (agents, model, name) => {
     const handle = await run(agents, model, name, [turn, { answer: 'done' }], config);
@@ -104,12 +105,11 @@ const scenarios: Record<string, Scenario> = {
     await handle.result();
     return [handle.workflowId];
   },
-  // onBudget 'ask': the iteration limit becomes a request, raised by a named reviewer; the raise crosses a hand-over.
+  // limits.onReached 'ask': the iteration limit becomes a request, raised by a named reviewer; the raise crosses a hand-over.
   'budget-raise': async (agents, model, name) => {
     const handle = await run(agents, model, name, [calc('1'), calc('2'), calc('3'), { answer: 'three' }], {
-      maxIterations: 1,
-      maxStepsPerRun: 2,
-      onBudget: 'ask',
+      limits: { maxIterations: 1, onReached: 'ask' },
+      history: { maxStepsPerRun: 2 },
     });
     for (let attempt = 0; attempt < 150 && !(await agents.getPending(handle.workflowId)).budget; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
@@ -130,7 +130,7 @@ const scenarios: Record<string, Scenario> = {
   },
   'continue-as-new': async (agents, model, name) => {
     const handle = await run(agents, model, name, [calc('1'), calc('2'), calc('3'), calc('4'), { answer: 'four' }], {
-      maxStepsPerRun: 2,
+      history: { maxStepsPerRun: 2 },
     });
     await handle.result();
     return [handle.workflowId];
@@ -138,7 +138,7 @@ const scenarios: Record<string, Scenario> = {
   // Rule set 3 with the hand-over patch, and a live event consumer whose long-polls are recorded as updates.
   'streamed-handover': async (agents, model, name) => {
     const handle = await run(agents, model, name, [calc('1'), calc('2'), calc('3'), { answer: 'three' }], {
-      maxStepsPerRun: 2,
+      history: { maxStepsPerRun: 2 },
     });
     let events = 0;
     for await (const event of agents.events(handle.workflowId)) events += event.type === 'gap' ? 0 : 1;
@@ -175,7 +175,7 @@ const scenarios: Record<string, Scenario> = {
       model,
       name,
       [{ thought, toolCalls: [{ name: 'wait_forever', args: {} }] }, { answer: 'timed out' }],
-      { timeoutSeconds: 1 },
+      { limits: { timeoutSeconds: 1 } },
     );
     await handle.result();
     return [handle.workflowId];
@@ -190,7 +190,7 @@ const scenarios: Record<string, Scenario> = {
       calls += 1;
       return calls === 1 ? calc('2+2') : { answer: '4' };
     };
-    const handle = await run(agents, model, name, responder, { critic: true, summaryEvery: 1 });
+    const handle = await run(agents, model, name, responder, { critic: true, history: { summaryEvery: 1 } });
     await handle.result();
     return [handle.workflowId];
   },

@@ -204,12 +204,18 @@ export function validateAgentConfig(input: unknown): ConfigValidation {
 /**
  * A workflow input's config, which may come in either shape: grouped as people write it (a run started from the
  * Temporal UI or another SDK), or resolved as the client, subagents and continue-as-new send it. The shapes agree
- * where they overlap, so whichever accepts it reads it the same way; when neither does, the grouped shape's problems
- * are the ones reported, since that is the documented one.
+ * where they overlap, so whichever accepts it reads it the same way; when neither does, the problems reported are
+ * those of the resolved shape if a field only it has was given, else the grouped (documented) shape's.
  */
 export function validateWorkflowConfig(input: unknown): ConfigValidation {
   const grouped = validateAgentConfig(input);
   if (grouped.ok) return grouped;
   const resolved = validateResolvedConfig(input);
-  return resolved.ok ? resolved : grouped;
+  if (resolved.ok) return resolved;
+  // The problems of the shape it was written in: a field only the resolved shape has says which.
+  const fields = typeof input === 'object' && input !== null ? Object.keys(input) : [];
+  const resolvedOnly = fields.some(
+    (field) => field in resolvedConfigSchema.shape && !(field in agentConfigSchema.shape),
+  );
+  return resolvedOnly ? resolved : grouped;
 }

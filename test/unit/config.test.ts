@@ -1,5 +1,11 @@
 import { describe, it, expect } from 'vitest';
-import { agentConfigSchema, CONFIG_GROUPS, flattenConfig, validateAgentConfig } from '../../src/shared/agent-config';
+import {
+  agentConfigSchema,
+  CONFIG_GROUPS,
+  flattenConfig,
+  validateAgentConfig,
+  validateWorkflowConfig,
+} from '../../src/shared/agent-config';
 import {
   DEFAULT_SYSTEM_PROMPT,
   DEFAULT_THOUGHT_PROMPT,
@@ -403,5 +409,27 @@ describe('model settings', () => {
       valid({ modelSettings: { toolCalling: 'text', temperature: 1, maxTokens: 50, reasoningEffort: 'high' } })
         .temperature,
     ).toBe(1);
+  });
+});
+
+describe('a workflow input config, in either shape (validateWorkflowConfig)', () => {
+  it('reads the grouped and the resolved shape alike', () => {
+    const grouped = validateWorkflowConfig({ limits: { maxIterations: 4 }, approvals: { require: ['x'] } });
+    const resolved = validateWorkflowConfig({ maxIterations: 4, requireConfirmation: ['x'] });
+    expect(grouped.ok && resolved.ok).toBe(true);
+    expect(grouped).toEqual(resolved);
+  });
+
+  it('reports the problems of the shape the input was written in', () => {
+    expect(validateWorkflowConfig({ limits: { maxIterations: 0 } })).toEqual({
+      ok: false,
+      message: expect.stringMatching(/^Invalid agent config: limits\.maxIterations: /) as unknown,
+    });
+    // A resolved-only field (toolCalling) says the sender wrote the resolved shape: its own check is the one named.
+    expect(validateWorkflowConfig({ toolCalling: 'text', toolChoice: 'required' })).toEqual({
+      ok: false,
+      message:
+        "Invalid agent config: modelSettings.toolChoice: needs modelSettings.toolCalling 'native' (text mode offers the model no tools to choose from)",
+    });
   });
 });
