@@ -26,7 +26,7 @@ const USAGE = `Usage: durable-react-agent <command> [options]   (durable-react-a
 Run:
   run [options] "<query>"   Run an agent; live trace on stderr, final answer on stdout
   send    <workflowId> "<text>" [--no-wait]
-                            A follow-up message to a conversation (conversationIdleTimeout); prints the turn's answer
+                            A follow-up message to a conversation (conversation.idleTimeout); prints the turn's answer
   worker [--tools-module FILE]
                             Run a worker against TEMPORAL_ADDRESS until Ctrl-C; FILE (or WORKER_TOOLS_MODULE) exports
                             your own tools (\`export const tools = [defineTool(…)]\`), run beside the built-in ones
@@ -39,7 +39,7 @@ Decide:
   respond <workflowId> [callId] --observation TEXT
   answer  <workflowId> "<text>"
   raise   <workflowId> [requestId] [--by N]     stop <workflowId> [requestId]
-                            Decide a run's budget request (onBudget: 'ask'): raise the limit, or stop there
+                            Decide a run's budget request (limits.onReached: 'ask'): raise the limit, or stop there
   inbox [--port 8788] [--host 127.0.0.1] [--tokens FILE] [--trusted-header NAME] [--roles-header NAME] [--public-url URL]
                             The approval inbox (web): everything waiting for a person, run pages with live traces;
                             tokens file: {"<token>": {"name": "alice", "roles": ["finance"]}} (or INBOX_TOKENS_FILE)

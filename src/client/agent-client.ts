@@ -41,7 +41,7 @@ export interface AgentRunHandle {
    */
   events(options?: EventsOptions): AsyncGenerator<AgentEvent | EventsGap, void, undefined>;
   /**
-   * Sends a follow-up message to a conversation (a run started with `conversationIdleTimeout`); resolves with the
+   * Sends a follow-up message to a conversation (a run started with `conversation.idleTimeout`); resolves with the
    * turn that will answer it once the run has queued it. Refused (MessageRefusedError) by a run that takes none.
    */
   send(text: string): Promise<{ turn: number }>;

@@ -78,7 +78,7 @@ export abstract class AgentDecisions {
   }
 
   /**
-   * Raises the limit a run asks about (`onBudget: 'ask'`) by `amount` (in its unit: iterations, tokens or seconds;
+   * Raises the limit a run asks about (`limits.onReached: 'ask'`) by `amount` (in its unit: iterations, tokens or seconds;
    * default: the request's suggestion); `requestId` may be left out, it defaults to the pending request.
    */
   async raiseBudget(workflowId: string, amount?: number, requestId?: string): Promise<AppliedBudgetDecision> {

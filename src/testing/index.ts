@@ -1,7 +1,7 @@
 /**
  * `durable-react-agent/testing`: the scripted OpenAI-compatible model every test uses, and a whole local stack (dev
- * server, scripted model, worker, client) for scripts and your own tests, and replay-check's behaviour regression
- * checks. Not for production workers.
+ * server, scripted model, worker, client) for scripts and your own tests (replay-check's behaviour regression checks
+ * are `durable-react-agent/replay`). Not for production workers.
  */
 export {
   startScriptedModel,
