@@ -22,7 +22,10 @@ export default defineConfig({
     // The examples import the package by its name, as users do; inside this repo the name means the sources.
     alias: [
       { find: /^durable-react-agent$/, replacement: path.join(src, 'index.ts') },
-      { find: /^durable-react-agent\/(workflow|worker|testing|replay|inbox)$/, replacement: path.join(src, '$1', 'index.ts') },
+      {
+        find: /^durable-react-agent\/(workflow|worker|testing|replay|inbox)$/,
+        replacement: path.join(src, '$1', 'index.ts'),
+      },
     ],
   },
   test: {

@@ -1,7 +1,15 @@
+import path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServerConfig, McpServersConfig } from './config';
+
+/** The package's version, which MCP servers are told as their client's: read from package.json, one level above
+ * src/ and dist/ alike, so it never drifts from the release. */
+const PACKAGE_VERSION = (
+  JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }
+).version;
 
 /**
  * The worker's connections to its MCP servers. A connection opens at first use; a stdio server is a child process
@@ -38,7 +46,7 @@ export class McpConnections {
   }
 
   private async connect(name: string, config: McpServerConfig): Promise<Client> {
-    const client = new Client({ name: 'durable-react-agent', version: '0.1.0' });
+    const client = new Client({ name: 'durable-react-agent', version: PACKAGE_VERSION });
     const transport =
       config.command !== undefined
         ? new StdioClientTransport({
