@@ -29,6 +29,19 @@ export interface PendingEntry {
   resolution?: Resolution;
 }
 
+/** A question asked and, once answered, its answer and who gave it. */
+export interface AskedQuestion {
+  pending: PendingQuestion;
+  answer?: string;
+  by?: Decider;
+}
+
+/** A budget request and, once decided, its decision. */
+export interface BudgetAsk {
+  pending: PendingBudget;
+  decided?: { outcome: BudgetDecision['decision']; amount?: number; by: Decider };
+}
+
 /** A checked decision or answer, or the one-line reason it was refused. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string; reason: RefusalReason };
 
@@ -40,16 +53,68 @@ export class ApprovalBook {
   readonly entries = new Map<string, PendingEntry>();
   /** Call IDs already decided (or timed out): a second decision for them is refused, never applied elsewhere. */
   readonly closed = new Set<string>();
+  private readonly always: string[];
+  private openQuestion: AskedQuestion | null = null;
+  private openBudget: BudgetAsk | null = null;
+  private readonly running = new Map<string, RunningDelegation>();
+
+  /** `alwaysApproved`: the tools an earlier run of the chain approved for good. */
+  constructor(alwaysApproved: readonly string[] = []) {
+    this.always = [...alwaysApproved];
+  }
+
   /** Tools approved with `always: true` for the rest of the run. */
-  readonly alwaysApproved: string[] = [];
-  question: { pending: PendingQuestion; answer?: string; by?: Decider } | null = null;
-  /** A budget request (`onBudget: 'ask'`) and, once decided, its decision. */
-  budget: {
-    pending: PendingBudget;
-    decided?: { outcome: BudgetDecision['decision']; amount?: number; by: Decider };
-  } | null = null;
+  get alwaysApproved(): readonly string[] {
+    return this.always;
+  }
+
+  /** The clarification question waiting for (or just given) its answer. */
+  get question(): AskedQuestion | null {
+    return this.openQuestion;
+  }
+
+  /** A budget request (`limits.onReached: 'ask'`) and, once decided, its decision. */
+  get budget(): BudgetAsk | null {
+    return this.openBudget;
+  }
+
   /** Subagents running now, by child workflow ID, so a client can look for calls pending in them too. */
-  readonly delegations = new Map<string, RunningDelegation>();
+  get delegations(): ReadonlyMap<string, RunningDelegation> {
+    return this.running;
+  }
+
+  /** Asks a question; the returned record receives its answer. */
+  ask(pending: PendingQuestion): AskedQuestion {
+    this.openQuestion = { pending };
+    return this.openQuestion;
+  }
+
+  /** The question is settled (answered or timed out): a late answer for it is refused as already decided. */
+  endQuestion(callId: string): void {
+    this.openQuestion = null;
+    this.closed.add(callId);
+  }
+
+  /** Asks for a budget raise; the returned record receives its decision. */
+  askBudget(pending: PendingBudget): BudgetAsk {
+    this.openBudget = { pending };
+    return this.openBudget;
+  }
+
+  /** The budget request is settled. */
+  endBudget(): void {
+    this.openBudget = null;
+  }
+
+  /** A subagent started (its calls wait in its own workflow). */
+  delegate(delegation: RunningDelegation): void {
+    this.running.set(delegation.workflowId, delegation);
+  }
+
+  /** A subagent ended. */
+  endDelegation(workflowId: string): void {
+    this.running.delete(workflowId);
+  }
 
   /** Registers a call waiting for a decision. */
   open(call: PendingCall): PendingEntry {
@@ -151,7 +216,7 @@ export class ApprovalBook {
   }
 
   private approveAlways(tool: string, by: Decider): void {
-    if (!this.alwaysApproved.includes(tool)) this.alwaysApproved.push(tool);
+    if (!this.always.includes(tool)) this.always.push(tool);
     for (const entry of this.entries.values()) {
       if (entry.call.tool === tool && !entry.resolution) {
         entry.resolution = { outcome: 'run', args: entry.call.args, decision: { ...ALWAYS, by } };

@@ -111,19 +111,17 @@ export function openBudgetRequest(state: RunState, limit: BudgetLimit, detail: s
   const now = Date.now();
   // Numbered over the chain (the records are carried), so an ID is never reused by a later request.
   const requestId = `b${state.budget.requests.length + 1}`;
-  state.approvals.budget = {
-    pending: {
-      requestId,
-      limit,
-      question: `Raise the ${LIMIT_NAMES[limit]} from ${current} to ${current + suggested} ${unit}?`,
-      current,
-      suggested,
-      unit,
-      detail,
-      requestedAt: new Date(now).toISOString(),
-      deadline: new Date(now + ms).toISOString(),
-    },
-  };
+  state.approvals.askBudget({
+    requestId,
+    limit,
+    question: `Raise the ${LIMIT_NAMES[limit]} from ${current} to ${current + suggested} ${unit}?`,
+    current,
+    suggested,
+    unit,
+    detail,
+    requestedAt: new Date(now).toISOString(),
+    deadline: new Date(now + ms).toISOString(),
+  });
   countDecisionRequest();
   state.events.emit({ type: 'budget_requested', requestId, limit, current, suggested });
   publishStatus(state);
@@ -139,7 +137,7 @@ export async function settleBudgetRequest(state: RunState): Promise<boolean> {
   const { pending } = request;
   const remainingMs = Date.parse(pending.deadline) - Date.now();
   await condition(() => request.decided !== undefined, Math.max(remainingMs, 1));
-  state.approvals.budget = null;
+  state.approvals.endBudget();
   const decided = request.decided;
   const record: BudgetRecord = {
     requestId: pending.requestId,

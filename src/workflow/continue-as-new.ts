@@ -34,7 +34,7 @@ export function shouldContinueAsNew(state: RunState): boolean {
  */
 export async function continueAsNewNow(state: RunState): Promise<never> {
   // Consumers waiting for events are sent to the next run, which keeps the newest events and their numbering.
-  state.events.handingOver = true;
+  state.events.handOver();
   await condition(allHandlersFinished);
   const carried = toCarried(state);
   // What is left after the parts that cannot shrink goes first to the window (the model needs it), then the archive.

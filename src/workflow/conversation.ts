@@ -34,8 +34,15 @@ const HISTORY_CHARS = 4000;
 /** Turn records a run keeps (and carries): the newest; each is a few previews. */
 const TURNS_KEPT = 200;
 
-/** A fresh conversation for a run configured with `conversationIdleTimeout`, else null (a one-shot run). */
-export function startConversation(state: RunState, carried: ConversationState | undefined): ConversationState | null {
+/**
+ * Makes the run a conversation when it is configured with `conversation.idleTimeout`: the one carried from the
+ * previous run, or a fresh one; a one-shot run has none.
+ */
+export function startConversation(state: RunState, carried: ConversationState | undefined): void {
+  state.conversation = openConversation(state, carried);
+}
+
+function openConversation(state: RunState, carried: ConversationState | undefined): ConversationState | null {
   if (state.config.conversationIdleTimeout === undefined) return null;
   if (carried) return carried;
   state.events.emit({ type: 'turn_started', turn: 1, message: eventText(state.query) });
@@ -53,7 +60,7 @@ export function startConversation(state: RunState, carried: ConversationState | 
 
 function refusal(state: RunState, text: unknown): string | null {
   if (!state.conversation) {
-    return 'this run takes no follow-up messages: start it with conversationIdleTimeout to make it a conversation';
+    return 'this run takes no follow-up messages: start it with conversation.idleTimeout to make it a conversation';
   }
   if (state.events.ended || state.activity.phase === 'completed') return 'the conversation has ended';
   if (typeof text !== 'string' || text.trim() === '') return 'a message must be a non-empty string';

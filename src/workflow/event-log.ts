@@ -58,10 +58,8 @@ export const MAX_STREAMED_CHARS = 200_000;
 export class EventLog {
   private readonly items: AgentEvent[];
   private next: number;
-  /** The run has ended: waiting consumers are released and the last page says so. */
-  ended = false;
-  /** The run is about to continue as new: waiting consumers are released to ask the next run. */
-  handingOver = false;
+  private hasEnded = false;
+  private handing = false;
   /** Long-polls in flight now, and taken by this run in all. */
   private waitsInFlight = 0;
   private waitsTaken = 0;
@@ -73,7 +71,27 @@ export class EventLog {
    * Whether a delta for this iteration may be taken (set by the loop): anyone who can signal the run can send one, so
    * from rule set 5 only a run that streams takes them, only for the call in flight. Unset: every one is taken.
    */
-  acceptsDelta: ((iteration: number) => boolean) | undefined;
+  private acceptsDelta: ((iteration: number) => boolean) | undefined;
+
+  /** The run has ended: waiting consumers are released and the last page says so. */
+  get ended(): boolean {
+    return this.hasEnded;
+  }
+
+  /** The run is about to continue as new: waiting consumers are released to ask the next run. */
+  get handingOver(): boolean {
+    return this.handing;
+  }
+
+  /** Releases waiting consumers to ask the next run, which keeps the newest events and their numbering. */
+  handOver(): void {
+    this.handing = true;
+  }
+
+  /** From now on, a delta for an iteration is taken only when `accepts` says so (see `acceptsDelta`). */
+  acceptDeltasWhen(accepts: (iteration: number) => boolean): void {
+    this.acceptsDelta = accepts;
+  }
 
   constructor(
     private readonly run: number,
@@ -116,7 +134,7 @@ export class EventLog {
   /** The stream's last event; consumers waiting for news are answered before the run closes. */
   async end(reason: TerminationReason | 'failed', detail: string | null): Promise<void> {
     this.emit({ type: 'terminated', reason, detail: detail === null ? null : eventText(detail) });
-    this.ended = true;
+    this.hasEnded = true;
     // Not cancellable: a cancelled run still answers its waiting consumers with its last event.
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
   }

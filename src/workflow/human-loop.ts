@@ -171,10 +171,7 @@ export async function askUser(
   question: string,
 ): Promise<{ text: string; answered: boolean; by?: Decider }> {
   const { ms, requestedAt, deadline, label } = deadlineInfo(state);
-  const asked: NonNullable<RunState['approvals']['question']> = {
-    pending: { callId, question, requestedAt, deadline },
-  };
-  state.approvals.question = asked;
+  const asked = state.approvals.ask({ callId, question, requestedAt, deadline });
   publishStatus(state);
   countDecisionRequest();
   state.events.emit({ type: 'clarification_asked', callId, question: eventText(question) });
@@ -195,8 +192,7 @@ export async function askUser(
       stopRun(state, 'timeout', `no answer to "${question}" within ${label}`);
     return { text: `[timeout] No answer arrived within ${label}; continue with what you know.`, answered: false };
   } finally {
-    state.approvals.question = null;
-    state.approvals.closed.add(callId);
+    state.approvals.endQuestion(callId);
     publishStatus(state);
   }
 }

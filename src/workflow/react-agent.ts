@@ -253,9 +253,9 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   setHandler(getPromptQuery, () => state.prompt.sent ?? null);
   installEventHandlers(state.events);
   if (rules.guardsStreamedDeltas) {
-    state.events.acceptsDelta = (iteration) => state.config.stream && iteration === state.counters.iterations;
+    state.events.acceptDeltasWhen((iteration) => state.config.stream && iteration === state.counters.iterations);
   }
-  state.conversation = startConversation(state, input.carried?.conversation);
+  startConversation(state, input.carried?.conversation);
   installConversationHandlers(state);
   state.events.emit(
     state.run === 1 ? { type: 'run_started', query: eventText(input.query) } : { type: 'run_continued' },

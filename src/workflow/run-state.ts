@@ -104,8 +104,7 @@ export interface RunStateOptions {
 /** A fresh run, or the next run of a chain when `carried` comes from continue-as-new. */
 export function createRunState(options: RunStateOptions): RunState {
   const { query, config, workflowId, nowMs, carried, hooks = {}, rules = LATEST_RULE_SET.flags } = options;
-  const approvals = new ApprovalBook();
-  approvals.alwaysApproved.push(...(carried?.alwaysApproved ?? []));
+  const approvals = new ApprovalBook(carried?.alwaysApproved);
   return {
     query,
     config,

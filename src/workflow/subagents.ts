@@ -89,11 +89,7 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
   const childWorkflowId = `${state.workflowId}/${call.callId}-${args.agent}`;
   const input: AgentWorkflowInput = { query: args.task, config: childConfig(state, args.agent, remaining) };
   // Queries only: a client asking what the run waits for is pointed at the child, whose approvals are its own.
-  state.approvals.delegations.set(childWorkflowId, {
-    callId: call.callId,
-    agent: args.agent,
-    workflowId: childWorkflowId,
-  });
+  state.approvals.delegate({ callId: call.callId, agent: args.agent, workflowId: childWorkflowId });
   state.events.emit({ type: 'subagent_started', callId: call.callId, agent: args.agent, childWorkflowId });
   try {
     const result = await executeChild<(input: AgentWorkflowInput) => Promise<ReActResult>>(AGENT_WORKFLOW_TYPE, {
@@ -122,6 +118,6 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
       childWorkflowId,
     };
   } finally {
-    state.approvals.delegations.delete(childWorkflowId);
+    state.approvals.endDelegation(childWorkflowId);
   }
 }

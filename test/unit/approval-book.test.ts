@@ -123,7 +123,7 @@ describe('ApprovalBook', () => {
       reason: 'no_question',
       message: 'No question is waiting for an answer',
     });
-    book.question = { pending: { callId: 'c3-1', question: 'Which?', requestedAt: '', deadline: '' } };
+    book.ask({ callId: 'c3-1', question: 'Which?', requestedAt: '', deadline: '' });
     expect(book.checkAnswer({ answer: '  ' })).toMatchObject({ ok: false });
     expect(book.checkAnswer({ answer: 'this', callId: 'c2-1' })).toEqual({
       ok: false,
@@ -142,19 +142,17 @@ describe('ApprovalBook', () => {
   it('checks budget decisions against the pending request, once', () => {
     const book = new ApprovalBook();
     expect(book.checkBudget({ requestId: 'b1', decision: 'stop' })).toMatchObject({ ok: false, reason: 'not_pending' });
-    book.budget = {
-      pending: {
-        requestId: 'b1',
-        limit: 'max_iterations',
-        question: 'Raise?',
-        current: 2,
-        suggested: 2,
-        unit: 'iterations',
-        detail: 'reached the limit',
-        requestedAt: '',
-        deadline: '',
-      },
-    };
+    const request = book.askBudget({
+      requestId: 'b1',
+      limit: 'max_iterations',
+      question: 'Raise?',
+      current: 2,
+      suggested: 2,
+      unit: 'iterations',
+      detail: 'reached the limit',
+      requestedAt: '',
+      deadline: '',
+    });
     expect(book.snapshot().budget?.requestId).toBe('b1');
     expect(book.checkBudget({ requestId: 'b1', decision: 'raise', amount: 0 })).toMatchObject({
       ok: false,
@@ -167,7 +165,7 @@ describe('ApprovalBook', () => {
     });
     const checked = book.checkBudget({ requestId: 'b1', decision: 'raise', identity: 'alice' }, 'signal');
     expect(checked).toMatchObject({ ok: true, value: { by: { identity: 'alice', channel: 'signal' } } });
-    if (checked.ok) book.budget.decided = { outcome: 'raise', amount: 2, by: checked.value.by };
+    if (checked.ok) request.decided = { outcome: 'raise', amount: 2, by: checked.value.by };
     expect(book.checkBudget({ requestId: 'b1', decision: 'stop' })).toMatchObject({
       ok: false,
       reason: 'already_decided',
