@@ -37,7 +37,7 @@ export interface AgentRunHandle {
   cancel(): Promise<void>;
   /**
    * The run's events in order, live: resumes after `after` (a seq), follows continue-as-new, and ends after the run's
-   * `terminated` event. See {@link followEvents}.
+   * `terminated` event; an {@link EventsGap} stands for events the run no longer held when the reader got to them.
    */
   events(options?: EventsOptions): AsyncGenerator<AgentEvent | EventsGap, void, undefined>;
   /**
@@ -286,8 +286,7 @@ export class AgentClient extends AgentDecisions {
   }
 
   /**
-   * A run's events with those of the subagents it starts interleaved, each tagged with the child's workflow ID (see
-   * {@link followWithChildren}).
+   * A run's events with those of the subagents it starts interleaved, each tagged with the child's workflow ID.
    */
   eventsWithChildren(workflowId: string, options?: EventsOptions): AsyncGenerator<AgentEvent | EventsGap | ChildEvent> {
     return followWithChildren(this.client, workflowId, options);

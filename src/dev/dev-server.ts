@@ -23,7 +23,7 @@ export type DevServerOptions = {
   log?: (line: string) => void;
   namespace?: string;
   searchAttributes?: Array<{ name: string; type: SearchAttributeKind }>;
-  /** How the database file commits (default: TEMPORAL_DEV_DURABILITY, else `fast`; see {@link DevServerDurability}). */
+  /** How the database file commits (default: TEMPORAL_DEV_DURABILITY, else `fast`; or `strict`). */
   durability?: DevServerDurability;
 };
 

@@ -6,7 +6,7 @@ import { headOf } from './well-formed';
 
 /**
  * What happened in a run, as a service shows it to its users. Events are small on purpose: texts are previews (see
- * {@link EVENT_TEXT_CHARS}), and the full record stays the trace. They live in the workflow's memory, not in its
+ * `EVENT_TEXT_CHARS` (4,000)), and the full record stays the trace. They live in the workflow's memory, not in its
  * history, so streaming a run does not copy its transcript into history.
  */
 export type AgentEventBody =
@@ -97,12 +97,12 @@ export interface CarriedEvents {
 /** Longest text an event carries (thoughts, answers, observations, arguments); longer ones end in "…". */
 export const EVENT_TEXT_CHARS = 4000;
 
-/** A text cut to {@link EVENT_TEXT_CHARS}. */
+/** A text cut to `EVENT_TEXT_CHARS` (4,000). */
 export function eventText(text: string, limit = EVENT_TEXT_CHARS): string {
   return text.length > limit ? `${headOf(text, limit)}…` : text;
 }
 
-/** A call's arguments as an event shows them: JSON, cut to {@link EVENT_TEXT_CHARS}. */
+/** A call's arguments as an event shows them: JSON, cut to `EVENT_TEXT_CHARS` (4,000). */
 export function argsText(args: unknown): string {
   return eventText(typeof args === 'string' ? args : (JSON.stringify(args) ?? ''));
 }

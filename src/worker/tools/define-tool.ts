@@ -43,7 +43,7 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   schema: Schema;
-  /** Free-form grouping, e.g. 'math', 'text', 'files', 'search' (default {@link DEFAULT_TOOL_CATEGORY}). */
+  /** Free-form grouping, e.g. 'math', 'text', 'files', 'search' (default `custom`). */
   category?: string;
   /** JSON Schema of the arguments when it is not derived from `schema` (an MCP tool's own schema). */
   parameters?: Record<string, unknown>;
