@@ -3,13 +3,13 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 const src = path.resolve(import.meta.dirname, 'src');
 
+/** Tests of pure modules: no Temporal server, so they skip the dev server's start-up (`npm run test:unit`). */
+const UNIT_SUITE = ['test/unit/**/*.test.ts'];
+
 /**
  * The agent runs the cluster project repeats on a production-shape cluster (PostgreSQL, one process per Temporal
  * service): tools, approvals, subagents and continue-as-new, the paths that cross every service.
  */
-/** Tests of pure modules: no Temporal server, so they skip the dev server's start-up (`npm run test:unit`). */
-const UNIT_SUITE = ['test/unit/**/*.test.ts'];
-
 const CLUSTER_SUITE = [
   'test/workflow/success.test.ts',
   'test/workflow/approvals.test.ts',

@@ -89,7 +89,9 @@ function withOverrides(config: AgentConfig, overrides: Record<string, unknown>):
     const given = Object.entries(value as Record<string, unknown>).filter(([, field]) => field !== undefined);
     if (given.length === 0) continue;
     const current = merged[key];
-    merged[key] = { ...(typeof current === 'object' && current !== null ? current : {}), ...Object.fromEntries(given) };
+    // A group the file wrote as something else is left for the schema to refuse, not replaced by the flags.
+    if (current !== undefined && (typeof current !== 'object' || current === null || Array.isArray(current))) continue;
+    merged[key] = { ...current, ...Object.fromEntries(given) };
   }
   return merged;
 }
@@ -161,7 +163,9 @@ export function parseRunArgs(argv: string[]): RunOptions {
       .map((name) => name.trim())
       .filter(Boolean),
     model: values.model,
-    stopWhen: stops.length > 0 ? [...(config.stopWhen ?? []), ...stops] : undefined,
+    // A file's stopWhen that is no list is left for the schema to refuse, not replaced by the flags.
+    stopWhen:
+      stops.length > 0 && Array.isArray(config.stopWhen ?? []) ? [...(config.stopWhen ?? []), ...stops] : undefined,
     limits: {
       maxIterations: integer('max-iterations', values['max-iterations']),
       stallThreshold: integer('stall-threshold', values['stall-threshold']),

@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { configOverrides, type AgentConfig } from '../shared/agent-config';
+import { configOverrides, validateWorkflowConfig, type AgentConfig } from '../shared/agent-config';
 import type { ResolvedConfigInput } from '../shared/config';
 import { InvalidConfigError } from './errors';
 import { DurableAgentError } from '../shared/errors';
@@ -85,6 +85,10 @@ export async function readParent(
   const input = await firstRunInput(client, workflowId);
   if (!input || typeof input.query !== 'string')
     throw new ForkRefusedError(`${workflowId} is not an agent run: its start has no query`);
+  // Read as the resolved record whichever shape the run was started with (the client sends it resolved; the Temporal
+  // UI or another SDK may have sent the grouped config), so overrides and checks below read one shape.
+  const config = validateWorkflowConfig(input.config ?? {});
+  if (!config.ok) throw new ForkRefusedError(`${workflowId} started with a config no run accepts: ${config.message}`);
   const { trace, tokenUsage } = await readTrace();
   return {
     workflowId,
@@ -92,7 +96,7 @@ export async function readParent(
     workflowType: description.type,
     taskQueue: description.taskQueue,
     status: description.status.name,
-    input,
+    input: { ...input, config: config.config },
     trace,
     runOffsets: await runStepOffsets(client, workflowId, description.runId),
     ...(tokenUsage ? { tokenUsage } : {}),

@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { AppliedDecision } from '../shared/approvals';
 import type { AppliedBudgetDecision } from '../shared/budget';
@@ -68,7 +69,9 @@ export function pendingHandle(decisions: AgentDecisions, item: PendingItem): Pen
 
 /**
  * What a run (and its running subagents) waits for, as each item appears, until the run closes. Each item is yielded
- * once; one left undecided stays pending in the run (and in `listPending`), it is not yielded again.
+ * once; one left undecided stays pending in the run (and in `listPending`), it is not yielded again. A listing that
+ * fails while the run is still running (a worker restarting cannot answer queries) is tried again at the next poll;
+ * `signal` ends the iteration at once, sleeping or not.
  */
 export async function* followPending(
   client: Client,
@@ -76,22 +79,39 @@ export async function* followPending(
   workflowId: string,
   options: { pollMs?: number; signal?: AbortSignal } = {},
 ): AsyncGenerator<PendingHandle, void, undefined> {
+  const { signal } = options;
   const seen = new Set<string>();
   const workflow = client.workflow.getHandle(workflowId);
-  while (!options.signal?.aborted) {
+  while (!signal?.aborted) {
+    let items: PendingItem[] | undefined;
+    try {
+      items = await decisions.getPendingInRun(workflowId);
+    } catch (error) {
+      // Asked only when a listing fails or nothing waits: a closed run waits for nothing more (its chain's latest run
+      // is the one described, so a continue-as-new is still running); a running one may just lack a worker now.
+      if ((await workflow.describe()).status.name !== 'RUNNING') return;
+      if (!isTransient(error)) throw error;
+    }
     let fresh = 0;
-    for (const item of await decisions.getPendingInRun(workflowId)) {
+    for (const item of items ?? []) {
       const key = `${item.workflowId} ${item.kind} ${item.callId}`;
       if (seen.has(key)) continue;
       seen.add(key);
       fresh += 1;
+      if (signal?.aborted) return;
       yield pendingHandle(decisions, item);
     }
     if (fresh > 0) continue;
-    // Asked only when nothing waits: a run that closed waits for nothing more (its chain's latest run is the one
-    // described, so a continue-as-new is still running).
-    const { status } = await workflow.describe();
-    if (status.name !== 'RUNNING') return;
-    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? POLL_MS));
+    if (items && (await workflow.describe()).status.name !== 'RUNNING') return;
+    try {
+      await sleep(options.pollMs ?? POLL_MS, undefined, signal ? { signal } : {});
+    } catch {
+      return; // aborted
+    }
   }
+}
+
+/** A failure to list that the next poll may not meet: the query timed out or the server was briefly unreachable. */
+function isTransient(error: unknown): boolean {
+  return !(error instanceof TypeError || error instanceof DecisionRefusedError);
 }

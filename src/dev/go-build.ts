@@ -134,7 +134,7 @@ export async function acquireLock(lockFile: string, label: string, log: Log): Pr
     }
     if (Date.now() - lastNotice >= PROGRESS_INTERVAL_MS) {
       lastNotice = Date.now();
-      log(`waiting for another process to finish building ${label}… ${seconds(started)}s`);
+      log(`waiting for another process to finish providing ${label}… ${seconds(started)}s`);
     }
     await new Promise((resolve) => setTimeout(resolve, 1000));
   }

@@ -3,6 +3,7 @@
  * workflows.
  */
 import { execFile } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
 import { DurableAgentError } from '../shared/errors';
 import { downloadTemporalCli } from './cli-download';
@@ -68,6 +69,11 @@ export async function resolveTemporalCli(
       env,
       log,
     });
+    // A mirror (or a tampered download) could serve any file under the expected name: cached, it would be used ever after.
+    if (!(await isTemporalCli(file, env))) {
+      await rm(file, { force: true });
+      throw new Error(`the downloaded ${BINARY} does not answer --version as the Temporal CLI`);
+    }
     return { type: 'existing-path', path: file, source: 'download' };
   } catch (error) {
     log(`Could not download the Temporal CLI (${errorText(error)}); trying a Go build.`);

@@ -19,7 +19,8 @@ export { createBuiltinTools, type BuiltinToolsOptions } from './tools/builtin';
 // defineTool and its types are the root export's: services and workers declare tools the same way.
 export type { AnyToolDefinition } from './tools/define-tool';
 export type { ConfirmationPolicy, ConfirmationRule } from '../shared/approvals';
-export type { ModelCallOptions } from './model-calls';
+export type { ModelCallOptions, RunTuning } from './model-calls';
+export type { ModelCallPolicy } from '../shared/config-fields';
 export { DEFAULT_TASK_QUEUE } from '../shared/messages';
 export {
   AGENT_SEARCH_ATTRIBUTES,

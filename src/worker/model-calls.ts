@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { duration } from '../shared/config-fields';
+import { duration, modelCallPolicySchema } from '../shared/config-fields';
 import type { ModelCallPolicy } from '../shared/config';
 import { parseDuration } from '../shared/duration';
 import { formatZodIssues } from '../shared/validation';
@@ -18,7 +18,10 @@ export const modelCallOptionsSchema = z.strictObject({
    */
   local: z.boolean().optional(),
   /** One attempt's time limit (default 90 s); the openai client's own timeout is set to two thirds of it. */
-  timeout: duration.optional(),
+  timeout: duration
+    // Below 2 s the request's own timeout (two thirds) could not fail inside the attempt as a retryable error.
+    .refine((value) => (parseDuration(value) ?? 0) >= 2000, 'at least 2s')
+    .optional(),
   /** Attempts per call before the run fails with the last error (default 6). */
   maximumAttempts: z.number().int().min(1).max(1000).optional(),
   /** First retry's delay (default 1 s), multiplied by `backoffCoefficient` (default 2) up to `maximumInterval` (60 s). */
@@ -42,16 +45,19 @@ export function runTuningOf(modelCalls: ModelCallOptions | undefined, runAhead: 
   const parsed = modelCallOptionsSchema.safeParse(modelCalls ?? {});
   if (!parsed.success) throw new TypeError(`Invalid modelCalls option: ${formatZodIssues(parsed.error.issues)}`);
   const { local, timeout, initialInterval, maximumInterval, ...rest } = parsed.data;
+  // Whole milliseconds: the policy is recorded with each run and checked again as part of its subagents' configs.
   const ms = (value: number | string | undefined) =>
-    value === undefined ? undefined : (parseDuration(value) ?? undefined);
-  const policy = Object.fromEntries(
-    Object.entries({
-      timeoutMs: ms(timeout),
-      initialIntervalMs: ms(initialInterval),
-      maximumIntervalMs: ms(maximumInterval),
-      ...rest,
-    }).filter(([, value]) => value !== undefined),
-  ) as ModelCallPolicy;
+    value === undefined ? undefined : Math.ceil(parseDuration(value) ?? 0);
+  const policy = modelCallPolicySchema.parse(
+    Object.fromEntries(
+      Object.entries({
+        timeoutMs: ms(timeout),
+        initialIntervalMs: ms(initialInterval),
+        maximumIntervalMs: ms(maximumInterval),
+        ...rest,
+      }).filter(([, value]) => value !== undefined),
+    ),
+  );
   return {
     modelCalls: local ? 'local' : 'activity',
     runAhead: runAhead ?? true,
@@ -62,5 +68,5 @@ export function runTuningOf(modelCalls: ModelCallOptions | undefined, runAhead: 
 /** The openai client's request timeout under a policy: inside the attempt, so a hung request fails as retryable. */
 export function requestTimeoutMs(tuning: RunTuning): number | undefined {
   const timeoutMs = tuning.modelCallPolicy?.timeoutMs;
-  return timeoutMs === undefined ? undefined : Math.max(1000, Math.round((timeoutMs * 2) / 3));
+  return timeoutMs === undefined ? undefined : Math.round((timeoutMs * 2) / 3);
 }

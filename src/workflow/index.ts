@@ -33,3 +33,5 @@ export {
 } from '../shared/messages';
 export type { AgentEventBody, EventPage, EventsWaitResult } from '../shared/events';
 export type { PendingDecisions } from '../shared/approvals';
+export type { AppliedBudgetDecision } from '../shared/budget';
+export type { ConfigValidation } from '../shared/agent-config';

@@ -120,6 +120,17 @@ describe.skipIf(downloadTarget()?.format !== 'tar.gz')('downloading the Temporal
     expect(await readdir(path.join(env.XDG_CACHE_HOME, 'durable-react-agent'))).toEqual([]);
   });
 
+  it('drops a downloaded file that does not answer --version as the Temporal CLI', async () => {
+    const base = await fakeService(await fakeArchive({ temporal: 'echo "something else 1.0"' }));
+    const env = { PATH: '', XDG_CACHE_HOME: await tempDir(), TEMPORAL_CLI_DOWNLOAD_URL: base };
+    const lines: string[] = [];
+
+    const resolved = await resolveTemporalCli({ env, log: (line) => lines.push(line) });
+    expect(resolved).toEqual({ type: 'cached-download', source: 'sdk-download' });
+    expect(lines.at(-1)).toMatch(/does not answer --version as the Temporal CLI/);
+    expect(await readdir(temporalCliCacheDir(env))).toEqual([]);
+  });
+
   it('gives up within its timeout when the service accepts but never answers', async () => {
     const silent = createServer(() => undefined); // holds every request open
     const env = { TEMPORAL_CLI_DOWNLOAD_URL: await listen(silent) };

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DecisionRefusedError, type PendingHandle } from '../../src';
 import type { ScriptedTurn } from '../../src/testing/scripted-model';
+import { followPending } from '../../src/client/pending-handles';
 import { useHarness, waitForPending } from '../support/harness';
 import { recordedEffects } from '../support/test-tools';
 
@@ -51,6 +52,26 @@ describe('decisions from the run handle', () => {
     const step = (await run.result()).trace.steps[0];
     expect(step).toMatchObject({ decision: { kind: 'reject' } });
     expect(step?.observation).toContain('not today');
+  });
+});
+
+describe('following pending items', () => {
+  it('an abort ends the iteration at once, even while it sleeps between listings', async () => {
+    const run = await harness.start([deleteCall('h4'), { answer: 'done' }]);
+    const controller = new AbortController();
+    const iterator = followPending(harness.client, harness.agents, run.workflowId, {
+      pollMs: 30_000,
+      signal: controller.signal,
+    });
+    expect((await iterator.next()).value).toMatchObject({ kind: 'approval', callId: 'c1-1' });
+    // Nothing new waits: the next listing finds only the item already yielded, and the iterator sleeps.
+    const next = iterator.next();
+    setTimeout(() => controller.abort(), 200);
+    const started = Date.now();
+    expect(await next).toEqual({ done: true, value: undefined });
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await harness.agents.approve(run.workflowId);
+    expect((await run.result()).finalAnswer).toBe('done');
   });
 });
 

@@ -40,6 +40,30 @@ describe('a workflow input with the grouped config people write', () => {
     expect(result.finalAnswer).toContain('ANSWER IS 42');
   });
 
+  it('a run started that way can be continued and forked like any other', async () => {
+    const calc = { thought, toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }] };
+    const handle = await startRaw({ limits: { maxIterations: 1 }, forceFinalAnswer: false }, [calc]);
+    expect(((await handle.result()) as ReActResult).terminationReason).toBe('max_iterations');
+    const model = `raw-continued-${randomUUID()}`;
+    harness.model.script(model, [{ answer: '42' }]);
+    const continued = await harness.agents.continue(handle.workflowId, { maxIterations: 3, config: { model } });
+    expect((await continued.result()).finalAnswer).toBe('42');
+    const forkModel = `raw-forked-${randomUUID()}`;
+    harness.model.script(forkModel, [{ answer: '42' }]);
+    const forked = await harness.agents.fork(handle.workflowId, {
+      fromStep: 1,
+      config: { model: forkModel, limits: { maxIterations: 3 } },
+    });
+    expect((await forked.result()).finalAnswer).toBe('42');
+  });
+
+  it("a caller's model-call policy is not the worker's: the run records its worker's", async () => {
+    const handle = await startRaw({ modelCallPolicy: { timeoutMs: 1, maximumAttempts: 1 } }, [
+      { answer: 'fine', delayMs: 1500 },
+    ]);
+    expect(((await handle.result()) as ReActResult).finalAnswer).toBe('fine');
+  });
+
   it('a bad field fails the run at once, named by its group', async () => {
     const handle = await startRaw({ limits: { maxIterations: 'ten' } }, [{ answer: 'never asked' }]);
     const error: unknown = await handle.result().catch((caught: unknown) => caught);

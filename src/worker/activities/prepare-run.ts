@@ -27,8 +27,12 @@ export function createPrepareRun(
     const checked = validateWorkflowConfig(input);
     if (!checked.ok) return checked;
     const { modelCallPolicy, ...placement } = tuning;
+    // Worker tuning is the worker's alone: whatever the input says (a subagent's config copies its parent's), the run
+    // records this worker's.
+    const fromCaller: ResolvedConfig = { ...checked.config };
+    delete fromCaller.modelCallPolicy;
     const config: ResolvedConfig = {
-      ...checked.config,
+      ...fromCaller,
       ...placement,
       // A local call runs inside the workflow task: its own delta signals would make the server refuse that task's
       // completion, and the calls it made would be made (and paid for) again. A streaming run keeps activities.
