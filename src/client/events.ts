@@ -68,6 +68,41 @@ async function earlierEvents(client: Client, workflowId: string, after: number, 
   return [...found.values()].sort((a, b) => a.seq - b.seq);
 }
 
+/** How often a follower asks again while no worker answers its run's queries (a deploy, a crashed worker). */
+const NO_WORKER_POLL_MS = 2_000;
+
+/** The server's words for a query no worker took: none polls the task queue now, or none answered in time. */
+const NO_WORKER = /no poller seen|DEADLINE_EXCEEDED|UNAVAILABLE/;
+
+/** Times a closed run's query is asked again when no worker took it: a closed run is read by a worker's replay. */
+const CLOSED_RUN_RETRIES = 5;
+
+/**
+ * The run's events after `cursor`. While no worker answers the run's queries (workers restarting during a deploy,
+ * or one busy past the query's deadline), the follower waits and asks again, as its long-poll would have: for as
+ * long as the run runs, a few times once it has closed. Any other failure is thrown. Undefined when `signal` aborted
+ * meanwhile.
+ */
+async function readPage(
+  client: Client,
+  workflowId: string,
+  cursor: number,
+  signal: AbortSignal | undefined,
+): Promise<EventPage | undefined> {
+  const handle = client.workflow.getHandle(workflowId);
+  for (let closedRetries = 0; ;) {
+    try {
+      return await queryRun(handle, getEventsQuery, { after: cursor });
+    } catch (error) {
+      if (!NO_WORKER.test(causeMessages(error))) throw error;
+      const running = (await handle.describe()).status.name === 'RUNNING';
+      if (!running && ++closedRetries > CLOSED_RUN_RETRIES) throw error;
+      await sleep(NO_WORKER_POLL_MS, signal);
+      if (signal?.aborted) return undefined;
+    }
+  }
+}
+
 /**
  * Follows a run's event stream: pages come from the `getEvents` query, and when there is nothing new the client
  * long-polls the `waitForEvents` update, which completes as soon as the run records an event. Addressed by workflow
@@ -87,7 +122,8 @@ export async function* followEvents(
   // Until then, read by query instead of waiting by update: the run released this follower's wait for newer ones.
   let queryOnlyUntil = 0;
   while (!signal?.aborted) {
-    const page: EventPage = await queryRun(handle, getEventsQuery, { after: cursor });
+    const page = await readPage(client, workflowId, cursor, signal);
+    if (!page) return; // aborted while no worker answered
     // This run no longer holds the events right after the cursor: earlier runs of the chain may.
     const missed = page.oldest > cursor + 1 ? await earlierEvents(client, workflowId, cursor, page.oldest) : [];
     for (const event of [...missed, ...page.events]) {
