@@ -48,6 +48,9 @@ const flakyQuote = defineTool({
   },
 });
 
+/** The same tool as a remote activity: Temporal's server, not the worker, schedules its retry. */
+const flakyQuoteRemote = defineTool({ ...flakyQuote, name: 'flaky_quote_remote', local: false });
+
 const alwaysTimesOut = defineTool({
   name: 'always_times_out',
   description: 'Its upstream never answers.',
@@ -59,7 +62,7 @@ const alwaysTimesOut = defineTool({
   },
 });
 
-const harness = useHarness({ tools: [placeOrder, flakyQuote, alwaysTimesOut] });
+const harness = useHarness({ tools: [placeOrder, flakyQuote, flakyQuoteRemote, alwaysTimesOut] });
 
 const thought = 'I need this tool to do what the task asks.';
 
@@ -107,6 +110,23 @@ describe('retryable and permanent tool errors', () => {
         recovered: true,
         timestamp: expect.any(String) as string,
       },
+    ]);
+  });
+
+  it('a remote activity that recovers is recorded the same way', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'flaky_quote_remote', args: { item: 'tea' } }] },
+      { answer: 'Tea costs 4.20.' },
+    ]);
+    const result = await run.result();
+    expect(result.trace.steps[0]).toMatchObject({ observation: 'tea costs 4.20', isError: false });
+    expect(result.trace.errorHistory).toEqual([
+      expect.objectContaining({
+        tool: 'flaky_quote_remote',
+        message: '[error] flaky_quote_remote({"item":"tea"}): upstream timed out after 5s',
+        retries: 1,
+        recovered: true,
+      }),
     ]);
   });
 

@@ -69,8 +69,8 @@ const REMEMBERED_FAILURES = 1000;
 
 /**
  * The error of each call's latest failed attempt, kept until its retry: Temporal hands an attempt its number but not
- * the failure before it. A local activity retries in the same worker, so it always finds it; a remote one retried
- * by another worker does not, and says so.
+ * the failure before it. A local activity retries in the worker that holds its workflow, so it finds it unless that
+ * worker restarted; a remote one retried by another worker does not, and says so.
  */
 class FailedAttempts {
   private readonly messages = new Map<string, string>();
@@ -121,8 +121,9 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
     const workflowId = context.info.workflowExecution?.workflowId ?? context.info.activityId;
     const idempotencyKey = input.idempotencyKey ?? `${workflowId}:${input.callId}`;
     const { attempt } = context.info;
-    // The activity ID stays the same across an activity's attempts, and is unique within its workflow run.
-    const attemptsKey = `${context.info.workflowExecution?.runId ?? workflowId}:${context.info.activityId}`;
+    // One per call and the same for all its attempts, even a local activity's retry after a long backoff, which the
+    // workflow schedules anew under another activity ID.
+    const attemptsKey = idempotencyKey;
     return withHeartbeats(async (signal) => {
       try {
         const output = await tool.handler(parsed.data, { idempotencyKey, signal });
