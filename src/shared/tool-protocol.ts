@@ -78,4 +78,11 @@ export interface ToolObservation {
   truncated: boolean;
   /** Estimated tokens of the full result before truncation. */
   rawTokens?: number;
+  /**
+   * Attempts the handler took: on a failed call, and on a call that succeeded after failing. Absent from results of
+   * older workers and of calls that never reached the handler.
+   */
+  attempts?: number;
+  /** The last failed attempt's error, when a later attempt succeeded: the error history keeps it as recovered. */
+  recoveredFrom?: string;
 }

@@ -68,7 +68,10 @@ export interface ReActStep {
 export type TerminationReason =
   'success' | 'max_iterations' | 'failure' | 'stalled' | 'token_budget' | 'timeout' | 'cancelled' | 'custom';
 
-/** Kinds of problems recorded in a run's error history; each was fed back to the model or ended the run. */
+/**
+ * Kinds of problems recorded in a run's error history; each was fed back to the model or ended the run, except a
+ * tool error a later attempt recovered from (`recovered: true`).
+ */
 export type AgentErrorKind =
   | 'invalid_thought'
   | 'malformed_output'
@@ -86,6 +89,12 @@ export interface AgentErrorRecord {
   kind: AgentErrorKind;
   message: string;
   timestamp: string;
+  /** The tool whose call it was, for errors of a tool call. */
+  tool?: string;
+  /** Attempts after the first that the tool's handler took (absent when unknown, e.g. the call never ran). */
+  retries?: number;
+  /** Whether a later attempt succeeded: the model then saw the result, not this error. Set with `retries`. */
+  recovered?: boolean;
 }
 
 /** The full record of a run, also served by the `getTrace` query while it runs. */

@@ -15,6 +15,7 @@ import { addError, addTokens, createCounters, type RunCounters } from './run-cou
 import { LATEST_RULE_SET, type RuleFlags } from './rule-sets';
 import type {
   AgentErrorKind,
+  AgentErrorRecord,
   CarriedState,
   ConversationState,
   ReActResult,
@@ -182,13 +183,27 @@ export function nowIso(): string {
 /** Longest message an error-history entry keeps: the history is part of every result and query. */
 export const MAX_ERROR_MESSAGE = 1000;
 
+/** What an error-history entry of a tool call adds: which tool, and how its attempts went. */
+export type ToolErrorDetails = Pick<AgentErrorRecord, 'tool' | 'retries' | 'recovered'>;
+
 /** Adds an entry to the error history; a long message (say, from a hostile signal) is cut and says so. */
-export function recordError(state: RunState, kind: AgentErrorKind, message: string): void {
+export function recordError(
+  state: RunState,
+  kind: AgentErrorKind,
+  message: string,
+  details: ToolErrorDetails = {},
+): void {
   const kept =
     message.length > MAX_ERROR_MESSAGE
       ? `${message.slice(0, MAX_ERROR_MESSAGE)}… [${message.length - MAX_ERROR_MESSAGE} more characters]`
       : message;
-  addError(state.counters, { iteration: state.counters.iterations, kind, message: kept, timestamp: nowIso() });
+  addError(state.counters, {
+    iteration: state.counters.iterations,
+    kind,
+    message: kept,
+    timestamp: nowIso(),
+    ...details,
+  });
 }
 
 /** Adds the usage of one model call. */

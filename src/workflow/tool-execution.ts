@@ -54,7 +54,9 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
   } catch (error) {
     if (isCancellation(error)) throw error;
     // Reached only when the tool's own attempts are used up by timeouts or worker crashes.
-    return errorObservation(call.tool, call.args, failureMessage(error, tool), 'tool_error');
+    const observation = errorObservation(call.tool, call.args, failureMessage(error, tool), 'tool_error');
+    const usedUp = error instanceof ActivityFailure && error.retryState === 'MAXIMUM_ATTEMPTS_REACHED';
+    return usedUp ? { ...observation, attempts: tool.retry.maximumAttempts } : observation;
   } finally {
     toolSettled(state.activity, call.tool);
   }

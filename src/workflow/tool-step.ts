@@ -185,6 +185,22 @@ function toStep(
 }
 
 /**
+ * Errors of the run (not a person's rejection) go to the error history, with the tool and its attempts; so does the
+ * failure of an attempt a retry recovered from, though the model saw only the result.
+ */
+function recordCallErrors(state: RunState, call: ParsedToolCall, observation: ToolObservation): void {
+  const { attempts } = observation;
+  const retries = attempts !== undefined ? { retries: attempts - 1 } : {};
+  if (observation.errorKind) {
+    const tried = attempts !== undefined ? { ...retries, recovered: false } : {};
+    recordError(state, observation.errorKind, observation.text, { tool: call.tool, ...tried });
+  } else if (observation.recoveredFrom !== undefined) {
+    const failed = errorObservation(call.tool, call.args, observation.recoveredFrom);
+    recordError(state, 'tool_error', failed.text, { tool: call.tool, ...retries, recovered: true });
+  }
+}
+
+/**
  * Runs the tool calls of one reply concurrently and records one step per call, in the model's order. Then checks
  * the custom stop conditions and stall detection.
  */
@@ -240,8 +256,7 @@ export async function actOnToolCalls(
           };
     const step = toStep(state, thought, call, outcome, index === 0 ? usage : ZERO_USAGE);
     recordStep(state, step);
-    // Errors of the run (not a person's rejection) go to the error history.
-    if (outcome.observation.errorKind) recordError(state, outcome.observation.errorKind, outcome.observation.text);
+    recordCallErrors(state, call, outcome.observation);
     countToolCall(isKnownTool(state, call.tool, tools) ? call.tool : undefined, toolOutcome(outcome));
     if (outcome.decision) countDecision(outcome.decision.kind);
     signatures.push(callSignature(call.tool, step.action.type === 'tool_call' ? step.action.args : null));

@@ -6,6 +6,7 @@ import type { RunToolInput, ToolCatalog, ToolObservation, ValidateArgsInput } fr
 import { formatZodIssues } from '../../shared/validation';
 import { DEFAULT_TOOL_CATEGORY, ToolInputError, type AnyToolDefinition } from '../tools/define-tool';
 import { toolParametersSchema } from '../tools/catalog';
+import { isRetryableError } from '../tools/retryable-errors';
 import type { ToolRegistry } from '../tools/registry';
 import { withHeartbeats } from './heartbeat';
 
@@ -63,12 +64,39 @@ function errorMessage(error: unknown): string {
   return String(error);
 }
 
+/** How many failed attempts' errors a worker remembers for their retries; the oldest is forgotten first. */
+const REMEMBERED_FAILURES = 1000;
+
+/**
+ * The error of each call's latest failed attempt, kept until its retry: Temporal hands an attempt its number but not
+ * the failure before it. A local activity retries in the worker that holds its workflow, so it finds it unless that
+ * worker restarted; a remote one retried by another worker does not, and says so.
+ */
+class FailedAttempts {
+  private readonly messages = new Map<string, string>();
+
+  remember(key: string, message: string): void {
+    this.messages.delete(key);
+    this.messages.set(key, message);
+    const oldest = this.messages.keys().next();
+    if (this.messages.size > REMEMBERED_FAILURES && !oldest.done) this.messages.delete(oldest.value);
+  }
+
+  take(key: string, attempt: number): string {
+    const message = this.messages.get(key);
+    this.messages.delete(key);
+    return message ?? `attempt ${attempt - 1} failed on another worker`;
+  }
+}
+
 /**
  * Creates the `runTool` activity: validates the arguments with the tool's schema, runs the handler with an
  * idempotency key, and formats the result. Problems become error observations; a throwing handler is retried by
- * Temporal while the tool's retry policy has attempts left.
+ * Temporal while the tool's retry policy has attempts left and the tool counts the error as retryable. The result
+ * says how many attempts it took, and what the last failed one threw when a later one succeeded.
  */
 export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => Promise<ToolObservation> {
+  const failedAttempts = new FailedAttempts();
   return async function runTool(input: RunToolInput): Promise<ToolObservation> {
     // Another worker may have listed the tools: this one learns MCP tools it has not seen yet.
     if (!registry.has(input.tool)) await registry.refresh([input.tool]);
@@ -92,19 +120,28 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
     const context = Context.current();
     const workflowId = context.info.workflowExecution?.workflowId ?? context.info.activityId;
     const idempotencyKey = input.idempotencyKey ?? `${workflowId}:${input.callId}`;
+    const { attempt } = context.info;
+    // One per call and the same for all its attempts, even a local activity's retry after a long backoff, which the
+    // workflow schedules anew under another activity ID.
+    const attemptsKey = idempotencyKey;
     return withHeartbeats(async (signal) => {
       try {
         const output = await tool.handler(parsed.data, { idempotencyKey, signal });
-        return successObservation(output, input.maxObservationTokens);
+        const observation = successObservation(output, input.maxObservationTokens);
+        if (attempt === 1) return observation;
+        return { ...observation, attempts: attempt, recoveredFrom: failedAttempts.take(attemptsKey, attempt) };
       } catch (error) {
         if (signal.aborted) throw error;
         const message = errorMessage(error);
         if (error instanceof ToolInputError)
           return errorObservation(input.tool, input.args, message, 'invalid_arguments');
-        if (context.info.attempt < retryPolicyOf(tool).maximumAttempts) {
+        // A permanent error ends the call on this attempt: the model sees it now, not after every backoff.
+        if (attempt < retryPolicyOf(tool).maximumAttempts && isRetryableError(tool.retryableErrors, error)) {
+          failedAttempts.remember(attemptsKey, message);
           throw ApplicationFailure.retryable(message, ErrorType.ToolFailed);
         }
-        return errorObservation(input.tool, input.args, message);
+        failedAttempts.take(attemptsKey, attempt);
+        return { ...errorObservation(input.tool, input.args, message), attempts: attempt };
       }
     });
   };

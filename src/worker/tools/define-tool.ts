@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ConfirmationPolicy } from '../../shared/approvals';
 import { DurableAgentError } from '../../shared/errors';
 import { withLinearConfirmation } from './confirmation-patterns';
+import { checkRetryableErrors, type RetryableErrorMatcher } from './retryable-errors';
 
 /**
  * Thrown by a handler to refuse a call for a reason retrying cannot fix (a path outside the root, a bad pattern):
@@ -51,6 +52,13 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   examples?: ReadonlyArray<z.input<Schema>>;
   handler: (args: z.output<Schema>, context: ToolContext) => Promise<ToolOutput> | ToolOutput;
   retry?: ToolRetryPolicy;
+  /**
+   * The errors another attempt could fix (a timeout, a rate limit), as error classes, error names or codes, or RegExps
+   * of the message. When set, any other error is permanent: one failed attempt, whatever `retry` allows, so a
+   * validation error is not retried with backoff. Without it, every error is retried while attempts remain.
+   * {@link ToolInputError} is never retried.
+   */
+  retryableErrors?: readonly RetryableErrorMatcher[];
   /** Start-to-close timeout of one attempt, e.g. '30s'. */
   timeout?: string;
   /** Whether a person must confirm a call before it runs (default 'never'). */
@@ -89,6 +97,7 @@ export function defineTool<Schema extends z.ZodType>(definition: ToolDefinition<
   if (definition.description.trim() === '') {
     throw new TypeError(`Tool "${definition.name}" needs a description: models choose tools by it`);
   }
+  if (definition.retryableErrors !== undefined) checkRetryableErrors(definition.name, definition.retryableErrors);
   // The workflow runs confirmation patterns against the model's arguments: refuse one that could fail or hang it.
   return withLinearConfirmation(definition);
 }
