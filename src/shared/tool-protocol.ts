@@ -62,6 +62,11 @@ export interface RunToolInput {
   callId: string;
   maxObservationTokens: number;
   /**
+   * Set when the run summarises long observations (`history.summarizeObservationsOver`): a result over this many
+   * estimated tokens comes back whole too (`fullText`, up to FULL_TEXT_MAX_CHARS), so the summary is of all of it.
+   */
+  fullTextOver?: number;
+  /**
    * The key the handler gets: the run chain's first run ID + call ID. Absent in calls scheduled by older workflow
    * code, whose retries keep the old `workflowId:callId` key.
    */
@@ -78,4 +83,9 @@ export interface ToolObservation {
   truncated: boolean;
   /** Estimated tokens of the full result before truncation. */
   rawTokens?: number;
+  /**
+   * The whole result, for the summariser only (see `RunToolInput.fullTextOver`); the workflow drops it once the
+   * summary is made, so no step or trace holds it.
+   */
+  fullText?: string;
 }

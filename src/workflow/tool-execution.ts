@@ -25,6 +25,12 @@ function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: str
   return state.rules.chainIdempotencyKeys ? { idempotencyKey: `${keyPrefix()}:${callId}` } : {};
 }
 
+/** Asks the tool for its whole result when the run summarises long ones, so the summary is of all of it. */
+function fullTextOver(state: RunState): { fullTextOver?: number } {
+  const over = state.config.summarizeObservationsOver;
+  return state.rules.summarizesWholeObservations && over !== undefined ? { fullTextOver: over } : {};
+}
+
 /**
  * Runs a tool call as its activity (local when the tool says so), unless the model call ran it ahead; a failure the
  * tool cannot recover from is an observation.
@@ -47,6 +53,7 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
           args: call.args,
           callId: call.callId,
           maxObservationTokens: state.config.maxObservationTokens,
+          ...fullTextOver(state),
           ...idempotencyKey(state, call.callId),
         },
       ],

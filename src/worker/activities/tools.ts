@@ -95,7 +95,7 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
     return withHeartbeats(async (signal) => {
       try {
         const output = await tool.handler(parsed.data, { idempotencyKey, signal });
-        return successObservation(output, input.maxObservationTokens);
+        return successObservation(output, input.maxObservationTokens, input.fullTextOver);
       } catch (error) {
         if (signal.aborted) throw error;
         const message = errorMessage(error);
