@@ -27,6 +27,8 @@ export interface RunAheadRequest {
   /** The iteration the reply is for: the workflow numbers its calls `c<iteration>-<position>`. */
   iteration: number;
   maxObservationTokens: number;
+  /** As `RunToolInput.fullTextOver`: a result the run will summarise comes back whole too. */
+  fullTextOver?: number;
   /** A reply with more calls is refused whole by the workflow, so nothing of it runs ahead. */
   maxCalls: number;
   /** Handlers get `<keyPrefix>:<callId>` as their idempotency key, as from the tool's activity. */

@@ -44,6 +44,12 @@ export async function summarizeConversationIfDue(state: RunState): Promise<void>
   state.events.emit({ type: 'summary', text: eventText(output.summary) });
 }
 
+/** Asks a tool for its whole result when the run summarises long ones, so the summary is of all of it. */
+export function fullTextOver(state: RunState): { fullTextOver?: number } {
+  const over = state.config.summarizeObservationsOver;
+  return state.rules.summarizesWholeObservations && over !== undefined ? { fullTextOver: over } : {};
+}
+
 /**
  * A successful observation over `summarizeObservationsOver` estimated tokens is replaced by the model's summary of it:
  * of the whole result when the tool returned it (`fullText`), which no step keeps.

@@ -6,6 +6,7 @@ import { runLocalTool, runTool } from './activity-proxies';
 import { keyPrefix, takeRanAhead } from './run-ahead';
 import type { RunState } from './run-state';
 import { toolSettled, toolStarted } from './run-activity';
+import { fullTextOver } from './summaries';
 
 /* Running one admitted tool call as its activity, and the toolRuns slot it holds while it does. */
 
@@ -23,12 +24,6 @@ function failureMessage(error: unknown, tool: ToolInfo): string {
  */
 function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: string } {
   return state.rules.chainIdempotencyKeys ? { idempotencyKey: `${keyPrefix()}:${callId}` } : {};
-}
-
-/** Asks the tool for its whole result when the run summarises long ones, so the summary is of all of it. */
-function fullTextOver(state: RunState): { fullTextOver?: number } {
-  const over = state.config.summarizeObservationsOver;
-  return state.rules.summarizesWholeObservations && over !== undefined ? { fullTextOver: over } : {};
 }
 
 /**

@@ -17,6 +17,15 @@ const harness = useHarness({
       readOnly: false,
       handler: ({ lines }) => report(lines),
     }),
+    // The same report from a read-only local tool, which runs ahead inside the model call that names it.
+    defineTool({
+      name: 'audit_report_ahead',
+      description: 'The audit report, whole.',
+      schema: z.object({ lines: z.number().int() }),
+      readOnly: true,
+      local: true,
+      handler: ({ lines }) => report(lines),
+    }),
   ],
 });
 
@@ -24,7 +33,7 @@ const isSummaryRequest = (request: RecordedRequest) =>
   String(request.messages[0]?.content).startsWith(SUMMARIZER_MARKER);
 
 /** A summariser that says what it was shown, as a faithful model would: the code when it saw it. */
-function agent(lines: number): ScriptedResponder {
+function agent(lines: number, tool = 'audit_report'): ScriptedResponder {
   return (request, index) => {
     if (isSummaryRequest(request)) {
       const seen = JSON.stringify(request.messages);
@@ -33,7 +42,7 @@ function agent(lines: number): ScriptedResponder {
     return index === 0
       ? {
           thought: 'The audit code is in the report, so I fetch it.',
-          toolCalls: [{ name: 'audit_report', args: { lines } }],
+          toolCalls: [{ name: tool, args: { lines } }],
         }
       : { answer: 'Done.' };
   };
@@ -51,6 +60,15 @@ describe('a long observation is summarised from the whole result', () => {
     expect(step?.summarizedFromTokens).toBeGreaterThan(8000);
     expect(step).not.toHaveProperty('fullText');
     expect(JSON.stringify(result.trace)).not.toContain(filler.repeat(3));
+  });
+
+  it('so is the result of a read-only tool that ran ahead inside the model call', async () => {
+    const run = await harness.start(agent(800, 'audit_report_ahead'), 'What is the audit code?', {
+      history: { summarizeObservationsOver: 500, maxObservationTokens: 200 },
+    });
+    const result = await run.result();
+    expect(result.trace.steps[0]?.observation).toBe('The report gives the audit code ZETA-42.');
+    expect(result.trace.steps[0]).not.toHaveProperty('fullText');
   });
 
   it("a result larger than the summariser's window is summarised in parts, then the parts together", async () => {
