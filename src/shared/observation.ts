@@ -64,12 +64,29 @@ export function errorObservation(
  * data is kept only when it fits the same bound as the text: every step is stored in history and in the result, and
  * a few large JSON results used to push a run past Temporal's payload limit and lose its final answer.
  */
-export function successObservation(output: unknown, maxTokens: number): ToolObservation {
+export function successObservation(output: unknown, maxTokens: number, fullTextOver?: number): ToolObservation {
   const isText = typeof output === 'string';
   const rendered = isText ? output : (JSON.stringify(output) ?? 'null');
   const { text, truncated } = truncateToTokens(rendered, maxTokens);
   const rawTokens = estimateTokens(rendered);
+  // The whole result travels only to be summarised, bounded so the activity's result stays far below Temporal's 2 MB.
+  const full =
+    truncated && fullTextOver !== undefined && rawTokens > fullTextOver
+      ? { fullText: truncateToChars(rendered, FULL_TEXT_MAX_CHARS) }
+      : {};
   return isText || truncated
-    ? { text, isError: false, truncated, rawTokens }
-    : { text, isError: false, data: output, truncated, rawTokens };
+    ? { text, isError: false, truncated, rawTokens, ...full }
+    : { text, isError: false, data: output, truncated, rawTokens, ...full };
+}
+
+/**
+ * Most characters of a result handed to the summariser (about 100,000 tokens): a result that size costs the run's
+ * history twice (the tool's result and the summary's input), so larger ones are summarised from their first part.
+ */
+export const FULL_TEXT_MAX_CHARS = 400_000;
+
+function truncateToChars(text: string, maxChars: number): string {
+  return text.length <= maxChars
+    ? text
+    : `${headOf(text, maxChars)}\n… [truncated: ${text.length - maxChars} more characters]`;
 }

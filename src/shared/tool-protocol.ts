@@ -27,6 +27,8 @@ export interface RunAheadRequest {
   /** The iteration the reply is for: the workflow numbers its calls `c<iteration>-<position>`. */
   iteration: number;
   maxObservationTokens: number;
+  /** As `RunToolInput.fullTextOver`: a result the run will summarise comes back whole too. */
+  fullTextOver?: number;
   /** A reply with more calls is refused whole by the workflow, so nothing of it runs ahead. */
   maxCalls: number;
   /** Handlers get `<keyPrefix>:<callId>` as their idempotency key, as from the tool's activity. */
@@ -62,6 +64,11 @@ export interface RunToolInput {
   callId: string;
   maxObservationTokens: number;
   /**
+   * Set when the run summarises long observations (`history.summarizeObservationsOver`): a result over this many
+   * estimated tokens comes back whole too (`fullText`, up to FULL_TEXT_MAX_CHARS), so the summary is of all of it.
+   */
+  fullTextOver?: number;
+  /**
    * The key the handler gets: the run chain's first run ID + call ID. Absent in calls scheduled by older workflow
    * code, whose retries keep the old `workflowId:callId` key.
    */
@@ -85,4 +92,9 @@ export interface ToolObservation {
   attempts?: number;
   /** The last failed attempt's error, when a later attempt succeeded: the error history keeps it as recovered. */
   recoveredFrom?: string;
+  /**
+   * The whole result, for the summariser only (see `RunToolInput.fullTextOver`); the workflow drops it once the
+   * summary is made, so no step or trace holds it.
+   */
+  fullText?: string;
 }

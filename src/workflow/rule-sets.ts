@@ -6,9 +6,9 @@ import { patched } from '@temporalio/workflow';
  * generation: a new patch marker plus the named flags it turns on. A run asks for the markers once, at its start, and
  * keeps that generation's flags for its whole life (`RunState.rules`); the loop reads flags, never generation numbers.
  *
- * Generation 6 is the 1.0 baseline: every run a 1.0 worker starts follows it. Generations 1 to 5 stay so that runs
- * recorded before 1.0 replay; they can be dropped (with their histories) once no such run can be in flight, without
- * touching any 1.0 run. A generation's flags are its own plus every older generation's.
+ * Generation 6 is the 1.0.0-rc.0 baseline; every run a worker starts follows the newest. Generations 1 to 5 stay so
+ * that runs recorded before 1.0 replay; they can be dropped (with their histories) once no such run can be in
+ * flight, without touching any 1.0 run. A generation's flags are its own plus every older generation's.
  */
 const GENERATIONS = [
   {
@@ -110,6 +110,15 @@ const GENERATIONS = [
       pendingMemo: true,
       /** A conversation waiting for a message hands over to a new run, which goes on waiting. */
       handsOverWhileWaiting: true,
+    },
+  },
+  {
+    generation: 7,
+    // Issue 35, the loop's judgement.
+    marker: 'loop-rules-7',
+    adds: {
+      /** A long observation is summarised from the whole result, not from the text already cut for the model. */
+      summarizesWholeObservations: true,
     },
   },
 ] as const;

@@ -3,6 +3,7 @@ import type { ModelReply, ParsedToolCall } from '../shared/protocol';
 import type { RanAhead, RunAheadRequest, ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import { needsConfirmation } from './confirmation';
 import type { RunState } from './run-state';
+import { fullTextOver } from './summaries';
 
 /*
  * Read-only tools run ahead (see `readOnly` in defineTool): the model call that names them runs them too, and the
@@ -48,6 +49,7 @@ export function runAheadRequest(state: RunState, offered: readonly string[]): Ru
     tools,
     iteration: state.counters.iterations,
     maxObservationTokens: state.config.maxObservationTokens,
+    ...fullTextOver(state),
     maxCalls: state.config.maxToolCallsPerReply,
     keyPrefix: keyPrefix(),
   };

@@ -44,11 +44,20 @@ export async function summarizeConversationIfDue(state: RunState): Promise<void>
   state.events.emit({ type: 'summary', text: eventText(output.summary) });
 }
 
-/** A successful observation over `summarizeObservationsOver` estimated tokens is replaced by the model's summary of it. */
+/** Asks a tool for its whole result when the run summarises long ones, so the summary is of all of it. */
+export function fullTextOver(state: RunState): { fullTextOver?: number } {
+  const over = state.config.summarizeObservationsOver;
+  return state.rules.summarizesWholeObservations && over !== undefined ? { fullTextOver: over } : {};
+}
+
+/**
+ * A successful observation over `summarizeObservationsOver` estimated tokens is replaced by the model's summary of it:
+ * of the whole result when the tool returned it (`fullText`), which no step keeps.
+ */
 export async function condenseObservation(
   state: RunState,
   call: ParsedToolCall,
-  observation: ToolObservation,
+  { fullText, ...observation }: ToolObservation,
 ): Promise<ToolObservation & { summarizedFromTokens?: number }> {
   const over = state.config.summarizeObservationsOver;
   const rawTokens = observation.rawTokens ?? 0;
@@ -57,7 +66,7 @@ export async function condenseObservation(
     kind: 'observation',
     query: state.query,
     call: describeCall(call.tool, call.args),
-    text: observation.text,
+    text: fullText ?? observation.text,
     model: state.config.model,
   };
   // Over the token budget the (already truncated) observation stays as it is.

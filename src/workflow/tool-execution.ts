@@ -6,6 +6,7 @@ import { runLocalTool, runTool } from './activity-proxies';
 import { keyPrefix, takeRanAhead } from './run-ahead';
 import type { RunState } from './run-state';
 import { toolSettled, toolStarted } from './run-activity';
+import { fullTextOver } from './summaries';
 
 /* Running one admitted tool call as its activity, and the toolRuns slot it holds while it does. */
 
@@ -47,6 +48,7 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
           args: call.args,
           callId: call.callId,
           maxObservationTokens: state.config.maxObservationTokens,
+          ...fullTextOver(state),
           ...idempotencyKey(state, call.callId),
         },
       ],

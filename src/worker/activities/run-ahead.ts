@@ -63,7 +63,7 @@ async function runOne(
     timer = setTimeout(abort, Math.min(ownTimeoutMs, limit.budgetMs));
     const context = { idempotencyKey: `${request.keyPrefix}:${callId}`, signal: controller.signal };
     const output = await Promise.race([tool.handler(parsed.data, context), stopped]);
-    const observation = successObservation(output, request.maxObservationTokens);
+    const observation = successObservation(output, request.maxObservationTokens, request.fullTextOver);
     return { callId, tool: call.tool, argsJson: JSON.stringify(call.args ?? null), observation };
   } catch {
     return undefined;

@@ -127,7 +127,7 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
     return withHeartbeats(async (signal) => {
       try {
         const output = await tool.handler(parsed.data, { idempotencyKey, signal });
-        const observation = successObservation(output, input.maxObservationTokens);
+        const observation = successObservation(output, input.maxObservationTokens, input.fullTextOver);
         if (attempt === 1) return observation;
         return { ...observation, attempts: attempt, recoveredFrom: failedAttempts.take(attemptsKey, attempt) };
       } catch (error) {
