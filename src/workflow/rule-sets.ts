@@ -6,7 +6,7 @@ import { patched } from '@temporalio/workflow';
  * generation: a new patch marker plus the named flags it turns on. A run asks for the markers once, at its start, and
  * keeps that generation's flags for its whole life (`RunState.rules`); the loop reads flags, never generation numbers.
  *
- * Generation 6 is the 1.0 baseline: every run a 1.0 worker starts follows it. Generations 1 to 5 stay so that runs
+ * Generation 6 is the 1.0 baseline; later ones add to it. Generations 1 to 5 stay so that runs
  * recorded before 1.0 replay; they can be dropped (with their histories) once no such run can be in flight, without
  * touching any 1.0 run. A generation's flags are its own plus every older generation's.
  */
@@ -110,6 +110,18 @@ const GENERATIONS = [
       pendingMemo: true,
       /** A conversation waiting for a message hands over to a new run, which goes on waiting. */
       handsOverWhileWaiting: true,
+    },
+  },
+  {
+    generation: 7,
+    // Issue 35, the loop's judgement.
+    marker: 'loop-rules-7',
+    adds: {
+      /**
+       * Under a time budget the forced final answer gets a bounded slice past it (a cancelling timer), and is cut
+       * short when the slice runs out.
+       */
+      boundsForcedAnswer: true,
     },
   },
 ] as const;
