@@ -2,7 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import type { AgentClient } from '../client/agent-client';
 import { DecisionRefusedError, type PendingItem } from '../client/decisions';
 import { describeCall } from '../shared/observation';
-import { promptDecision } from './decision-prompt';
+import { promptDecision, type Asker } from './decision-prompt';
 
 type Say = (line: string) => void;
 
@@ -42,8 +42,11 @@ export function createRunDecisions(
   interactive: boolean,
   say: Say,
   address?: string,
+  terminal?: Asker,
 ) {
-  const rl = interactive ? createInterface({ input: process.stdin, output: process.stderr }) : null;
+  // `terminal` replaces the prompt on stdin (tests script what a person types).
+  const readline = interactive && !terminal ? createInterface({ input: process.stdin, output: process.stderr }) : null;
+  const rl: Asker | null = interactive ? (terminal ?? readline) : null;
   return {
     async handle(item: PendingItem): Promise<void> {
       if (!rl) return printHint(item, runId, say, address);
@@ -74,7 +77,7 @@ export function createRunDecisions(
       }
     },
     close(): void {
-      rl?.close();
+      readline?.close();
     },
   };
 }

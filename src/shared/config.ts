@@ -107,7 +107,9 @@ export const resolvedConfigSchema = z.strictObject({
     .positive()
     .max(365 * 24 * 3600)
     .optional()
-    .describe('a durable timer; when it fires, in-flight activities are cancelled → `timeout`'),
+    .describe(
+      'a durable timer; when it fires, in-flight activities are cancelled → `timeout`. The forced final answer then gets a slice of 10% of the budget, clamped to 5–60 s, and is cut short when it runs out',
+    ),
   maxToolCallsPerReply: z
     .number()
     .int()

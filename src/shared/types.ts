@@ -126,9 +126,10 @@ export interface ReActTrace {
   summary: string | null;
   /**
    * After a stop other than success or cancellation: whether the forced final answer was given, skipped (e.g. it
-   * would not fit in the token budget) or failed, and why. Absent when none was due or `forceFinalAnswer` is off.
+   * would not fit in the token budget), failed, or cut short (it outran the time budget plus its slice), and why.
+   * Absent when none was due or `forceFinalAnswer` is off.
    */
-  forcedFinalAnswer?: { status: 'given' | 'skipped' | 'failed'; reason?: string };
+  forcedFinalAnswer?: { status: 'given' | 'skipped' | 'failed' | 'cut_short'; reason?: string };
   /** A conversation's turns so far, oldest first (absent for a run that takes no follow-up messages). */
   turns?: TurnRecord[];
   /** Requests to raise a limit (`onBudget: 'ask'`) across the chain and how each ended; absent when there were none. */

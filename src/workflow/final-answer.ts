@@ -1,4 +1,4 @@
-import { isCancellation } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 import { activityFailureMessage } from './activity-proxies';
 import { eventText } from '../shared/events';
 import { answerCandidate, type ModelReply } from '../shared/protocol';
@@ -62,12 +62,73 @@ export function acceptFinalAnswer(state: RunState, reply: ModelReply, answer: st
   return true;
 }
 
-/** After a stop other than success or cancellation: one call, without tools, for the best answer so far. */
+/** The forced answer's slice past a time budget: this share of the budget, clamped to the bounds below. */
+export const FORCED_ANSWER_SLICE_SHARE = 0.1;
+/** The shortest slice: enough for one short reply from a slow endpoint. */
+export const FORCED_ANSWER_SLICE_MIN_MS = 5_000;
+/** The longest slice: a long budget must not turn into minutes of retries after it ran out. */
+export const FORCED_ANSWER_SLICE_MAX_MS = 60_000;
+
+/** The slice past a time budget of `timeoutSeconds` that the forced final answer may take. */
+export function forcedAnswerSliceMs(timeoutSeconds: number): number {
+  const share = timeoutSeconds * 1000 * FORCED_ANSWER_SLICE_SHARE;
+  return Math.min(FORCED_ANSWER_SLICE_MAX_MS, Math.max(FORCED_ANSWER_SLICE_MIN_MS, share));
+}
+
+/**
+ * How long the forced answer may take under a time budget: what is left of the budget (nothing once it ran out, or
+ * after a person declined to raise it) plus the slice. Undefined without a time budget.
+ */
+function forcedAnswerLimitMs(state: RunState): number | undefined {
+  const { timeoutSeconds } = state.config;
+  if (timeoutSeconds === undefined) return undefined;
+  // The budget counts from the chain's first run (a conversation's turn), as the loop's timer does.
+  const startedAtMs = state.conversation?.turnStartedAtMs ?? state.startedAtMs;
+  const leftMs = Math.max(0, timeoutSeconds * 1000 - (Date.now() - startedAtMs));
+  return leftMs + forcedAnswerSliceMs(timeoutSeconds);
+}
+
+/**
+ * After a stop other than success or cancellation: one call, without tools, for the best answer so far. Rule set 7:
+ * under a time budget, a durable timer cancels it (with any retries and compaction it started) when its slice runs
+ * out, so the budget stays a cap; the trace says the answer was cut short.
+ */
 export async function forceFinalAnswer(state: RunState): Promise<void> {
   if (!state.outcome.stop || !state.config.forceFinalAnswer || state.outcome.finalAnswer !== null) return;
   if (state.outcome.stop.reason === 'success' || state.outcome.stop.reason === 'cancelled') return;
+  const limitMs = state.rules.boundsForcedAnswer ? forcedAnswerLimitMs(state) : undefined;
+  if (limitMs === undefined) return askForFinalAnswer(state);
+  const answering = new CancellationScope();
+  const timer = new CancellationScope();
+  let cutShort = false;
+  void timer
+    .run(() => sleep(limitMs))
+    .then(
+      () => {
+        cutShort = true;
+        answering.cancel();
+      },
+      () => undefined, // the answer came first and cancelled the timer
+    );
+  try {
+    await answering.run(() => askForFinalAnswer(state));
+  } catch (error) {
+    // Anything else cancelling it is the workflow's own cancellation.
+    if (!cutShort || !isCancellation(error)) throw error;
+    const reason = `it took longer than the ${Math.round(limitMs / 1000)}s it had left (the time budget plus its slice)`;
+    recordError(state, 'model_error', `forced final answer cut short: ${reason}`);
+    settleForcedAnswer(state.outcome, { status: 'cut_short', reason });
+    extendStopDetail(state.outcome, `the forced final answer was cut short because ${reason}`);
+  } finally {
+    timer.cancel();
+  }
+}
+
+/** The forced final answer's call (compacting its prompt or skipping it as the context window and budget say). */
+async function askForFinalAnswer(state: RunState): Promise<void> {
+  const stop = state.outcome.stop;
+  if (!stop) return;
   enterPhase(state.activity, 'finishing');
-  const { stop } = state.outcome;
   const instruction = forcedAnswerInstruction(stop.detail);
   const build = () => [...promptFor(state, []), { role: 'user' as const, content: instruction }];
   const skip = (reason: string) => {

@@ -119,6 +119,11 @@ const GENERATIONS = [
     adds: {
       /** A long observation is summarised from the whole result, not from the text already cut for the model. */
       summarizesWholeObservations: true,
+      /**
+       * Under a time budget the forced final answer gets a bounded slice past it (a cancelling timer), and is cut
+       * short when the slice runs out.
+       */
+      boundsForcedAnswer: true,
     },
   },
 ] as const;

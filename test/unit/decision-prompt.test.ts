@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { promptDecision, type Asker } from '../../src/cli/decision-prompt';
+import {
+  APPROVAL_WITH_WORDS,
+  promptDecision,
+  readChoice,
+  UNKNOWN_CHOICE,
+  type Asker,
+} from '../../src/cli/decision-prompt';
 import type { PendingCall } from '../../src/shared/approvals';
 
 const call: PendingCall = {
@@ -38,7 +44,7 @@ describe('promptDecision (interactive run)', () => {
       decision: 'reject',
       reason: 'no',
     });
-    expect(said.filter((line) => line === 'Please type a, A, r, e or s.')).toHaveLength(2);
+    expect(said.filter((line) => line === UNKNOWN_CHOICE)).toHaveLength(2);
     expect(await promptDecision(scripted(['A']), call, say)).toEqual({ decision: 'approve', always: true });
     expect(await promptDecision(scripted(['r', '', 'too much']), call, say)).toEqual({
       decision: 'reject',
@@ -54,8 +60,44 @@ describe('promptDecision (interactive run)', () => {
     said.length = 0;
     const asker = scripted(['x', 'e', '{bad', '[1]', '{"amount": 50, "to": "bob"}']);
     expect(await promptDecision(asker, call, say)).toEqual({ decision: 'edit', args: { amount: 50, to: 'bob' } });
-    expect(said).toContain('Please type a, A, r, e or s.');
+    expect(said).toContain(UNKNOWN_CHOICE);
     expect(said.some((line) => line.startsWith('Not valid JSON'))).toBe(true);
     expect(said).toContain('That is JSON but not an object; try again.');
+  });
+
+  it('takes yes, y, no and n in any case, as people type them to resume a run', async () => {
+    for (const yes of ['yes', 'y', 'YES', 'Yes', 'Y', ' yes ']) {
+      expect(await promptDecision(scripted([yes]), call, say), yes).toEqual({ decision: 'approve' });
+    }
+    for (const no of ['no', 'n', 'NO', 'No', 'N']) {
+      expect(await promptDecision(scripted([no, 'not today']), call, say), no).toEqual({
+        decision: 'reject',
+        reason: 'not today',
+      });
+    }
+    // `A` still means always, `a` approve: the one choice whose case matters.
+    expect(readChoice('A')).toEqual({ kind: 'always' });
+    expect(readChoice('a')).toEqual({ kind: 'approve' });
+    expect(readChoice('Always')).toEqual({ kind: 'always' });
+    expect(readChoice('R')).toEqual({ kind: 'reject' });
+  });
+
+  it('reads free text as a rejection whose reason is the text, which the agent sees', async () => {
+    said.length = 0;
+    expect(await promptDecision(scripted(['No, send it to alice instead']), call, say)).toEqual({
+      decision: 'reject',
+      reason: 'No, send it to alice instead',
+    });
+    expect(said).toContain('Rejected; the agent reads your words as the reason.');
+    expect(readChoice('  too much money  ')).toEqual({ kind: 'reject_because', reason: 'too much money' });
+  });
+
+  it('asks again for one unknown word and for words that begin as an approval', async () => {
+    said.length = 0;
+    // A typo must not decide anything, and "yes, but …" must neither run the tool nor be taken as a rejection.
+    expect(readChoice('yess')).toEqual({ kind: 'unknown', hint: UNKNOWN_CHOICE });
+    expect(readChoice('constructor')).toEqual({ kind: 'unknown', hint: UNKNOWN_CHOICE });
+    expect(await promptDecision(scripted(['yes, but to alice', 'Y']), call, say)).toEqual({ decision: 'approve' });
+    expect(said).toContain(APPROVAL_WITH_WORDS);
   });
 });

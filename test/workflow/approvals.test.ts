@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { DecisionRefusedError } from '../../src/client/decisions';
+import { createRunDecisions } from '../../src/cli/run-decisions';
 import fc from 'fast-check';
 import { decideSignal, decideUpdate } from '../../src/shared/messages';
 import { AgentPendingToolsKey, AgentStatusKey } from '../../src/shared/search-attributes';
@@ -65,6 +66,39 @@ describe('confirmation decisions', () => {
     expect(recordedEffects.has(`${run.firstRunId}:c1-1`)).toBe(false);
     const seen = harness.model.requests(run.modelName)[1]?.messages.find((message) => message.role === 'tool');
     expect(String(seen?.content)).toContain('still referenced by invoices');
+  });
+
+  it("run's prompt: yes approves, and free text rejects with the words the model then reads", async () => {
+    const said: string[] = [];
+    const decideWith = async (id: string, typed: string[]) => {
+      const run = await startDelete(id);
+      await waitForPending(harness, run.workflowId);
+      const [item] = await harness.agents.getPendingInRun(run.workflowId);
+      // What a person types at `run`'s prompt, line by line.
+      const terminal = {
+        question: async (prompt: string) => {
+          const line = typed.shift();
+          if (line === undefined) throw new Error(`the prompt asked again: ${prompt} (it said: ${said.join(' | ')})`);
+          return line;
+        },
+      };
+      const decisions = createRunDecisions(
+        harness.agents,
+        run.workflowId,
+        true,
+        (line) => said.push(line),
+        undefined,
+        terminal,
+      );
+      await decisions.handle(item!);
+      return { run, result: await run.result() };
+    };
+    const approved = await decideWith('r20', ['YES']);
+    expect(approved.result.trace.steps[0]).toMatchObject({ decision: { kind: 'approve' }, isError: false });
+    const rejected = await decideWith('r21', ['No, archive it instead of deleting']);
+    expect(rejected.result.trace.steps[0]).toMatchObject({ decision: { kind: 'reject' }, isError: true });
+    const seen = harness.model.requests(rejected.run.modelName)[1]?.messages.find((message) => message.role === 'tool');
+    expect(String(seen?.content)).toContain('No, archive it instead of deleting');
   });
 
   it('a rejected call gives its limits.maxCallsPerTool slot back: the next call waits for approval and runs', async () => {

@@ -125,6 +125,30 @@ describe('termination reasons', () => {
     expect(call?.type === 'tool_call' && abortedCalls.has(`${run.firstRunId}:${call.callId}`)).toBe(true);
   });
 
+  it('timeout: a forced answer that hangs is cut short at the end of its slice, so the budget is a cap', async () => {
+    const started = Date.now();
+    const run = await harness.start(
+      [
+        {
+          thought: 'This tool takes a long time but it is the only source of the data.',
+          toolCalls: [{ name: 'wait_forever', args: {} }],
+        },
+        // The forced answer hangs far past the budget (the slice for a 2 s budget is 5 s).
+        { answer: 'Too late to matter.', delayMs: 40_000 },
+      ],
+      'q',
+      { limits: { timeoutSeconds: 2 } },
+    );
+    const result = await run.result();
+    const elapsedMs = Date.now() - started;
+    expect(result.terminationReason).toBe('timeout');
+    expect(result.finalAnswer).toBeNull();
+    expect(result.trace.forcedFinalAnswer?.status).toBe('cut_short');
+    expect(result.trace.terminationDetail).toContain('forced final answer was cut short');
+    // The budget (2 s) plus the slice (5 s), with room for a loaded dev server; the hang alone would take 40 s.
+    expect(elapsedMs).toBeLessThan(15_000);
+  });
+
   it('failure: a failure phrase in the answer ends the run as failed', async () => {
     const run = await harness.start([{ answer: 'I cannot find this information anywhere.' }], 'q', {
       stopWhen: [{ type: 'thought_contains', text: 'cannot find', outcome: 'failure' }],
