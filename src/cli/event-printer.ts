@@ -1,5 +1,7 @@
 import type { EventsGap } from '../client/events';
 import type { AgentEvent } from '../shared/events';
+import type { ReActTrace } from '../shared/types';
+import { eventsOfClosedRun } from '../client/closed-run';
 import { describeDecider } from '../shared/identity';
 import { clip, visible } from './terminal-text';
 
@@ -49,19 +51,45 @@ function describeEvent(event: AgentEvent | EventsGap): string | undefined {
   }
 }
 
+/** What a printed event stands for, so a line the live trace already showed is not printed twice. */
+function eventKey(event: AgentEvent | EventsGap): string | undefined {
+  switch (event.type) {
+    case 'thought':
+    case 'final_answer':
+      return `${event.type}:${event.iteration}`;
+    case 'tool_call_requested':
+    case 'tool_finished':
+      return `${event.type}:${event.callId}`;
+    default:
+      return undefined;
+  }
+}
+
+/** What the live trace showed when it stopped: whether it reached the run's end, and the steps' lines it printed. */
+export interface PrintedTrace {
+  ended: boolean;
+  printed: ReadonlySet<string>;
+}
+
 /**
  * Prints a run's events as they arrive (the stream long-polls the run: no polling interval). `stop()` waits briefly
- * for the stream's own end (the run's last event), then abandons it.
+ * for the stream's own end (the run's last event), then abandons it: the stream's calls take the abort, so it ends
+ * at once.
  */
 export function printEvents(
   follow: (signal: AbortSignal) => AsyncIterable<AgentEvent | EventsGap>,
   write: (line: string) => void,
-): { stop(): Promise<void> } {
+): { stop(): Promise<PrintedTrace> } {
   const controller = new AbortController();
+  const printed = new Set<string>();
+  let ended = false;
   const done = (async () => {
     for await (const event of follow(controller.signal)) {
       const line = formatEvent(event);
       if (line !== undefined) write(line);
+      const key = eventKey(event);
+      if (key !== undefined) printed.add(key);
+      if (event.type === 'terminated') ended = true;
     }
   })().catch(() => undefined); // a stream cut off by the run's failure or Ctrl-C: the result says what happened
   return {
@@ -70,6 +98,23 @@ export function printEvents(
       await Promise.race([done, grace]);
       controller.abort();
       await done;
+      return { ended, printed };
     },
   };
+}
+
+/**
+ * The lines of a finished run's steps and answer that a live trace cut off before the run's end did not print, from
+ * the run's trace: the trace on stderr then always shows how the run ended.
+ */
+export function missedLines(trace: ReActTrace, shown: PrintedTrace): string[] {
+  if (shown.ended) return [];
+  const lines: string[] = [];
+  for (const event of eventsOfClosedRun(trace, '', false, '')) {
+    const key = eventKey(event);
+    if (key === undefined || shown.printed.has(key)) continue;
+    const line = formatEvent(event);
+    if (line !== undefined) lines.push(line);
+  }
+  return lines;
 }

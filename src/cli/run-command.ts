@@ -19,7 +19,7 @@ import {
 import { cliIdentity, parseRunArgs, UsageError, type RunOptions } from './args';
 import { watchPending } from './pending-watcher';
 import { createRunDecisions } from './run-decisions';
-import { printEvents } from './event-printer';
+import { missedLines, printEvents, type PrintedTrace } from './event-printer';
 
 /** Where the CLI's embedded dev server keeps its state between runs. */
 export const DEV_SERVER_DB = '.data/temporal.db';
@@ -182,15 +182,18 @@ export async function followRun(
       (item) => decisions.handle(item),
     );
     // The watcher and the event stream finish their calls before the cleanups close the connection.
-    const stopWatching = async () => {
+    const stopWatching = async (): Promise<PrintedTrace> => {
       decisions.close();
-      await Promise.all([watcher.stop(), follower.stop()]);
+      const [, shown] = await Promise.all([watcher.stop(), follower.stop()]);
+      return shown;
     };
     const result = await run.result().catch(async (error: unknown) => {
       await stopWatching();
       throw error;
     });
-    await stopWatching();
+    // The live trace may stop short of the end (the stream was abandoned after its grace): the rest comes from the
+    // result, so the trace always shows the final answer.
+    for (const line of missedLines(result.trace, await stopWatching())) say(line);
     say(
       `Finished: ${result.terminationReason} after ${result.trace.totalIterations} iterations, ` +
         `${result.tokenUsage.totalTokens} tokens, ${result.executionTimeMs} ms`,

@@ -23,6 +23,7 @@ import { askInConversation, sendMessage, type TurnAnswer } from './conversation'
 import type { AgentEvent } from '../shared/events';
 import type { Channel } from '../shared/identity';
 import { queryRun } from './query';
+import { readClosedRun, scratchpadOfClosedRun, statusOfClosedRun } from './closed-run';
 import { continueInput, forkInput, readParent, type ContinueOptions, type ForkOptions, type ParentRun } from './fork';
 
 /** A started (or looked-up) run. */
@@ -248,18 +249,23 @@ export class AgentClient extends AgentDecisions {
     return {
       workflowId,
       result,
-      // A finished run's trace comes from its result (or the failure it attached), so it is readable without a worker.
+      // A finished run is read from its history (its result, or the failure it attached), so it is readable without
+      // a worker; a running one (or one terminated from outside) is asked.
       getTrace: async () => {
-        const { status } = await workflow.describe();
-        if (status.name === 'COMPLETED') return (await result()).trace;
-        if (status.name === 'FAILED') {
-          const failure = await result().catch((error: unknown) => error);
-          if (failure instanceof AgentRunError && failure.trace) return failure.trace;
-        }
+        const closed = await readClosedRun(this.client, workflowId);
+        if (closed) return closed.trace;
         return stitchTrace(this.client, workflowId, await queryRun(workflow, getTraceQuery));
       },
-      getScratchpad: () => queryRun(workflow, getScratchpadQuery),
-      getStatus: () => queryRun(workflow, getStatusQuery),
+      getScratchpad: async () => {
+        const closed = await readClosedRun(this.client, workflowId);
+        if (closed) return scratchpadOfClosedRun(closed.trace, (await closed.start()).config);
+        return queryRun(workflow, getScratchpadQuery);
+      },
+      getStatus: async () => {
+        const closed = await readClosedRun(this.client, workflowId);
+        if (closed) return statusOfClosedRun(closed.trace, (await closed.start()).config);
+        return queryRun(workflow, getStatusQuery);
+      },
       cancel: async () => {
         await workflow.cancel();
       },

@@ -3,7 +3,8 @@ import { EVENT_WAITS_FULL, type AgentEvent, type EventPage } from '../shared/eve
 import { getEventsQuery, waitForEventsUpdate } from '../shared/messages';
 import { causeMessages } from './errors';
 import { chainRunIds } from './run-chain';
-import { queryRun } from './query';
+import { NO_WORKER, QUERY_ANSWER_WITHIN_MS, QueryUnansweredError, queryRun, queryRunWith } from './query';
+import { eventsOfClosedRun, readClosedRun } from './closed-run';
 
 /** Options of `events()`. */
 export interface EventsOptions {
@@ -71,32 +72,64 @@ async function earlierEvents(client: Client, workflowId: string, after: number, 
 /** How often a follower asks again while no worker answers its run's queries (a deploy, a crashed worker). */
 const NO_WORKER_POLL_MS = 2_000;
 
-/** The server's words for a query no worker took: none polls the task queue now, or none answered in time. */
-const NO_WORKER = /no poller seen|DEADLINE_EXCEEDED|UNAVAILABLE/;
-
 /** Times a closed run's query is asked again when no worker took it: a closed run is read by a worker's replay. */
 const CLOSED_RUN_RETRIES = 5;
 
 /**
+ * How long a closed run's events query waits for a worker's replay before the events are rebuilt from its history:
+ * short, since a closed run's worker is often gone for good (`run` exited).
+ */
+const CLOSED_RUN_ANSWER_WITHIN_MS = 3_000;
+
+/**
+ * A completed or failed run's events, from its history, for when no worker answers: all of them from the start; after
+ * a cursor from the live stream (whose numbers the rebuilt ones do not share), only its end (the final answer, if it
+ * gave one, and `terminated`), numbered on from the cursor.
+ */
+async function rebuiltPage(client: Client, workflowId: string, cursor: number): Promise<EventPage | undefined> {
+  const closed = await readClosedRun(client, workflowId);
+  if (!closed) return undefined;
+  const events = eventsOfClosedRun(closed.trace, (await closed.start()).query, closed.failed, closed.closedAt);
+  const tail =
+    cursor === 0
+      ? events
+      : events
+          .filter(
+            (event, index) =>
+              event.type === 'terminated' || (event.type === 'final_answer' && index === events.length - 2),
+          )
+          .map((event, index) => ({ ...event, seq: cursor + index + 1 }));
+  return { events: tail, head: tail.at(-1)!.seq, oldest: 1, ended: true };
+}
+
+/**
  * The run's events after `cursor`. While no worker answers the run's queries (workers restarting during a deploy,
  * or one busy past the query's deadline), the follower waits and asks again, as its long-poll would have: for as
- * long as the run runs, a few times once it has closed. Any other failure is thrown. Undefined when `signal` aborted
- * meanwhile.
+ * long as the run runs. A closed run is asked a few times, unless it completed or failed: its events are then rebuilt
+ * from its history at once (see {@link eventsOfClosedRun}). Any other failure is thrown. Undefined when `signal`
+ * aborted meanwhile, which also abandons a query in flight.
  */
 async function readPage(
   client: Client,
   workflowId: string,
   cursor: number,
+  closed: boolean,
   signal: AbortSignal | undefined,
 ): Promise<EventPage | undefined> {
   const handle = client.workflow.getHandle(workflowId);
+  const answerWithinMs = closed ? CLOSED_RUN_ANSWER_WITHIN_MS : QUERY_ANSWER_WITHIN_MS;
   for (let closedRetries = 0; ;) {
     try {
-      return await queryRun(handle, getEventsQuery, { after: cursor });
+      return await queryRunWith(handle, { signal, answerWithinMs }, getEventsQuery, { after: cursor });
     } catch (error) {
-      if (!NO_WORKER.test(causeMessages(error))) throw error;
+      if (signal?.aborted) return undefined;
+      if (!(error instanceof QueryUnansweredError) && !NO_WORKER.test(causeMessages(error))) throw error;
       const running = (await handle.describe()).status.name === 'RUNNING';
-      if (!running && ++closedRetries > CLOSED_RUN_RETRIES) throw error;
+      if (!running) {
+        const rebuilt = await rebuiltPage(client, workflowId, cursor);
+        if (rebuilt) return rebuilt;
+        if (++closedRetries > CLOSED_RUN_RETRIES) throw error;
+      }
       await sleep(NO_WORKER_POLL_MS, signal);
       if (signal?.aborted) return undefined;
     }
@@ -118,11 +151,11 @@ export async function* followEvents(
   const handle = client.workflow.getHandle(workflowId);
   let cursor = options.after ?? 0;
   // Set once the run (and its chain) has closed: read what is left, then stop.
-  let closed = false;
+  let closed = (await handle.describe()).status.name !== 'RUNNING';
   // Until then, read by query instead of waiting by update: the run released this follower's wait for newer ones.
   let queryOnlyUntil = 0;
   while (!signal?.aborted) {
-    const page = await readPage(client, workflowId, cursor, signal);
+    const page = await readPage(client, workflowId, cursor, closed, signal);
     if (!page) return; // aborted while no worker answered
     // This run no longer holds the events right after the cursor: earlier runs of the chain may.
     const missed = page.oldest > cursor + 1 ? await earlierEvents(client, workflowId, cursor, page.oldest) : [];

@@ -18,5 +18,6 @@ export type { PendingItem } from './decisions';
 export type { PendingHandle } from './pending-handles';
 export type { AuditEntry } from './audit';
 export { ForkRefusedError, type ContinueOptions, type ForkOptions } from './fork';
+export { QueryUnansweredError } from './query';
 export type { EventsGap, EventsOptions } from './events';
 export type { ChildEvent } from './child-events';

@@ -1,27 +1,123 @@
-import { QueryNotRegisteredError, type WorkflowHandle } from '@temporalio/client';
+import { Connection, QueryNotRegisteredError, type WorkflowHandle } from '@temporalio/client';
 import type { QueryDefinition } from '@temporalio/common';
+import { DurableAgentError } from '../shared/errors';
+import { causeMessages } from './errors';
 
 /** How long a query waits for a just-started run to register its handlers. */
 const READY_WITHIN_MS = 10_000;
+
+/**
+ * How long a query waits for a worker's answer. Without a bound a query no worker takes (the run's worker is gone:
+ * `run` exited, a deploy) hangs for the server's own timeout, some 35 s, and then fails with a bare "Failed to query
+ * Workflow".
+ */
+export const QUERY_ANSWER_WITHIN_MS = 10_000;
+
+/** The server's words for a query no worker took: none polls the task queue now, or none answered in time. */
+export const NO_WORKER = /no poller seen|DEADLINE_EXCEEDED|UNAVAILABLE|deadline exceeded/i;
+
+/** Options of {@link queryRun}. */
+export interface QueryRunOptions {
+  /** Abandons the query (and its retries): it then rejects with the SDK's cancellation error. */
+  signal?: AbortSignal | undefined;
+  /** How long to wait for a worker's answer (default {@link QUERY_ANSWER_WITHIN_MS}). */
+  answerWithinMs?: number | undefined;
+}
+
+/**
+ * A query no worker answered: the message says why in one line (no worker polls the run's task queue, or none answered
+ * in time) and whether the run is running or closed.
+ */
+export class QueryUnansweredError extends DurableAgentError {
+  override readonly name = 'QueryUnansweredError';
+  constructor(
+    message: string,
+    readonly workflowId: string,
+    /** The run's status when the query failed (RUNNING, COMPLETED, ...). */
+    readonly status: string,
+    readonly taskQueue: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The deadline an enclosing `withDeadline` already set, so a caller's shorter bound is kept. */
+function outerDeadline(handle: WorkflowHandle): number | undefined {
+  const { connection } = handle.client;
+  if (!(connection instanceof Connection)) return undefined;
+  const deadline = connection.callContextStorage.getStore()?.deadline;
+  return deadline === undefined ? undefined : new Date(deadline).getTime();
+}
+
+/** One query attempt, bounded in time and under the caller's signal. */
+function askOnce<Result, Args extends unknown[]>(
+  handle: WorkflowHandle,
+  query: QueryDefinition<Result, Args>,
+  options: QueryRunOptions,
+  args: Args,
+): Promise<Result> {
+  const { connection } = handle.client;
+  const own = Date.now() + (options.answerWithinMs ?? QUERY_ANSWER_WITHIN_MS);
+  const deadline = Math.min(own, outerDeadline(handle) ?? own);
+  const ask = () => connection.withDeadline(deadline, () => handle.query(query, ...args));
+  return options.signal ? connection.withAbortSignal(options.signal, ask) : ask();
+}
+
+/** Turns a query's "no worker" failure into a one-line {@link QueryUnansweredError}; other errors pass unchanged. */
+async function explainUnanswered(handle: WorkflowHandle, queryName: string, error: unknown, withinMs: number) {
+  const text = causeMessages(error);
+  if (!NO_WORKER.test(text)) return error;
+  const description = await handle.describe().catch(() => undefined);
+  if (!description) return error;
+  const status = description.status.name;
+  const queue = description.taskQueue;
+  const why = /no poller seen/.test(text)
+    ? `no worker polls task queue "${queue}"`
+    : `no worker answered within ${Math.round(withinMs / 1000)} s (does a worker poll task queue "${queue}"?)`;
+  const state =
+    status === 'RUNNING'
+      ? 'the run is running: start a worker on that task queue'
+      : `the run is closed (${status}): a worker on that task queue answers by replaying it`;
+  return new QueryUnansweredError(
+    `The ${queryName} query of ${handle.workflowId} got no answer: ${why}; ${state}`,
+    handle.workflowId,
+    status,
+    queue,
+  );
+}
 
 /**
  * Queries an agent run. A run registers its query handlers once its start is checked (a local activity that
  * validates the config and lists the tools), so a query in the first moments after the start finds none, and
  * Temporal does not hold queries for handlers to come the way it holds signals and updates. Such a query is tried
  * again while the run is running, for up to 10 s; a closed run that never registered them (refused at its start)
- * fails at once.
+ * fails at once. A query no worker answers within {@link QUERY_ANSWER_WITHIN_MS} (10 s) fails with a
+ * {@link QueryUnansweredError}.
  */
-export async function queryRun<Result, Args extends unknown[]>(
+export function queryRun<Result, Args extends unknown[]>(
   handle: WorkflowHandle,
+  query: QueryDefinition<Result, Args>,
+  ...args: Args
+): Promise<Result> {
+  return queryRunWith(handle, {}, query, ...args);
+}
+
+/** {@link queryRun} with a signal that abandons it and its own bound on the wait for an answer. */
+export async function queryRunWith<Result, Args extends unknown[]>(
+  handle: WorkflowHandle,
+  options: QueryRunOptions,
   query: QueryDefinition<Result, Args>,
   ...args: Args
 ): Promise<Result> {
   const deadline = Date.now() + READY_WITHIN_MS;
   for (let waitMs = 20; ; waitMs = Math.min(waitMs * 2, 500)) {
     try {
-      return await handle.query(query, ...args);
+      return await askOnce(handle, query, options, args);
     } catch (error) {
-      if (!(error instanceof QueryNotRegisteredError) || Date.now() > deadline) throw error;
+      if (options.signal?.aborted) throw error;
+      if (!(error instanceof QueryNotRegisteredError) || Date.now() > deadline) {
+        throw await explainUnanswered(handle, query.name, error, options.answerWithinMs ?? QUERY_ANSWER_WITHIN_MS);
+      }
       const { status } = await handle.describe();
       if (status.name !== 'RUNNING') throw error;
       await new Promise((resolve) => setTimeout(resolve, waitMs));

@@ -125,4 +125,16 @@ describe("the inbox's Server-Sent Events of a run", () => {
     const bad = await readSse(`/runs/${run.workflowId}/events?after=soon`, {}, () => false);
     expect(bad.status).toBe(400);
   });
+  it("a finished run's live trace shows its steps and end once its worker is gone (issue 35, item 7)", async () => {
+    const run = await harness.start([{ answer: 'All clean.' }], 'clean up');
+    await run.result();
+    // As after `run` exited: nobody polls the run's task queue, so its events query finds no worker.
+    await harness.restartWorker(async () => {
+      const started = Date.now();
+      const trace = await readSse(`/runs/${encodeURIComponent(run.workflowId)}/trace/stream`, {}, () => false);
+      expect(Date.now() - started).toBeLessThan(5_000);
+      expect(trace.messages.at(-1)?.event).toBe('end');
+      expect(trace.messages.some((message) => message.data.includes('Final answer: All clean.'))).toBe(true);
+    });
+  }, 60_000);
 });
