@@ -12,7 +12,6 @@ export {
   type ToolDefinition,
   type ToolOutput,
 } from './worker/tools/define-tool';
-export type { RetryableErrorMatcher } from './worker/tools/retryable-errors';
 export { validateAgentConfig, type AgentConfig } from './shared/agent-config';
 export { DurableAgentError, ErrorType } from './shared/errors';
 export type { AgentStatus, ReActResult, ReActStep, ReActTrace, TerminationReason, TokenUsage } from './shared/types';

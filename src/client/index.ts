@@ -20,4 +20,3 @@ export type { AuditEntry } from './audit';
 export { ForkRefusedError, type ContinueOptions, type ForkOptions } from './fork';
 export { QueryUnansweredError } from './query';
 export type { EventsGap, EventsOptions } from './events';
-export type { ChildEvent } from './child-events';

@@ -18,6 +18,7 @@ export { McpToolSource, confirmFromAnnotations, mcpToolName } from './mcp/tool-s
 export { createBuiltinTools, type BuiltinToolsOptions } from './tools/builtin';
 // defineTool and its types are the root export's: services and workers declare tools the same way.
 export type { AnyToolDefinition } from './tools/define-tool';
+export type { RetryableErrorMatcher } from './tools/retryable-errors';
 export type { ConfirmationPolicy, ConfirmationRule } from '../shared/approvals';
 export type { ModelCallOptions, RunTuning } from './model-calls';
 export type { ModelCallPolicy } from '../shared/config-fields';

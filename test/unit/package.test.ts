@@ -1,12 +1,15 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
+import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import type OpenAI from 'openai';
 import { DEFAULT_MAX_CACHED_WORKFLOWS, DurableAgentPlugin, STOCK_WORKFLOWS_PATH } from '../../src/worker';
 import { SANDBOX_SETUP_PATH } from '../../src/worker/workflow-bundle';
+import * as rootExports from '../../src';
 
 const root = path.resolve(__dirname, '../..');
+const srcDir = path.join(root, 'src');
 const manifest = JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
 };
@@ -55,5 +58,27 @@ describe('the package', () => {
     expect(Object.keys(plugin.configureWorker({ taskQueue: 'q', activities: { mine } }).activities ?? {})).toContain(
       'mine',
     );
+  });
+});
+
+describe('the root export', () => {
+  it('stays at most 40 names: workflow records and worker settings live in their own entry points', () => {
+    const values = Object.keys(rootExports);
+    // Types leave no trace at runtime: count the declared names with the compiler instead.
+    const program = ts.createProgram([path.join(srcDir, 'index.ts')], {
+      strict: true,
+      module: ts.ModuleKind.NodeNext,
+      moduleResolution: ts.ModuleResolutionKind.NodeNext,
+      target: ts.ScriptTarget.ES2022,
+      skipLibCheck: true,
+      noEmit: true,
+    });
+    const checker = program.getTypeChecker();
+    const file = program.getSourceFile(path.join(srcDir, 'index.ts'));
+    const symbol = file && checker.getSymbolAtLocation(file);
+    const names = symbol ? checker.getExportsOfModule(symbol).map((each) => each.getName()) : [];
+    expect(names.length).toBeLessThanOrEqual(40);
+    expect(names).toEqual(expect.arrayContaining(values));
+    expect(names).not.toContain('CarriedState');
   });
 });
