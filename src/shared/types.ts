@@ -262,7 +262,7 @@ export interface CarriedState {
   toolRuns?: Record<string, number>;
   rejectedThoughts: number;
   errorHistory: AgentErrorRecord[];
-  /** At most `stallThreshold` entries. */
+  /** At most `stallThreshold` entries (`stallThreshold + 2` from rules 7, which also look for cycles). */
   callSignatures: string[];
   alwaysApproved: string[];
   summary: string | null;

@@ -112,6 +112,15 @@ const GENERATIONS = [
       handsOverWhileWaiting: true,
     },
   },
+  {
+    generation: 7,
+    // Issue 35: the loop's judgement.
+    marker: 'loop-rules-7',
+    adds: {
+      /** Stall detection also stops nearly identical replies (paraphrased queries) and cycles of 2 or 3 replies. */
+      nearDuplicateStalls: true,
+    },
+  },
 ] as const;
 
 type Generation = (typeof GENERATIONS)[number];

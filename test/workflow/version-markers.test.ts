@@ -38,8 +38,8 @@ describe('version markers', () => {
     expect(runIds.length).toBe(2);
     for (const runId of runIds) {
       expect(await versionsOf(run.workflowId, runId)).toEqual({
-        patches: ['loop-rules-6'],
-        upserted: [['loop-rules-6']],
+        patches: ['loop-rules-7'],
+        upserted: [['loop-rules-7']],
       });
     }
   });
