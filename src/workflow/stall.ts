@@ -71,9 +71,11 @@ export interface WindowCall {
 
 /** The window entry of a reply's calls, as the string `RunCounters.callSignatures` carries. */
 export function iterationPrint(calls: readonly WindowCall[]): string {
-  const id = iterationSignature(calls.map((call) => callSignature(call.tool, call.args)));
-  const prints = distinctPrints(calls.map((call) => callPrint(call.tool, call.args)));
-  const shown = clip([...new Set(calls.map((call) => `${call.tool} ${canonicalJson(call.args ?? null)}`))].join(', '));
+  // A reply may repeat one call thousands of times: work on its distinct calls only.
+  const distinct = [...new Map(calls.map((call) => [callSignature(call.tool, call.args), call])).entries()];
+  const id = iterationSignature(distinct.map(([signature]) => signature));
+  const prints = distinctPrints(distinct.map(([, call]) => callPrint(call.tool, call.args)));
+  const shown = clip(distinct.map(([, call]) => `${call.tool} ${canonicalJson(call.args ?? null)}`).join(', '));
   const entry: IterationPrint =
     canonicalJson(prints).length <= MAX_PRINT_CHARS ? { id, calls: prints, shown } : { id, shown };
   return JSON.stringify(entry);
