@@ -8,7 +8,10 @@ export { DEFAULT_SYSTEM_PROMPT, DEFAULT_THOUGHT_PROMPT } from './default-prompts
 
 /** Default cap on model calls per run. */
 export const DEFAULT_MAX_ITERATIONS = 10;
-/** The same calls (tool + normalised arguments) in this many iterations in a row end the run as `stalled`. */
+/**
+ * The same calls (tool + normalised arguments) in this many iterations in a row end the run as `stalled`; from rule
+ * set 7 so do nearly the same calls and short cycles (see stall.ts).
+ */
 export const DEFAULT_STALL_THRESHOLD = 3;
 /** Tool calls one reply may make: parallel calls are a handful; thousands would hold a workflow task for minutes. */
 export const DEFAULT_MAX_TOOL_CALLS_PER_REPLY = 16;

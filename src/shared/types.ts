@@ -116,7 +116,7 @@ export interface ReActTrace {
   errorHistory: AgentErrorRecord[];
   /** Replies refused by thought validation (missing, short or degenerate thought). */
   rejectedThoughts: number;
-  /** A human-readable reason for the stop, e.g. "search was called with the same arguments in 3 iterations in a row". */
+  /** A human-readable reason for the stop, e.g. "repeat: the same calls in 3 iterations in a row: search {…}". */
   terminationDetail: string | null;
   /** Which run of the continue-as-new chain this is (1 = the first); `steps` are this run's own. */
   run: number;
@@ -272,7 +272,7 @@ export interface CarriedState {
   toolRuns?: Record<string, number>;
   rejectedThoughts: number;
   errorHistory: AgentErrorRecord[];
-  /** At most `stallThreshold` entries. */
+  /** At most `stallThreshold` entries (`stallThreshold + 2` from rules 7, which also look for cycles). */
   callSignatures: string[];
   alwaysApproved: string[];
   summary: string | null;

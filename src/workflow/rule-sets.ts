@@ -124,6 +124,8 @@ const GENERATIONS = [
        * short when the slice runs out.
        */
       boundsForcedAnswer: true,
+      /** Stall detection also stops nearly identical replies (paraphrased queries) and cycles of 2 or 3 replies. */
+      nearDuplicateStalls: true,
     },
   },
 ] as const;

@@ -13,7 +13,17 @@ import { condenseObservation } from './summaries';
 import { awaitDecision } from './human-loop';
 import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
 import { enterPhase } from './run-activity';
-import { callSignature, iterationSignature, stallDetail, trailingRepeats } from './stall';
+import {
+  callSignature,
+  findStall,
+  iterationPrint,
+  iterationSignature,
+  stallDetail,
+  stallDetailOf,
+  stallWindow,
+  trailingRepeats,
+  type WindowCall,
+} from './stall';
 import { matchStopCondition } from './termination';
 import { ownCount, ownEntry } from './tool-counts';
 import { addCallSignatures, addToolCall, addToolRun } from './run-counters';
@@ -240,6 +250,7 @@ export async function actOnToolCalls(
   );
   let interruption: Error | undefined;
   const signatures: string[] = [];
+  const windowCalls: WindowCall[] = [];
   calls.forEach((call, index) => {
     const result = settled[index] as PromiseSettledResult<CallOutcome>;
     if (result.status === 'rejected') interruption ??= result.reason as Error;
@@ -259,12 +270,27 @@ export async function actOnToolCalls(
     recordCallErrors(state, call, outcome.observation);
     countToolCall(isKnownTool(state, call.tool, tools) ? call.tool : undefined, toolOutcome(outcome));
     if (outcome.decision) countDecision(outcome.decision.kind);
-    signatures.push(callSignature(call.tool, step.action.type === 'tool_call' ? step.action.args : null));
+    const args = step.action.type === 'tool_call' ? step.action.args : null;
+    signatures.push(callSignature(call.tool, args));
+    windowCalls.push({ tool: call.tool, args });
     const custom = matchStopCondition(step, state.config.stopWhen);
     if (custom) stopRun(state, 'custom', custom);
   });
   if (interruption !== undefined) throw interruption;
-  detectStall(state, calls, signatures);
+  if (state.rules.nearDuplicateStalls) detectStallOrCycle(state, windowCalls);
+  else detectStall(state, calls, signatures);
+}
+
+/**
+ * Rules 7: a stall is also a reply that nearly repeats the last ones (a paraphrased query) or a short cycle of
+ * replies (A, B, A, B), which rules 2 let run to `max_iterations`.
+ */
+function detectStallOrCycle(state: RunState, calls: readonly WindowCall[]): void {
+  if (calls.length === 0) return;
+  const threshold = state.config.stallThreshold;
+  addCallSignatures(state.counters, [iterationPrint(calls)], stallWindow(threshold));
+  const stall = findStall(state.counters.callSignatures, threshold);
+  if (stall) stopRun(state, 'stalled', stallDetailOf(stall));
 }
 
 /**

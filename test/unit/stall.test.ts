@@ -1,9 +1,13 @@
 import { describe, it, expect } from 'vitest';
 import {
   callSignature,
+  findStall,
+  iterationPrint,
   iterationSignature,
   normalizeArgs,
   stallDetail,
+  stallDetailOf,
+  stallWindow,
   trailingRepeats,
 } from '../../src/workflow/stall';
 
@@ -123,5 +127,81 @@ describe('stallDetail', () => {
     [['a', 'b', 'c'], 2, 'a, b and c were called with the same arguments in 2 iterations in a row'],
   ])('names %j and %i iterations', (tools, iterations, detail) => {
     expect(stallDetail(tools, iterations)).toBe(detail);
+  });
+});
+
+describe('findStall (rules 7)', () => {
+  const search = (query: string) => iterationPrint([{ tool: 'search', args: { query } }]);
+  const calc = (expression: string) => iterationPrint([{ tool: 'calculator', args: { expression } }]);
+  const read = (path: string, offset = 0) => iterationPrint([{ tool: 'read_file', args: { path, offset } }]);
+  const detail = (window: string[], threshold = 3) => {
+    const stall = findStall(window.slice(-stallWindow(threshold)), threshold);
+    return stall ? stallDetailOf(stall) : null;
+  };
+
+  it('finds exact repeats as rules 2 did, and says so', () => {
+    expect(detail([calc('2 + 2'), calc(' 2 + 2'), calc('2 + 2 ')])).toBe(
+      'repeat: the same calls in 3 iterations in a row: calculator {"expression":"2 + 2 "}',
+    );
+    expect(detail([calc('2 + 2'), calc('2 + 2')])).toBeNull();
+  });
+
+  it('finds paraphrased searches within stallThreshold iterations', () => {
+    expect(detail([search('apple price'), search('price of apple'), search('Apple stock price')])).toBe(
+      'near-repeat: nearly the same calls in 3 iterations in a row: search {"query":"apple price"} / ' +
+        'search {"query":"price of apple"} / search {"query":"Apple stock price"}',
+    );
+    expect(detail([search('apple price'), search('price of apple')])).toBeNull();
+  });
+
+  it('needs every paraphrase to match every other, so a query that drifts is progress', () => {
+    expect(detail([search('a1 bb cc dd ee ff'), search('bb cc dd ee ff gg'), search('cc dd ee ff gg hh')])).toBeNull();
+  });
+
+  it('finds cycles of 2 and 3 replies after stallThreshold - 1 repeated iterations', () => {
+    const a = search('apple price');
+    const b = calc('227.5 * 2');
+    expect(detail([a, b, a])).toBeNull();
+    expect(detail([a, b, a, b])).toBe(
+      'cycle: 4 iterations went round the same 2 replies: search {"query":"apple price"} → calculator {"expression":"227.5 * 2"}',
+    );
+    const c = read('notes.txt');
+    expect(detail([a, b, c, a, b])).toBe(
+      'cycle: 5 iterations went round the same 3 replies: search {"query":"apple price"} → ' +
+        'calculator {"expression":"227.5 * 2"} → read_file {"offset":0,"path":"notes.txt"}',
+    );
+    expect(detail([a, b, a, b], 4)).toBeNull();
+    expect(detail([a, b, a, b, a], 4)).toMatch(/^cycle: 5 iterations went round the same 2 replies/);
+  });
+
+  it('finds a cycle of paraphrases', () => {
+    expect(detail([search('apple price'), calc('1 + 1'), search('price of apple'), calc('1 + 1')])).toMatch(/^cycle: /);
+  });
+
+  it('lets real progress run: different expressions, paths, offsets and questions', () => {
+    expect(detail([calc('2 + 2'), calc('3 + 3'), calc('4 + 4'), calc('5 + 5')])).toBeNull();
+    expect(detail([read('a.txt'), read('b.txt'), read('c.txt')])).toBeNull();
+    expect(detail([read('a.txt', 0), read('a.txt', 100), read('a.txt', 200), read('a.txt', 300)])).toBeNull();
+    expect(
+      detail([search('apple revenue 2021'), search('apple revenue 2022'), search('apple revenue 2023')]),
+    ).toBeNull();
+    expect(detail([search('apple price'), search('banana price'), search('cherry price')])).toBeNull();
+    // Fetch, compute, fetch the next: a pattern, not a cycle, while the arguments move on.
+    expect(detail([read('a.txt'), calc('1 + 1'), read('b.txt'), calc('2 + 2'), read('c.txt')])).toBeNull();
+  });
+
+  it('compares entries carried from rules 2 (bare hashes) exactly', () => {
+    const hash = iterationSignature([callSignature('calculator', { expression: '2 + 2' })]);
+    expect(detail([hash, hash, calc('2 + 2')])).toMatch(/^repeat: the same calls in 3 iterations/);
+    expect(detail([hash, calc('2 + 2'), calc('2 + 2')])).toMatch(/^repeat: /);
+  });
+
+  it('compares a reply too large to print exactly', () => {
+    const big = (query: string) =>
+      iterationPrint(
+        Array.from({ length: 40 }, (_, index) => ({ tool: 'search', args: { query: `${query} ${index} words here` } })),
+      );
+    expect(detail([big('apple price'), big('price of apple'), big('apple price')])).toBeNull();
+    expect(detail([big('apple price'), big('apple price'), big('apple price')])).toMatch(/^repeat: /);
   });
 });

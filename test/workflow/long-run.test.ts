@@ -202,7 +202,7 @@ describe('long runs stay bounded', () => {
     expect(stalledResult.trace.run).toBe(2);
     expect(stalledResult.terminationReason).toBe('stalled');
     expect(stalledResult.trace.terminationDetail).toBe(
-      'calculator was called with the same arguments in 3 iterations in a row',
+      'repeat: the same calls in 3 iterations in a row: calculator {"expression":"2+2"}',
     );
   });
 });

@@ -47,7 +47,7 @@ describe('termination reasons', () => {
     const result = await run.result();
     expect(result.terminationReason).toBe('stalled');
     expect(result.trace.terminationDetail).toBe(
-      'calculator was called with the same arguments in 3 iterations in a row',
+      'repeat: the same calls in 3 iterations in a row: calculator {"expression":"2 + 2 "}',
     );
     expect(result.trace.steps.filter((step) => step.action.type === 'tool_call')).toHaveLength(3);
     expect(result.finalAnswer).toBe('I kept repeating 2 + 2 = 4.');
@@ -86,7 +86,7 @@ describe('termination reasons', () => {
     const result = await run.result();
     expect(result.terminationReason).toBe('stalled');
     expect(result.trace.terminationDetail).toBe(
-      'calculator was called with the same arguments in 3 iterations in a row',
+      'repeat: the same calls in 3 iterations in a row: calculator {"expression":"2 + 2"}, calculator {"expression":"3 + 3"}',
     );
     expect(result.trace.totalIterations).toBe(3);
     expect(result.finalAnswer).toBe('I kept repeating the same sums.');
