@@ -4,10 +4,15 @@
  *  - shouldStop ends the run (reason `custom`) as soon as an observation contains the ticket number it was after.
  * A worker registers this file's workflows plus the library's activities (see README.md beside it).
  */
+import { proxyActivities } from '@temporalio/workflow';
 import { runReActLoop, type AgentHooks, type AgentWorkflowInput, type ReActResult } from 'durable-react-agent/workflow';
+import type * as policy from './activities';
 
-// Subagents start the stock workflow by name, so a worker for this file exports it too.
+// A run without hooks starts its subagents as the stock workflow, so a worker for this file exports it too. A run with
+// hooks starts them as its own workflow type: the hooks guard the subagents' calls as well.
 export { reactAgentWorkflow } from 'durable-react-agent/workflow';
+
+const { checkPolicy } = proxyActivities<typeof policy>({ startToCloseTimeout: '10s', retry: { maximumAttempts: 3 } });
 
 const SECRET_PATH = /(^|\/)(\.env[^/]*|secrets\/.*)$/;
 
@@ -27,4 +32,14 @@ export const guardedHooks: AgentHooks = {
 /** An agent workflow with guard rails: same input and result as the stock agent. */
 export async function guardedAgentWorkflow(input: AgentWorkflowInput): Promise<ReActResult> {
   return runReActLoop(input, guardedHooks);
+}
+
+/** The same loop whose beforeToolCall awaits an activity: a policy service decides each call before it runs. */
+export async function policyCheckedAgentWorkflow(input: AgentWorkflowInput): Promise<ReActResult> {
+  return runReActLoop(input, {
+    beforeToolCall: async ({ tool, args }) => {
+      const verdict = await checkPolicy({ tool, args });
+      return verdict.allowed ? { allow: true } : { allow: false, message: verdict.why ?? 'refused by policy' };
+    },
+  });
 }

@@ -11,7 +11,7 @@ import { validateToolArgs } from './activity-proxies';
 import type { Checked, Resolution } from './approval-book';
 import { publishStatus } from './agent-status';
 import { countDecision, countDecisionRequest } from './metrics';
-import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
+import { askShouldStop, nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
 import type { ReActStep, TokenUsage } from '../shared/types';
 import type { ToolInfo } from '../shared/tool-protocol';
 import type { Decider } from '../shared/identity';
@@ -206,7 +206,7 @@ export async function clarify(
   usage: TokenUsage,
 ): Promise<void> {
   const { text, by } = await askUser(state, callId, question);
-  recordStep(state, {
+  const step: ReActStep = {
     iteration: state.counters.iterations,
     thought,
     ...(reasoningChars ? { reasoningChars } : {}),
@@ -215,5 +215,8 @@ export async function clarify(
     observation: text,
     timestamp: nowIso(),
     tokenUsage: usage,
-  });
+  };
+  recordStep(state, step);
+  const asked = askShouldStop(state, step);
+  if (asked) await asked;
 }

@@ -126,6 +126,8 @@ const GENERATIONS = [
       boundsForcedAnswer: true,
       /** Stall detection also stops nearly identical replies (paraphrased queries) and cycles of 2 or 3 replies. */
       nearDuplicateStalls: true,
+      /** A run with hooks starts its subagents as its own workflow type, so the hooks apply to them too. */
+      subagentsKeepHooks: true,
     },
   },
 ] as const;

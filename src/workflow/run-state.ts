@@ -165,14 +165,24 @@ export function toCarried(state: RunState): CarriedState {
   };
 }
 
-/** Records a step in the trace and in the model's window, and asks the shouldStop hook about it. */
+/** Records a step in the trace and in the model's window. */
 export function recordStep(state: RunState, step: ReActStep): void {
   if (state.conversation) step.turn = state.conversation.turn;
   appendStep(state.transcript, step);
+}
+
+/**
+ * Asks the shouldStop hook about a step just recorded. Synchronous unless the hook answers with a promise, so a run
+ * without an asynchronous hook does exactly what it did before hooks could be.
+ */
+export function askShouldStop(state: RunState, step: ReActStep): void | Promise<void> {
   const shouldStop = state.hooks.shouldStop;
   if (!shouldStop || step.action.type === 'final_answer') return;
   const verdict = callHook('shouldStop', () => shouldStop(step));
-  if (verdict) stopRun(state, 'custom', typeof verdict === 'string' ? verdict : 'the shouldStop hook stopped the run');
+  const stop = (answer: boolean | string) => {
+    if (answer) stopRun(state, 'custom', typeof answer === 'string' ? answer : 'the shouldStop hook stopped the run');
+  };
+  return verdict instanceof Promise ? verdict.then(stop) : stop(verdict);
 }
 
 /** Workflow time as an ISO string (deterministic: the SDK replaces Date inside workflows). */

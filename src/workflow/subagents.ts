@@ -1,4 +1,4 @@
-import { ChildWorkflowFailure, executeChild, isCancellation } from '@temporalio/workflow';
+import { ChildWorkflowFailure, executeChild, isCancellation, workflowInfo } from '@temporalio/workflow';
 import { BUDGET_APPROVERS } from '../shared/budget';
 import type { ResolvedConfigInput } from '../shared/config';
 import { AGENT_WORKFLOW_TYPE } from '../shared/messages';
@@ -8,6 +8,7 @@ import { AgentStatusKey } from '../shared/search-attributes';
 import type { ToolObservation } from '../shared/tool-protocol';
 import type { AgentWorkflowInput, ReActResult } from '../shared/types';
 import { recordUsage, type RunState } from './run-state';
+import { hasHooks } from './hooks';
 
 /** What a delegation produced: the subagent's answer as the observation, and its workflow ID for the trace. */
 export interface Delegation {
@@ -19,6 +20,14 @@ export interface Delegation {
  * The child's config: the parent's, with the subagent's overrides and whatever is left of the token budget (which
  * the child combines with `maxTokens` like any run).
  */
+/**
+ * The workflow a subagent runs: the run's own when it has hooks (a user's workflow around the loop), so the hooks
+ * guard the subagent's calls too; the stock agent otherwise. Rules 6 and older always started the stock agent.
+ */
+function childType(state: RunState): string {
+  return state.rules.subagentsKeepHooks && hasHooks(state.hooks) ? workflowInfo().workflowType : AGENT_WORKFLOW_TYPE;
+}
+
 function childConfig(state: RunState, agent: string, remainingTokens: number | undefined): ResolvedConfigInput {
   const { subagents, ...parent } = state.config;
   const sub = subagents[agent];
@@ -92,7 +101,7 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
   state.approvals.delegate({ callId: call.callId, agent: args.agent, workflowId: childWorkflowId });
   state.events.emit({ type: 'subagent_started', callId: call.callId, agent: args.agent, childWorkflowId });
   try {
-    const result = await executeChild<(input: AgentWorkflowInput) => Promise<ReActResult>>(AGENT_WORKFLOW_TYPE, {
+    const result = await executeChild<(input: AgentWorkflowInput) => Promise<ReActResult>>(childType(state), {
       workflowId: childWorkflowId,
       args: [input],
       staticSummary: `delegate · ${args.agent}`,

@@ -11,7 +11,7 @@ import { countDecision, countToolCall } from './metrics';
 import { delegate } from './subagents';
 import { condenseObservation } from './summaries';
 import { awaitDecision } from './human-loop';
-import { nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
+import { askShouldStop, nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
 import { enterPhase } from './run-activity';
 import {
   callSignature,
@@ -119,9 +119,10 @@ async function settleAdmitted(
 ): Promise<CallOutcome> {
   const beforeToolCall = state.hooks.beforeToolCall;
   if (beforeToolCall) {
-    const verdict = callHook('beforeToolCall', () =>
+    const answer = callHook('beforeToolCall', () =>
       beforeToolCall({ tool: call.tool, args: call.args, callId: call.callId }),
     );
+    const verdict = answer instanceof Promise ? await answer : answer;
     if (!verdict.allow)
       return {
         observation: errorObservation(
@@ -251,6 +252,8 @@ export async function actOnToolCalls(
   let interruption: Error | undefined;
   const signatures: string[] = [];
   const windowCalls: WindowCall[] = [];
+  // An asynchronous shouldStop's verdicts, applied once the reply's steps are recorded; a synchronous one's at once.
+  const asked: Array<void | Promise<void>> = [];
   calls.forEach((call, index) => {
     const result = settled[index] as PromiseSettledResult<CallOutcome>;
     if (result.status === 'rejected') interruption ??= result.reason as Error;
@@ -267,6 +270,7 @@ export async function actOnToolCalls(
           };
     const step = toStep(state, thought, call, outcome, index === 0 ? usage : ZERO_USAGE);
     recordStep(state, step);
+    asked.push(askShouldStop(state, step));
     recordCallErrors(state, call, outcome.observation);
     countToolCall(isKnownTool(state, call.tool, tools) ? call.tool : undefined, toolOutcome(outcome));
     if (outcome.decision) countDecision(outcome.decision.kind);
@@ -277,6 +281,7 @@ export async function actOnToolCalls(
     if (custom) stopRun(state, 'custom', custom);
   });
   if (interruption !== undefined) throw interruption;
+  for (const verdict of asked) if (verdict) await verdict;
   if (state.rules.nearDuplicateStalls) detectStallOrCycle(state, windowCalls);
   else detectStall(state, calls, signatures);
 }

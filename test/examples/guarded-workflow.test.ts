@@ -6,13 +6,16 @@ import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, type Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client';
+import type { ReActResult } from '../../src/shared/types';
 import { startScriptedModel, type ScriptedModelServer } from '../../src/testing/scripted-model';
 import { createAgentWorker, createOpenAIClient } from '../../src/worker';
+import { checkPolicy } from '../../examples/guarded-workflow/activities';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'dra-guarded-'));
 mkdirSync(path.join(root, 'notes'));
 writeFileSync(path.join(root, '.env'), 'API_KEY=super-secret');
 writeFileSync(path.join(root, 'notes', 'today.txt'), 'Customer called about TICKET-4711 again.');
+writeFileSync(path.join(root, 'notes', 'private.txt'), 'Salary review: confidential.');
 
 let model: ScriptedModelServer;
 let worker: Worker;
@@ -48,6 +51,8 @@ beforeAll(async () => {
     toolsRoot: root,
     openai: createOpenAIClient({ baseURL: model.baseURL }),
     workflowBundle: { code },
+    // The example's own activity, which its policy hook awaits.
+    workerOptions: { activities: { checkPolicy } },
   });
   running = worker.run();
   agents = new AgentClient({ client: new Client({ connection }), taskQueue });
@@ -92,6 +97,64 @@ describe('the loop inside a user workflow, with hooks', () => {
     expect(result.terminationReason).toBe('custom');
     expect(result.trace.terminationDetail).toBe('found the ticket number');
     expect(result.finalAnswer).toBe('The ticket is TICKET-4711.'); // the forced final answer after the custom stop
+  });
+
+  it('beforeToolCall may await an activity: a policy service refuses the call, recorded in the history', async () => {
+    model.script('policy', [
+      {
+        thought: 'The review notes may hold the answer, so I read the private file.',
+        toolCalls: [{ name: 'read_file', args: { path: 'notes/private.txt' } }],
+      },
+      {
+        thought: "That file is refused; today's notes are allowed.",
+        toolCalls: [{ name: 'read_file', args: { path: 'notes/today.txt' } }],
+      },
+      { answer: 'TICKET-4711.' },
+    ]);
+    const run = await agents.start(
+      'Which ticket?',
+      { model: 'policy' },
+      { workflowType: 'policyCheckedAgentWorkflow' },
+    );
+    const result = await run.result();
+    const [refused, read] = result.trace.steps;
+    expect(refused?.observation).toBe(
+      '[error] read_file({"path":"notes/private.txt"}): refused before running: policy: private notes are off limits',
+    );
+    expect(read?.observation).toContain('TICKET-4711');
+    const history = await agents.client.workflow.getHandle(run.workflowId).fetchHistory();
+    const checks = (history.events ?? []).filter(
+      (event) => event.activityTaskScheduledEventAttributes?.activityType?.name === 'checkPolicy',
+    );
+    expect(checks).toHaveLength(2); // one per call, each in the history
+  });
+
+  it("a run's subagents keep its hooks: they run as the same workflow, and the secrets file is refused there too", async () => {
+    model.script('delegating', [
+      {
+        thought: 'A helper can look through the files while I wait.',
+        toolCalls: [{ name: 'delegate', args: { agent: 'helper', task: 'Find the API key.' } }],
+      },
+      // The subagent, on the same scripted model.
+      {
+        thought: 'API keys live in .env, so I read it.',
+        toolCalls: [{ name: 'read_file', args: { path: '.env' } }],
+      },
+      { answer: 'The key file is off limits.' },
+      { answer: 'The helper could not read the key.' },
+    ]);
+    const run = await agents.start(
+      'What is the API key?',
+      { model: 'delegating', subagents: { helper: { description: 'reads files' } } },
+      { workflowType: 'guardedAgentWorkflow' },
+    );
+    const result = await run.result();
+    const childId = (result.trace.steps[0]?.observationData as { workflowId?: string } | undefined)?.workflowId ?? '';
+    const child = agents.client.workflow.getHandle(childId);
+    expect((await child.describe()).type).toBe('guardedAgentWorkflow');
+    const childResult = (await child.result()) as ReActResult;
+    expect(childResult.trace.steps[0]?.observation).toContain('refused before running: .env holds secrets');
+    expect(JSON.stringify(childResult)).not.toContain('super-secret');
   });
 
   it('the stock workflow still runs on the same worker (subagents need it)', async () => {
