@@ -13,8 +13,12 @@ const READY_WITHIN_MS = 10_000;
  */
 export const QUERY_ANSWER_WITHIN_MS = 10_000;
 
-/** The server's words for a query no worker took: none polls the task queue now, or none answered in time. */
-export const NO_WORKER = /no poller seen|DEADLINE_EXCEEDED|UNAVAILABLE|deadline exceeded/i;
+/**
+ * The server's words for a query no worker took: none polls the task queue now, or none answered in time. A deadline
+ * that passes while the call is still being retried by the SDK surfaces as CANCELLED (a caller's own abort is told
+ * apart by its signal before this is asked).
+ */
+export const NO_WORKER = /no poller seen|DEADLINE_EXCEEDED|UNAVAILABLE|deadline exceeded|\bCANCELLED\b/i;
 
 /** Options of {@link queryRun}. */
 export interface QueryRunOptions {
