@@ -126,6 +126,11 @@ const GENERATIONS = [
       boundsForcedAnswer: true,
       /** Stall detection also stops nearly identical replies (paraphrased queries) and cycles of 2 or 3 replies. */
       nearDuplicateStalls: true,
+      /**
+       * Before a hand-over, the window's steps the next run does not carry (`carrySteps`) are summarised into
+       * "Conversation so far" (one summarise call) instead of being dropped.
+       */
+      summarizesAtHandover: true,
     },
   },
 ] as const;
