@@ -23,7 +23,7 @@ import { askInConversation, sendMessage, type TurnAnswer } from './conversation'
 import type { AgentEvent } from '../shared/events';
 import type { Channel } from '../shared/identity';
 import { queryRun } from './query';
-import { readClosedRun, scratchpadOfClosedRun, statusOfClosedRun } from './closed-run';
+import { chainStart, readClosedRun, scratchpadOfTrace, statusOfClosedRun } from './closed-run';
 import { continueInput, forkInput, readParent, type ContinueOptions, type ForkOptions, type ParentRun } from './fork';
 
 /** A started (or looked-up) run. */
@@ -258,8 +258,12 @@ export class AgentClient extends AgentDecisions {
       },
       getScratchpad: async () => {
         const closed = await readClosedRun(this.client, workflowId);
-        if (closed) return scratchpadOfClosedRun(closed.trace, (await closed.start()).config);
-        return queryRun(workflow, getScratchpadQuery);
+        if (closed) return scratchpadOfTrace(closed.trace, (await closed.start()).config);
+        // A running run's query renders only its own steps: after a hand-over the earlier runs' are stitched in.
+        const trace = await queryRun(workflow, getTraceQuery);
+        if (trace.run <= 1) return queryRun(workflow, getScratchpadQuery);
+        const stitched = await stitchTrace(this.client, workflowId, trace);
+        return scratchpadOfTrace(stitched, (await chainStart(this.client, workflowId)).config);
       },
       getStatus: async () => {
         const closed = await readClosedRun(this.client, workflowId);

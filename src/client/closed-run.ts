@@ -45,13 +45,19 @@ export async function readClosedRun(client: Client, workflowId: string): Promise
     trace: await stitchTrace(client, workflowId, trace, description.runId),
     failed,
     closedAt: (description.closeTime ?? new Date()).toISOString(),
-    start: async () => {
-      const input = await firstRunInput(client, workflowId);
-      const config = validateWorkflowConfig(input?.config ?? {});
-      if (!config.ok) throw new Error(`${workflowId} started with a config no run accepts: ${config.message}`);
-      return { query: typeof input?.query === 'string' ? input.query : '', config: config.config };
-    },
+    start: () => chainStart(client, workflowId),
   };
+}
+
+/** A chain's query and resolved config, read from its first run's start event (no worker needed). */
+export async function chainStart(
+  client: Client,
+  workflowId: string,
+): Promise<{ query: string; config: ResolvedConfig }> {
+  const input = await firstRunInput(client, workflowId);
+  const config = validateWorkflowConfig(input?.config ?? {});
+  if (!config.ok) throw new Error(`${workflowId} started with a config no run accepts: ${config.message}`);
+  return { query: typeof input?.query === 'string' ? input.query : '', config: config.config };
 }
 
 /**
@@ -72,8 +78,11 @@ export function statusOfClosedRun(trace: ReActTrace, config: Pick<ResolvedConfig
   };
 }
 
-/** A closed run's scratchpad: its steps (the whole chain's) in the run's own tags, from its trace. */
-export function scratchpadOfClosedRun(
+/**
+ * A run's scratchpad from its stitched trace: the whole chain's steps in the run's own tags, rendered as the
+ * workflow's `getScratchpad` query renders its own run's steps (the trace's steps are clipped the same way).
+ */
+export function scratchpadOfTrace(
   trace: ReActTrace,
   config: Pick<ResolvedConfig, 'thoughtTag' | 'actionTag' | 'observationTag'>,
 ): string {

@@ -92,11 +92,18 @@ function listedSummary(state: RunState, steps: readonly ReActStep[]): string {
   return `[earlier steps not kept]\n${kept.slice(kept.indexOf('\n') + 1)}`;
 }
 
+/** A summary of steps, and why the model did not write it when it is only a list of them. */
+export interface StepsSummary {
+  text: string;
+  /** Why the steps are listed instead of summarised by the model (budget, window, a failed or empty reply). */
+  listedBecause?: string;
+}
+
 /**
  * Summarises steps into the running summary: by the model when the request fits the window and the budget, else (or
  * when that call fails, or answers nothing) as one line per step, so folding steps can never fail the run.
  */
-async function summarizeSteps(state: RunState, steps: readonly ReActStep[], label: string): Promise<string> {
+async function summarizeSteps(state: RunState, steps: readonly ReActStep[], label: string): Promise<StepsSummary> {
   const input: SummarizeInput = {
     kind: 'conversation',
     query: state.query,
@@ -106,18 +113,22 @@ async function summarizeSteps(state: RunState, steps: readonly ReActStep[], labe
   };
   const request = summaryMessages(input);
   const allowed = loopCallAllowance(state, request);
-  if (!('refused' in allowed) && overflowOf(state, request) === 0) {
-    try {
-      const { summarize } = modelActivities(state.config.modelCallPolicy);
-      const output = await summarize.executeWithOptions({ summary: label }, [withCap(input, allowed.maxTokens)]);
-      recordUsage(state, output.usage);
-      if (output.summary.trim() !== '') return output.summary;
-    } catch (error) {
-      if (isCancellation(error)) throw error;
-      recordError(state, 'model_error', `the summary failed, steps listed instead: ${activityFailureMessage(error)}`);
-    }
+  if ('refused' in allowed) return { text: listedSummary(state, steps), listedBecause: 'the token budget refused it' };
+  if (overflowOf(state, request) > 0) {
+    return { text: listedSummary(state, steps), listedBecause: "it would not fit the model's context window" };
   }
-  return listedSummary(state, steps);
+  let listedBecause = 'the model answered with no text';
+  try {
+    const { summarize } = modelActivities(state.config.modelCallPolicy);
+    const output = await summarize.executeWithOptions({ summary: label }, [withCap(input, allowed.maxTokens)]);
+    recordUsage(state, output.usage);
+    if (output.summary.trim() !== '') return { text: output.summary };
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    listedBecause = `the summary failed: ${activityFailureMessage(error)}`;
+    recordError(state, 'model_error', `the summary failed, steps listed instead: ${activityFailureMessage(error)}`);
+  }
+  return { text: listedSummary(state, steps), listedBecause };
 }
 
 /** Folds `older` into the running summary ("Conversation so far") and leaves `newer` as the window the model sees. */
@@ -126,10 +137,11 @@ export async function foldSteps(
   older: readonly ReActStep[],
   newer: ReActStep[],
   label: string,
-): Promise<void> {
+): Promise<StepsSummary> {
   const summary = await summarizeSteps(state, older, label);
-  foldWindow(state.transcript, summary, newer);
-  state.events.emit({ type: 'summary', text: eventText(summary) });
+  foldWindow(state.transcript, summary.text, newer);
+  state.events.emit({ type: 'summary', text: eventText(summary.text) });
+  return summary;
 }
 
 /**

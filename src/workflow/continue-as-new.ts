@@ -1,6 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { AgentWorkflowInput, ReActResult } from '../shared/types';
 import { toCarried, type RunState } from './run-state';
+import { summarizeBeforeHandover } from './summaries';
 import { ARCHIVE_MAX_BYTES, archiveSteps, fitSteps, jsonBytes } from '../shared/step-archive';
 
 /**
@@ -33,6 +34,8 @@ export function shouldContinueAsNew(state: RunState): boolean {
  * pending; it still waits for every update and signal handler to finish so no decision in flight is lost.
  */
 export async function continueAsNewNow(state: RunState): Promise<never> {
+  // Rule set 7: what the next run's window will not hold reaches its model as the running summary.
+  await summarizeBeforeHandover(state);
   // Consumers waiting for events are sent to the next run, which keeps the newest events and their numbering.
   state.events.handOver();
   await condition(allHandlersFinished);

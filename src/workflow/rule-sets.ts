@@ -128,6 +128,11 @@ const GENERATIONS = [
       nearDuplicateStalls: true,
       /** A run with hooks starts its subagents as its own workflow type, so the hooks apply to them too. */
       subagentsKeepHooks: true,
+      /**
+       * Before a hand-over, the window's steps the next run does not carry (`carrySteps`) are summarised into
+       * "Conversation so far" (one summarise call) instead of being dropped.
+       */
+      summarizesAtHandover: true,
     },
   },
 ] as const;

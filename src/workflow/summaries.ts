@@ -5,7 +5,7 @@ import type { ToolObservation } from '../shared/tool-protocol';
 import { modelActivities } from './activity-proxies';
 import { foldSteps } from './context-window';
 import { renderScratchpad } from '../shared/protocol';
-import { recordUsage, type RunState } from './run-state';
+import { recordError, recordUsage, type RunState } from './run-state';
 import { foldWindow } from './transcript';
 import { promptSteps } from '../shared/step-archive';
 import { loopCallAllowance, withCap } from './token-budget';
@@ -26,7 +26,10 @@ export async function summarizeConversationIfDue(state: RunState): Promise<void>
     return;
   // Rule set 5: the same folding as compaction, which checks the request fits the window, falls back to listing the
   // steps when the model cannot summarise them, and never leaves an empty summary.
-  if (state.rules.summariesFoldSteps) return foldSteps(state, state.transcript.window, [], 'summarise');
+  if (state.rules.summariesFoldSteps) {
+    await foldSteps(state, state.transcript.window, [], 'summarise');
+    return;
+  }
   const input: SummarizeInput = {
     kind: 'conversation',
     query: state.query,
@@ -42,6 +45,29 @@ export async function summarizeConversationIfDue(state: RunState): Promise<void>
   recordUsage(state, output.usage);
   foldWindow(state.transcript, output.summary, []);
   state.events.emit({ type: 'summary', text: eventText(output.summary) });
+}
+
+/**
+ * Rule set 7: before a hand-over, folds the steps of the model's window that the next run will not carry
+ * (`carrySteps`) into the running summary, so the model keeps what they found; without it, a run without
+ * `summaryEvery` lost them. When the model cannot write the summary (budget, window, a failed call) the steps go
+ * over as a list of their calls, and the error history says so.
+ */
+export async function summarizeBeforeHandover(state: RunState): Promise<void> {
+  if (!state.rules.summarizesAtHandover) return;
+  const { window } = state.transcript;
+  const carry = state.config.carrySteps;
+  const notCarried = carry > 0 ? window.slice(0, -carry) : [...window];
+  if (notCarried.length === 0) return;
+  const carried = carry > 0 ? window.slice(-carry) : [];
+  const folded = await foldSteps(state, notCarried, carried, 'hand-over · summarise steps not carried');
+  if (folded.listedBecause === undefined) return;
+  recordError(
+    state,
+    'model_error',
+    `at the hand-over, ${notCarried.length} step(s) the next run does not carry were not summarised ` +
+      `(${folded.listedBecause}): the model keeps only a list of their calls`,
+  );
 }
 
 /** Asks a tool for its whole result when the run summarises long ones, so the summary is of all of it. */

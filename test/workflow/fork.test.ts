@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { ForkRefusedError } from '../../src/client';
 import type { RecordedRequest, ScriptedTurn } from '../../src/testing/scripted-model';
 import { AGENT_WORKFLOW_TYPE } from '../../src/shared/messages';
+import { SUMMARIZER_MARKER } from '../../src/shared/summaries';
 import { useHarness } from '../support/harness';
 import { waitForPending } from '../support/pending';
 import { firstRunIdOf, recordedEffects } from '../support/test-tools';
@@ -30,6 +31,9 @@ function scriptFork(turns: readonly ScriptedTurn[] | ((request: RecordedRequest,
   harness.model.script(model, turns);
   return model;
 }
+
+const isSummaryRequest = (request: RecordedRequest) =>
+  String(request.messages[0]?.content).startsWith(SUMMARIZER_MARKER);
 
 const lastMessage = (request: RecordedRequest) => {
   const messages = request.messages as Array<{ content: string | null }>;
@@ -83,16 +87,19 @@ describe('fork', () => {
   });
 
   it('forks from step k of a continue-as-new chain while the parent waits for an approval', async () => {
+    const turns: ScriptedTurn[] = [
+      calc('1+1'),
+      calc('2+2'),
+      calc('3+3'),
+      {
+        thought: 'The sums are done, so the record can be deleted now.',
+        toolCalls: [{ name: 'delete_record', args: { id: 'r1' } }],
+      },
+    ];
+    let thinks = 0;
     const parent = await harness.start(
-      [
-        calc('1+1'),
-        calc('2+2'),
-        calc('3+3'),
-        {
-          thought: 'The sums are done, so the record can be deleted now.',
-          toolCalls: [{ name: 'delete_record', args: { id: 'r1' } }],
-        },
-      ],
+      // The hand-over summarises step 1, which the next run does not carry.
+      (request) => (isSummaryRequest(request) ? { content: 'Step 1 added 1+1.' } : turns[thinks++]!),
       'add, then delete',
       { history: { maxStepsPerRun: 2, carrySteps: 1 } },
     );
@@ -104,9 +111,13 @@ describe('fork', () => {
     const result = await fork.result();
     expect(result.finalAnswer).toBe('I stop after the sums.');
     expect(result.trace.steps.filter((step) => step.seeded).map((step) => step.iteration)).toEqual([1, 2, 3]);
-    // The fork's model saw exactly what the parent's saw after step 3 (step 1 had left its window at the hand-over).
-    const parentPrompt = harness.model.requests(parent.modelName)[3]?.messages;
-    expect(harness.model.requests(model)[0]?.messages).toEqual(parentPrompt);
+    // The fork's model saw what the parent's saw after step 3 (step 1 had left its window at the hand-over), except
+    // the running summary, which a fork does not re-create.
+    const parentPrompt = harness.model.requests(parent.modelName).filter((request) => !isSummaryRequest(request))[3]
+      ?.messages as Array<{ content: unknown }>;
+    const isSummary = (message: { content: unknown }) => String(message.content).startsWith('Conversation so far');
+    expect(parentPrompt.filter(isSummary)).toHaveLength(1);
+    expect(harness.model.requests(model)[0]?.messages).toEqual(parentPrompt.filter((message) => !isSummary(message)));
     // The parent still waits for its person.
     expect((await harness.agents.getPending(parent.workflowId)).approvals.map((call) => call.callId)).toEqual(['c4-1']);
     await harness.agents.reject(parent.workflowId, 'c4-1', 'not needed');

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { chainRunIds } from '../../src/client/run-chain';
 import { getScratchpadQuery, getTraceQuery } from '../../src/shared/messages';
 import { AgentStatusKey } from '../../src/shared/search-attributes';
-import type { ScriptedResponder } from '../../src/testing/scripted-model';
+import { SUMMARIZER_MARKER } from '../../src/shared/summaries';
+import type { RecordedRequest, ScriptedResponder } from '../../src/testing/scripted-model';
 import { TEST_REVIEWER, useHarness, waitForPending } from '../support/harness';
 import { recordedEffects } from '../support/test-tools';
 
@@ -17,6 +18,9 @@ const bulkCalls = () => Array.from('abcdefgh', (fill) => ({ name: 'bulk_text', a
 // The server suggests continue-as-new at 4 Ki events or 4 MiB of history (Temporal's defaults).
 const SUGGEST_EVENTS = 4096;
 const SUGGEST_BYTES = 4 * 1024 * 1024;
+
+const isSummaryRequest = (request: RecordedRequest) =>
+  String(request.messages[0]?.content).startsWith(SUMMARIZER_MARKER);
 
 /** Every run of a chain, oldest first, with its history's event count and encoded size. */
 async function chainHistories(workflowId: string) {
@@ -35,14 +39,21 @@ describe('long runs stay bounded', () => {
     { timeout: 600_000 },
     async () => {
       const iterations = 1000;
-      const responder: ScriptedResponder = (_request, index) =>
-        index < iterations
+      let thinks = 0;
+      // Each hand-over summarises the steps it does not carry; those calls report no usage, so the totals below
+      // count the loop's calls alone.
+      const responder: ScriptedResponder = (request) => {
+        if (isSummaryRequest(request))
+          return { content: 'SUMMARY: added one term per step.', usage: { promptTokens: 0, completionTokens: 0 } };
+        const index = thinks++;
+        return index < iterations
           ? {
               thought: `Step ${index + 1}: I add one more term to the running total.`,
               toolCalls: [{ name: 'calculator', args: { expression: `${index} + 1` } }],
               usage: { promptTokens: 10, completionTokens: 2 },
             }
           : { answer: 'Counted to 1000.', usage: { promptTokens: 10, completionTokens: 2 } };
+      };
       const run = await harness.start(responder, 'count to 1000', { limits: { maxIterations: 2000 } });
       const result = await run.result();
 
@@ -67,23 +78,30 @@ describe('long runs stay bounded', () => {
         expect(each.events).toBeLessThan(SUGGEST_EVENTS);
         expect(each.bytes).toBeLessThan(SUGGEST_BYTES);
       }
-      // The model keeps seeing recent context after each hand-over.
-      const firstOfRun2 = harness.model.requests(run.modelName)[100];
-      expect(JSON.stringify(firstOfRun2?.messages)).toContain('90 + 1');
+      // The model keeps seeing recent context after each hand-over, and the summary of the steps before it.
+      const thinking = harness.model.requests(run.modelName).filter((request) => !isSummaryRequest(request));
+      const firstOfRun2 = JSON.stringify(thinking[100]?.messages);
+      expect(firstOfRun2).toContain('90 + 1');
+      expect(firstOfRun2).toContain('SUMMARY: added one term per step.');
     },
   );
 
   it('a run of a few large steps hands over before its steps outgrow what a trace query or result can carry', async () => {
     // Large observations make the large steps (a thought is kept to its last 4,000 characters); the window is set
     // large so the prompt is never compacted, which would put summary requests between the scripted turns.
+    let thinks = 0;
     const run = await harness.start(
-      (_request, index) =>
-        index >= 20
+      (request) => {
+        // A hand-over summarises the steps it does not carry.
+        if (isSummaryRequest(request)) return { content: 'SUMMARY: pages pulled so far.' };
+        const index = thinks++;
+        return index >= 20
           ? { answer: 'Reconciled.' }
           : {
               thought: 'The ledger has to be reconciled line by line, so I pull the next page of it.',
               toolCalls: [{ name: 'bulk_text', args: { kb: 60 + index } }],
-            },
+            };
+      },
       'q',
       {
         limits: { maxIterations: 30 },
