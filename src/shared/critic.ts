@@ -24,6 +24,11 @@ export interface CritiqueInput {
   query: string;
   /** The latest step(s) as scratchpad text. */
   latest: string;
+  /**
+   * Earlier steps' calls and observations as scratchpad text, bounded (rule set 7 on; '' when there are none). With
+   * it the critic judges the whole task, every part of it, not the latest observation alone.
+   */
+  findings?: string;
   summary: string | null;
   model?: string;
   /** Completion cap from the run's token budget. */
@@ -35,6 +40,33 @@ export type CritiqueOutput = { verdict: CriticVerdict; usage: TokenUsage } | { m
 
 /** The critic's instructions. */
 export function criticMessages(input: CritiqueInput): Array<{ role: 'system' | 'user'; content: string }> {
+  // Runs recorded before rule set 7 sent the critic the latest step alone, in these words.
+  if (input.findings === undefined) return latestOnlyMessages(input);
+  return [
+    {
+      role: 'system',
+      content:
+        `${CRITIC_MARKER} Judge the task as a whole from everything found so far: is every part of it answered? ` +
+        'Reply with one JSON object: ' +
+        '{"decision": "CONTINUE" | "RETRY_WITH_REFINEMENT" | "CALL_DIFFERENT_TOOL" | "INSUFFICIENT_DATA", ' +
+        '"reasoning": "...", "confidence": 0..1, "refinedQuery": "..." (only for RETRY_WITH_REFINEMENT), ' +
+        '"suggestion": "..." (only for CALL_DIFFERENT_TOOL: which tool, and what to ask it)}. ' +
+        'CONTINUE: every part of the task is answered by the findings, give the final answer now. ' +
+        'RETRY_WITH_REFINEMENT: the latest call was the right tool with a poor query; refinedQuery replaces it. ' +
+        'CALL_DIFFERENT_TOOL: a part of the task is still unanswered and needs another tool. ' +
+        'INSUFFICIENT_DATA: the task cannot be completed with the available tools; say what is missing.',
+    },
+    {
+      role: 'user',
+      content:
+        `Task: ${input.query}\n${input.summary ? `Summary so far: ${input.summary}\n` : ''}` +
+        `${input.findings ? `Earlier findings:\n${input.findings}\n` : ''}Latest step:\n${input.latest}`,
+    },
+  ];
+}
+
+/** The critic's instructions before rule set 7: the latest step only. */
+function latestOnlyMessages(input: CritiqueInput): Array<{ role: 'system' | 'user'; content: string }> {
   return [
     {
       role: 'system',

@@ -8,6 +8,21 @@ import { recordError, recordUsage, stopRun, type RunState } from './run-state';
 import { addNote } from './prompt-state';
 import { promptSteps } from '../shared/step-archive';
 
+/** How many earlier steps with an observation the critic reads besides the latest iteration's. */
+export const CRITIC_FINDINGS_STEPS = 8;
+/** At most this many characters of those earlier findings (the oldest are cut first). */
+export const CRITIC_FINDINGS_CHARS = 12_000;
+
+/** Earlier steps' calls and observations, newest kept, bounded by {@link CRITIC_FINDINGS_CHARS}. */
+function earlierFindings(state: RunState): string {
+  const earlier = state.transcript.steps
+    .filter((step) => step.iteration < state.counters.iterations && step.observation !== null)
+    .slice(-CRITIC_FINDINGS_STEPS);
+  if (earlier.length === 0) return '';
+  const text = renderScratchpad(promptSteps(earlier), state.config);
+  return text.length <= CRITIC_FINDINGS_CHARS ? text : `[earlier findings cut]\n${text.slice(-CRITIC_FINDINGS_CHARS)}`;
+}
+
 /**
  * Critic mode: after an iteration's observations, the critic classifies them; the verdict is recorded on the
  * iteration's last step and shown to the next thought. INSUFFICIENT_DATA ends the run as a failure that says what is
@@ -23,6 +38,7 @@ export async function critiqueIteration(state: RunState): Promise<void> {
     query: state.query,
     latest: renderScratchpad(promptSteps(latest), state.config),
     summary: state.transcript.summary,
+    ...(state.rules.criticSeesFindings ? { findings: earlierFindings(state) } : {}),
     model: state.config.model,
   };
   // Over the token budget the critic is skipped: it only advises, and the loop's own check ends the run. From rule

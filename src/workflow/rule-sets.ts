@@ -126,6 +126,11 @@ const GENERATIONS = [
       boundsForcedAnswer: true,
       /** Stall detection also stops nearly identical replies (paraphrased queries) and cycles of 2 or 3 replies. */
       nearDuplicateStalls: true,
+      /**
+       * The critic reads the task with the run's findings so far (earlier steps' calls and observations, bounded),
+       * not only the latest step: a longer critic prompt can change whether the budget or context window skips it.
+       */
+      criticSeesFindings: true,
     },
   },
 ] as const;

@@ -58,6 +58,30 @@ describe('critic mode', () => {
     expect(JSON.stringify(criticRequest?.messages)).toContain('227.5');
   });
 
+  it("the critic judges the whole task: its input holds the task and earlier steps' findings", async () => {
+    const run = await harness.start(
+      script(
+        [
+          { thought: 'The AAPL price first.', toolCalls: [{ name: 'stock_price', args: { symbol: 'AAPL' } }] },
+          { thought: 'Now the Selic rate.', toolCalls: [{ name: 'interest_rate', args: { name: 'selic' } }] },
+          { answer: 'AAPL trades at 227.5 USD and the Selic rate is 10.75%.' },
+        ],
+        [
+          verdict('CALL_DIFFERENT_TOOL', 'The Selic rate is still missing.'),
+          verdict('CONTINUE', 'Both parts are answered.'),
+        ],
+      ),
+      'What are the AAPL price and the Selic rate?',
+      { critic: true },
+    );
+    await run.result();
+    const second = harness.model.requests(run.modelName).filter(isCritic)[1];
+    const input = String(second?.messages[1]?.content);
+    expect(input).toContain('Task: What are the AAPL price and the Selic rate?');
+    // The first step's call and observation, which the latest step (the Selic rate) does not hold.
+    expect(input).toMatch(/Earlier findings:[\s\S]*stock_price[\s\S]*227\.5[\s\S]*Latest step:[\s\S]*10\.75/);
+  });
+
   it('INSUFFICIENT_DATA ends the run as a failure that says what is missing', async () => {
     const run = await harness.start(
       script(
