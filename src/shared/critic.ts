@@ -17,6 +17,34 @@ export interface CriticVerdict {
   reasoning: string;
   confidence: number;
   refinedQuery?: string | undefined;
+  /** For CALL_DIFFERENT_TOOL: which tool to use, and what to ask it. */
+  suggestion?: string | undefined;
+}
+
+/** What the run does with each verdict; 'note' only shows it to the next thought. */
+export interface CriticActions {
+  /** CONTINUE, the critic's "every part of the task is answered": 'answer' asks for the final answer, no tools. */
+  onContinue: 'answer' | 'note';
+  /** RETRY_WITH_REFINEMENT: 'reissue' runs the latest call again with the refined query as its next step. */
+  onRetry: 'reissue' | 'note';
+  /** CALL_DIFFERENT_TOOL: 'steer' gives the critic's suggestion to the next thought as feedback. */
+  onDifferentTool: 'steer' | 'note';
+  /** INSUFFICIENT_DATA: 'stop' ends the run with `failure`. */
+  onInsufficientData: 'stop' | 'note';
+}
+
+/** What `critic: true` means: act on every verdict. */
+export const DEFAULT_CRITIC_ACTIONS: CriticActions = {
+  onContinue: 'answer',
+  onRetry: 'reissue',
+  onDifferentTool: 'steer',
+  onInsufficientData: 'stop',
+};
+
+/** The actions a `critic` setting stands for; null when the critic is off. */
+export function criticActions(setting: boolean | Partial<CriticActions>): CriticActions | null {
+  if (setting === false) return null;
+  return setting === true ? DEFAULT_CRITIC_ACTIONS : { ...DEFAULT_CRITIC_ACTIONS, ...setting };
 }
 
 /** Input of the `critique` activity. */
@@ -94,4 +122,10 @@ export function criticNote(verdict: CriticVerdict): string {
     INSUFFICIENT_DATA: 'The task cannot be completed with the available tools.',
   };
   return `Critic (${verdict.decision}, confidence ${verdict.confidence}): ${verdict.reasoning} ${advice[verdict.decision]}`;
+}
+
+/** The feedback a steering CALL_DIFFERENT_TOOL verdict gives the next thought: the critic's suggestion first. */
+export function criticSteer(verdict: CriticVerdict): string {
+  const why = verdict.suggestion ? `${verdict.suggestion} (${verdict.reasoning})` : verdict.reasoning;
+  return `The critic says a part of the task still needs a different tool: ${why} Use that tool next.`;
 }

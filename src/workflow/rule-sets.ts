@@ -131,6 +131,11 @@ const GENERATIONS = [
        * not only the latest step: a longer critic prompt can change whether the budget or context window skips it.
        */
       criticSeesFindings: true,
+      /**
+       * The critic's verdicts act (config `critic`): CONTINUE asks for the final answer without tools, a refinement
+       * re-runs the latest call with the refined query, CALL_DIFFERENT_TOOL steers through feedback.
+       */
+      criticActs: true,
     },
   },
 ] as const;
