@@ -44,7 +44,10 @@ export const DEFAULT_CRITIC_ACTIONS: CriticActions = {
 /** The actions a `critic` setting stands for; null when the critic is off. */
 export function criticActions(setting: boolean | Partial<CriticActions>): CriticActions | null {
   if (setting === false) return null;
-  return setting === true ? DEFAULT_CRITIC_ACTIONS : { ...DEFAULT_CRITIC_ACTIONS, ...setting };
+  if (setting === true) return DEFAULT_CRITIC_ACTIONS;
+  // A key given as undefined keeps its default, as a key left out does.
+  const chosen = Object.entries(setting).filter(([, action]) => action !== undefined);
+  return { ...DEFAULT_CRITIC_ACTIONS, ...(Object.fromEntries(chosen) as Partial<CriticActions>) };
 }
 
 /** Input of the `critique` activity. */
