@@ -148,6 +148,36 @@ describe('critic mode', () => {
     expect(result.finalAnswer).toBe('Deleted r-new.');
   });
 
+  it('a re-issued call counts against limits.maxCallsPerTool like any call', async () => {
+    const refine = JSON.stringify({
+      decision: 'RETRY_WITH_REFINEMENT',
+      reasoning: 'AAPL.US is not a ticker the tool knows.',
+      confidence: 0.8,
+      refinedQuery: 'AAPL',
+    });
+    const run = await harness.start(
+      script(
+        [
+          {
+            thought: 'The stock tool has the share price.',
+            toolCalls: [{ name: 'stock_price', args: { symbol: 'AAPL.US' } }],
+          },
+          { answer: 'I could not get the AAPL price.' },
+        ],
+        [refine, verdict('INSUFFICIENT_DATA', 'The stock tool may not be called again.')],
+      ),
+      'What is the AAPL price?',
+      { critic: true, limits: { maxCallsPerTool: { stock_price: 1 } } },
+    );
+    const result = await run.result();
+    const reissued = result.trace.steps[1];
+    expect(reissued).toMatchObject({
+      action: { type: 'tool_call', tool: 'stock_price', args: { symbol: 'AAPL' } },
+      isError: true,
+    });
+    expect(reissued?.observation).toContain('this run may call stock_price at most 1 times');
+  });
+
   it("CALL_DIFFERENT_TOOL with 'steer' puts the critic's suggestion in the next prompt", async () => {
     const different = JSON.stringify({
       decision: 'CALL_DIFFERENT_TOOL',
