@@ -229,10 +229,32 @@ export const resolvedConfigSchema = z.strictObject({
     .optional()
     .describe('observations over this many estimated tokens are summarised by the model (raw size recorded)'),
   critic: z
-    .boolean()
+    .union([
+      z.boolean(),
+      z
+        .object({
+          onContinue: z
+            .enum(['answer', 'note'])
+            .optional()
+            .describe("`CONTINUE` (every part answered): 'answer' asks the next call for the final answer, no tools"),
+          onRetry: z
+            .enum(['reissue', 'note'])
+            .optional()
+            .describe("`RETRY_WITH_REFINEMENT`: 'reissue' runs the same call again with the refined query"),
+          onDifferentTool: z
+            .enum(['steer', 'note'])
+            .optional()
+            .describe("`CALL_DIFFERENT_TOOL`: 'steer' puts the critic's suggestion in the next prompt as feedback"),
+          onInsufficientData: z
+            .enum(['stop', 'note'])
+            .optional()
+            .describe("`INSUFFICIENT_DATA`: 'stop' ends the run with `failure`"),
+        })
+        .strict(),
+    ])
     .default(false)
     .describe(
-      'after each observation a critic call classifies it (`CONTINUE`, `RETRY_WITH_REFINEMENT`, `CALL_DIFFERENT_TOOL`, `INSUFFICIENT_DATA` → `failure`), recorded in the step and shown to the next thought',
+      'after each observation a critic call reads the task and the findings so far and classifies them (`CONTINUE`, `RETRY_WITH_REFINEMENT`, `CALL_DIFFERENT_TOOL`, `INSUFFICIENT_DATA`), recorded in the step and shown to the next thought; `true` acts on each verdict (answer, reissue, steer, stop), an object sets each to `note` (advice only) or its action',
     ),
   signature: z
     .string()

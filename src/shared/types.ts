@@ -39,7 +39,7 @@ export interface ReActStep {
   /** True for the final answer the runtime asked for after a non-success stop. */
   forced?: boolean;
   /** The critic's judgement of this step's observation (critic mode). */
-  critic?: { decision: string; reasoning: string; confidence: number; refinedQuery?: string };
+  critic?: { decision: string; reasoning: string; confidence: number; refinedQuery?: string; suggestion?: string };
   /** The child workflow that ran a delegated task. */
   childWorkflowId?: string;
   /** How a call that needed confirmation was settled: by a person's decision, or `timeout`. */

@@ -10,6 +10,8 @@ export interface PromptState {
   readonly feedback: readonly string[];
   /** Notes for the model's next call (the critic's verdict); cleared once sent. */
   readonly notes: readonly string[];
+  /** What the critic's verdict asks of the next iteration (rule set 7); cleared when it is taken. */
+  readonly criticAction?: CriticAction;
   /** The latest prompt sent to the model: the next one travels as a delta from it, and `getPromptQuery` reads it. */
   readonly sent?: PromptSnapshot;
   /** How far the character estimate of prompt tokens fell short of the model's reports. */
@@ -19,6 +21,13 @@ export interface PromptState {
   /** The context window the worker assumed for the run's model when the config sets none (see prepareRun). */
   readonly assumedContextWindow?: number;
 }
+
+/**
+ * A verdict that acts: the final answer, asked for without tools, or the latest call run again with the critic's
+ * refined query. Not carried over a continue-as-new: the critic's note, which is, still says it.
+ */
+export type CriticAction =
+  { type: 'answer' } | { type: 'reissue'; tool: string; args: Record<string, unknown>; refinedQuery: string };
 
 type Writable = {
   -readonly [Key in keyof PromptState]: PromptState[Key] extends readonly (infer Item)[] ? Item[] : PromptState[Key];
@@ -69,4 +78,10 @@ export function setTokenRatio(prompt: PromptState, ratio: number): void {
 /** Learns a context window from a refusal: the smallest one seen stands. */
 export function learnContextWindow(prompt: PromptState, tokens: number): void {
   writable(prompt).learnedContextWindow = Math.min(prompt.learnedContextWindow ?? tokens, tokens);
+}
+
+/** Sets (or, with undefined, takes) what the critic asks of the next iteration. */
+export function setCriticAction(prompt: PromptState, action: CriticAction | undefined): void {
+  if (action === undefined) delete writable(prompt).criticAction;
+  else writable(prompt).criticAction = action;
 }

@@ -14,7 +14,7 @@ import { eventText } from '../shared/events';
 import { ErrorType } from '../shared/errors';
 import { getPromptQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import type { ToolInfo } from '../shared/tool-protocol';
-import type { AgentWorkflowInput, ReActResult } from '../shared/types';
+import { ZERO_USAGE, type AgentWorkflowInput, type ReActResult } from '../shared/types';
 import { publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
 import { catalogProblem } from './catalog-checks';
 import { clarify, installHumanHandlers } from './human-loop';
@@ -47,15 +47,25 @@ import { carriedFromSeed } from './seed';
 import { offerRunAhead } from './run-ahead';
 import { foldedPatch, resolveRuleSet } from './rule-sets';
 import { countRejectedThought, startIteration } from './run-counters';
-import { addFeedback, clearGuidance } from './prompt-state';
+import { addFeedback, clearGuidance, setCriticAction, type CriticAction } from './prompt-state';
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
   const { config } = state;
-  let messages = promptFor(state, state.prompt.feedback);
   // A conversation's iteration cap is per turn.
   const iterations = state.counters.iterations - (state.conversation?.iterationsAtTurnStart ?? 0);
   const used = { iterations, tokensUsed: state.counters.usage.totalTokens };
+  // Rule set 7: the critic's verdict may decide this iteration (set only when the run's rules say verdicts act).
+  const criticAction = state.prompt.criticAction;
+  setCriticAction(state.prompt, undefined);
+  if (criticAction?.type === 'reissue') {
+    const capped = checkBeforeThinking(used, config, 0);
+    if (capped) return reachLimit(state, capped.reason, capped.detail);
+    return reissue(state, criticAction, tools);
+  }
+  const answering = criticAction?.type === 'answer';
+  if (answering) addFeedback(state.prompt, CRITIC_ANSWER_INSTRUCTION);
+  let messages = promptFor(state, state.prompt.feedback);
   if (state.rules.fitsContextWindow) {
     // Rule set 5: the iteration cap first (nothing is compacted for a call that will not be made), then a prompt
     // over the context window is compacted, and the budget judges the prompt that would really be sent.
@@ -79,7 +89,8 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
     reply = await think(
       state,
       messages,
-      [...tools.keys()],
+      // The critic judged every part of the task answered: no tools are offered for this call.
+      answering ? [] : [...tools.keys()],
       `think · step ${state.counters.iterations}`,
       allowed.maxTokens,
     );
@@ -116,8 +127,41 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
       return clarify(state, reply, `c${state.counters.iterations}-1`, reply.question, reply.usage);
     }
     case 'tool_calls':
+      if (answering) {
+        // No tools were offered; the critic only advises, so the next iteration offers them again.
+        const feedback = 'No tools were offered for that reply: give the final answer, or explain what is missing.';
+        recordError(state, 'malformed_output', feedback);
+        addFeedback(state.prompt, feedback);
+        return;
+      }
       return act(state, reply, tools);
   }
+}
+
+/** What the next call is told when the critic judged every part of the task answered. */
+const CRITIC_ANSWER_INSTRUCTION =
+  'The critic judged every part of the task answered by your findings. No tools are offered now: give the final answer.';
+
+/**
+ * Rule set 7, a refinement that acts: the latest call runs again with the critic's refined query, as this iteration's
+ * call, through the same admission, confirmation, caps and stall detection as a call the model made.
+ */
+async function reissue(
+  state: RunState,
+  action: CriticAction & { type: 'reissue' },
+  tools: ReadonlyMap<string, ToolInfo>,
+): Promise<void> {
+  startIteration(state.counters);
+  countIteration();
+  const call = {
+    callId: `c${state.counters.iterations}-1`,
+    tool: action.tool,
+    args: action.args,
+    argumentsText: JSON.stringify(action.args),
+  };
+  const thought = `The critic asked for ${action.tool} again with a refined query: ${action.refinedQuery}`;
+  await actOnToolCalls(state, { thought }, [call], tools, ZERO_USAGE);
+  await critiqueIteration(state);
 }
 
 /** A reply with tool calls: validate the thought, check the phrases, then run the calls. */

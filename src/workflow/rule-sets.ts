@@ -133,6 +133,16 @@ const GENERATIONS = [
        * "Conversation so far" (one summarise call) instead of being dropped.
        */
       summarizesAtHandover: true,
+      /**
+       * The critic reads the task with the run's findings so far (earlier steps' calls and observations, bounded),
+       * not only the latest step: a longer critic prompt can change whether the budget or context window skips it.
+       */
+      criticSeesFindings: true,
+      /**
+       * The critic's verdicts act (config `critic`): CONTINUE asks for the final answer without tools, a refinement
+       * re-runs the latest call with the refined query, CALL_DIFFERENT_TOOL steers through feedback.
+       */
+      criticActs: true,
     },
   },
 ] as const;

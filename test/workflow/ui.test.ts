@@ -45,7 +45,8 @@ describe('the Temporal UI reads like a ReAct trace', () => {
     };
     const query = `What is 2+2, and what is the capital of France? ${'Please be precise. '.repeat(10)}`;
     const run = await harness.start(responder, query, {
-      critic: true,
+      // Advice only: a CONTINUE that acted would end the run before the delegation this test reads.
+      critic: { onContinue: 'note' },
       subagents: { researcher: { description: 'looks things up', systemPrompt: 'Researcher: answer briefly.' } },
       history: { summaryEvery: 1 },
     });

@@ -14,6 +14,7 @@ const verdictSchema = z.object({
   reasoning: z.string().min(1),
   confidence: z.number().min(0).max(1),
   refinedQuery: z.string().min(1).optional(),
+  suggestion: z.string().min(1).optional(),
 });
 
 /** Reads the critic's reply: the first JSON object in it, validated; anything else is reported, never thrown. */
