@@ -10,7 +10,7 @@ describe('callHook', () => {
   it('turns a throwing hook into a non-retryable failure of the run, naming the hook', () => {
     let caught: unknown;
     try {
-      callHook('beforeToolCall', () => {
+      void callHook('beforeToolCall', () => {
         throw new Error('policy service unreachable');
       });
     } catch (error) {
@@ -18,6 +18,17 @@ describe('callHook', () => {
     }
     expect(caught).toBeInstanceOf(ApplicationFailure);
     expect(caught).toMatchObject({
+      type: HOOK_ERROR,
+      nonRetryable: true,
+      message: 'The beforeToolCall hook threw: policy service unreachable',
+    });
+  });
+
+  it('passes a promise through, and turns its rejection into the same failure', async () => {
+    await expect(callHook('shouldStop', () => Promise.resolve('later'))).resolves.toBe('later');
+    await expect(
+      callHook('beforeToolCall', () => Promise.reject(new Error('policy service unreachable'))),
+    ).rejects.toMatchObject({
       type: HOOK_ERROR,
       nonRetryable: true,
       message: 'The beforeToolCall hook threw: policy service unreachable',
