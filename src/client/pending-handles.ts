@@ -4,7 +4,8 @@ import type { AppliedDecision } from '../shared/approvals';
 import type { AppliedBudgetDecision } from '../shared/budget';
 import type { AgentDecisions } from './decision-client';
 import type { PendingItem } from './decisions';
-import { DecisionRefusedError } from './errors';
+import { causeMessages, DecisionRefusedError } from './errors';
+import { NO_WORKER, QueryUnansweredError } from './query';
 
 /**
  * Something a run waits for, with the decisions that settle it. `approve()` and `reject()` work for a tool call and
@@ -90,7 +91,7 @@ export async function* followPending(
       // Asked only when a listing fails or nothing waits: a closed run waits for nothing more (its chain's latest run
       // is the one described, so a continue-as-new is still running); a running one may just lack a worker now.
       if ((await workflow.describe()).status.name !== 'RUNNING') return;
-      if (!isTransient(error)) throw error;
+      if (!(error instanceof QueryUnansweredError) && !NO_WORKER.test(causeMessages(error))) throw error;
     }
     let fresh = 0;
     for (const item of items ?? []) {
@@ -109,9 +110,4 @@ export async function* followPending(
       return; // aborted
     }
   }
-}
-
-/** A failure to list that the next poll may not meet: the query timed out or the server was briefly unreachable. */
-function isTransient(error: unknown): boolean {
-  return !(error instanceof TypeError || error instanceof DecisionRefusedError);
 }
