@@ -44,6 +44,8 @@ export interface ReconcileChaosOptions {
 interface UncertainCounts {
   uncertain: number;
   byReconcile: number;
+  /** Of those, the ones reconcile found paid (the rest it found unpaid, and they ran again). */
+  foundDone: number;
   byPerson: number;
   unresolved: number;
 }
@@ -55,8 +57,10 @@ function countUncertain(result: ReActResult, counts: UncertainCounts): void {
     if (!effect?.mayHaveHappened) continue;
     counts.uncertain++;
     if (effect.decision) counts.byPerson++;
-    else if (effect.reconcile === 'done' || effect.reconcile === 'not_done') counts.byReconcile++;
-    else counts.unresolved++;
+    else if (effect.reconcile === 'done' || effect.reconcile === 'not_done') {
+      counts.byReconcile++;
+      if (effect.reconcile === 'done') counts.foundDone++;
+    } else counts.unresolved++;
   }
 }
 
@@ -193,7 +197,15 @@ export async function reconcileScenario(
   if (options.cluster) cluster = await startCluster({ shards: 4, log: (line) => context.log(`cluster: ${line}`) });
   const failures: string[] = [];
   const records: RunRecord[] = [];
-  const totals = { uncertain: 0, byReconcile: 0, byPerson: 0, unresolved: 0, lost: 0, personDecisions: 0 };
+  const totals = {
+    uncertain: 0,
+    byReconcile: 0,
+    foundDone: 0,
+    byPerson: 0,
+    unresolved: 0,
+    lost: 0,
+    personDecisions: 0,
+  };
   let kit: ScenarioKit | undefined;
   const lanes: Lane[] = [];
   try {
@@ -233,7 +245,7 @@ export async function reconcileScenario(
     failures.push(`${totals.personDecisions} decisions sent, ${totals.byPerson} recorded in the traces`);
   const notes = [
     `SIGKILLs at ${Math.min(options.runs, RECONCILE_KILL_POINTS.length)} step boundaries${options.cluster ? ' (PostgreSQL cluster)' : ''}`,
-    `${totals.uncertain} uncertain calls: ${totals.byReconcile} settled by reconcile, ${totals.byPerson} by a person`,
+    `${totals.uncertain} uncertain calls: ${totals.byReconcile} settled by reconcile (${totals.foundDone} found done, ${totals.byReconcile - totals.foundDone} not done), ${totals.byPerson} by a person`,
     `${totals.lost} lost effects`,
   ];
   const counts = {
@@ -243,6 +255,7 @@ export async function reconcileScenario(
     lostEffects: totals.lost,
     uncertain: totals.uncertain,
     resolvedByReconcile: totals.byReconcile,
+    reconcileFoundDone: totals.foundDone,
     resolvedByPerson: totals.byPerson,
     unresolved: totals.unresolved,
     failedSearches: kit.ledger.failedSearches(),
