@@ -107,8 +107,11 @@ export interface EffectEvidence {
   attempts: number;
   /** True when an attempt may have had its effect but its outcome was not recorded (a lost worker, a timeout). */
   mayHaveHappened: boolean;
-  /** Where the uncertainty was noticed: by a retried attempt, or by the workflow when the attempts ran out. */
-  noticedBy?: 'retry' | 'workflow';
+  /**
+   * Where the uncertainty was noticed: by a retried attempt, by the workflow when the attempts ran out, or by a local
+   * tool's first attempt, which asks `reconcile` every time (a local re-run after a crash looks like a first run).
+   */
+  noticedBy?: 'retry' | 'workflow' | 'local_first_attempt';
   /** What `reconcile` said (absent for a tool without reconcile, or when nothing was uncertain). */
   reconcile?: ReconcileVerdict;
   /** The tool's explanation of an `unknown`, or the error that made reconcile itself fail. */

@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ReActStep } from '../../src/shared/types';
+import { createListTools } from '../../src/worker/activities/tools';
 import { defineTool } from '../../src/worker/tools/define-tool';
+import { ToolRegistry } from '../../src/worker/tools/registry';
 import { TEST_REVIEWER, useHarness, waitForPending } from '../support/harness';
 
 /*
@@ -68,7 +70,24 @@ const payBlind = defineTool({
   handler: (args, { idempotencyKey, signal }) => pay(args, idempotencyKey, signal),
 });
 
-const harness = useHarness({ tools: [pay2, payOnce, payBlind] });
+/**
+ * A local tool that reconciles: a local activity re-run after its worker died starts again at attempt 1, so it asks
+ * `reconcile` before every first attempt. `found: 'done'` plays the payment a crashed earlier run already made.
+ */
+const payLocal = defineTool({
+  name: 'pay_local',
+  description: 'Pays an amount from the worker that holds the run; the provider has no idempotency keys.',
+  schema,
+  local: true,
+  handler: ({ amount }, { idempotencyKey }) => {
+    invocations.set(idempotencyKey, (invocations.get(idempotencyKey) ?? 0) + 1);
+    applied.set(idempotencyKey, (applied.get(idempotencyKey) ?? 0) + 1);
+    return { paid: amount, receipt: 'r-local' };
+  },
+  reconcile: reconcilePayment,
+});
+
+const harness = useHarness({ tools: [pay2, payOnce, payBlind, payLocal] });
 const thought = 'The invoice is due, so I pay it now.';
 const payTurns = (tool: string, found: Payment['found']) => [
   { thought, toolCalls: [{ name: tool, args: { amount: 40, found } }] },
@@ -174,5 +193,28 @@ describe('reconcile: a call whose outcome nobody saw', () => {
     const step = result.trace.steps[0] as ReActStep;
     expect(step.effect).toEqual({ attempts: 2, mayHaveHappened: true, noticedBy: 'retry' });
     expect(outcomeOf(run.firstRunId)).toEqual({ applied: 2, invocations: 2 }); // the duplicate reconcile prevents
+  });
+
+  it('a local tool that reconciles asks before its first attempt: a payment an earlier run made is not made again', async () => {
+    const run = await harness.start(payTurns('pay_local', 'done'));
+    const result = await run.result();
+    const step = result.trace.steps[0] as ReActStep;
+    expect(step.observation).toContain('found-by-reference');
+    expect(step.effect).toEqual({
+      attempts: 1,
+      mayHaveHappened: true,
+      noticedBy: 'local_first_attempt',
+      reconcile: 'done',
+    });
+    expect(outcomeOf(run.firstRunId)).toEqual({ applied: 0, invocations: 0 });
+  });
+
+  it('reconcile-capable tools run remotely unless they say local: true, and the catalog says they reconcile', async () => {
+    const catalog = await createListTools(new ToolRegistry([pay2, payLocal, payBlind]))();
+    expect(catalog.tools.map(({ name, local, reconciles }) => ({ name, local, reconciles }))).toEqual([
+      { name: 'pay', local: false, reconciles: true },
+      { name: 'pay_local', local: true, reconciles: true },
+      { name: 'pay_blind', local: true, reconciles: undefined },
+    ]);
   });
 });

@@ -155,11 +155,12 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
         : undefined;
       if (askFirst) {
         const found = await reconcileCall(tool, idempotencyKey, parsed.data, signal, input);
+        // A local first attempt that finds nothing is an ordinary first run: no evidence to keep.
         if (found.verdict !== 'not_done' || unseen) {
           effect = {
             attempts: attempt,
-            mayHaveHappened: unseen || found.verdict === 'done',
-            noticedBy: 'retry',
+            mayHaveHappened: true,
+            noticedBy: unseen ? 'retry' : 'local_first_attempt',
             reconcile: found.verdict,
             ...(found.detail !== undefined ? { detail: found.detail } : {}),
           };
