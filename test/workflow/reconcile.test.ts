@@ -146,7 +146,12 @@ describe('reconcile: a call whose outcome nobody saw', () => {
     await expect(
       harness.agents.decide(run.workflowId, 'c1-1:uncertain', { decision: 'edit', args: { amount: 1, found: 'done' } }),
     ).rejects.toThrow(/cannot be edited/);
-    await harness.agents.approve(run.workflowId, 'c1-1:uncertain');
+    // The service that started the run sees it in run.pending() as an approval that says what it is.
+    for await (const item of run.pending()) {
+      expect(item).toMatchObject({ kind: 'approval', callId: 'c1-1:uncertain', reason: 'uncertain_effect' });
+      await item.approve();
+      break;
+    }
     const result = await run.result();
     const step = result.trace.steps[0] as ReActStep;
     expect(step.observation).toContain('r-2');
