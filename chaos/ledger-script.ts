@@ -49,12 +49,16 @@ function numberField(observation: string | undefined, field: string): number {
  * re-sent model call gets the same turn). The amounts come from the tool results, so a wrong or duplicated effect
  * shows in the answer. A step whose call was refused (bad JSON) is simply taken again.
  */
-export function ledgerTurn(plan: LedgerPlan, request: RecordedRequest): { step: number; turn: ScriptedTurn } {
+export function ledgerTurn(
+  plan: LedgerPlan,
+  request: RecordedRequest,
+  tool: string = LEDGER_TOOL,
+): { step: number; turn: ScriptedTurn } {
   const results = toolResults(request);
   const step = results.length;
   const [a, b] = plan.factors;
   const write = (entry: string, amount: number): ScriptedTurn['toolCalls'] => [
-    { name: LEDGER_TOOL, args: { account: plan.account, entry, amount } },
+    { name: tool, args: { account: plan.account, entry, amount } },
   ];
   switch (step) {
     case 0:
@@ -86,13 +90,16 @@ export function ledgerTurn(plan: LedgerPlan, request: RecordedRequest): { step: 
   }
 }
 
-/** A responder playing a ledger run; `delayMs` slows every reply so a kill can land inside a model call. */
+/**
+ * A responder playing a ledger run; `delayMs` slows every reply so a kill can land inside a model call; `tool` is the
+ * write tool it calls (`ledger_write` unless said).
+ */
 export function ledgerResponder(
   plan: LedgerPlan,
-  options: { delayMs?: number; onRequest?: (step: number) => void } = {},
+  options: { delayMs?: number; onRequest?: (step: number) => void; tool?: string } = {},
 ): ScriptedResponder {
   return (request) => {
-    const { step, turn } = ledgerTurn(plan, request);
+    const { step, turn } = ledgerTurn(plan, request, options.tool);
     options.onRequest?.(step);
     return options.delayMs ? { ...turn, delayMs: options.delayMs } : turn;
   };

@@ -1,10 +1,19 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { LedgerReceipt, LedgerWrite } from './protocol';
+import {
+  PAYMENTS_PATH,
+  type LedgerReceipt,
+  type LedgerWrite,
+  type PaymentReceipt,
+  type PaymentRequest,
+} from './protocol';
 
-/** A request the ledger received: a check (GET) or a write (PUT), under a tool call's idempotency key. */
+/**
+ * A request the ledger received: a check (GET) or a write (PUT) under a tool call's idempotency key, or (payments
+ * mode, no idempotency keys) a payment (POST) or a search by reference, whose `idempotencyKey` is the reference.
+ */
 export interface LedgerRequest {
-  kind: 'check' | 'apply';
+  kind: 'check' | 'apply' | 'pay' | 'search';
   idempotencyKey: string;
 }
 
@@ -29,14 +38,23 @@ export interface LedgerService {
   replays(): number;
   /** Writes applied more than once for one logical entry (account + entry), summed over entries. */
   duplicateEffects(accounts?: ReadonlySet<string>): number;
+  /** Payments carrying this reference, as the provider's own records hold them (what a person would look up). */
+  paymentsByReference(reference: string): PaymentReceipt[];
+  /** Searches answered 503 (the `unsearchable` references): calls reconcile could not settle. */
+  failedSearches(): number;
   /** Calls `listener` as each request arrives (before any hold), e.g. to kill a worker mid-call. */
   onRequest(listener: (request: LedgerRequest) => void): () => void;
   close(): Promise<void>;
 }
 
-/** Options: `holdMs` delays each answer (a check waits before answering; a write applies, then waits). */
+/**
+ * Options: `holdMs` delays each answer (a check waits before answering; a write applies, then waits; a payment waits,
+ * applies unless its caller is gone, then waits again). `unsearchable`: references whose search answers 503, so a
+ * tool's reconcile cannot tell whether they were paid.
+ */
 export interface LedgerServiceOptions {
   holdMs?: number;
+  unsearchable?: (reference: string) => boolean;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -62,7 +80,40 @@ export async function startLedgerService(options: LedgerServiceOptions = {}): Pr
   const checks = new Map<string, number>();
   let replays = 0;
 
+  const payments: PaymentReceipt[] = [];
+  let failedSearches = 0;
+
+  /**
+   * The payments mode: no idempotency keys. Every payment received while its caller is still there is applied (a
+   * caller killed before the provider processed the request never got it through), and a payment can be found by the
+   * reference it carries, except the `unsearchable` ones.
+   */
+  async function handlePayments(request: IncomingMessage, response: ServerResponse, url: URL): Promise<void> {
+    if (request.method === 'POST') {
+      const payment = JSON.parse(await readBody(request)) as PaymentRequest;
+      for (const listener of listeners) listener({ kind: 'pay', idempotencyKey: payment.reference });
+      await sleep(holdMs);
+      if (request.socket.destroyed) return;
+      const balance = (balances.get(payment.account) ?? 0) + payment.amount;
+      balances.set(payment.account, balance);
+      const receipt: PaymentReceipt = { ...payment, balance };
+      payments.push(receipt);
+      effects.push({ ...receipt, idempotencyKey: payment.reference });
+      await sleep(holdMs);
+      return reply(response, 200, receipt);
+    }
+    const reference = url.searchParams.get('reference') ?? '';
+    for (const listener of listeners) listener({ kind: 'search', idempotencyKey: reference });
+    if (options.unsearchable?.(reference)) {
+      failedSearches++;
+      return reply(response, 503, { error: 'payment search is unavailable' });
+    }
+    reply(response, 200, { payments: payments.filter((payment) => payment.reference === reference) });
+  }
+
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    const url = new URL(request.url ?? '/', 'http://ledger');
+    if (url.pathname === PAYMENTS_PATH) return handlePayments(request, response, url);
     const match = /^\/effects\/([^/]+)$/.exec(request.url ?? '');
     if (!match?.[1]) return reply(response, 404, { error: 'unknown path' });
     const idempotencyKey = decodeURIComponent(match[1]);
@@ -97,6 +148,8 @@ export async function startLedgerService(options: LedgerServiceOptions = {}): Pr
     applied: () => [...effects],
     balance: (account) => balances.get(account) ?? 0,
     replays: () => replays,
+    paymentsByReference: (reference) => payments.filter((payment) => payment.reference === reference),
+    failedSearches: () => failedSearches,
     retriedKeys: () => [...checks.values()].filter((count) => count > 1).length,
     duplicateEffects(accounts) {
       const counts = new Map<string, number>();

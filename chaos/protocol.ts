@@ -23,3 +23,17 @@ export interface LedgerReceipt extends LedgerWrite {
 
 /** Path of one write, keyed by the tool call's idempotency key (the run chain's first run ID + call ID). */
 export const effectPath = (idempotencyKey: string): string => `/effects/${encodeURIComponent(idempotencyKey)}`;
+
+/** What the payment tool sends: a payment plus the reference the provider lets a client search by. */
+export interface PaymentRequest extends LedgerWrite {
+  /** The tool call's idempotency key, kept as the payment's metadata (the provider does not de-duplicate on it). */
+  reference: string;
+}
+
+/** The provider's receipt for a payment. */
+export interface PaymentReceipt extends LedgerReceipt {
+  reference: string;
+}
+
+/** Payments: POST applies one, `GET ?reference=` searches them (like a payment API's search by metadata). */
+export const PAYMENTS_PATH = '/payments';

@@ -3,6 +3,7 @@ import type { ChaosContext } from './scenarios/kit';
 import { clusterScenario } from './scenarios/cluster';
 import { loadScenario } from './scenarios/load';
 import { modelFaultScenario } from './scenarios/model-faults';
+import { RECONCILE_KILL_POINTS, reconcileScenario } from './scenarios/reconcile';
 import { serverKillScenario } from './scenarios/server-kill';
 import { workerKillScenario } from './scenarios/worker-kill';
 
@@ -17,6 +18,9 @@ export interface ChaosSizes {
   loadSteps: number;
   /** Runs in flight during each of the cluster scenario's three faults. */
   clusterRunsPerFault: number;
+  /** Reconcile runs, each killed at one step boundary in turn (at least one per boundary), and their lanes. */
+  reconcileRuns: number;
+  reconcileLanes: number;
 }
 
 /** The sizes the issue asks for (`npm run chaos`). */
@@ -28,10 +32,12 @@ export const DEFAULT_SIZES: ChaosSizes = {
   loadRuns: 200,
   loadSteps: 10,
   clusterRunsPerFault: 10,
+  reconcileRuns: 2 * RECONCILE_KILL_POINTS.length,
+  reconcileLanes: 4,
 };
 
 /** The scenarios, in the order the suite runs them. */
-export const SCENARIOS = ['worker-kill', 'server-kill', 'model-faults', 'load', 'cluster'] as const;
+export const SCENARIOS = ['worker-kill', 'server-kill', 'model-faults', 'load', 'cluster', 'reconcile'] as const;
 /** One scenario's name, as `--only` takes it. */
 export type ScenarioName = (typeof SCENARIOS)[number];
 
@@ -46,6 +52,9 @@ export function scaleSizes(scale: number, base: ChaosSizes = DEFAULT_SIZES): Cha
     loadRuns: runs(base.loadRuns),
     loadSteps: base.loadSteps,
     clusterRunsPerFault: runs(base.clusterRunsPerFault),
+    // Every step boundary keeps its kill, whatever the scale.
+    reconcileRuns: Math.max(RECONCILE_KILL_POINTS.length, runs(base.reconcileRuns)),
+    reconcileLanes: base.reconcileLanes,
   };
 }
 
@@ -62,6 +71,8 @@ export function runScenario(name: ScenarioName, context: ChaosContext, sizes: Ch
       return loadScenario(context, { runs: sizes.loadRuns, steps: sizes.loadSteps });
     case 'cluster':
       return clusterScenario(context, { runsPerFault: sizes.clusterRunsPerFault });
+    case 'reconcile':
+      return reconcileScenario(context, { runs: sizes.reconcileRuns, lanes: sizes.reconcileLanes });
   }
 }
 

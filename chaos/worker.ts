@@ -1,5 +1,5 @@
 /**
- * A chaos worker process: the agent worker with the built-in tools plus `ledger_write`, configured by env, printing
+ * A chaos worker process: the agent worker with the built-in tools plus `ledger_write` and `ledger_pay`, configured by env, printing
  * `ready` on stdout once it polls. The driver SIGKILLs and restarts these. Run it with `node --import tsx`.
  *
  *   TEMPORAL_ADDRESS, TEMPORAL_TASK_QUEUE, OPENAI_BASE_URL   as for `durable-react-agent worker`
@@ -13,7 +13,7 @@ import { readEnv } from '../src/client/env';
 import { createBuiltinTools } from '../src/worker/tools/builtin';
 import { ToolRegistry } from '../src/worker/tools/registry';
 import { createAgentWorker, createOpenAIClient } from '../src/worker';
-import { createLedgerTool } from './ledger-tool';
+import { createLedgerTool, createPaymentTool } from './ledger-tool';
 import { READY_LINE } from './protocol';
 
 const chaosEnvSchema = z.object({
@@ -35,6 +35,7 @@ async function main(): Promise<void> {
       registry: new ToolRegistry([
         ...createBuiltinTools({ root: process.cwd() }),
         createLedgerTool(chaos.CHAOS_LEDGER_URL),
+        createPaymentTool(chaos.CHAOS_LEDGER_URL),
       ]),
       openai: createOpenAIClient({ baseURL: env.openaiBaseURL, timeoutMs: chaos.CHAOS_MODEL_TIMEOUT_MS }),
       ...(chaos.CHAOS_WORKFLOW_BUNDLE ? { workflowBundle: { codePath: chaos.CHAOS_WORKFLOW_BUNDLE } } : {}),

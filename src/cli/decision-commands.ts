@@ -129,7 +129,7 @@ export async function decisionCommand(
       for (const item of items) {
         const what =
           item.kind === 'approval'
-            ? `${describeCall(item.tool, item.args)}  (argsHash ${item.argsHash})`
+            ? `${item.reason === 'uncertain_effect' ? 'may have happened: ' : ''}${describeCall(item.tool, item.args)}  (argsHash ${item.argsHash})`
             : item.kind === 'budget'
               ? `budget: ${item.question}`
               : `question: ${item.question}`;

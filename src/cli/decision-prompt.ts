@@ -88,9 +88,15 @@ export async function promptDecision(
   call: PendingCall,
   say: (line: string) => void,
 ): Promise<DecisionBody> {
-  say(
-    `\nThe agent wants to run ${describeCall(call.tool, call.args, 500)}  (call ${call.callId}, deadline ${call.deadline})`,
-  );
+  const where = `(call ${call.callId}, deadline ${call.deadline})`;
+  if (call.reason === 'uncertain_effect') {
+    // The same choices, read for a call that already ran: approve runs it again, respond gives its result, reject skips.
+    const detail = call.detail !== undefined ? `; the tool says: ${call.detail}` : '';
+    say(`\n${call.question}  ${where}${detail}`);
+    say('Approve runs it again, respond treats it as done with the result you type, reject skips it.');
+  } else {
+    say(`\nThe agent wants to run ${describeCall(call.tool, call.args, 500)}  ${where}`);
+  }
   for (;;) {
     const choice = readChoice(await ask.question(`${CHOICES}? `));
     switch (choice.kind) {

@@ -21,7 +21,9 @@ function describeEvent(event: AgentEvent | EventsGap): string | undefined {
     case 'tool_call_requested':
       return `${INDENT}Action: ${event.tool} ${clip(event.args)} (${event.callId})`;
     case 'approval_pending':
-      return `${INDENT}Waiting for a decision on ${event.callId} (${event.tool})`;
+      return event.reason === 'uncertain_effect'
+        ? `${INDENT}Waiting for a decision on ${event.callId} (${event.tool} may have happened: run again, treat as done or skip)`
+        : `${INDENT}Waiting for a decision on ${event.callId} (${event.tool})`;
     case 'approval_decided':
       return `${INDENT}Decision on ${event.callId}: ${event.decision.kind}${event.decision.always ? ' (always)' : ''}${event.decision.by ? ` by ${describeDecider(event.decision.by)}` : ''}`;
     case 'tool_finished':

@@ -1,3 +1,4 @@
+import { describeDecider } from '../shared/identity';
 import type { ReActStep } from '../shared/types';
 import { clip, visible } from './terminal-text';
 
@@ -21,6 +22,7 @@ function describeStep(step: ReActStep): string {
         `           Observation${step.isError ? ' (error)' : ''}${step.edited ? ' (edited)' : ''}: ` +
           clip(step.observation ?? ''),
       );
+      if (step.effect?.mayHaveHappened) lines.push(`           Effect: ${describeEffect(step.effect)}`);
       break;
     case 'final_answer':
       lines.push(`           Final answer${step.forced ? ' (forced)' : ''}: ${clip(step.action.answer)}`);
@@ -33,4 +35,13 @@ function describeStep(step: ReActStep): string {
       break;
   }
   return lines.join('\n');
+}
+
+/** Why a call's effect was in doubt and how it was settled, in one line. */
+function describeEffect(effect: NonNullable<ReActStep['effect']>): string {
+  const parts = [`may have happened unseen (${effect.attempts} attempt${effect.attempts === 1 ? '' : 's'})`];
+  if (effect.reconcile) parts.push(`reconcile: ${effect.reconcile}${effect.detail ? ` (${clip(effect.detail)})` : ''}`);
+  else parts.push('not reconciled: the tool has no reconcile');
+  if (effect.decision) parts.push(`decided: ${effect.decision.kind} by ${describeDecider(effect.decision.by)}`);
+  return parts.join('; ');
 }

@@ -19,7 +19,8 @@ function when(iso: string): Html {
 function row(item: PendingItem): Html {
   const what =
     item.kind === 'approval'
-      ? html`<span class="kind">approval</span> <code>${describeCall(item.tool, item.args, 120)}</code>`
+      ? html`<span class="kind">${item.reason === 'uncertain_effect' ? 'may have happened' : 'approval'}</span>
+          <code>${describeCall(item.tool, item.args, 120)}</code>`
       : html`<span class="kind">${item.kind}</span> ${item.question}`;
   return html`<tr data-kind="${item.kind}" data-tool="${item.kind === 'approval' ? item.tool : ''}">
     <td>${what}</td>
@@ -129,6 +130,26 @@ function decisionForms(item: PendingItem & { kind: 'approval' }, csrf: string): 
     </details>`;
 }
 
+/** Run again (approve), treat as done with a result (respond), or skip (reject): an uncertain call's choices. */
+function uncertainForms(item: PendingItem & { kind: 'approval' }, csrf: string): Html {
+  const action = `${runHref(item.workflowId)}/decide`;
+  const base = html`${hidden('csrf', csrf)}${hidden('callId', item.callId)}${hidden('argsHash', item.argsHash)}`;
+  return html`<form method="post" action="${action}" class="decision">
+      ${base}
+      <button type="submit" name="decision" value="approve">Run it again</button>
+    </form>
+    <form method="post" action="${action}" class="decision">
+      ${base}
+      <label>Its result (the model sees it) <textarea name="observation" required rows="3"></textarea></label>
+      <button type="submit" name="decision" value="respond">Treat as done</button>
+    </form>
+    <form method="post" action="${action}" class="decision">
+      ${base}
+      <label>Why skip it (the model sees it) <textarea name="reason" required rows="2"></textarea></label>
+      <button type="submit" name="decision" value="reject">Skip it</button>
+    </form>`;
+}
+
 /** One pending item with everything needed to decide it. */
 export function renderItem(item: PendingItem, csrf: string): Html {
   const key = itemKey(item);
@@ -162,6 +183,17 @@ export function renderItem(item: PendingItem, csrf: string): Html {
         <button type="submit" name="decision" value="raise">Raise</button>
         <button type="submit" name="decision" value="stop" formnovalidate>Stop there</button>
       </form>
+      <p class="outcome" role="status" aria-live="polite"></p>
+    </article>`;
+  }
+  if (item.reason === 'uncertain_effect') {
+    // The call already ran and its outcome was lost: the same decisions, worded for what they do here.
+    return html`<article class="item" id="${key}" aria-labelledby="${key}-h" data-reason="uncertain_effect">
+      <h3 id="${key}-h">This <code>${item.tool}</code> call may have happened</h3>
+      ${child}
+      <pre class="args" aria-label="Arguments">${prettyJson(item.args)}</pre>
+      ${item.detail !== undefined ? html`<p class="meta">The tool could not tell: ${item.detail}</p>` : ''}
+      ${uncertainForms(item, csrf)}
       <p class="outcome" role="status" aria-live="polite"></p>
     </article>`;
   }

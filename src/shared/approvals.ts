@@ -31,6 +31,14 @@ export interface PendingCall {
   approvers?: string[];
   /** JSON Schema of the tool's arguments, for an editor to check an edit before sending it (absent from older workers). */
   parameters?: Record<string, unknown>;
+  /**
+   * Why the call waits: absent for a confirmation before it runs; `uncertain_effect` for a call that may already have
+   * had its effect (its outcome was lost and the tool's `reconcile` could not tell). Then approve = run it again,
+   * respond = treat it as done with the given result, reject = skip it; edit is refused.
+   */
+  reason?: 'uncertain_effect';
+  /** For `uncertain_effect`: what the tool's `reconcile` said about it (its `detail`), when it said anything. */
+  detail?: string;
 }
 
 /** A question the model asked the user, waiting for an answer. */

@@ -23,7 +23,8 @@ export type AgentEventBody =
   /** The model's reasoning for the calls that follow it. */
   | { type: 'thought'; iteration: number; text: string }
   | { type: 'tool_call_requested'; iteration: number; callId: string; tool: string; args: string }
-  | { type: 'approval_pending'; callId: string; tool: string; args: string }
+  /** `reason: 'uncertain_effect'`: the call may already have had its effect; a person decides if it runs again. */
+  | { type: 'approval_pending'; callId: string; tool: string; args: string; reason?: 'uncertain_effect' }
   | { type: 'approval_decided'; callId: string; decision: DecisionOutcome }
   | { type: 'tool_started'; callId: string; tool: string }
   | { type: 'tool_finished'; callId: string; tool: string; isError: boolean; observation: string }

@@ -1,4 +1,4 @@
-import type { ConfirmationPolicy } from './approvals';
+import type { ConfirmationPolicy, DecisionOutcome } from './approvals';
 
 /** What the workflow needs to know about a tool to schedule it (the handler stays on the worker). */
 export interface ToolInfo {
@@ -15,6 +15,11 @@ export interface ToolInfo {
   local?: boolean;
   /** Only reads (see `readOnly` in defineTool): may run ahead inside the model call. Absent means it may not. */
   readOnly?: boolean;
+  /**
+   * The tool can say whether a call's effect happened (`reconcile` in defineTool): a call whose outcome nobody saw is
+   * reconciled instead of run again blindly. Absent means it cannot.
+   */
+  reconciles?: true;
 }
 
 /**
@@ -73,6 +78,57 @@ export interface RunToolInput {
    * code, whose retries keep the old `workflowId:callId` key.
    */
   idempotencyKey?: string;
+  /**
+   * Set by runs whose rules reconcile effects (`reconcilesEffects`), for tools that can: an attempt that finds an
+   * earlier attempt's outcome unknown asks the tool's `reconcile` before running the handler again.
+   */
+  reconcile?: true;
+}
+
+/** Input of the `reconcileTool` activity: the call whose last attempt's outcome nobody saw. */
+export interface ReconcileToolInput {
+  tool: string;
+  args: unknown;
+  callId: string;
+  idempotencyKey: string;
+  maxObservationTokens: number;
+  fullTextOver?: number;
+}
+
+/** What a tool's `reconcile` found, as the workflow reads it. */
+export type ReconcileVerdict = 'done' | 'not_done' | 'unknown';
+
+/**
+ * What the runtime knows about a call's effect beyond its result: how many attempts ran, whether one of them may
+ * have had its effect without its result being seen, and what `reconcile` found. The trace keeps it per call.
+ */
+export interface EffectEvidence {
+  /** Attempts the call took, over every activity that ran it (a re-run after reconcile counts on). */
+  attempts: number;
+  /** True when an attempt may have had its effect but its outcome was not recorded (a lost worker, a timeout). */
+  mayHaveHappened: boolean;
+  /**
+   * Where the uncertainty was noticed: by a retried attempt, by the workflow when the attempts ran out, or by a local
+   * tool's first attempt, which asks `reconcile` every time (a local re-run after a crash looks like a first run).
+   */
+  noticedBy?: 'retry' | 'workflow' | 'local_first_attempt';
+  /** What `reconcile` said (absent for a tool without reconcile, or when nothing was uncertain). */
+  reconcile?: ReconcileVerdict;
+  /** The tool's explanation of an `unknown`, or the error that made reconcile itself fail. */
+  detail?: string;
+}
+
+/** A call's effect evidence as the trace keeps it: with how a person settled an uncertain one, and who did. */
+export type StepEffect = EffectEvidence & {
+  /** approve = ran again, respond = treated as done with the given result, reject = skipped; `timeout`: nobody did. */
+  decision?: DecisionOutcome;
+};
+
+/** What the `reconcileTool` activity found: the verdict, and for `done` the call's result as an observation. */
+export interface ReconcileOutcome {
+  verdict: ReconcileVerdict;
+  observation?: ToolObservation;
+  detail?: string;
 }
 
 /** A tool's result as the model will see it, plus what the trace keeps. */
@@ -97,4 +153,6 @@ export interface ToolObservation {
    * summary is made, so no step or trace holds it.
    */
   fullText?: string;
+  /** What the runtime knows about the call's effect (see {@link EffectEvidence}); absent from older workers. */
+  effect?: StepEffect;
 }

@@ -3,6 +3,7 @@ import type { BudgetRecord } from './budget';
 import type { ResolvedConfigInput } from './config';
 import type { CarriedEvents } from './events';
 import type { Decider } from './identity';
+import type { StepEffect } from './tool-protocol';
 
 /** Tokens reported by the model for one call, or summed over a run. */
 export interface TokenUsage {
@@ -44,6 +45,12 @@ export interface ReActStep {
   childWorkflowId?: string;
   /** How a call that needed confirmation was settled: by a person's decision, or `timeout`. */
   decision?: DecisionOutcome;
+  /**
+   * A tool call's effect evidence: attempts, whether an effect may have happened unseen, what the tool's `reconcile`
+   * said, and how a person settled an uncertain one (`decision`: approve = ran again, respond = treated as done,
+   * reject = skipped, with who decided). Absent when the call ran once and its result was seen.
+   */
+  effect?: StepEffect;
   /** Who answered a clarification question (absent when it timed out, and in runs recorded before it was kept). */
   answeredBy?: Decider;
   /**

@@ -19,6 +19,7 @@ export { createBuiltinTools, type BuiltinToolsOptions } from './tools/builtin';
 // defineTool and its types are the root export's: services and workers declare tools the same way.
 export type { AnyToolDefinition } from './tools/define-tool';
 export type { RetryableErrorMatcher } from './tools/retryable-errors';
+export type { ReconcileContext, ReconcileResult } from './tools/define-tool';
 export type { ConfirmationPolicy, ConfirmationRule } from '../shared/approvals';
 export type { ModelCallOptions, RunTuning } from './model-calls';
 export type { ModelCallPolicy } from '../shared/config-fields';

@@ -91,6 +91,16 @@ export const { runTool: runLocalTool } = proxyLocalActivities<Activities>({
   retry: { maximumAttempts: 1 },
 });
 
+/**
+ * Looking up whether a call's effect happened (a tool's `reconcile`): a read, so retried freely, and remote so that a
+ * lookup in flight when its worker dies is retried by another one.
+ */
+export const { reconcileTool } = proxyActivities<Activities>({
+  startToCloseTimeout: '30s',
+  heartbeatTimeout: '20s',
+  retry: { maximumAttempts: 3, initialInterval: '1s' },
+});
+
 /** Catalog lookup at the start of a run: cheap and idempotent, so retried freely. */
 export const { listTools } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',

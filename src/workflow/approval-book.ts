@@ -166,6 +166,13 @@ export class ApprovalBook {
         message: `argsHash ${decision.argsHash} does not match call ${decision.callId} (${entry.call.argsHash}): the decision is about other arguments`,
       };
     }
+    if (entry.call.reason === 'uncertain_effect' && decision.decision === 'edit') {
+      return {
+        ok: false,
+        reason: 'invalid_edit',
+        message: `Call ${decision.callId} may already have had its effect: approve runs it again, respond treats it as done with your result, reject skips it; it cannot be edited`,
+      };
+    }
     const by = deciderOf(decision, via);
     const approvers = entry.call.approvers;
     // Declining is always allowed: it can only keep a call from running.
@@ -184,22 +191,27 @@ export class ApprovalBook {
   apply(decision: Decision, entry: PendingEntry, by: Decider): AppliedDecision {
     const { call } = entry;
     const applied = { callId: call.callId, tool: call.tool, by };
+    // "Always" is about confirming a tool's calls; running an uncertain call again says nothing about later ones.
+    const always = decision.decision === 'approve' && decision.always === true && call.reason === undefined;
     switch (decision.decision) {
       case 'approve':
         entry.resolution = {
           outcome: 'run',
           args: call.args,
-          decision: decision.always ? { ...ALWAYS, by } : { kind: 'approve', by },
+          decision: always ? { ...ALWAYS, by } : { kind: 'approve', by },
         };
-        if (decision.always) this.approveAlways(call.tool, by);
-        return { ...applied, decision: 'approve', always: decision.always === true, args: call.args };
+        if (always) this.approveAlways(call.tool, by);
+        return { ...applied, decision: 'approve', always, args: call.args };
       case 'edit':
         entry.resolution = { outcome: 'run', args: decision.args, decision: { kind: 'edit', by } };
         return { ...applied, decision: 'edit', always: false, args: decision.args };
       case 'reject':
         entry.resolution = {
           outcome: 'observe',
-          text: `[rejected] A person declined to run ${call.tool}: ${decision.reason}`,
+          text:
+            call.reason === 'uncertain_effect'
+              ? `[skipped] A person chose not to run ${call.tool} again (its effect may have happened): ${decision.reason}`
+              : `[rejected] A person declined to run ${call.tool}: ${decision.reason}`,
           isError: true,
           decision: { kind: 'reject', by },
         };
@@ -218,7 +230,7 @@ export class ApprovalBook {
   private approveAlways(tool: string, by: Decider): void {
     if (!this.always.includes(tool)) this.always.push(tool);
     for (const entry of this.entries.values()) {
-      if (entry.call.tool === tool && !entry.resolution) {
+      if (entry.call.tool === tool && !entry.resolution && entry.call.reason === undefined) {
         entry.resolution = { outcome: 'run', args: entry.call.args, decision: { ...ALWAYS, by } };
       }
     }

@@ -117,30 +117,45 @@ function deadlineInfo(state: RunState): { ms: number; requestedAt: string; deadl
   };
 }
 
-/** Waits (durably, up to `approvalTimeout`) for a decision about one call; on timeout applies `onApprovalTimeout`. */
+/**
+ * Waits (durably, up to `approvalTimeout`) for a decision about one call; on timeout applies `onApprovalTimeout`.
+ * With `uncertain`, the call already ran and may have had its effect: the person decides whether it runs again.
+ */
 export async function awaitDecision(
   state: RunState,
   callId: string,
   tool: Pick<ToolInfo, 'name' | 'parameters'>,
   args: unknown,
+  uncertain?: { detail?: string },
 ): Promise<Resolution> {
   const { ms, requestedAt, deadline, label } = deadlineInfo(state);
   const approvers = state.config.approvers[tool.name];
+  const question = uncertain
+    ? `This ${tool.name} call may have happened: run ${describeCall(tool.name, args)} again, treat it as done with a result you give, or skip it?`
+    : `Run ${describeCall(tool.name, args)}?`;
   const call: PendingCall = {
     callId,
     tool: tool.name,
     args,
     argsHash: argsHash(args),
-    question: `Run ${describeCall(tool.name, args)}?`,
+    question,
     requestedAt,
     deadline,
     ...(approvers ? { approvers } : {}),
-    ...(tool.parameters ? { parameters: tool.parameters } : {}),
+    ...(tool.parameters && !uncertain ? { parameters: tool.parameters } : {}),
+    ...(uncertain ? { reason: 'uncertain_effect' as const } : {}),
+    ...(uncertain?.detail !== undefined ? { detail: uncertain.detail } : {}),
   };
   const entry = state.approvals.open(call);
   publishStatus(state);
   countDecisionRequest();
-  state.events.emit({ type: 'approval_pending', callId, tool: tool.name, args: argsText(args) });
+  state.events.emit({
+    type: 'approval_pending',
+    callId,
+    tool: tool.name,
+    args: argsText(args),
+    ...(uncertain ? { reason: 'uncertain_effect' as const } : {}),
+  });
   try {
     if (await condition(() => entry.resolution !== undefined, ms)) {
       const resolution = entry.resolution as Resolution;

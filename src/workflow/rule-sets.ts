@@ -143,6 +143,12 @@ const GENERATIONS = [
        * re-runs the latest call with the refined query, CALL_DIFFERENT_TOOL steers through feedback.
        */
       criticActs: true,
+      /**
+       * Issue 36: a call whose outcome nobody saw (its attempts ran out by timeouts or lost workers, or a retry finds an
+       * earlier attempt unseen) is reconciled by a tool that can (`reconcile` in defineTool) before it runs again: a
+       * `reconcileTool` activity, and for `unknown` a pending decision for a person.
+       */
+      reconcilesEffects: true,
     },
   },
 ] as const;

@@ -1,8 +1,10 @@
-import { ActivityFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import type { ParsedToolCall } from '../shared/protocol';
 import { describeCall, errorObservation } from '../shared/observation';
-import type { ToolInfo, ToolObservation } from '../shared/tool-protocol';
-import { runLocalTool, runTool } from './activity-proxies';
+import type { ReconcileOutcome, StepEffect, ToolInfo, ToolObservation } from '../shared/tool-protocol';
+import { activityFailureMessage, reconcileTool, runLocalTool, runTool } from './activity-proxies';
+import { awaitDecision } from './human-loop';
+import { countDecision } from './metrics';
 import { keyPrefix, takeRanAhead } from './run-ahead';
 import type { RunState } from './run-state';
 import { toolSettled, toolStarted } from './run-activity';
@@ -28,13 +30,26 @@ function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: str
 
 /**
  * Runs a tool call as its activity (local when the tool says so), unless the model call ran it ahead; a failure the
- * tool cannot recover from is an observation.
+ * tool cannot recover from is an observation. A call whose outcome nobody saw is reconciled first when the tool can
+ * (see {@link settleUnseen}).
  */
 export async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
   state.events.emit({ type: 'tool_started', callId: call.callId, tool: call.tool });
   const ahead = takeRanAhead(state, call);
   if (ahead) return ahead;
   toolStarted(state.activity, call.tool);
+  try {
+    const observation = await runOnce(state, call, tool);
+    if (!state.rules.reconcilesEffects || !tool.reconciles) return observation;
+    return await settleUnseen(state, call, tool, observation);
+  } finally {
+    toolSettled(state.activity, call.tool);
+  }
+}
+
+/** One run of the tool's activity, its retries included; a lost outcome is an observation that says so. */
+async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
+  const reconcile = state.rules.reconcilesEffects && tool.reconciles ? { reconcile: true as const } : {};
   try {
     return await (tool.local ? runLocalTool : runTool).executeWithOptions(
       {
@@ -50,6 +65,7 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
           maxObservationTokens: state.config.maxObservationTokens,
           ...fullTextOver(state),
           ...idempotencyKey(state, call.callId),
+          ...reconcile,
         },
       ],
     );
@@ -58,9 +74,95 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
     // Reached only when the tool's own attempts are used up by timeouts or worker crashes.
     const observation = errorObservation(call.tool, call.args, failureMessage(error, tool), 'tool_error');
     const usedUp = error instanceof ActivityFailure && error.retryState === 'MAXIMUM_ATTEMPTS_REACHED';
-    return usedUp ? { ...observation, attempts: tool.retry.maximumAttempts } : observation;
-  } finally {
-    toolSettled(state.activity, call.tool);
+    const attempts = usedUp ? tool.retry.maximumAttempts : 1;
+    // A timed-out attempt (start-to-close or heartbeat: a hung call or a lost worker) may have had its effect.
+    const lost = error instanceof ActivityFailure && error.cause instanceof TimeoutFailure;
+    const effect = lost ? { effect: { attempts, mayHaveHappened: true, noticedBy: 'workflow' as const } } : {};
+    return usedUp ? { ...observation, attempts, ...effect } : { ...observation, ...effect };
+  }
+}
+
+/** Rounds of reconcile-then-run a call gets before its last outcome stands: a call that keeps timing out ends. */
+const MAX_RECONCILE_ROUNDS = 3;
+
+/**
+ * Rules 7 (`reconcilesEffects`), for a tool that can reconcile: a call whose attempts ran out by timeouts or lost
+ * workers is looked up (`reconcileTool`) before the model hears it failed; `done` takes the result found, `not_done`
+ * runs it again, `unknown` (here, or from a retried attempt inside the activity) asks a person through the approval
+ * path: approve runs it again, respond treats it as done with the given result, reject skips it.
+ */
+async function settleUnseen(
+  state: RunState,
+  call: ParsedToolCall,
+  tool: ToolInfo,
+  first: ToolObservation,
+): Promise<ToolObservation> {
+  let latest = first;
+  let attempts = first.attempts ?? first.effect?.attempts ?? 1;
+  // What the earlier rounds found: kept on the final observation when the latest run saw its own outcome.
+  let earlier: StepEffect | undefined;
+  for (let round = 1; round <= MAX_RECONCILE_ROUNDS; round += 1) {
+    const own = latest.effect;
+    if (!own?.mayHaveHappened) break;
+    let verdict = own.reconcile;
+    let detail = own.detail;
+    if (own.noticedBy === 'workflow') {
+      const found = await lookUp(state, call);
+      verdict = found.verdict;
+      detail = found.detail;
+      const evidence: StepEffect = {
+        attempts,
+        mayHaveHappened: true,
+        noticedBy: 'workflow',
+        reconcile: verdict,
+        ...(detail !== undefined ? { detail } : {}),
+      };
+      if (verdict === 'done' && found.observation) return { ...found.observation, attempts, effect: evidence };
+      earlier = evidence;
+    } else if (verdict === 'unknown') {
+      earlier = { ...own, attempts };
+    } else {
+      // The activity already acted on its verdict: took the result found (`done`) or ran the handler (`not_done`).
+      break;
+    }
+    if (verdict === 'unknown') {
+      const pendingId = round === 1 ? `${call.callId}:uncertain` : `${call.callId}:uncertain-${round}`;
+      const resolution = await awaitDecision(state, pendingId, tool, call.args, detail !== undefined ? { detail } : {});
+      countDecision(resolution.decision.kind);
+      earlier = { ...earlier, decision: resolution.decision };
+      if (resolution.outcome === 'observe') {
+        return { text: resolution.text, isError: resolution.isError, truncated: false, attempts, effect: earlier };
+      }
+    }
+    latest = await runOnce(state, call, tool);
+    attempts += latest.attempts ?? latest.effect?.attempts ?? 1;
+  }
+  // Lost again on the last round: its own evidence; otherwise what the earlier rounds found, with every attempt.
+  const effect = latest.effect?.mayHaveHappened ? latest.effect : (earlier ?? latest.effect);
+  const decided = earlier?.decision && !effect?.decision ? { decision: earlier.decision } : {};
+  return effect ? { ...latest, attempts, effect: { ...effect, ...decided, attempts } } : latest;
+}
+
+/** Asks the tool's `reconcile` on a worker; a lookup that keeps failing has found nothing out: `unknown`. */
+async function lookUp(state: RunState, call: ParsedToolCall): Promise<ReconcileOutcome> {
+  const key = idempotencyKey(state, call.callId).idempotencyKey ?? `${workflowInfo().workflowId}:${call.callId}`;
+  try {
+    return await reconcileTool.executeWithOptions(
+      { summary: `reconcile · ${describeCall(call.tool, call.args, 60)}` },
+      [
+        {
+          tool: call.tool,
+          args: call.args,
+          callId: call.callId,
+          idempotencyKey: key,
+          maxObservationTokens: state.config.maxObservationTokens,
+          ...fullTextOver(state),
+        },
+      ],
+    );
+  } catch (error) {
+    if (isCancellation(error)) throw error;
+    return { verdict: 'unknown', detail: `reconcile failed: ${activityFailureMessage(error)}` };
   }
 }
 

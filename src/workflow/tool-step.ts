@@ -187,6 +187,7 @@ function toStep(
     isError: observation.isError,
     ...(observation.data !== undefined ? { observationData: observation.data } : {}),
     ...(observation.truncated ? { truncated: true } : {}),
+    ...(observation.effect !== undefined ? { effect: observation.effect } : {}),
     ...(observation.summarizedFromTokens !== undefined
       ? { summarizedFromTokens: observation.summarizedFromTokens }
       : {}),

@@ -1,5 +1,6 @@
 import { afterAll, expect, inject, it } from 'vitest';
 import { CLUSTER_FAULTS } from '../../chaos/scenarios/cluster';
+import { RECONCILE_KILL_POINTS, reconcileScenario } from '../../chaos/scenarios/reconcile';
 import { runScenario, type ChaosSizes } from '../../chaos/suite';
 import { killAllWorkers } from '../../chaos/worker-process';
 
@@ -28,5 +29,22 @@ it(
       expect.stringContaining('PostgreSQL restarted'),
       expect.stringContaining('the worker holding a run SIGKILLed'),
     ]);
+  },
+);
+
+it(
+  'on a PostgreSQL cluster: a provider with no idempotency keys, the worker SIGKILLed at every step boundary; every uncertain call settled, nothing doubled or lost',
+  { timeout: 600_000 },
+  async () => {
+    const runs = RECONCILE_KILL_POINTS.length;
+    const report = await reconcileScenario(
+      { address: '', workflowBundlePath: inject('workflowBundlePath'), seed: 1, log: () => undefined },
+      { runs, lanes: 4, cluster: true },
+    );
+    expect(report.failures).toEqual([]);
+    expect(report.records.filter((record) => record.completed && record.correct)).toHaveLength(runs);
+    expect(report.counts).toMatchObject({ kills: runs, duplicateEffects: 0, lostEffects: 0, unresolved: 0 });
+    expect(report.counts.appliedWrites).toBe(2 * runs); // each run's two entries, once each
+    expect(report.counts).toMatchObject({ uncertain: 4, resolvedByReconcile: 2, resolvedByPerson: 2 });
   },
 );

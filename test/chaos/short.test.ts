@@ -5,6 +5,7 @@ import { startLedgerService } from '../../chaos/ledger-service';
 import { auditRetries, MODEL_RETRY_POLICY } from '../../chaos/model-faults';
 import type { ScenarioReport } from '../../chaos/report';
 import type { ChaosContext } from '../../chaos/scenarios/kit';
+import { RECONCILE_KILL_POINTS } from '../../chaos/scenarios/reconcile';
 import { runScenario, type ChaosSizes } from '../../chaos/suite';
 import { killAllWorkers } from '../../chaos/worker-process';
 import type { RecordedRequest } from '../../src/testing/scripted-model';
@@ -18,6 +19,8 @@ const SHORT: ChaosSizes = {
   loadRuns: 20,
   loadSteps: 10,
   clusterRunsPerFault: 3,
+  reconcileRuns: RECONCILE_KILL_POINTS.length,
+  reconcileLanes: 4,
 };
 
 const context = (): ChaosContext => ({
@@ -74,6 +77,19 @@ describe.concurrent('the fault suite, short', () => {
       expect(report.counts.hang).toBeGreaterThan(0);
       expect(report.counts.malformed).toBeGreaterThan(0);
       expect(report.counts.policyViolations).toBe(0);
+    },
+  );
+
+  it(
+    'a provider with no idempotency keys, the worker SIGKILLed at every step boundary: reconcile or a person settles every uncertain call, nothing doubled or lost',
+    { timeout: 200_000 },
+    async () => {
+      const report = await runScenario('reconcile', context(), SHORT);
+      expectAllRight(report, SHORT.reconcileRuns);
+      expect(report.counts).toMatchObject({ kills: RECONCILE_KILL_POINTS.length, duplicateEffects: 0, lostEffects: 0 });
+      expect(report.counts.appliedWrites).toBe(2 * SHORT.reconcileRuns); // each run's two entries, once each
+      // The four kills inside a payment each leave one call whose outcome nobody saw; two of them cannot be searched.
+      expect(report.counts).toMatchObject({ uncertain: 4, resolvedByReconcile: 2, resolvedByPerson: 2, unresolved: 0 });
     },
   );
 

@@ -172,4 +172,24 @@ describe('ApprovalBook', () => {
     });
     expect(book.snapshot().budget).toBeNull();
   });
+
+  it('an uncertain call: edit refused, approve runs it again without "always", approve-always of a sibling skips it', () => {
+    const book = new ApprovalBook();
+    const uncertain = book.open({ ...call('c1-1:uncertain', 'pay'), reason: 'uncertain_effect' });
+    const sibling = book.open(call('c1-2', 'pay'));
+    expect(book.checkDecision({ callId: 'c1-1:uncertain', decision: 'edit', args: { id: 'x' } })).toMatchObject({
+      ok: false,
+      reason: 'invalid_edit',
+    });
+    book.apply({ callId: 'c1-2', decision: 'approve', always: true }, sibling, ALICE);
+    expect(uncertain.resolution).toBeUndefined(); // "always" confirms later calls; it does not re-run this one
+    expect(book.apply({ callId: 'c1-1:uncertain', decision: 'approve', always: true }, uncertain, ALICE)).toMatchObject(
+      { decision: 'approve', always: false },
+    );
+    expect(uncertain.resolution).toEqual({
+      outcome: 'run',
+      args: { id: 'c1-1:uncertain' },
+      decision: { kind: 'approve', by: ALICE },
+    });
+  });
 });

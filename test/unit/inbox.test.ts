@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import type { PendingItem } from '../../src/client/decisions';
 import { Authenticator, InboxConfigError, parseTokens } from '../../src/inbox/auth';
 import { escapeHtml, html } from '../../src/inbox/html';
-import { filterItems } from '../../src/inbox/items';
+import { filterItems, renderItem } from '../../src/inbox/items';
 
 const TOKEN = 'alice-token-0123456789abcdef';
 const SECRET = 'proxy-secret-0123456789';
@@ -166,5 +166,29 @@ describe('inbox pages', () => {
     expect(ids({ tool: 'transfer' })).toEqual(['a']);
     expect(ids({ olderThanMinutes: 30 })).toEqual(['a', 'c']);
     expect(ids({ tool: 'delete', olderThanMinutes: 30 })).toEqual([]);
+  });
+
+  it('shows a call that may have happened with its three choices and no edit form', () => {
+    const item: PendingItem = {
+      kind: 'approval',
+      workflowId: 'w',
+      callId: 'c2-1:uncertain',
+      tool: 'pay',
+      args: { amount: 40 },
+      argsHash: 'h',
+      question: 'This pay call may have happened: …',
+      requestedAt: '2026-01-01T00:00:00Z',
+      deadline: '2026-01-02T00:00:00Z',
+      reason: 'uncertain_effect',
+      detail: 'payment search answered HTTP 503',
+    };
+    const page = renderItem(item, 'csrf').html;
+    expect(page).toContain('call may have happened');
+    expect(page).toContain('The tool could not tell: payment search answered HTTP 503');
+    expect(page).toMatch(/value="approve">Run it again/);
+    expect(page).toMatch(/value="respond">Treat as done/);
+    expect(page).toMatch(/value="reject">Skip it/);
+    expect(page).not.toContain('value="edit"');
+    expect(page).not.toContain('approve_always');
   });
 });

@@ -46,4 +46,26 @@ describe('formatStep (the live trace on stderr)', () => {
     expect(observationLine.length).toBeLessThan(340);
     expect(observationLine.endsWith('…')).toBe(true);
   });
+
+  it('says when a call may have happened unseen, what reconcile said and who decided', () => {
+    const step: ReActStep = {
+      iteration: 2,
+      thought: 'The invoice is due.',
+      action: { type: 'tool_call', tool: 'pay', args: { amount: 40 }, callId: 'c2-1' },
+      observation: 'Paid 40, receipt r-1.',
+      effect: {
+        attempts: 2,
+        mayHaveHappened: true,
+        noticedBy: 'retry',
+        reconcile: 'unknown',
+        detail: 'payment search is down',
+        decision: { kind: 'respond', by: { identity: 'alice', channel: 'inbox' } },
+      },
+      timestamp: '2026-01-01T00:00:00.000Z',
+      tokenUsage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    };
+    expect(formatStep(step).split('\n').at(-1)).toBe(
+      '           Effect: may have happened unseen (2 attempts); reconcile: unknown (payment search is down); decided: respond by alice via inbox',
+    );
+  });
 });

@@ -5,7 +5,7 @@ import { PromptCache } from './prompt-cache';
 import { createCritique } from './critic';
 import { createSummarize } from './summarize';
 import { createPrepareRun } from './prepare-run';
-import { createListTools, createRunTool, createValidateToolArgs } from './tools';
+import { createListTools, createReconcileTool, createRunTool, createValidateToolArgs } from './tools';
 import { withWellFormedFailures } from './well-formed-failures';
 import type { RunTuning } from '../model-calls';
 
@@ -28,6 +28,7 @@ export function createActivities(deps: ActivityDependencies) {
     summarize: createSummarize(deps),
     critique: createCritique(deps),
     runTool: createRunTool(deps.registry),
+    reconcileTool: createReconcileTool(deps.registry),
     listTools,
     prepareRun: createPrepareRun(
       listTools,

@@ -2,7 +2,15 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { parseDuration } from '../../shared/duration';
 import { ErrorType } from '../../shared/errors';
 import { errorObservation, successObservation } from '../../shared/observation';
-import type { RunToolInput, ToolCatalog, ToolObservation, ValidateArgsInput } from '../../shared/tool-protocol';
+import type {
+  ReconcileOutcome,
+  ReconcileToolInput,
+  RunToolInput,
+  StepEffect,
+  ToolCatalog,
+  ToolObservation,
+  ValidateArgsInput,
+} from '../../shared/tool-protocol';
 import { formatZodIssues } from '../../shared/validation';
 import { DEFAULT_TOOL_CATEGORY, ToolInputError, type AnyToolDefinition } from '../tools/define-tool';
 import { toolParametersSchema } from '../tools/catalog';
@@ -25,10 +33,13 @@ export const LOCAL_TOOL_MAX_TIMEOUT_MS = 30_000;
 
 /**
  * Whether a tool runs as a local activity: as it declares, else when its timeout is at most
- * {@link LOCAL_TOOL_MAX_TIMEOUT_MS}. Either way a retried or re-run call gets the same idempotency key.
+ * {@link LOCAL_TOOL_MAX_TIMEOUT_MS}. Either way a retried or re-run call gets the same idempotency key. A tool with
+ * `reconcile` runs remotely unless it says `local: true`: a remote attempt's number survives a lost worker, so its
+ * retry knows to reconcile, where a local activity re-run after its worker died starts again at attempt 1.
  */
 export function runsLocally(tool: AnyToolDefinition): boolean {
   if (tool.local !== undefined) return tool.local;
+  if (tool.reconcile) return false;
   return (parseDuration(tool.timeout ?? DEFAULT_TOOL_TIMEOUT) ?? Infinity) <= LOCAL_TOOL_MAX_TIMEOUT_MS;
 }
 
@@ -53,6 +64,7 @@ export function createListTools(registry: ToolRegistry): (names?: string[]) => P
         confirm: tool.confirm ?? 'never',
         local: runsLocally(tool),
         ...(tool.readOnly ? { readOnly: true } : {}),
+        ...(tool.reconcile ? { reconciles: true as const } : {}),
         parameters: toolParametersSchema(tool),
       })),
     };
@@ -80,6 +92,11 @@ class FailedAttempts {
     this.messages.set(key, message);
     const oldest = this.messages.keys().next();
     if (this.messages.size > REMEMBERED_FAILURES && !oldest.done) this.messages.delete(oldest.value);
+  }
+
+  /** Whether this worker saw the call's previous attempt fail. */
+  has(key: string): boolean {
+    return this.messages.has(key);
   }
 
   take(key: string, attempt: number): string {
@@ -124,26 +141,118 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
     // One per call and the same for all its attempts, even a local activity's retry after a long backoff, which the
     // workflow schedules anew under another activity ID.
     const attemptsKey = idempotencyKey;
+    // Attempt > 1 with no failure this worker saw: an earlier attempt's outcome is unknown (its worker died, it timed
+    // out while running, or another worker saw it fail). Counted as "may have happened": a false alarm costs one
+    // lookup, a missed one a duplicate effect.
+    const unseen = attempt > 1 && !failedAttempts.has(attemptsKey);
+    // A local activity re-run after its worker died starts at attempt 1 with nothing recorded: indistinguishable from
+    // a first run, so a local tool that reconciles asks before every first attempt.
+    const reconciles = input.reconcile === true && tool.reconcile !== undefined;
+    const askFirst = reconciles && (unseen || (context.info.isLocal && attempt === 1));
     return withHeartbeats(async (signal) => {
+      let effect: StepEffect | undefined = unseen
+        ? { attempts: attempt, mayHaveHappened: true, noticedBy: 'retry' }
+        : undefined;
+      if (askFirst) {
+        const found = await reconcileCall(tool, idempotencyKey, parsed.data, signal, input);
+        // A local first attempt that finds nothing is an ordinary first run: no evidence to keep.
+        if (found.verdict !== 'not_done' || unseen) {
+          effect = {
+            attempts: attempt,
+            mayHaveHappened: true,
+            noticedBy: unseen ? 'retry' : 'local_first_attempt',
+            reconcile: found.verdict,
+            ...(found.detail !== undefined ? { detail: found.detail } : {}),
+          };
+        }
+        if (found.verdict === 'done' && found.observation) {
+          failedAttempts.take(attemptsKey, attempt);
+          return { ...found.observation, ...(attempt > 1 ? { attempts: attempt } : {}), ...(effect ? { effect } : {}) };
+        }
+        if (found.verdict === 'unknown') {
+          failedAttempts.take(attemptsKey, attempt);
+          return {
+            ...uncertainObservation(input.tool, input.args, found.detail),
+            attempts: attempt,
+            ...(effect ? { effect } : {}),
+          };
+        }
+      }
+      const evidence = effect ? { effect } : {};
       try {
         const output = await tool.handler(parsed.data, { idempotencyKey, signal });
         const observation = successObservation(output, input.maxObservationTokens, input.fullTextOver);
-        if (attempt === 1) return observation;
-        return { ...observation, attempts: attempt, recoveredFrom: failedAttempts.take(attemptsKey, attempt) };
+        if (attempt === 1) return { ...observation, ...evidence };
+        return {
+          ...observation,
+          attempts: attempt,
+          recoveredFrom: failedAttempts.take(attemptsKey, attempt),
+          ...evidence,
+        };
       } catch (error) {
         if (signal.aborted) throw error;
         const message = errorMessage(error);
         if (error instanceof ToolInputError)
-          return errorObservation(input.tool, input.args, message, 'invalid_arguments');
+          return { ...errorObservation(input.tool, input.args, message, 'invalid_arguments'), ...evidence };
         // A permanent error ends the call on this attempt: the model sees it now, not after every backoff.
         if (attempt < retryPolicyOf(tool).maximumAttempts && isRetryableError(tool.retryableErrors, error)) {
           failedAttempts.remember(attemptsKey, message);
           throw ApplicationFailure.retryable(message, ErrorType.ToolFailed);
         }
         failedAttempts.take(attemptsKey, attempt);
-        return { ...errorObservation(input.tool, input.args, message), attempts: attempt };
+        return { ...errorObservation(input.tool, input.args, message), attempts: attempt, ...evidence };
       }
     });
+  };
+}
+
+/** Text of a call `reconcile` could not settle; the workflow asks a person and the model sees their outcome. */
+function uncertainObservation(tool: string, args: unknown, detail: string | undefined): ToolObservation {
+  const why = detail !== undefined ? `: ${detail}` : '';
+  return errorObservation(tool, args, `its effect may have happened and reconcile could not tell${why}`);
+}
+
+/**
+ * Asks a tool's `reconcile` about one call. A throwing or malformed `reconcile` is `unknown` with its error as the
+ * detail: a lookup that failed has found nothing out, and running the call again on a guess could duplicate it.
+ */
+async function reconcileCall(
+  tool: AnyToolDefinition,
+  idempotencyKey: string,
+  args: unknown,
+  signal: AbortSignal,
+  format: Pick<RunToolInput, 'maxObservationTokens' | 'fullTextOver'>,
+): Promise<ReconcileOutcome> {
+  if (!tool.reconcile) return { verdict: 'not_done' };
+  try {
+    const found = await tool.reconcile(idempotencyKey, args, { signal });
+    if (found.status === 'done') {
+      return {
+        verdict: 'done',
+        observation: successObservation(found.result, format.maxObservationTokens, format.fullTextOver),
+      };
+    }
+    if (found.status === 'not_done') return { verdict: 'not_done' };
+    if (found.status === 'unknown') return { verdict: 'unknown', ...(found.detail ? { detail: found.detail } : {}) };
+    return { verdict: 'unknown', detail: `reconcile returned an unknown status` };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return { verdict: 'unknown', detail: `reconcile failed: ${errorMessage(error)}` };
+  }
+}
+
+/**
+ * Creates the `reconcileTool` activity: the workflow asks it about a call whose attempts ran out by timeouts or lost
+ * workers, before it tells the model the call failed. It only looks the effect up; it never runs the handler.
+ */
+export function createReconcileTool(registry: ToolRegistry): (input: ReconcileToolInput) => Promise<ReconcileOutcome> {
+  return async function reconcileTool(input: ReconcileToolInput): Promise<ReconcileOutcome> {
+    if (!registry.has(input.tool)) await registry.refresh([input.tool]);
+    const tool = registry.get(input.tool);
+    if (!tool?.reconcile) return { verdict: 'unknown', detail: `no worker tool "${input.tool}" can reconcile` };
+    const parsed = tool.schema.safeParse(input.args);
+    if (!parsed.success) return { verdict: 'unknown', detail: "the call's arguments no longer fit the tool's schema" };
+    return withHeartbeats((signal) => reconcileCall(tool, input.idempotencyKey, parsed.data, signal, input));
   };
 }
 

@@ -36,6 +36,19 @@ export interface ToolContext {
 /** A handler may return text or any JSON value; JSON is kept as structured data beside the text. */
 export type ToolOutput = string | number | boolean | null | object;
 
+/**
+ * What a tool's `reconcile` found out about a call whose outcome nobody saw: its effect happened (with the result the
+ * call would have returned), it did not, or the provider cannot tell (a person then decides).
+ */
+export type ReconcileResult =
+  { status: 'done'; result: ToolOutput } | { status: 'not_done' } | { status: 'unknown'; detail?: string };
+
+/** What `reconcile` receives besides the call's key and arguments. */
+export interface ReconcileContext {
+  /** Aborted when the run is cancelled or the lookup's activity times out. */
+  signal: AbortSignal;
+}
+
 /** The category of a tool that names none. */
 export const DEFAULT_TOOL_CATEGORY = 'custom';
 
@@ -51,6 +64,19 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
   /** Example argument objects, shown to models in text mode and in docs. */
   examples?: ReadonlyArray<z.input<Schema>>;
   handler: (args: z.output<Schema>, context: ToolContext) => Promise<ToolOutput> | ToolOutput;
+  /**
+   * Finds out whether a call's effect happened, for a provider that has no idempotency keys of its own (look the
+   * write up by a reference the handler passed, e.g. the key as a payment's metadata). Asked before a call runs
+   * again when an earlier attempt may have had its effect unseen (a worker lost mid-call, a timeout after start):
+   * `done` takes its result without running the handler, `not_done` runs it, `unknown` asks a person. A tool with
+   * `reconcile` runs as a remote activity unless it says `local: true`; a local one is reconciled before every first
+   * attempt too, since a local activity re-run after its worker died starts again at attempt 1 with nothing recorded.
+   */
+  reconcile?: (
+    idempotencyKey: string,
+    args: z.output<Schema>,
+    context: ReconcileContext,
+  ) => Promise<ReconcileResult> | ReconcileResult;
   retry?: ToolRetryPolicy;
   /**
    * The errors another attempt could fix (a timeout, a rate limit), as error classes, error names or codes, or RegExps
