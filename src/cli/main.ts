@@ -44,7 +44,8 @@ Decide:
                             The approval inbox (web): everything waiting for a person, run pages with live traces;
                             tokens file: {"<token>": {"name": "alice", "roles": ["finance"]}} (or INBOX_TOKENS_FILE)
   (approve/reject/edit/respond/answer take --as NAME and --roles a,b, else AGENT_IDENTITY/AGENT_ROLES, else the OS
-   user: recorded in the run's history as who decided)
+   user: recorded in the run's history as who decided; with AGENT_SIGNING_KEY_ID and AGENT_SIGNING_KEY_FILE set,
+   decisions are signed for approvals.requireSigned)
   (callId may be left out when exactly one call is pending; approve/reject/edit/respond take --args-hash HASH, from
    pending, to decide only those exact arguments; these commands take --address host:port, else TEMPORAL_ADDRESS,
    else localhost:7233)
@@ -53,7 +54,9 @@ Inspect:
   trace   <workflowId> [--json]     result <workflowId> [--json]     cancel <workflowId>
   events  <workflowId> [--after SEQ] [--json]
                             Follow a run's events live until it ends (resume after SEQ)
-  audit   <workflowId> [--json]  Who decided what, when, on which arguments (read from the run's history)
+  audit   <workflowId> [--json] [--verify [--keys FILE]]
+                            Who decided what, when, on which arguments (read from the run's history); --verify
+                            re-checks each decision's signature with the worker's keys (else WORKER_APPROVAL_KEYS)
 
 Operate:
   server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C

@@ -119,7 +119,11 @@ export function signDecision<D extends SignedFields>(
 /** A key the worker (and `audit --verify`) trusts: whose it is, which roles it vouches for, and how to check it. */
 export interface ApprovalKey {
   keyId: string;
-  approver: string;
+  /**
+   * Who may sign with it: one person's key names one approver; a service that signs in the name of people it
+   * authenticated (the inbox) names each of them.
+   */
+  approvers: string[];
   /** Roles a decision signed with this key may claim (none: it may claim none). */
   roles: string[];
   algorithm: SigningAlgorithm;
@@ -129,6 +133,7 @@ export interface ApprovalKey {
 interface KeyFileEntry {
   id?: unknown;
   approver?: unknown;
+  approvers?: unknown;
   roles?: unknown;
   publicKey?: unknown;
   publicKeyFile?: unknown;
@@ -136,7 +141,7 @@ interface KeyFileEntry {
 }
 
 /**
- * Parses a verification key set: `{ "keys": [{ "id", "approver", "roles"?, "publicKey" | "publicKeyFile" | "secret" }] }`
+ * Parses a verification key set: `{ "keys": [{ "id", "approver" | "approvers", "roles"?, "publicKey" | "publicKeyFile" | "secret" }] }`
  * (Ed25519 public keys as PEM text or a PEM file beside the JSON; HMAC secrets as base64). Throws one line naming
  * the first bad entry.
  */
@@ -149,10 +154,16 @@ export function parseApprovalKeys(json: unknown, baseDir = process.cwd()): Appro
     if (typeof raw?.id !== 'string' || raw.id === '') throw new SigningKeyError(`${where}: "id" is required`);
     if (seen.has(raw.id)) throw new SigningKeyError(`${where}: key ID ${raw.id} is named twice`);
     seen.add(raw.id);
-    if (typeof raw.approver !== 'string' || raw.approver === '')
-      throw new SigningKeyError(`${where} (${raw.id}): "approver" is required`);
+    const approvers =
+      typeof raw.approver === 'string' && raw.approver !== ''
+        ? [raw.approver]
+        : Array.isArray(raw.approvers)
+          ? raw.approvers.map(String).filter((name) => name !== '')
+          : [];
+    if (approvers.length === 0)
+      throw new SigningKeyError(`${where} (${raw.id}): "approver" (or a list "approvers") is required`);
     const roles = Array.isArray(raw.roles) ? raw.roles.map(String) : [];
-    const base = { keyId: raw.id, approver: raw.approver, roles };
+    const base = { keyId: raw.id, approvers, roles };
     if (typeof raw.secret === 'string')
       return { ...base, algorithm: 'hmac-sha256', key: hmacSecret(raw.id, raw.secret) };
     const pem =
@@ -216,10 +227,12 @@ export function verifyDecision(keys: readonly ApprovalKey[], payload: Record<str
     holds = false;
   }
   if (!holds) return { ok: false, keyId, why: `the signature does not match key ${keyId}` };
-  if (fields.identity !== key.approver)
-    return { ok: false, keyId, why: `key ${keyId} belongs to ${key.approver}, not ${fields.identity ?? 'anonymous'}` };
+  if (typeof fields.identity !== 'string' || !key.approvers.includes(fields.identity)) {
+    const owner = key.approvers.join(', ');
+    return { ok: false, keyId, why: `key ${keyId} belongs to ${owner}, not ${fields.identity ?? 'anonymous'}` };
+  }
   const unvouched = (fields.roles ?? []).filter((role) => !key.roles.includes(role));
   if (unvouched.length > 0)
     return { ok: false, keyId, why: `key ${keyId} does not vouch for role ${unvouched.join(', ')}` };
-  return { ok: true, keyId: keyId!, approver: key.approver, digest: signedDigest(fields, claims) };
+  return { ok: true, keyId: keyId!, approver: fields.identity, digest: signedDigest(fields, claims) };
 }

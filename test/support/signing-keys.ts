@@ -14,17 +14,20 @@ export function ed25519Pem(): { privateKey: string; publicKey: string } {
 }
 
 /**
- * The keys of the signed-approval tests: alice (Ed25519) and a bot (HMAC) the worker trusts, and mallory's key it does
- * not. `files` holds the worker's key set and each signer's key file, for the CLI and the inbox.
+ * The keys of the signed-approval tests: alice (Ed25519), a bot (HMAC) and an inbox signing for alice and bob, which
+ * the worker trusts, and mallory's key, which it does not. `files` holds the worker's key set and each signer's key file, for the CLI and the inbox.
  */
 export function testSigningKeys() {
   const alice = ed25519Pem();
   const mallory = ed25519Pem();
+  const inbox = ed25519Pem();
   const botSecret = randomBytes(32).toString('base64');
   const keySet = {
     keys: [
       { id: 'alice-1', approver: 'alice', publicKey: alice.publicKey },
       { id: 'bot-1', approver: 'bot', roles: ['ops'], secret: botSecret },
+      // The inbox signs for the people it signs in.
+      { id: 'inbox-1', approvers: ['alice', 'bob'], roles: ['finance'], publicKey: inbox.publicKey },
     ],
   };
   const folder = mkdtempSync(path.join(tmpdir(), 'signing-keys-'));
@@ -36,10 +39,11 @@ export function testSigningKeys() {
   writeFileSync(files.keySet, JSON.stringify(keySet));
   writeFileSync(files.alice, alice.privateKey);
   writeFileSync(files.bot, botSecret);
-  const signers: Record<'alice' | 'bot' | 'mallory', DecisionSigner> = {
+  const signers: Record<'alice' | 'bot' | 'mallory' | 'inbox', DecisionSigner> = {
     alice: createDecisionSigner('alice-1', alice.privateKey),
     bot: createDecisionSigner('bot-1', botSecret),
     mallory: createDecisionSigner('mallory-1', mallory.privateKey),
+    inbox: createDecisionSigner('inbox-1', inbox.privateKey),
   };
   return { approvalKeys: parseApprovalKeys(keySet), signers, files };
 }
