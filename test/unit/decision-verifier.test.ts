@@ -43,6 +43,9 @@ describe('the decision-verifying codec', () => {
     const plain = defaultPayloadConverter.toPayload({ steps: ['x'.repeat(10_000)] });
     const [same] = await verifier.decode([plain], workflow);
     expect(same).toBe(plain);
+    // A run's input may hold a config field named `signature` (output signatures): not a decision, not touched.
+    const input = defaultPayloadConverter.toPayload({ signature: 'question -> answer', signatureVerdict: 1 });
+    expect((await verifier.decode([input], workflow))[0]).toBe(input);
     // Activity payloads never carry decisions.
     const fromActivity = defaultPayloadConverter.toPayload({ ...approve, signatureVerdict: { ok: true } });
     const [kept] = await verifier.decode([fromActivity], {

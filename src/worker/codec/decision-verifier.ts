@@ -16,7 +16,8 @@ const NEEDLES = [Buffer.from('signature'), Buffer.from('\\u')];
  * was sent (signature included, verdict never), and the keys stay in this process.
  *
  * It sees every payload, so it skips cheaply: activity payloads (no decision comes that way), non-JSON payloads, and
- * payloads whose bytes cannot hold either field are passed through untouched, without parsing.
+ * payloads whose bytes cannot hold either field are passed through untouched, without parsing; a parsed payload that
+ * is not a decision (`callId` and `decision`) is passed through too.
  */
 export class DecisionVerifierCodec implements PayloadCodec {
   constructor(private readonly keys: readonly ApprovalKey[]) {}
@@ -44,6 +45,8 @@ export class DecisionVerifierCodec implements PayloadCodec {
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return payload;
     const object = value as Record<string, unknown>;
+    // Only a decision's verdict is ever read (by the decide update's validator); other payloads are left as they are.
+    if (typeof object.callId !== 'string' || typeof object.decision !== 'string') return payload;
     if (!Object.hasOwn(object, SIGNATURE_FIELD) && !Object.hasOwn(object, VERDICT_FIELD)) return payload;
     const rest = { ...object };
     delete rest[VERDICT_FIELD];
