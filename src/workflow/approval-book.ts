@@ -52,6 +52,8 @@ export interface SigningRules {
   requireSigned?: boolean | readonly string[];
   /** Digests of signatures earlier runs of the chain accepted. */
   usedSignatures?: readonly string[];
+  /** Whether the run's rules know signed decisions (rule set 7); older rules refuse their fields as unknown. */
+  accepted?: boolean;
 }
 
 /**
@@ -74,7 +76,10 @@ export class ApprovalBook {
     this.always = [...alwaysApproved];
     this.requireSigned = signing.requireSigned ?? false;
     this.used = new Set(signing.usedSignatures ?? []);
+    this.signaturesKnown = signing.accepted ?? true;
   }
+
+  private readonly signaturesKnown: boolean;
 
   /** Digests of the signatures decisions of this chain carried, so none is accepted twice. */
   get usedSignatures(): readonly string[] {
@@ -179,6 +184,10 @@ export class ApprovalBook {
       };
     const decision = parsed.value;
     const envelope = decision.signature;
+    if (!this.signaturesKnown && (envelope !== undefined || decision.signatureVerdict !== undefined)) {
+      const field = envelope !== undefined ? 'signature' : 'signatureVerdict';
+      return { ok: false, reason: 'invalid_payload', message: `Invalid decision: unknown field: ${field}` };
+    }
     if (envelope && this.used.has(signatureDigest(envelope))) {
       return {
         ok: false,

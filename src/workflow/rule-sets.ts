@@ -143,6 +143,11 @@ const GENERATIONS = [
        * re-runs the latest call with the refined query, CALL_DIFFERENT_TOOL steers through feedback.
        */
       criticActs: true,
+      /**
+       * A decision may carry a signature and the worker's verdict on it (`approvals.requireSigned`). Older rules
+       * refused such a payload as having unknown fields, signals included, so their runs replay that way.
+       */
+      signedDecisions: true,
     },
   },
 ] as const;
