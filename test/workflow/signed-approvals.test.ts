@@ -148,6 +148,32 @@ describe('signed approvals (approvals.requireSigned)', () => {
     });
   });
 
+  it('across continue-as-new a signature stays bound to the chain and stays spent', async () => {
+    const run = await harness.start([deleteCall('n1'), deleteCall('n2'), deleteCall('n3'), { answer: 'done' }], 'q', {
+      approvals: { requireSigned: true },
+      history: { maxStepsPerRun: 2 },
+    });
+    const alice = clientAs('alice', 'alice');
+    await waitForPending(harness, run.workflowId);
+    const handle = harness.client.workflow.getHandle(run.workflowId);
+    const [first] = (await waitForPending(harness, run.workflowId)).approvals;
+    const approve: Decision = { callId: 'c1-1', decision: 'approve', argsHash: first!.argsHash, identity: 'alice' };
+    const signed = signDecision(approve, keys.signers.alice, {
+      workflowId: run.workflowId,
+      firstRunId: run.firstRunId,
+    });
+    await sendDecision(handle, signed);
+    await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
+    await alice.approve(run.workflowId, 'c2-1');
+    // The second run of the chain waits for c3-1; the first run's signature is still spent there.
+    await waitForPending(harness, run.workflowId, { callId: 'c3-1' });
+    expect((await handle.describe()).runId).not.toBe(run.firstRunId);
+    expect(await refusal(sendDecision(handle, signed))).toMatchObject({ reason: 'signature_reused' });
+    // Signed for the chain's first run ID, a decision in a later run is the chain's own.
+    expect(await alice.approve(run.workflowId, 'c3-1')).toMatchObject({ by: { signedWith: 'alice-1' } });
+    expect((await run.result()).terminationReason).toBe('success');
+  });
+
   it('requireSigned names tools: other calls, and runs without it, take unsigned decisions as before', async () => {
     const run = await harness.start(
       [{ thought, toolCalls: [{ name: 'delete_record', args: { id: 'u1' } }] }, { answer: 'done' }],
