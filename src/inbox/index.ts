@@ -12,7 +12,6 @@ export {
   createDecisionSigner,
   readDecisionSigner,
   signDecision,
-  DEFAULT_SIGNATURE_TTL_MS,
   SigningKeyError,
   type DecisionSigner,
   type SigningTarget,

@@ -38,13 +38,7 @@ export {
 } from '../client/env';
 export { runWorkerProcess } from './process';
 export { readWorkerEnv, type WorkerEnv } from './env';
-export {
-  parseApprovalKeys,
-  readApprovalKeysFile,
-  verifyDecision,
-  type ApprovalKey,
-  type SigningAlgorithm,
-} from '../client/decision-signing';
+export { parseApprovalKeys, readApprovalKeysFile, type ApprovalKey } from '../client/decision-signing';
 export { DecisionVerifierCodec } from './codec/decision-verifier';
 export { createTracing, type Tracing } from './tracing';
 export {
