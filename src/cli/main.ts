@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { SigningKeyError } from '../client/decision-signing';
 import { AgentRunError, DecisionRefusedError, InvalidConfigError } from '../client/errors';
 import { ErrorType } from '../shared/errors';
 import { UsageError } from './args';
@@ -270,6 +271,7 @@ export async function main(argv: string[]): Promise<number> {
       error instanceof DecisionRefusedError ||
       error instanceof InvalidEnvironmentError ||
       error instanceof PayloadCodecError ||
+      error instanceof SigningKeyError ||
       error instanceof DevServerBusyError ||
       error instanceof InvalidConfigError ||
       error instanceof ForkRefusedError ||

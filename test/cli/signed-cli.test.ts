@@ -60,6 +60,12 @@ describe('the CLI signs decisions and verifies the audit', () => {
     expect((JSON.parse(json.stdout) as AuditEntry[]).map((entry) => entry.verification)).toEqual([
       { signed: true, valid: true, keyId: 'alice-1', approver: 'alice' },
     ]);
+    // Half a key configuration is a mistake to name, not a reason to send unsigned.
+    const halfKey = await cli(['approve', run.workflowId], { AGENT_SIGNING_KEY_ID: 'alice-1' });
+    expect(halfKey).toMatchObject({
+      code: 2,
+      stderr: 'error: set both AGENT_SIGNING_KEY_ID and AGENT_SIGNING_KEY_FILE to sign decisions\n',
+    });
     const noKeys = await cli(['audit', run.workflowId, '--verify']);
     expect(noKeys).toMatchObject({ code: 2 });
     expect(noKeys.stderr).toContain('audit --verify needs the verification keys');
