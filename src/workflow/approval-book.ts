@@ -70,6 +70,7 @@ export class ApprovalBook {
   private readonly running = new Map<string, RunningDelegation>();
   private readonly requireSigned: boolean | readonly string[];
   private readonly used: Set<string>;
+  private readonly signaturesKnown: boolean;
 
   /** `alwaysApproved`: the tools an earlier run of the chain approved for good. */
   constructor(alwaysApproved: readonly string[] = [], signing: SigningRules = {}) {
@@ -78,8 +79,6 @@ export class ApprovalBook {
     this.used = new Set(signing.usedSignatures ?? []);
     this.signaturesKnown = signing.accepted ?? true;
   }
-
-  private readonly signaturesKnown: boolean;
 
   /** Digests of the signatures decisions of this chain carried, so none is accepted twice. */
   get usedSignatures(): readonly string[] {
