@@ -6,6 +6,7 @@ import type { Decision } from '../../src/shared/approvals';
 import { decideSignal } from '../../src/shared/messages';
 import { signedDigest } from '../../src/shared/signed-decision';
 import type { ScriptedTurn } from '../../src/testing/scripted-model';
+import { RESEARCHER, researcherSubagents } from '../support/delegation';
 import { TEST_REVIEWER, useHarness, waitForPending } from '../support/harness';
 import { testSigningKeys } from '../support/signing-keys';
 import { recordedEffects } from '../support/test-tools';
@@ -172,6 +173,32 @@ describe('signed approvals (approvals.requireSigned)', () => {
     // Signed for the chain's first run ID, a decision in a later run is the chain's own.
     expect(await alice.approve(run.workflowId, 'c3-1')).toMatchObject({ by: { signedWith: 'alice-1' } });
     expect((await run.result()).terminationReason).toBe('success');
+  });
+
+  it("a subagent inherits requireSigned: its call takes a decision signed for the child's own run", async () => {
+    let parentCalls = 0;
+    let childCalls = 0;
+    const child: ScriptedTurn[] = [deleteCall('d9'), { answer: 'd9 deleted.' }];
+    const run = await harness.start(
+      (request) =>
+        String(request.messages[0]?.content).startsWith(RESEARCHER)
+          ? (child[childCalls++] ?? { status: 400, errorMessage: 'the researcher script is exhausted' })
+          : parentCalls++ === 0
+            ? {
+                thought: 'The researcher can remove the record while I keep the overview.',
+                toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'Remove record d9.' } }],
+              }
+            : { answer: 'Done via the researcher.' },
+      'q',
+      { subagents: researcherSubagents, approvals: { requireSigned: ['delete_record'] } },
+    );
+    const childId = `${run.workflowId}/c1-1-researcher`;
+    await waitForPending(harness, childId);
+    expect(await refusal(harness.agents.approve(childId, 'c1-1'))).toMatchObject({ reason: 'unsigned' });
+    expect(await clientAs('alice', 'alice').approve(childId, 'c1-1')).toMatchObject({
+      by: { signedWith: 'alice-1' },
+    });
+    expect((await run.result()).trace.steps[0]?.observation).toBe('d9 deleted.');
   });
 
   it('requireSigned names tools: other calls, and runs without it, take unsigned decisions as before', async () => {
