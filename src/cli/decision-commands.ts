@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
-import { auditTrail, type AuditEntry } from '../client/audit';
+import { auditTrail, type AuditEntry, type Verification } from '../client/audit';
+import { readApprovalKeysFile, SigningKeyError } from '../client/decision-signing';
+import { readEnv } from '../client/env';
 import { PENDING_QUERY_TIMEOUT_MS } from '../client/decisions';
 import { describeCall } from '../shared/observation';
 import { cliIdentity, UsageError } from './args';
@@ -48,6 +50,8 @@ function parse(argv: string[]) {
         as: { type: 'string' },
         roles: { type: 'string' },
         by: { type: 'string' },
+        verify: { type: 'boolean', default: false },
+        keys: { type: 'string' },
       },
     });
   } catch (error) {
@@ -72,6 +76,27 @@ function parseEditArgs(text: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
+/** What an audit line says of a decision's signature: verified (valid, by whom, or why not), or only claimed. */
+function signatureText(entry: AuditEntry): string {
+  const verification: Verification | undefined = entry.verification;
+  if (!verification) return entry.signedWith ? `signed with ${entry.signedWith} (not verified)` : '';
+  if (!verification.signed) return 'UNSIGNED';
+  if (verification.valid) return `SIGNED by ${verification.approver} (${verification.keyId}): valid`;
+  return `SIGNED${verification.keyId ? ` with ${verification.keyId}` : ''}: INVALID (${verification.why})`;
+}
+
+/** The verification keys `audit --verify` re-checks signatures with: --keys, else WORKER_APPROVAL_KEYS. */
+function verificationKeys(file: string | undefined) {
+  const path = file ?? readEnv().approvalKeysFile;
+  if (!path) throw new UsageError('audit --verify needs the verification keys: --keys <file> or WORKER_APPROVAL_KEYS');
+  try {
+    return readApprovalKeysFile(path);
+  } catch (error) {
+    if (error instanceof SigningKeyError) throw new UsageError(error.message);
+    throw error;
+  }
+}
+
 /** One audit line: when, who (and how), what, on which call and arguments, and what the run answered. */
 function formatAuditEntry(entry: AuditEntry): string {
   const { decision, callId, always, reason, args, observation, answer, amount, requestId } = entry.payload;
@@ -92,7 +117,7 @@ function formatAuditEntry(entry: AuditEntry): string {
   // forged "alice via inbox" from another client reads differently (until approvals are signed).
   const claimed = `${entry.identity ?? 'anonymous'}${entry.roles ? ` [${entry.roles.join(', ')}]` : ''} via ${entry.channel}`;
   const who = entry.sender ? `${claimed} (sent by ${entry.sender})` : claimed;
-  return [entry.at, who, what.filter((part) => part !== '').join(' '), outcome]
+  return [entry.at, who, what.filter((part) => part !== '').join(' '), outcome, signatureText(entry)]
     .filter((part) => part !== '')
     .join('  ');
 }
@@ -220,7 +245,8 @@ export async function decisionCommand(
         return 0;
       }
       case 'audit': {
-        const entries = await auditTrail(agents.client, id);
+        const verify = values.verify ? { verify: verificationKeys(values.keys) } : {};
+        const entries = await auditTrail(agents.client, id, verify);
         if (values.json) return (out(JSON.stringify(entries)), 0);
         if (entries.length === 0) out(`Nobody decided anything in ${id}.`);
         for (const entry of entries) out(formatAuditEntry(entry));

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
 import { readEnv } from '../client/env';
+import { signerFromEnv, SigningKeyError, type DecisionSigner } from '../client/decision-signing';
 import { InboxConfigError, parseTokens, readTokensFile, startInbox, type IdentitySource } from '../inbox';
 import { UsageError } from './args';
 import { connectServer, type Cleanup } from './run-command';
@@ -66,6 +67,13 @@ export async function inboxCommand(argv: string[], say: Say, untilInterrupted: (
     throw error;
   }
   const env = readEnv();
+  let signer: DecisionSigner | undefined;
+  try {
+    signer = signerFromEnv(env);
+  } catch (error) {
+    if (error instanceof SigningKeyError) throw new UsageError(error.message);
+    throw error;
+  }
   const cleanups: Cleanup[] = [];
   try {
     const server = values.address ? { address: values.address } : await connectServer(env, say, cleanups);
@@ -81,6 +89,7 @@ export async function inboxCommand(argv: string[], say: Say, untilInterrupted: (
         port,
         log: say,
         ...(publicUrl ? { publicUrl } : {}),
+        ...(signer ? { signer } : {}),
       });
     } catch (error) {
       if (error instanceof InboxConfigError) throw new UsageError(error.message);

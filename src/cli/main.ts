@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { SigningKeyError } from '../client/decision-signing';
 import { AgentRunError, DecisionRefusedError, InvalidConfigError } from '../client/errors';
 import { ErrorType } from '../shared/errors';
 import { UsageError } from './args';
@@ -44,7 +45,8 @@ Decide:
                             The approval inbox (web): everything waiting for a person, run pages with live traces;
                             tokens file: {"<token>": {"name": "alice", "roles": ["finance"]}} (or INBOX_TOKENS_FILE)
   (approve/reject/edit/respond/answer take --as NAME and --roles a,b, else AGENT_IDENTITY/AGENT_ROLES, else the OS
-   user: recorded in the run's history as who decided)
+   user: recorded in the run's history as who decided; with AGENT_SIGNING_KEY_ID and AGENT_SIGNING_KEY_FILE set,
+   decisions are signed for approvals.requireSigned)
   (callId may be left out when exactly one call is pending; approve/reject/edit/respond take --args-hash HASH, from
    pending, to decide only those exact arguments; these commands take --address host:port, else TEMPORAL_ADDRESS,
    else localhost:7233)
@@ -53,7 +55,9 @@ Inspect:
   trace   <workflowId> [--json]     result <workflowId> [--json]     cancel <workflowId>
   events  <workflowId> [--after SEQ] [--json]
                             Follow a run's events live until it ends (resume after SEQ)
-  audit   <workflowId> [--json]  Who decided what, when, on which arguments (read from the run's history)
+  audit   <workflowId> [--json] [--verify [--keys FILE]]
+                            Who decided what, when, on which arguments (read from the run's history); --verify
+                            re-checks each decision's signature with the worker's keys (else WORKER_APPROVAL_KEYS)
 
 Operate:
   server                    Start the embedded Temporal dev server (state in ${DEV_SERVER_DB}) until Ctrl-C
@@ -267,6 +271,7 @@ export async function main(argv: string[]): Promise<number> {
       error instanceof DecisionRefusedError ||
       error instanceof InvalidEnvironmentError ||
       error instanceof PayloadCodecError ||
+      error instanceof SigningKeyError ||
       error instanceof DevServerBusyError ||
       error instanceof InvalidConfigError ||
       error instanceof ForkRefusedError ||

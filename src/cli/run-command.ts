@@ -10,6 +10,7 @@ import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../client/env';
 import { startScriptedModel } from '../testing/scripted-model';
 import { readMcpServersFile } from '../worker/env';
+import { readApprovalKeysFile } from '../client/decision-signing';
 import {
   createAgentWorker,
   createOpenAIClient,
@@ -162,6 +163,8 @@ export async function followRun(
         toolsRoot: options.toolsRoot,
         // The same MCP servers file as the `worker` command's.
         ...(mcpFile ? { mcpServers: readMcpServersFile(mcpFile) } : {}),
+        // The same verification keys as the `worker` command's, for runs with approvals.requireSigned.
+        ...(env.approvalKeysFile ? { approvalKeys: readApprovalKeysFile(env.approvalKeysFile) } : {}),
       });
     }
     const client = await connectClient(server.address, env, cleanups);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
-import { auditTrail, type AuditEntry } from './audit';
+import { auditTrail, type AuditEntry, type AuditOptions } from './audit';
+import { signerFromEnv, type DecisionSigner } from './decision-signing';
 import { followPending, type PendingHandle } from './pending-handles';
 import type { z } from 'zod';
 import { dataConverterFromEnv } from '../worker/codec';
@@ -84,6 +85,8 @@ export interface AgentClientOptions {
   identity?: string;
   roles?: string[];
   channel?: Channel;
+  /** Signs every decision this client sends (default: the key AGENT_SIGNING_KEY_ID and AGENT_SIGNING_KEY_FILE name). */
+  signer?: DecisionSigner;
 }
 
 /** The typed API services and the CLI use to start runs and read their traces. */
@@ -96,15 +99,18 @@ export class AgentClient extends AgentDecisions {
    * Wraps an existing Temporal client; `ownsConnection` makes {@link close} close its connection. Runs are started
    * with the AgentStatus search attribute unless `searchAttributes` is false (a cluster without them registered;
    * listPending then finds nothing). Decisions carry `identity` (else AGENT_IDENTITY, else the Temporal client's own
-   * identity, `pid@host`), `roles` (else AGENT_ROLES) and `channel` (default `client`).
+   * identity, `pid@host`), `roles` (else AGENT_ROLES) and `channel` (default `client`), signed by `signer` (else
+   * the AGENT_SIGNING_KEY_* key, else unsigned).
    */
   constructor(options: AgentClientOptions) {
     const env = readEnv();
     const roles = options.roles ?? env.roles;
+    const signer = options.signer ?? signerFromEnv(env);
     super(options.client, {
       identity: options.identity ?? env.identity ?? options.client.options.identity,
       channel: options.channel ?? 'client',
       ...(roles.length > 0 ? { roles } : {}),
+      ...(signer ? { signer } : {}),
     });
     this.taskQueue = options.taskQueue ?? env.taskQueue;
     this.ownsConnection = options.ownsConnection ?? false;
@@ -136,6 +142,7 @@ export class AgentClient extends AgentDecisions {
       ...(options.identity !== undefined ? { identity: options.identity } : {}),
       ...(options.roles !== undefined ? { roles: options.roles } : {}),
       ...(options.channel !== undefined ? { channel: options.channel } : {}),
+      ...(options.signer !== undefined ? { signer: options.signer } : {}),
     });
   }
 
@@ -317,9 +324,12 @@ export class AgentClient extends AgentDecisions {
     return this.handle(workflowId).ask(text);
   }
 
-  /** Who decided what in a run, in order: every decision, answer and budget decision its history holds. */
-  audit(workflowId: string): Promise<AuditEntry[]> {
-    return auditTrail(this.client, workflowId);
+  /**
+   * Who decided what in a run, in order: every decision, answer and budget decision its history holds. `verify`
+   * (verification keys, e.g. `readApprovalKeysFile(...)`) re-checks each one's signature: signed or not, by whom, valid.
+   */
+  audit(workflowId: string, options: AuditOptions = {}): Promise<AuditEntry[]> {
+    return auditTrail(this.client, workflowId, options);
   }
 
   /** Requests cancellation of a run. */

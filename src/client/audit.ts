@@ -4,6 +4,8 @@ import type { temporal } from '@temporalio/proto';
 import { deciderOf, type Channel } from '../shared/identity';
 import { decodePayload } from './payloads';
 import { chainRunIds } from './run-chain';
+import { verifyDecision, type ApprovalKey } from './decision-signing';
+import { SIGNATURE_FIELD, type SignatureEnvelope } from '../shared/signed-decision';
 
 /** The updates and signals by which people decide; their payloads are what the audit reads. */
 const DECISION_MESSAGES = ['decide', 'answer', 'decideBudget'];
@@ -27,6 +29,44 @@ export interface AuditEntry {
   /** What the run answered: the applied decision, or why the handler refused it. Signals get no answer. */
   result?: unknown;
   refused?: string;
+  /** The key the payload says signed it; whether that holds is what `verify` checks. */
+  signedWith?: string;
+  /** With `verify`: signed or not, and if signed, by whom and whether the signature holds, or why not. */
+  verification?: Verification;
+}
+
+/** What re-verifying one decision found. */
+export type Verification =
+  | { signed: false }
+  | { signed: true; valid: true; keyId: string; approver: string }
+  | { signed: true; valid: false; keyId?: string; why: string };
+
+/** Options of {@link auditTrail}. */
+export interface AuditOptions {
+  /** Re-verify every decision's signature with these keys (the worker's verification keys). */
+  verify?: readonly ApprovalKey[];
+}
+
+/**
+ * Re-verifies a decision as the history holds it: the signature with today's keys, made for this run (workflow ID and
+ * the chain's first run ID), and not yet expired when the server accepted it.
+ */
+function verificationOf(
+  keys: readonly ApprovalKey[],
+  payload: Record<string, unknown>,
+  run: { workflowId: string; firstRunId: string; at: string },
+): Verification {
+  const envelope = payload[SIGNATURE_FIELD] as SignatureEnvelope | undefined;
+  if (!envelope) return { signed: false };
+  const verdict = verifyDecision(keys, payload);
+  if (!verdict.ok)
+    return { signed: true, valid: false, ...(verdict.keyId ? { keyId: verdict.keyId } : {}), why: verdict.why };
+  const { keyId, approver } = verdict;
+  if (envelope.workflowId !== run.workflowId || envelope.firstRunId !== run.firstRunId)
+    return { signed: true, valid: false, keyId, why: `made for run ${envelope.workflowId} (${envelope.firstRunId})` };
+  if (!(Date.parse(envelope.expiresAt) > Date.parse(run.at)))
+    return { signed: true, valid: false, keyId, why: `expired at ${envelope.expiresAt}, before it was accepted` };
+  return { signed: true, valid: true, keyId, approver };
 }
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -41,10 +81,16 @@ function timeOf(event: HistoryEvent): string {
  * (decoded with this client's codecs, so encrypted runs work). Updates the validator refused never entered history,
  * so they are not here; an update whose handler refused it (an invalid edit) is, with `refused`.
  */
-export async function auditTrail(client: Client, workflowId: string): Promise<AuditEntry[]> {
+export async function auditTrail(
+  client: Client,
+  workflowId: string,
+  options: AuditOptions = {},
+): Promise<AuditEntry[]> {
   const decode = (payload: Payload | null | undefined) => decodePayload<unknown>(client, payload);
   const entries: AuditEntry[] = [];
-  for (const runId of await chainRunIds(client, workflowId)) {
+  const runIds = await chainRunIds(client, workflowId);
+  const firstRunId = runIds[0] ?? '';
+  for (const runId of runIds) {
     const history = await client.workflow.getHandle(workflowId, runId).fetchHistory();
     const byUpdate = new Map<string, AuditEntry>();
     for (const event of history.events ?? []) {
@@ -72,18 +118,28 @@ export async function auditTrail(client: Client, workflowId: string): Promise<Au
         },
         via,
       );
+      // The signature covers the identity fields too: verification needs them back.
+      const identityFields = { identity: payload.identity, roles: payload.roles, channel: payload.channel };
       delete payload.identity;
       delete payload.roles;
       delete payload.channel;
       const sender = accepted?.meta?.identity ?? signaled?.identity ?? undefined;
+      const at = timeOf(event);
+      const envelope = payload[SIGNATURE_FIELD] as { keyId?: unknown } | undefined;
+      const verification = options.verify
+        ? verificationOf(options.verify, { ...payload, ...identityFields }, { workflowId, firstRunId, at })
+        : undefined;
+      delete payload[SIGNATURE_FIELD];
       const entry: AuditEntry = {
-        at: timeOf(event),
+        at,
         runId,
         message: name,
         via,
         ...by,
         ...(sender ? { sender } : {}),
         payload,
+        ...(typeof envelope?.keyId === 'string' ? { signedWith: envelope.keyId } : {}),
+        ...(verification ? { verification } : {}),
       };
       if (accepted?.meta?.updateId) byUpdate.set(accepted.meta.updateId, entry);
       entries.push(entry);

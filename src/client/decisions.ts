@@ -19,6 +19,7 @@ import { AgentPendingToolsKey, AgentStatusKey, PENDING_MEMO_KEY } from '../share
 import type { Channel } from '../shared/identity';
 import { causeMessages, DecisionRefusedError } from './errors';
 import { queryRun } from './query';
+import { signDecision, type DecisionSigner } from './decision-signing';
 
 // Defined with the other client errors; re-exported where the decision functions that throw it live.
 export { DecisionRefusedError };
@@ -194,6 +195,8 @@ export interface Sender {
   identity: string;
   roles?: string[];
   channel: Channel;
+  /** Signs each decision (`approvals.requireSigned`); its key must belong to `identity` on the worker. */
+  signer?: DecisionSigner;
 }
 
 /** The identity fields a payload carries for `sender`. */
@@ -224,8 +227,34 @@ export async function sendAsPerson<Payload extends object, Result>(
 }
 
 /** Sends a decision by update and returns what it did; a refused decision throws DecisionRefusedError. */
-export function sendDecision(handle: WorkflowHandle, decision: Decision, sender?: Sender): Promise<AppliedDecision> {
-  return sendAsPerson(handle, decideUpdate, decision, sender);
+export async function sendDecision(
+  handle: WorkflowHandle,
+  decision: Decision,
+  sender?: Sender,
+): Promise<AppliedDecision> {
+  const signed = sender?.signer ? await signedFor(handle, decision, sender, sender.signer) : decision;
+  return sendAsPerson(handle, decideUpdate, signed, sender);
+}
+
+/**
+ * The decision signed for this run and call: the first run ID of the chain comes from the server, the arguments' hash
+ * from the pending call when the decision names none (a signature always names the arguments it approves).
+ */
+async function signedFor(
+  handle: WorkflowHandle,
+  decision: Decision,
+  sender: Sender,
+  signer: DecisionSigner,
+): Promise<Decision> {
+  const { raw } = await handle.describe();
+  const firstRunId = raw.workflowExecutionInfo?.firstRunId ?? raw.workflowExecutionInfo?.execution?.runId ?? '';
+  let argsHash = decision.argsHash;
+  if (argsHash === undefined) {
+    const { approvals } = await queryRun(handle, getPendingQuery);
+    argsHash = approvals.find((call) => call.callId === decision.callId)?.argsHash;
+  }
+  const fields = { ...decision, ...senderFields(sender), ...(argsHash !== undefined ? { argsHash } : {}) };
+  return signDecision(fields, signer, { workflowId: handle.workflowId, firstRunId });
 }
 
 /** Answers the run's pending question by update; returns the question that was answered. */

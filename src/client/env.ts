@@ -24,6 +24,12 @@ export interface RuntimeEnv {
   identity: string | undefined;
   /** AGENT_ROLES: comma-separated roles sent with decisions, for `approvers: ['role:<name>']`. */
   roles: string[];
+  /** AGENT_SIGNING_KEY_ID: the key ID decisions are signed with (the worker maps it to its approver). */
+  signingKeyId: string | undefined;
+  /** AGENT_SIGNING_KEY_FILE: the signing key, a PEM Ed25519 private key or a base64 HMAC secret. */
+  signingKeyFile: string | undefined;
+  /** WORKER_APPROVAL_KEYS: the worker's verification keys (JSON), which `audit --verify` re-checks decisions with. */
+  approvalKeysFile: string | undefined;
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -53,6 +59,9 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): RuntimeEnv {
     payloadEncryptionKeys: nonEmpty(env.PAYLOAD_ENCRYPTION_KEYS),
     identity: nonEmpty(env.AGENT_IDENTITY),
     roles: splitList(env.AGENT_ROLES),
+    signingKeyId: nonEmpty(env.AGENT_SIGNING_KEY_ID),
+    signingKeyFile: nonEmpty(env.AGENT_SIGNING_KEY_FILE),
+    approvalKeysFile: nonEmpty(env.WORKER_APPROVAL_KEYS),
   };
 }
 

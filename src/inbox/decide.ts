@@ -7,6 +7,7 @@ import type { BudgetDecision } from '../shared/budget';
 import { DecisionRefusedError } from '../client/errors';
 import type { Decision, RefusalReason } from '../shared/approvals';
 import type { InboxUser } from './auth';
+import type { DecisionSigner } from '../client/decision-signing';
 
 /** Largest decision body the inbox reads (an edit's arguments included). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -114,8 +115,17 @@ function outcomeOfError(error: unknown): DecisionOutcome {
   return { status: 'refused', message: error.message, ...(error.reason ? { reason: error.reason } : {}) };
 }
 
-function senderOf(user: InboxUser): Sender {
-  return { identity: user.name, channel: 'inbox', ...(user.roles.length > 0 ? { roles: user.roles } : {}) };
+/**
+ * The person as a sender. With a signer, the inbox signs in the name of the person it authenticated: the worker's key
+ * set must name them among that key's approvers.
+ */
+function senderOf(user: InboxUser, signer: DecisionSigner | undefined): Sender {
+  return {
+    identity: user.name,
+    channel: 'inbox',
+    ...(user.roles.length > 0 ? { roles: user.roles } : {}),
+    ...(signer ? { signer } : {}),
+  };
 }
 
 /** What each post does, as this person; its result is the message the page shows. */
@@ -128,9 +138,11 @@ function asPerson(act: Act) {
     user: InboxUser,
     workflowId: string,
     body: Record<string, unknown>,
+    signer?: DecisionSigner,
   ): Promise<DecisionOutcome> => {
     try {
-      return { status: 'applied', message: await act(client.workflow.getHandle(workflowId), body, senderOf(user)) };
+      const sender = senderOf(user, signer);
+      return { status: 'applied', message: await act(client.workflow.getHandle(workflowId), body, sender) };
     } catch (error) {
       return outcomeOfError(error);
     }

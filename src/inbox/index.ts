@@ -7,3 +7,12 @@ export {
   type IdentitySource,
   type InboxUser,
 } from './auth';
+// Signing decisions is the human side's: the inbox signs with it, and so can a service's AgentClient (`signer`).
+export {
+  createDecisionSigner,
+  readDecisionSigner,
+  signDecision,
+  SigningKeyError,
+  type DecisionSigner,
+  type SigningTarget,
+} from '../client/decision-signing';

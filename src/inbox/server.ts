@@ -7,6 +7,7 @@ import { cursorOf, streamRunEvents } from './event-stream';
 import { allowedHosts, listen } from '../client/http-listen';
 import { Authenticator, type Authenticated, type IdentitySource } from './auth';
 import { INBOX_SCRIPT, INBOX_STYLE } from './browser-assets';
+import type { DecisionSigner } from '../client/decision-signing';
 import { answerAs, BadRequest, budgetAs, decideAs, httpStatus, readBody, type DecisionOutcome } from './decide';
 import { loginPage, outcomePage } from './html';
 import { PendingFeed } from './live';
@@ -30,6 +31,11 @@ export interface InboxOptions {
   /** How often the list of waiting items is polled while someone watches it (default 1 s). */
   pollMs?: number;
   log?: (line: string) => void;
+  /**
+   * Signs each decision in the name of the person signed in (`approvals.requireSigned`); the worker's key set must list
+   * them among the key's `approvers`. The CLI's inbox reads it from AGENT_SIGNING_KEY_ID and AGENT_SIGNING_KEY_FILE.
+   */
+  signer?: DecisionSigner;
 }
 
 /** A running inbox. */
@@ -220,7 +226,7 @@ async function post(
     action === '/decide' ? decideAs : action === '/answer' ? answerAs : action === '/budget' ? budgetAs : null;
   if (!match || !act || !action) return sendJson(response, 404, { error: `nothing to post to at ${url.pathname}` });
   const workflowId = workflowIdOf(match[1]!);
-  const outcome: DecisionOutcome = await act(options.client, who.user, workflowId, body);
+  const outcome: DecisionOutcome = await act(options.client, who.user, workflowId, body, options.signer);
   feed.nudge(); // the lists should show it soon, whatever the listing's pace
   // Every part but the action came from the request: escaped, a newline in a call ID cannot forge a line of the log.
   options.log?.(

@@ -42,6 +42,7 @@ export const CONFIG_GROUPS = {
     timeout: 'approvalTimeout',
     onTimeout: 'onApprovalTimeout',
     approvers: 'approvers',
+    requireSigned: 'requireSigned',
     clarification: 'allowClarification',
   },
   history: {

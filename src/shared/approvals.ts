@@ -1,6 +1,13 @@
 import { bool, jsonObject, optional, strict, text, variants, type Check, type ShapeOf } from './payload-check';
 import type { PendingBudget } from './budget';
 import { deciderFields, type Decider } from './identity';
+import {
+  signatureEnvelopeCheck,
+  verdictCheck,
+  SIGNATURE_FIELD,
+  VERDICT_FIELD,
+  type SignatureRefusal,
+} from './signed-decision';
 
 /**
  * A declarative rule over a call's arguments deciding whether a person must confirm it. JSON, so the workflow can
@@ -66,7 +73,14 @@ export interface PendingDecisions {
   budget?: PendingBudget | null;
 }
 
-const base = { callId: text({ min: 1 }), argsHash: optional(text({ min: 1 })), ...deciderFields };
+const base = {
+  callId: text({ min: 1 }),
+  argsHash: optional(text({ min: 1 })),
+  ...deciderFields,
+  [SIGNATURE_FIELD]: optional(signatureEnvelopeCheck),
+  // Written by the worker's verifying codec; a sender's own is replaced before the run sees it.
+  [VERDICT_FIELD]: optional(verdictCheck),
+} as const;
 type Base = ShapeOf<typeof base>;
 
 /** A decision about one pending tool call: the one shape a person's decision has, whoever sends it and how. */
@@ -119,7 +133,8 @@ export type RefusalReason =
   | 'invalid_edit'
   | 'ambiguous_call'
   | 'no_question'
-  | 'not_allowed';
+  | 'not_allowed'
+  | SignatureRefusal;
 
 /** What a decision did, returned to the sender of the update. */
 export interface AppliedDecision {

@@ -60,6 +60,7 @@ export const CONFIG_DEFAULTS = {
   approvalTimeout: DEFAULT_APPROVAL_TIMEOUT,
   onApprovalTimeout: 'reject',
   approvers: {},
+  requireSigned: false,
   onBudget: 'stop',
   allowClarification: true,
   maxStepsPerRun: DEFAULT_MAX_STEPS_PER_RUN,

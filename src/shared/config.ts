@@ -193,6 +193,12 @@ export const resolvedConfigSchema = z.strictObject({
     .describe(
       "who may decide a tool's calls: identities, or `role:<name>`; anyone else (and anyone anonymous) is refused by the update, except to reject; the key `@budget` names who may raise a budget (`limits.onReached: 'ask'`; anyone may stop)",
     ),
+  requireSigned: z
+    .union([z.boolean(), z.array(z.string().min(1)).max(500)])
+    .default(false)
+    .describe(
+      "decisions that must carry a signature from a key the worker trusts (the worker's `approvalKeys`, WORKER_APPROVAL_KEYS): `true` for every call, or a list of tools; the update refuses unsigned, expired, reused or mismatched decisions before they enter history, and refuses raw signals",
+    ),
   onBudget: z
     .enum(['stop', 'ask'])
     .default('stop')

@@ -21,6 +21,11 @@ export interface Decider {
   identity: string | null;
   channel: Channel;
   roles?: string[];
+  /**
+   * The key whose signature the worker verified before the run accepted the decision (`approvals.requireSigned`);
+   * `identity` is then the approver that key belongs to, not a claim. Absent for unsigned decisions and signals.
+   */
+  signedWith?: string;
 }
 
 /** The identity a sender claims, for the client and CLI to attach to what they send. */
@@ -34,7 +39,12 @@ export interface SenderIdentity {
  * it arrived. An update without a channel came from some client.
  */
 export function deciderOf(
-  payload: { identity?: string | undefined; roles?: string[] | undefined; channel?: Channel | undefined },
+  payload: {
+    identity?: string | undefined;
+    roles?: string[] | undefined;
+    channel?: Channel | undefined;
+    signature?: { keyId: string } | undefined;
+  },
   via: 'update' | 'signal',
 ): Decider {
   const channel: Channel = via === 'signal' ? 'signal' : (payload.channel ?? 'client');
@@ -42,6 +52,8 @@ export function deciderOf(
     identity: payload.identity ?? null,
     channel,
     ...(payload.roles && payload.roles.length > 0 ? { roles: payload.roles } : {}),
+    // Only an update's signature was verified (by its validator); a signal's cannot be.
+    ...(via === 'update' && payload.signature ? { signedWith: payload.signature.keyId } : {}),
   };
 }
 
@@ -55,5 +67,6 @@ export function isApprover(approvers: readonly string[], decider: Pick<Decider, 
 /** "alice via inbox", for logs, the UI details and the audit. */
 export function describeDecider(decider: Decider | undefined): string {
   if (!decider) return 'unknown';
-  return `${decider.identity ?? 'anonymous'} via ${decider.channel}`;
+  const signed = decider.signedWith ? `, signed with ${decider.signedWith}` : '';
+  return `${decider.identity ?? 'anonymous'} via ${decider.channel}${signed}`;
 }

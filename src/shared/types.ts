@@ -282,6 +282,8 @@ export interface CarriedState {
   /** At most `stallThreshold` entries (`stallThreshold + 2` from rules 7, which also look for cycles). */
   callSignatures: string[];
   alwaysApproved: string[];
+  /** Digests of the signatures signed decisions carried (absent when none did, and in older histories). */
+  usedSignatures?: string[];
   summary: string | null;
   /** The latest steps the model still sees (not yet folded into the summary). */
   window: ReActStep[];

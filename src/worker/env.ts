@@ -5,6 +5,7 @@ import { parseDuration } from '../shared/duration';
 import { formatZodIssues } from '../shared/validation';
 import { DurableAgentError } from '../shared/errors';
 import type { ModelCallOptions } from './model-calls';
+import { readApprovalKeysFile, type ApprovalKey } from '../client/decision-signing';
 
 /** Raised for a worker environment that cannot work; the message lists every bad variable on one line. */
 export class InvalidEnvironmentError extends DurableAgentError {
@@ -35,6 +36,10 @@ const schema = z.object({
   WORKER_MODEL_TIMEOUT: duration.optional(),
   WORKER_MODEL_ATTEMPTS: z.coerce.number().int().min(1).max(1000).optional(),
   WORKER_RUN_AHEAD: z.enum(['true', 'false']).optional(),
+  WORKER_APPROVAL_KEYS: z
+    .string()
+    .refine((value) => existsSync(value), 'expected a JSON file of approval keys')
+    .optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url('expected a URL such as http://otel-collector:4318').optional(),
 });
 
@@ -56,6 +61,8 @@ export interface WorkerEnv {
   modelCalls: ModelCallOptions;
   /** The plugin's `runAhead` (WORKER_RUN_AHEAD); undefined keeps its default. */
   runAhead: boolean | undefined;
+  /** The keys signed decisions are verified with (WORKER_APPROVAL_KEYS, a JSON file); none when unset. */
+  approvalKeys: ApprovalKey[] | undefined;
 }
 
 /** Reads and checks an MCP servers JSON file (WORKER_MCP_SERVERS); one line naming every problem. */
@@ -72,6 +79,14 @@ export function readMcpServersFile(file: string): McpServersConfig {
     throw new InvalidEnvironmentError(
       `Invalid worker environment: ${error instanceof Error ? error.message : String(error)}`,
     );
+  }
+}
+
+function approvalKeysOf(file: string): ApprovalKey[] {
+  try {
+    return readApprovalKeysFile(file);
+  } catch (error) {
+    throw new InvalidEnvironmentError(`Invalid worker environment: WORKER_APPROVAL_KEYS: ${(error as Error).message}`);
   }
 }
 
@@ -100,5 +115,6 @@ export function readWorkerEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
       ...(value.WORKER_MODEL_ATTEMPTS !== undefined ? { maximumAttempts: value.WORKER_MODEL_ATTEMPTS } : {}),
     },
     runAhead: value.WORKER_RUN_AHEAD === undefined ? undefined : value.WORKER_RUN_AHEAD === 'true',
+    approvalKeys: value.WORKER_APPROVAL_KEYS ? approvalKeysOf(value.WORKER_APPROVAL_KEYS) : undefined,
   };
 }

@@ -39,6 +39,8 @@ export {
 } from '../client/env';
 export { runWorkerProcess } from './process';
 export { readWorkerEnv, type WorkerEnv } from './env';
+export { parseApprovalKeys, readApprovalKeysFile, type ApprovalKey } from '../client/decision-signing';
+export { DecisionVerifierCodec } from './codec/decision-verifier';
 export { createTracing, type Tracing } from './tracing';
 export {
   dataConverterFromEnv,

@@ -12,6 +12,8 @@ import { McpToolSource } from './mcp/tool-source';
 import { stockBundleOptions } from './workflow-bundle';
 import { useLinearTimeRegexFallback } from './regex-engine';
 import { requestTimeoutMs, runTuningOf, type ModelCallOptions } from './model-calls';
+import type { ApprovalKey } from '../client/decision-signing';
+import { DecisionVerifierCodec } from './codec/decision-verifier';
 
 export { STOCK_WORKFLOWS_PATH } from './workflow-bundle';
 
@@ -61,6 +63,12 @@ export interface DurableAgentPluginOptions {
    * (default true). `false`: every call runs as the tool's own activity, each its own entry in the Temporal UI.
    */
   runAhead?: boolean;
+  /**
+   * The keys signed decisions are verified with (`approvals.requireSigned`): each key ID names its approver. They stay
+   * in this process, never in a run's config or history; a worker without them refuses every signed decision. Read
+   * them from a file with `readApprovalKeysFile` (WORKER_APPROVAL_KEYS for the CLI's worker).
+   */
+  approvalKeys?: readonly ApprovalKey[];
 }
 
 /** The default registry: every built-in tool, file tools confined to `root`. */
@@ -118,12 +126,14 @@ export class DurableAgentPlugin extends SimplePlugin {
     });
     this.mcp = mcp;
     this.stackTraces = options.workflowStackTraces ?? false;
+    this.verifier = new DecisionVerifierCodec(options.approvalKeys ?? []);
   }
 
   private readonly stackTraces: boolean;
+  private readonly verifier: DecisionVerifierCodec;
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
-    const configured = withCacheBound(super.configureWorker(options));
+    const configured = withVerifier(withCacheBound(super.configureWorker(options)), this.verifier);
     if (configured.workflowsPath !== undefined || configured.workflowBundle !== undefined) return configured;
     const { workflowsPath, preloadModules } = stockBundleOptions({ stackTraces: this.stackTraces });
     const bundlerOptions = configured.bundlerOptions ?? {};
@@ -136,6 +146,17 @@ export class DurableAgentPlugin extends SimplePlugin {
       },
     };
   }
+}
+
+/**
+ * Puts the decision verifier innermost among the worker's codecs (first: it decodes last, after decryption). Always,
+ * keys or not: a worker that did not verify must still overwrite a verdict a sender forged.
+ */
+function withVerifier(options: WorkerOptions, verifier: DecisionVerifierCodec): WorkerOptions {
+  const converter = options.dataConverter ?? {};
+  const codecs = converter.payloadCodecs ?? [];
+  if (codecs.includes(verifier)) return options;
+  return { ...options, dataConverter: { ...converter, payloadCodecs: [verifier, ...codecs] } };
 }
 
 function withCacheBound(options: WorkerOptions): WorkerOptions {

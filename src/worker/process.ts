@@ -98,6 +98,7 @@ export async function runWorkerProcess(
       ...(bundle ? { workflowBundle: bundle } : {}),
       modelCalls: workerEnv.modelCalls,
       ...(workerEnv.runAhead !== undefined ? { runAhead: workerEnv.runAhead } : {}),
+      ...(workerEnv.approvalKeys ? { approvalKeys: workerEnv.approvalKeys } : {}),
       workerOptions: {
         shutdownGraceTime: workerEnv.shutdownGraceMs,
         ...(workerEnv.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: workerEnv.maxCachedWorkflows } : {}),

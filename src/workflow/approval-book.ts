@@ -14,6 +14,7 @@ import {
 import { checkBudgetPayload, type BudgetDecision, type PendingBudget } from '../shared/budget';
 import { deciderOf, isApprover, type Decider } from '../shared/identity';
 import { checkPayload } from '../shared/payload-check';
+import { checkVerdict, signatureDigest, type SigningFacts } from '../shared/signed-decision';
 
 /** How a pending call was settled: run it (with these arguments), or give the model this observation instead. */
 export type Resolution =
@@ -45,6 +46,16 @@ export interface BudgetAsk {
 /** A checked decision or answer, or the one-line reason it was refused. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string; reason: RefusalReason };
 
+/** Which calls need a signed decision (`approvals.requireSigned`), and the signatures the chain already used. */
+export interface SigningRules {
+  /** `true`: every call; a list: those tools' calls. */
+  requireSigned?: boolean | readonly string[];
+  /** Digests of signatures earlier runs of the chain accepted. */
+  usedSignatures?: readonly string[];
+  /** Whether the run's rules know signed decisions (rule set 7); older rules refuse their fields as unknown. */
+  accepted?: boolean;
+}
+
 /**
  * What a run is waiting for and the rules for deciding it. Pure (no Temporal APIs), so the update validator, the
  * signal handler and unit tests share the same checks.
@@ -57,10 +68,26 @@ export class ApprovalBook {
   private openQuestion: AskedQuestion | null = null;
   private openBudget: BudgetAsk | null = null;
   private readonly running = new Map<string, RunningDelegation>();
+  private readonly requireSigned: boolean | readonly string[];
+  private readonly used: Set<string>;
+  private readonly signaturesKnown: boolean;
 
   /** `alwaysApproved`: the tools an earlier run of the chain approved for good. */
-  constructor(alwaysApproved: readonly string[] = []) {
+  constructor(alwaysApproved: readonly string[] = [], signing: SigningRules = {}) {
     this.always = [...alwaysApproved];
+    this.requireSigned = signing.requireSigned ?? false;
+    this.used = new Set(signing.usedSignatures ?? []);
+    this.signaturesKnown = signing.accepted ?? true;
+  }
+
+  /** Digests of the signatures decisions of this chain carried, so none is accepted twice. */
+  get usedSignatures(): readonly string[] {
+    return [...this.used];
+  }
+
+  /** Whether a tool's calls need a signed decision. */
+  signingRequired(tool: string): boolean {
+    return this.requireSigned === true || (Array.isArray(this.requireSigned) && this.requireSigned.includes(tool));
   }
 
   /** Tools approved with `always: true` for the rest of the run. */
@@ -137,10 +164,15 @@ export class ApprovalBook {
     return { approvals, question, delegations: [...this.delegations.values()], budget };
   }
 
-  /** Validates a decision payload against what is pending and who may decide it. */
+  /**
+   * Validates a decision payload against what is pending and who may decide it. `verify` (the update validator's
+   * facts) also holds a signature's verdict to the run: only the validator passes it, since the verdict comes from
+   * the worker's keys of the day and the handler must do the same on replay.
+   */
   checkDecision(
     payload: unknown,
     via: 'update' | 'signal' = 'update',
+    verify?: Omit<SigningFacts, 'argsHash'>,
   ): Checked<{ decision: Decision; entry: PendingEntry; by: Decider }> {
     const parsed = checkPayload(checkDecisionPayload, payload);
     if (!parsed.ok)
@@ -150,6 +182,18 @@ export class ApprovalBook {
         message: `Invalid decision: ${parsed.message}`,
       };
     const decision = parsed.value;
+    const envelope = decision.signature;
+    if (!this.signaturesKnown && (envelope !== undefined || decision.signatureVerdict !== undefined)) {
+      const field = envelope !== undefined ? 'signature' : 'signatureVerdict';
+      return { ok: false, reason: 'invalid_payload', message: `Invalid decision: unknown field: ${field}` };
+    }
+    if (envelope && this.used.has(signatureDigest(envelope))) {
+      return {
+        ok: false,
+        reason: 'signature_reused',
+        message: `Signature refused: it was already used (call ${decision.callId})`,
+      };
+    }
     const entry = this.entries.get(decision.callId);
     if (this.closed.has(decision.callId) || entry?.resolution) {
       return { ok: false, reason: 'already_decided', message: `Call ${decision.callId} was already decided` };
@@ -166,6 +210,8 @@ export class ApprovalBook {
         message: `argsHash ${decision.argsHash} does not match call ${decision.callId} (${entry.call.argsHash}): the decision is about other arguments`,
       };
     }
+    const signed = this.checkSigned(decision, entry, via, verify);
+    if (signed) return signed;
     if (entry.call.reason === 'uncertain_effect' && decision.decision === 'edit') {
       return {
         ok: false,
@@ -187,9 +233,40 @@ export class ApprovalBook {
     return { ok: true, value: { decision, entry, by } };
   }
 
+  /** The signing rules' verdict on a decision, or null when they let it through. */
+  private checkSigned(
+    decision: Decision,
+    entry: PendingEntry,
+    via: 'update' | 'signal',
+    verify: Omit<SigningFacts, 'argsHash'> | undefined,
+  ): Checked<never> | null {
+    const { tool, callId, argsHash } = entry.call;
+    const required = this.signingRequired(tool);
+    if (required && via === 'signal') {
+      // A signal enters history before any code sees it, so nothing could have verified its signature.
+      return {
+        ok: false,
+        reason: 'unsigned',
+        message: `Signal refused: call ${callId} (${tool}) needs a signed decision, sent as an update (inbox, CLI or client)`,
+      };
+    }
+    if (required && !decision.signature) {
+      return {
+        ok: false,
+        reason: 'unsigned',
+        message: `Unsigned decision refused: call ${callId} (${tool}) needs a signed decision`,
+      };
+    }
+    // A signed decision is verified even where none is required: a signature the worker cannot vouch for is refused.
+    if (!verify || !decision.signature || via !== 'update') return null;
+    const problem = checkVerdict(decision, decision.signature, decision.signatureVerdict, { ...verify, argsHash });
+    return problem ? { ok: false, ...problem } : null;
+  }
+
   /** Settles a checked decision. `always` also approves the other pending calls of the same tool. */
   apply(decision: Decision, entry: PendingEntry, by: Decider): AppliedDecision {
     const { call } = entry;
+    if (decision.signature) this.used.add(signatureDigest(decision.signature));
     const applied = { callId: call.callId, tool: call.tool, by };
     // "Always" is about confirming a tool's calls; running an uncertain call again says nothing about later ones.
     const always = decision.decision === 'approve' && decision.always === true && call.reason === undefined;

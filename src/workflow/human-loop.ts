@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, setHandler, type SignalDefinition } from '@temporalio/workflow';
+import { ApplicationFailure, condition, setHandler, workflowInfo, type SignalDefinition } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { PendingCall, RefusalReason } from '../shared/approvals';
 import { argsHash } from '../shared/canonical';
@@ -86,6 +86,12 @@ export function installPersonInput<Payload, Result>(
   });
 }
 
+/** What a signed decision's verdict is held to: this run (and the first run of its chain), and workflow time now. */
+function signingFacts(): { workflowId: string; firstRunId: string; nowMs: number } {
+  const info = workflowInfo();
+  return { workflowId: info.workflowId, firstRunId: info.firstExecutionRunId, nowMs: Date.now() };
+}
+
 /** Installs the query, the `decide` and `answer` updates (validated before they enter history) and their signals. */
 export function installHumanHandlers(state: RunState): void {
   const { approvals } = state;
@@ -94,7 +100,8 @@ export function installHumanHandlers(state: RunState): void {
     state,
     decideUpdate,
     decideSignal,
-    (payload) => approvals.checkDecision(payload, 'update'),
+    // Only here, in the validator, is a signature's verdict read: validators do not run on replay.
+    (payload) => approvals.checkDecision(payload, 'update', signingFacts()),
     (payload, via) => decide(state, payload, via),
   );
   installPersonInput(

@@ -149,6 +149,11 @@ const GENERATIONS = [
        * `reconcileTool` activity, and for `unknown` a pending decision for a person.
        */
       reconcilesEffects: true,
+      /**
+       * A decision may carry a signature and the worker's verdict on it (`approvals.requireSigned`). Older rules
+       * refused such a payload as having unknown fields, signals included, so their runs replay that way.
+       */
+      signedDecisions: true,
     },
   },
 ] as const;

@@ -105,7 +105,11 @@ export interface RunStateOptions {
 /** A fresh run, or the next run of a chain when `carried` comes from continue-as-new. */
 export function createRunState(options: RunStateOptions): RunState {
   const { query, config, workflowId, nowMs, carried, hooks = {}, rules = LATEST_RULE_SET.flags } = options;
-  const approvals = new ApprovalBook(carried?.alwaysApproved);
+  const approvals = new ApprovalBook(carried?.alwaysApproved, {
+    requireSigned: config.requireSigned,
+    accepted: rules.signedDecisions,
+    ...(carried?.usedSignatures ? { usedSignatures: carried.usedSignatures } : {}),
+  });
   return {
     query,
     config,
@@ -146,6 +150,8 @@ export function toCarried(state: RunState): CarriedState {
     errorHistory: state.counters.errorHistory.slice(-CARRIED_ERRORS),
     callSignatures: [...state.counters.callSignatures],
     alwaysApproved: [...state.approvals.alwaysApproved],
+    // A signature accepted in an earlier run of the chain is still spent.
+    ...(state.approvals.usedSignatures.length > 0 ? { usedSignatures: [...state.approvals.usedSignatures] } : {}),
     summary: state.transcript.summary,
     window: state.config.carrySteps > 0 ? state.transcript.window.slice(-state.config.carrySteps) : [],
     feedback: [...state.prompt.feedback],

@@ -56,6 +56,7 @@ describe('agent config defaults', () => {
       approvalTimeout: '24h',
       onApprovalTimeout: 'reject',
       approvers: {},
+      requireSigned: false,
       onBudget: 'stop',
       allowClarification: true,
       maxStepsPerRun: 100,

@@ -157,6 +157,21 @@ describe('the worker process', () => {
     );
   });
 
+  it('refuses an approval keys file with a bad key, naming it, with exit code 2', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-keys-env-')), 'approval-keys.json');
+    writeFileSync(file, JSON.stringify({ keys: [{ id: 'alice-1', approver: 'alice', secret: 'c2hvcnQ=' }] }));
+    const child = spawn(process.execPath, [CLI, 'worker'], {
+      env: { ...process.env, WORKER_APPROVAL_KEYS: file },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(2);
+    expect(stderr).toBe(
+      'error: Invalid worker environment: WORKER_APPROVAL_KEYS: key alice-1: an HMAC secret is base64 of at least 32 bytes, got 5\n',
+    );
+  });
+
   it('a busy health port or codec-server port is one line and exit code 2, not a stack trace', async () => {
     const busy = createNetServer();
     await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
