@@ -143,6 +143,11 @@ const GENERATIONS = [
        * re-runs the latest call with the refined query, CALL_DIFFERENT_TOOL steers through feedback.
        */
       criticActs: true,
+      /**
+       * A run that completes while its AgentStatus says `Running` and no tool waits upserts no `Completed`: Temporal's
+       * ExecutionStatus says so, and the upsert was a billed action of every run.
+       */
+      completesWithoutStatusUpsert: true,
     },
   },
 ] as const;
