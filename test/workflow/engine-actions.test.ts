@@ -1,7 +1,9 @@
+import type { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { chainRunIds } from '../../src/client/run-chain';
 import { addEngineActions, countEngineActions, noEngineActions, type EngineActions } from '../../src/replay';
 import type { ScriptedTurn } from '../../src/testing/scripted-model';
+import { DELTA_BURST, DELTA_SIGNALS_PER_SECOND } from '../../src/worker/activities/streaming';
 import { useHarness } from '../support/harness';
 
 const harness = useHarness();
@@ -38,5 +40,35 @@ describe('engine actions of a run', () => {
     expect(actions.total).toBe(23);
     const described = await harness.client.workflow.getHandle(run.workflowId).describe();
     expect(described.status.name).toBe('COMPLETED');
+  });
+
+  it('a streamed run sends its deltas within the documented rate: a burst, then one signal a second', async () => {
+    // Four calls whose text takes 1.5 s each to arrive: a batch every 100 ms sent about 15 signals a call.
+    const slow = { streamChunks: 30, chunkDelayMs: 50 };
+    const run = await harness.start(
+      [
+        ...steps(3)
+          .slice(0, 3)
+          .map((turn) => ({ ...turn, ...slow })),
+        { answer: 'Done.', ...slow },
+      ],
+      'test query',
+      { modelSettings: { stream: true } },
+    );
+    const received = [];
+    for await (const event of run.events()) received.push(event);
+    expect((await run.result()).terminationReason).toBe('success');
+    // Every call's text still reaches the subscriber whole.
+    const deltas = received.flatMap((event) => (event.type === 'thought_delta' ? [event.text] : []));
+    expect(deltas.join('')).toContain('Step 3: the calculator gives the next figure exactly.');
+    const history = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
+    const events = history.events ?? [];
+    const seconds = (event: temporal.api.history.v1.IHistoryEvent | undefined) =>
+      Number(event?.eventTime?.seconds ?? 0) + Number(event?.eventTime?.nanos ?? 0) / 1e9;
+    const lasted = seconds(events.at(-1)) - seconds(events[0]);
+    const signals = countEngineActions(history).byKind.signals;
+    expect(signals).toBeGreaterThan(3);
+    // The rate, with the run's own recorded times: the burst, one a second, and the last call's final batch.
+    expect(signals).toBeLessThanOrEqual(DELTA_BURST + Math.ceil(lasted * DELTA_SIGNALS_PER_SECOND) + 1);
   });
 });
