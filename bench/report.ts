@@ -193,11 +193,20 @@ export function formatTables(results: BenchResults): string {
     parts.push(
       table(
         `P8 engine actions per step (${p8[0]?.steps}-step runs; history counted as Temporal Cloud bills it)`,
-        ['scenario', 'actions', 'per step', ...used, 'follower queries', 'follower updates sent'],
+        [
+          'scenario',
+          'actions',
+          'per step',
+          'with queries, per step',
+          ...used,
+          'follower queries',
+          'follower updates sent',
+        ],
         p8.map((row) => [
           row.scenario,
           String(row.actions.total),
           fixed(row.perStep, 2),
+          fixed((row.actions.total + row.clientQueries + row.clientUpdates) / row.steps, 2),
           ...used.map((kind) => String(row.actions.byKind[kind])),
           String(row.clientQueries),
           String(row.clientUpdates),

@@ -295,7 +295,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   );
   setHandler(getStatusQuery, () => toStatus(state));
   setHandler(getPromptQuery, () => state.prompt.sent ?? null);
-  installEventHandlers(state.events);
+  installEventHandlers(state.events, rules.publishesEvents);
   if (rules.guardsStreamedDeltas) {
     state.events.acceptDeltasWhen((iteration) => state.config.stream && iteration === state.counters.iterations);
   }

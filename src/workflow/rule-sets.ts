@@ -148,6 +148,11 @@ const GENERATIONS = [
        * ExecutionStatus says so, and the upsert was a billed action of every run.
        */
       completesWithoutStatusUpsert: true,
+      /**
+       * The `publishEvents` signal (a follower's, once per run) makes each model call's input carry the events since
+       * the previous call, so followers read them from history, which costs no engine action, instead of by query.
+       */
+      publishesEvents: true,
     },
   },
 ] as const;

@@ -1,6 +1,12 @@
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
+import { AgentClient } from '../../src/client/agent-client';
 import { chainRunIds } from '../../src/client/run-chain';
+import { streamRunEvents } from '../../src/inbox/event-stream';
+import { modelDeltaSignal } from '../../src/shared/messages';
 import { addEngineActions, countEngineActions, noEngineActions, type EngineActions } from '../../src/replay';
 import type { ScriptedTurn } from '../../src/testing/scripted-model';
 import { DELTA_BURST, DELTA_SIGNALS_PER_SECOND } from '../../src/worker/activities/streaming';
@@ -27,6 +33,24 @@ function steps(count: number): ScriptedTurn[] {
     })),
     { answer: 'Done.' },
   ];
+}
+
+/** A client that counts the queries and updates it sends: billed, though history does not show queries. */
+function countingClient(): { client: Client; agents: AgentClient; sent: () => number } {
+  let sent = 0;
+  const interceptor: WorkflowClientInterceptor = {
+    query: (input, next) => ((sent += 1), next(input)),
+    startUpdate: (input, next) => ((sent += 1), next(input)),
+  };
+  const client = new Client({ connection: harness.client.connection, interceptors: { workflow: [interceptor] } });
+  return { client, agents: new AgentClient({ client, taskQueue: harness.agents.taskQueue }), sent: () => sent };
+}
+
+/** The inbox's Server-Sent Events writer, into nothing. */
+function nullResponse(): ServerResponse {
+  const response = new EventEmitter() as unknown as ServerResponse;
+  Object.assign(response, { writeHead: () => response, write: () => true, end: () => response });
+  return response;
 }
 
 describe('engine actions of a run', () => {
@@ -66,9 +90,44 @@ describe('engine actions of a run', () => {
     const seconds = (event: temporal.api.history.v1.IHistoryEvent | undefined) =>
       Number(event?.eventTime?.seconds ?? 0) + Number(event?.eventTime?.nanos ?? 0) / 1e9;
     const lasted = seconds(events.at(-1)) - seconds(events[0]);
-    const signals = countEngineActions(history).byKind.signals;
+    // The deltas' signals (the follower's one `publishEvents` is following's, counted below).
+    const signals = events.filter(
+      (event) => event.workflowExecutionSignaledEventAttributes?.signalName === modelDeltaSignal.name,
+    ).length;
     expect(signals).toBeGreaterThan(3);
     // The rate, with the run's own recorded times: the burst, one a second, and the last call's final batch.
     expect(signals).toBeLessThanOrEqual(DELTA_BURST + Math.ceil(lasted * DELTA_SIGNALS_PER_SECOND) + 1);
+  });
+
+  it('following a 20-step run live adds at most 0.25 actions a step, for one subscriber or three', async () => {
+    for (const subscribers of [1, 3]) {
+      const { client, agents, sent } = countingClient();
+      const run = await harness.start(steps(20), 'test query', { limits: { maxIterations: 21 } });
+      // What a user has open: the CLI's printer (`run.events()`), a library caller, the inbox's page.
+      const seen: string[][] = Array.from({ length: subscribers }, () => []);
+      const followers = [
+        (async () => {
+          for await (const event of agents.events(run.workflowId)) seen[0]!.push(event.type);
+        })(),
+        ...(subscribers > 1
+          ? [
+              (async () => {
+                for await (const event of agents.events(run.workflowId)) seen[1]!.push(event.type);
+              })(),
+              streamRunEvents(client, run.workflowId, 0, nullResponse()),
+            ]
+          : []),
+      ];
+      await Promise.all(followers);
+      expect((await run.result()).terminationReason).toBe('success');
+      // Every event reached the subscribers, from the start to the end.
+      expect(seen[0]!.at(0)).toBe('run_started');
+      expect(seen[0]!.filter((type) => type === 'tool_finished')).toHaveLength(20);
+      expect(seen[0]!.at(-1)).toBe('terminated');
+      if (subscribers > 1) expect(seen[1]).toEqual(seen[0]);
+      // The quiet run's 23 (above), plus what following added in history and in queries and updates.
+      const added = (await actionsOf(run.workflowId)).total - 23 + sent();
+      expect(added, `${subscribers} subscriber(s)`).toBeLessThanOrEqual(0.25 * 20);
+    }
   });
 });
