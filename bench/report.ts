@@ -192,7 +192,8 @@ export function formatTables(results: BenchResults): string {
     );
     parts.push(
       table(
-        `P8 engine actions per step (${p8[0]?.steps}-step runs; history counted as Temporal Cloud bills it)`,
+        `P8 engine actions per step (${p8[0]?.steps} tool steps and the answer: ${p8[0]?.iterations} iterations, ` +
+          'each a model call; history counted as Temporal Cloud bills it, plus the queries and updates followers sent)',
         [
           'scenario',
           'actions',
@@ -206,7 +207,7 @@ export function formatTables(results: BenchResults): string {
           row.scenario,
           String(row.actions.total),
           fixed(row.perStep, 2),
-          fixed((row.actions.total + row.clientQueries + row.clientUpdates) / row.steps, 2),
+          fixed((row.actions.total + row.clientQueries + row.clientUpdates) / row.iterations, 2),
           ...used.map((kind) => String(row.actions.byKind[kind])),
           String(row.clientQueries),
           String(row.clientUpdates),

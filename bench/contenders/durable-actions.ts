@@ -24,6 +24,8 @@ export interface ActionsJob {
 export interface ActionsRow {
   scenario: string;
   steps: number;
+  /** Model calls (the trace's iterations: the steps and the answer), what "per step" divides by, as the trace counts. */
+  iterations: number;
   subscribers: number;
   actions: EngineActions;
   perStep: number;
@@ -79,16 +81,17 @@ async function scenario(
   if (subscribers >= 2) followers.push(drain(agents.events(run.workflowId)));
   if (subscribers >= 3) followers.push(streamRunEvents(client, run.workflowId, 0, nullResponse()));
   await Promise.all(followers);
-  await succeeded(stack, run.workflowId);
+  const { trace } = await succeeded(stack, run.workflowId);
   const actions = await chainActions(stack, run.workflowId);
   const [clientQueries, clientUpdates] = sent();
   console.error(`actions: ${name}: ${actions.total} in history, ${clientQueries} queries, ${clientUpdates} updates`);
   return {
     scenario: name,
     steps: job.steps,
+    iterations: trace.totalIterations,
     subscribers,
     actions,
-    perStep: actions.total / job.steps,
+    perStep: actions.total / trace.totalIterations,
     clientQueries,
     clientUpdates,
   };
