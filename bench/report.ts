@@ -2,6 +2,7 @@
 import type { HistoryRow } from './contenders/durable';
 import type { ApprovalResult } from './contenders/durable-approvals';
 import type { EventsResult } from './contenders/durable-events';
+import type { ActionsRow } from './contenders/durable-actions';
 import type { CheckpointRow } from './langgraph-protocol';
 import type { LoopResult } from './measure';
 import type { StartupResult } from './startup';
@@ -16,6 +17,7 @@ export interface BenchResults {
   p5?: ApprovalResult['parked'];
   p6?: StartupResult;
   p7?: EventsResult;
+  p8?: ActionsRow[];
   /** Contenders (by label) that failed, and why: their figures are missing, the others are whole. */
   failed?: Record<string, string>;
 }
@@ -55,7 +57,7 @@ function roundColumn(
 /** The figures as Markdown tables (the same text goes into docs/benchmarks.md). */
 export function formatTables(results: BenchResults): string {
   const parts: string[] = [];
-  const { p1, p2, p3, p4, p5, p6, p7, failed } = results;
+  const { p1, p2, p3, p4, p5, p6, p7, p8, failed } = results;
   if (p1) {
     // The in-process loop is the bound; when it failed, the column says so instead of measuring against another.
     const bound = Object.entries(p1).find(([name]) => name.includes('lower bound'))?.[1].msPerStep ?? NaN;
@@ -179,6 +181,37 @@ export function formatTables(results: BenchResults): string {
             fixed(history.addedPerStep, 0),
           ],
         ],
+      ),
+    );
+  }
+  if (p8) {
+    // Only the kinds some scenario used get a column.
+    type Kind = keyof ActionsRow['actions']['byKind'];
+    const used = (Object.keys(p8[0]?.actions.byKind ?? {}) as Kind[]).filter((kind) =>
+      p8.some((row) => row.actions.byKind[kind] > 0),
+    );
+    parts.push(
+      table(
+        `P8 engine actions per step (${p8[0]?.steps} tool steps and the answer: ${p8[0]?.iterations} iterations, ` +
+          'each a model call; history counted as Temporal Cloud bills it, plus the queries and updates followers sent)',
+        [
+          'scenario',
+          'actions',
+          'per step',
+          'with queries, per step',
+          ...used,
+          'follower queries',
+          'follower updates sent',
+        ],
+        p8.map((row) => [
+          row.scenario,
+          String(row.actions.total),
+          fixed(row.perStep, 2),
+          fixed((row.actions.total + row.clientQueries + row.clientUpdates) / row.iterations, 2),
+          ...used.map((kind) => String(row.actions.byKind[kind])),
+          String(row.clientQueries),
+          String(row.clientUpdates),
+        ]),
       ),
     );
   }

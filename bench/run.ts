@@ -4,7 +4,7 @@
  * the plot docs/benchmarks.svg. A benchmark, not a test: it asserts nothing about time, only that every run finished
  * its script.
  *
- *   npm run bench [-- --only p1,p2,p3,p4,p5,p6,p7] [--quick] [--rounds 3] [--parked 10000] [--cache 1000]
+ *   npm run bench [-- --only p1,p2,p3,p4,p5,p6,p7,p8] [--quick] [--rounds 3] [--parked 10000] [--cache 1000]
  *                 [--worker-node-options "--max-semi-space-size=2"]   (NODE_OPTIONS of the P4/P5 worker)
  */
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -16,6 +16,7 @@ import { runChild } from './child';
 import type { DurableJob, HistoryRow } from './contenders/durable';
 import type { ApprovalResult } from './contenders/durable-approvals';
 import type { EventsResult } from './contenders/durable-events';
+import type { ActionsRow } from './contenders/durable-actions';
 import type { CheckpointRow, LangGraphJob } from './langgraph-protocol';
 import { medianRound, type LoopJob, type LoopResult } from './measure';
 import { printTable, renderSvg, type BenchResults } from './report';
@@ -27,11 +28,11 @@ const argument = (name: string): string | undefined => {
   return index > 0 ? process.argv[index + 1] : undefined;
 };
 const quick = process.argv.includes('--quick');
-const only = new Set((argument('--only') ?? 'p1,p2,p3,p4,p5,p6,p7').split(','));
+const only = new Set((argument('--only') ?? 'p1,p2,p3,p4,p5,p6,p7,p8').split(','));
 
 /** Sizes of a full run, and of `--quick` (a smoke run of every path in about a minute). */
 const SCALE = quick
-  ? { p1: { runs: 2, steps: 10 }, p2: { runs: 20, steps: 5 }, p3: [1, 10, 100], p4: 20, p5: 200, p6: 1, p7: 40 }
+  ? { p1: { runs: 2, steps: 10 }, p2: { runs: 20, steps: 5 }, p3: [1, 10, 100], p4: 20, p5: 200, p6: 1, p7: 40, p8: 20 }
   : {
       p1: { runs: 5, steps: 20 },
       p2: { runs: 200, steps: 10 },
@@ -40,6 +41,7 @@ const SCALE = quick
       p5: 10_000,
       p6: 3,
       p7: 200,
+      p8: 20,
     };
 /** The worker's workflow cache bound (the worker's default): far under P5's parked runs, most of which are evicted while they wait. */
 const MAX_CACHED_WORKFLOWS = Number(argument('--cache') ?? (quick ? 50 : DEFAULT_MAX_CACHED_WORKFLOWS));
@@ -255,6 +257,15 @@ async function main(): Promise<void> {
         'p7 durable',
       );
       if (p7) results.p7 = p7;
+    }
+    if (only.has('p8')) {
+      console.error(`p8: engine actions of a ${SCALE.p8}-step run: quiet, followed by 1 and 3, streamed`);
+      const p8 = await attemptChild<ActionsRow[]>(
+        'contenders/durable.ts',
+        { kind: 'actions', baseURL: model.baseURL, steps: SCALE.p8 } satisfies DurableJob,
+        'p8 durable',
+      );
+      if (p8) results.p8 = p8;
     }
     if (only.has('p6')) {
       console.error(`p6: npm start to the first step, ${SCALE.p6} sample(s)`);

@@ -54,19 +54,30 @@ export function openingMessages(): ChatCompletionMessageParam[] {
   ];
 }
 
-/** The model name carries the script, so any number of concurrent runs each follow their own: bench.<tool>.<steps>.<id> */
+/**
+ * The model name carries the script, so any number of concurrent runs each follow their own: bench.<tool>.<steps>.<id>,
+ * and `.stream` after the ID for a model that streams its text slowly (see STREAMED).
+ */
 export function benchModel(tool: BenchTool, steps: number, id: string | number): string {
   return `bench.${tool}.${steps}.${id}`;
 }
 
-function turns(tool: string, steps: number): ScriptedResponder {
+/**
+ * A streamed model (a name ending in `.stream`) sends each reply's text in 20 chunks 50 ms apart, about a second per
+ * call, as a real model streams: what a run that streams sends to its workflow depends on how long text keeps coming.
+ */
+const STREAMED = { streamChunks: 20, chunkDelayMs: 50 } as const;
+
+function turns(tool: string, steps: number, streamed: boolean): ScriptedResponder {
+  const pace = streamed ? STREAMED : {};
   return (_request, index): ScriptedTurn => {
     if (index < steps)
       return {
         thought: `Step ${index + 1}: call the tool once more.`,
         toolCalls: [{ name: tool, args: { step: index + 1 } }],
+        ...pace,
       };
-    if (index === steps) return { answer: `Finished ${steps} steps.` };
+    if (index === steps) return { answer: `Finished ${steps} steps.`, ...pace };
     // A model name used twice would hand the second run an instant answer and a flattering figure: fail it instead.
     return { status: 400, errorMessage: 'this benchmark model already finished its script (model name reused)' };
   };
@@ -74,10 +85,10 @@ function turns(tool: string, steps: number): ScriptedResponder {
 
 /** The scripted model's `scriptFor`: derives the script from a benchmark model name. */
 export function scriptForBenchModel(model: string): ScriptedResponder | undefined {
-  const [prefix, tool, steps] = model.split('.');
+  const [prefix, tool, steps, , pace] = model.split('.');
   if (prefix !== 'bench' || !BENCH_TOOLS.includes(tool as BenchTool) || !Number.isInteger(Number(steps)))
     return undefined;
-  return turns(tool as string, Number(steps));
+  return turns(tool as string, Number(steps), pace === 'stream');
 }
 
 /** Percentile of a sample (nearest rank), for latency figures. */

@@ -74,7 +74,9 @@ const REPO = path.resolve(__dirname, '..', '..');
  * a TypeScript loader the same worker idled at about 370 MiB instead of about 200.
  */
 async function compiledWorker(): Promise<string> {
-  const outfile = path.join(REPO, 'bench', '.build', 'durable-worker.cjs');
+  // Three levels under the repo, as the sources it bundles are: src/worker/mcp reads the package's version from
+  // `../../../package.json` relative to its own directory, which a bundle one level shallower could not find.
+  const outfile = path.join(REPO, 'bench', '.build', 'worker', 'durable-worker.cjs');
   await build({
     entryPoints: [path.join(__dirname, 'durable-worker.ts')],
     bundle: true,

@@ -1,6 +1,6 @@
 /**
- * The durable-react-agent contender: P1/P2 loops, P3 history bytes, P4 approval latency, P5 parked runs and P7 event
- * streams.
+ * The durable-react-agent contender: P1/P2 loops, P3 history bytes, P4 approval latency, P5 parked runs, P7 event
+ * streams and P8 engine actions.
  */
 import { temporal } from '@temporalio/proto';
 import { chainRunIds } from '../../src/client/run-chain';
@@ -11,6 +11,7 @@ import { BENCH_TASK, benchModel } from '../scenario';
 import { measureApprovalLatency, measureParkedRuns, type ApprovalJob, type ApprovalResult } from './durable-approvals';
 import { startDurableStack, succeeded, type DurableStack } from './durable-stack';
 import { measureEvents, type EventsJob, type EventsResult } from './durable-events';
+import { measureActions, type ActionsJob, type ActionsRow } from './durable-actions';
 import type { sdkFloorAgent } from './sdk-floor-workflow';
 
 export type DurableJob = (
@@ -19,6 +20,7 @@ export type DurableJob = (
   | { kind: 'history'; baseURL: string; sizes: number[] }
   | ({ kind: 'approvals' } & ApprovalJob)
   | ({ kind: 'events' } & EventsJob)
+  | ({ kind: 'actions' } & ActionsJob)
 ) & {
   /** NODE_OPTIONS of the worker process (`--worker-node-options`). */
   workerNodeOptions?: string;
@@ -85,8 +87,9 @@ async function measureHistory(stack: DurableStack, sizes: number[]): Promise<His
   return rows;
 }
 
-childMain<DurableJob, LoopResult | HistoryRow[] | ApprovalResult | EventsResult>(async (job) => {
-  const maxCachedWorkflows = job.kind === 'history' || job.kind === 'events' ? 100 : job.maxCachedWorkflows;
+childMain<DurableJob, LoopResult | HistoryRow[] | ApprovalResult | EventsResult | ActionsRow[]>(async (job) => {
+  const maxCachedWorkflows =
+    job.kind === 'history' || job.kind === 'events' || job.kind === 'actions' ? 100 : job.maxCachedWorkflows;
   const stack = await startDurableStack({
     baseURL: job.baseURL,
     maxCachedWorkflows,
@@ -100,6 +103,7 @@ childMain<DurableJob, LoopResult | HistoryRow[] | ApprovalResult | EventsResult>
     if (job.kind === 'loop') return await measureLoop(job, async (model) => void (await runDurableAgent(stack, model)));
     if (job.kind === 'history') return await measureHistory(stack, job.sizes);
     if (job.kind === 'events') return await measureEvents(stack, job);
+    if (job.kind === 'actions') return await measureActions(stack, job);
     const latency = await measureApprovalLatency(stack, job);
     return { ...latency, ...(await measureParkedRuns(stack, job)) };
   } finally {

@@ -5,6 +5,7 @@ import { causeMessages } from './errors';
 import { chainRunIds } from './run-chain';
 import { NO_WORKER, QUERY_ANSWER_WITHIN_MS, QueryUnansweredError, queryRun, queryRunWith } from './query';
 import { eventsOfClosedRun, readClosedRun } from './closed-run';
+import { followByHistory, type QueryRead } from './history-follower';
 
 /** Options of `events()`. */
 export interface EventsOptions {
@@ -109,7 +110,7 @@ async function rebuiltPage(client: Client, workflowId: string, cursor: number): 
  * from its history at once (see {@link eventsOfClosedRun}). Any other failure is thrown. Undefined when `signal`
  * aborted meanwhile, which also abandons a query in flight.
  */
-async function readPage(
+export async function readPage(
   client: Client,
   workflowId: string,
   cursor: number,
@@ -137,12 +138,53 @@ async function readPage(
 }
 
 /**
+ * A page's events after `cursor`, with a gap wherever events are gone: this run no longer holds the events right
+ * after the cursor, so earlier runs of the chain are asked for them; what none holds is a gap.
+ */
+export async function eventsAfter(
+  client: Client,
+  workflowId: string,
+  page: EventPage,
+  cursor: number,
+): Promise<Array<AgentEvent | EventsGap>> {
+  const out: Array<AgentEvent | EventsGap> = [];
+  const missed = page.oldest > cursor + 1 ? await earlierEvents(client, workflowId, cursor, page.oldest) : [];
+  for (const event of [...missed, ...page.events]) {
+    if (event.seq <= cursor) continue;
+    if (event.seq > cursor + 1) out.push({ type: 'gap', missed: event.seq - cursor - 1, seq: event.seq - 1 });
+    out.push(event);
+    cursor = event.seq;
+  }
+  if (page.oldest > cursor + 1) {
+    // Gone everywhere, and this run holds nothing after the cursor yet: skip to where it starts.
+    out.push({ type: 'gap', missed: page.oldest - cursor - 1, seq: page.oldest - 1 });
+  }
+  return out;
+}
+
+/**
  * Follows a run's event stream: pages come from the `getEvents` query, and when there is nothing new the client
  * long-polls the `waitForEvents` update, which completes as soon as the run records an event. Addressed by workflow
  * ID, so it follows continue-as-new (the next run keeps the newest events and their numbers). Ends after the run's
  * `terminated` event, or when the run closed some other way (terminated from outside, timed out).
  */
 export async function* followEvents(
+  client: Client,
+  workflowId: string,
+  options: EventsOptions = {},
+): AsyncGenerator<AgentEvent | EventsGap, void, undefined> {
+  // Runs of rule set 7 are followed through their history; older ones (and closed ones) by query and update.
+  const read: QueryRead = async (cursor, closed) => {
+    const page = await readPage(client, workflowId, cursor, closed, options.signal);
+    return page && { events: await eventsAfter(client, workflowId, page, cursor), head: page.head, ended: page.ended };
+  };
+  const after = yield* followByHistory(client, workflowId, options, read);
+  if (after === undefined) return;
+  yield* followByQueries(client, workflowId, { ...options, after });
+}
+
+/** Follows a run by the `getEvents` query and the `waitForEvents` long-poll (runs before rule set 7). */
+async function* followByQueries(
   client: Client,
   workflowId: string,
   options: EventsOptions = {},
@@ -157,18 +199,9 @@ export async function* followEvents(
   while (!signal?.aborted) {
     const page = await readPage(client, workflowId, cursor, closed, signal);
     if (!page) return; // aborted while no worker answered
-    // This run no longer holds the events right after the cursor: earlier runs of the chain may.
-    const missed = page.oldest > cursor + 1 ? await earlierEvents(client, workflowId, cursor, page.oldest) : [];
-    for (const event of [...missed, ...page.events]) {
-      if (event.seq <= cursor) continue;
-      if (event.seq > cursor + 1) yield { type: 'gap', missed: event.seq - cursor - 1, seq: event.seq - 1 };
+    for (const event of await eventsAfter(client, workflowId, page, cursor)) {
       yield event;
       cursor = event.seq;
-    }
-    if (page.oldest > cursor + 1) {
-      // Gone everywhere, and this run holds nothing after the cursor yet: skip to where it starts.
-      yield { type: 'gap', missed: page.oldest - cursor - 1, seq: page.oldest - 1 };
-      cursor = page.oldest - 1;
     }
     if (page.ended || (closed && cursor >= page.head)) return;
     if (cursor < page.head) continue; // more than one page was waiting

@@ -93,6 +93,8 @@ export interface EventsWaitResult {
 export interface CarriedEvents {
   next: number;
   items: AgentEvent[];
+  /** The run wrote its events into history for followers (`publishEvents`): the next run goes on doing so. */
+  publishing?: boolean;
 }
 
 /** Longest text an event carries (thoughts, answers, observations, arguments); longer ones end in "…". */

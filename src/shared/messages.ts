@@ -49,6 +49,12 @@ export const getEventsQuery = defineQuery<EventPage, [{ after: number }]>('getEv
  * returns no events itself (the client reads them with `getEvents`), so history records only this small answer.
  */
 export const waitForEventsUpdate = defineUpdate<EventsWaitResult, [{ after: number }]>('waitForEvents');
+/**
+ * A follower asks the run to write its events into history (rule set 7): from then on each model call's input carries
+ * the events recorded since the previous one, which followers read from history (no action per read) instead of asking
+ * the run. Sent once per run; a continued run keeps publishing.
+ */
+export const publishEventsSignal = defineSignal('publishEvents');
 /** Streamed model text from the model activity (`stream: true`); it becomes `thought_delta` events. */
 export const modelDeltaSignal = defineSignal<[ModelDelta]>('modelDelta');
 

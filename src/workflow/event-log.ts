@@ -10,7 +10,7 @@ import {
   type ModelDelta,
 } from '../shared/events';
 import type { TerminationReason } from '../shared/types';
-import { getEventsQuery, modelDeltaSignal, waitForEventsUpdate } from '../shared/messages';
+import { getEventsQuery, modelDeltaSignal, publishEventsSignal, waitForEventsUpdate } from '../shared/messages';
 
 /** Most events a run holds in memory; older ones are dropped (the trace keeps the full record). */
 export const MAX_EVENTS_HELD = 1000;
@@ -63,6 +63,9 @@ export class EventLog {
   /** Long-polls in flight now, and taken by this run in all. */
   private waitsInFlight = 0;
   private waitsTaken = 0;
+  /** Whether events are written into history for followers (`publishEvents`), and the newest one written so far. */
+  private publishing: boolean;
+  private publishedHead: number;
   /** The newest attempt that streamed text, per iteration. */
   private readonly streamed = new Map<number, number>();
   /** Characters of streamed text taken, per iteration: one call's worth at most. */
@@ -99,6 +102,25 @@ export class EventLog {
   ) {
     this.items = [...(carried?.items ?? [])];
     this.next = carried?.next ?? 1;
+    this.publishing = carried?.publishing === true;
+    // The carried events are in this run's start event already: a follower reads them there.
+    this.publishedHead = this.next - 1;
+  }
+
+  /** A follower asked for the events in history: the next model call's input carries them (see `unpublished`). */
+  publish(): void {
+    this.publishing = true;
+  }
+
+  /**
+   * The events recorded since the last call to this, to ride on the next model call's input; undefined when nobody
+   * asked for them. Events older than the log holds are gone: the follower sees a gap, as a query's reader would.
+   */
+  unpublished(): AgentEvent[] | undefined {
+    if (!this.publishing) return undefined;
+    const events = this.items.filter((event) => event.seq > this.publishedHead);
+    this.publishedHead = this.head;
+    return events;
   }
 
   /** Seq of the newest event (0 before the first). */
@@ -175,7 +197,11 @@ export class EventLog {
   }
 
   carry(): CarriedEvents {
-    return { next: this.next, items: newestWithin(this.items, CARRIED_MAX_CHARS) };
+    return {
+      next: this.next,
+      items: newestWithin(this.items, CARRIED_MAX_CHARS),
+      ...(this.publishing ? { publishing: true } : {}),
+    };
   }
 }
 
@@ -186,9 +212,13 @@ function checkCursor(input: unknown): void {
   }
 }
 
-/** The `getEvents` query and the `waitForEvents` long-poll update. */
-export function installEventHandlers(log: EventLog): void {
+/**
+ * The `getEvents` query and the `waitForEvents` long-poll update; with `publishes` (rule set 7) the `publishEvents`
+ * signal too, which puts the events on the model calls' inputs for followers that read history.
+ */
+export function installEventHandlers(log: EventLog, publishes = false): void {
   setHandler(modelDeltaSignal, (delta) => log.delta(delta));
+  if (publishes) setHandler(publishEventsSignal, () => log.publish());
   setHandler(getEventsQuery, (input) => {
     checkCursor(input);
     return log.page(input.after);

@@ -154,6 +154,16 @@ const GENERATIONS = [
        * refused such a payload as having unknown fields, signals included, so their runs replay that way.
        */
       signedDecisions: true,
+      /**
+       * A run that completes while its AgentStatus says `Running` and no tool waits upserts no `Completed`: Temporal's
+       * ExecutionStatus says so, and the upsert was a billed action of every run.
+       */
+      completesWithoutStatusUpsert: true,
+      /**
+       * The `publishEvents` signal (a follower's, once per run) makes each model call's input carry the events since
+       * the previous call, so followers read them from history, which costs no engine action, instead of by query.
+       */
+      publishesEvents: true,
     },
   },
 ] as const;

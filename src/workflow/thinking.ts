@@ -59,6 +59,8 @@ export async function think(
   const cap = completionCap(config.maxTokens, maxTokens);
   const settings = modelSettingsOf(config);
   const runAhead = offering ? runAheadRequest(state, tools) : undefined;
+  // A local call's input is not recorded: its events stay for the next remote call (or the followers' query).
+  const events = local ? undefined : state.events.unpublished();
   const recorded = await call.executeWithOptions({ summary }, [
     {
       // A local call's input is not recorded, so only a remote one needs the delta.
@@ -75,6 +77,7 @@ export async function think(
       ...(settings ? { settings } : {}),
       ...(config.stream ? { stream: { iteration: state.counters.iterations } } : {}),
       ...(runAhead ? { runAhead } : {}),
+      ...(events ? { events } : {}),
     },
   ]);
   // Histories recorded before the reply became a tagged union hold the old shape: read both.

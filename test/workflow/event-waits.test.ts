@@ -1,10 +1,12 @@
+import { WorkflowUpdateStage } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
+import { getEventsQuery, waitForEventsUpdate } from '../../src/shared/messages';
 import type { AgentEvent } from '../../src/shared/events';
 import type { EventsGap } from '../../src/client/events';
 import { useHarness, waitForPending } from '../support/harness';
 
 /*
- * Red team round 2, N1: every follower long-polls with the `waitForEvents` update, and a follower that goes away
+ * Red team round 2, N1: every follower long-polled with the `waitForEvents` update, and a follower that goes away
  * cannot withdraw it. Ten abandoned followers used up the run's ten update slots, so a waiting run (which has no next
  * event) could not be approved by anyone until its approval timeout.
  */
@@ -61,9 +63,21 @@ describe('abandoned event followers cannot wedge a run (N1)', () => {
       gone.abort();
       await following;
     }
-    // Four waits hold their slots until the next event; the other six were refused and left nothing in history, so
-    // abandoned followers cannot run the run's 2,000-update total down either (review of the first fix, which
-    // released old waits instead: each release was one more completed update).
+    // The library's followers read the run's history (rule set 7, issue 36): they hold no update slot at all.
+    expect(await openWaits(run.workflowId)).toBe(0);
+    // A client that still long-polls by update (an older version) gets four waits: they hold their slots until the
+    // next event; the other two were refused and left nothing in history, so abandoned followers cannot run the run's
+    // 2,000-update total down either (review of the first fix, which released old waits instead: each release was one
+    // more completed update).
+    const handle = harness.client.workflow.getHandle(run.workflowId);
+    const { head } = await handle.query(getEventsQuery, { after: 0 });
+    for (let index = 0; index < 6; index++) {
+      // Returns once the server settled the update: accepted (it waits) or refused by the validator.
+      await handle.startUpdate(waitForEventsUpdate, {
+        args: [{ after: head }],
+        waitForStage: WorkflowUpdateStage.ACCEPTED,
+      });
+    }
     expect(await openWaits(run.workflowId)).toBe(4);
     expect(await completedWaits(run.workflowId)).toBe(0);
     // With ten slots held this failed with RESOURCE_EXHAUSTED (after the SDK's ~40 s of retries).

@@ -3,6 +3,7 @@ import { visibleThought } from './reasoning';
 import type { TokenUsage } from '../types';
 import type { PromptDelta } from './prompt-delta';
 import type { RanAhead, RunAheadRequest } from '../tool-protocol';
+import type { AgentEvent } from '../events';
 
 /** How the model is asked for actions: the provider's tool calling, or tagged text for models without it. */
 export type ToolCallingMode = 'native' | 'text';
@@ -58,6 +59,11 @@ export interface CallModelInput {
   settings?: ModelSettings;
   /** Tools the worker may run as soon as the reply names them (absent: none). */
   runAhead?: RunAheadRequest;
+  /**
+   * The run's events since the previous call's, for followers that read history (`publishEvents`, rule set 7). The
+   * worker ignores them: they ride on a command the run issues anyway, so reading them costs no engine action.
+   */
+  events?: AgentEvent[];
 }
 
 /** A parsed tool call: args are present when the arguments text was valid JSON. */

@@ -6,12 +6,44 @@ import { modelDeltaSignal } from '../../shared/messages';
 import { isJsonObject, MAX_REPLY_CHARS, type Json } from './completion-reader';
 import { StreamAssembly } from './stream-assembly';
 
-/** How often streamed text is sent to the workflow: each batch is one signal (one history event), never one per token. */
+/** How often a sender looks for streamed text to send: the first batch of a call goes out this soon. */
 export const DELTA_INTERVAL_MS = 100;
+/**
+ * Signals per second one run's streamed text may use on average, after a burst of {@link DELTA_BURST}: each batch is
+ * one signal, a billed engine action and a history event. A batch every 100 ms cost a run streaming for a minute 600
+ * actions; now batches grow as text keeps coming (the first ones still go out at once), and the call's last batch
+ * always goes (the text adds up to the thought), borrowing from the next second.
+ */
+export const DELTA_SIGNALS_PER_SECOND = 1;
+/** Batches a run may send at once before the rate applies: the start of each call's text shows without delay. */
+export const DELTA_BURST = 3;
+
+/** A run's allowance of delta signals: tokens refill at the rate, up to the burst; a call's last batch may go below 0. */
+interface Allowance {
+  tokens: number;
+  at: number;
+}
+/** Per run (workflow and run ID), in this worker process: a run's calls share its rate, one after another or at once. */
+const allowances = new Map<string, Allowance>();
+/** Runs idle this long have a full allowance again and are forgotten. */
+const IDLE_MS = (DELTA_BURST / DELTA_SIGNALS_PER_SECOND) * 1000;
+
+function allowanceOf(run: string, now: number): Allowance {
+  const allowance = allowances.get(run) ?? { tokens: DELTA_BURST, at: now };
+  allowance.tokens = Math.min(DELTA_BURST, allowance.tokens + ((now - allowance.at) / 1000) * DELTA_SIGNALS_PER_SECOND);
+  allowance.at = now;
+  allowances.set(run, allowance);
+  return allowance;
+}
+
+function forgetIdleRuns(now: number): void {
+  for (const [run, allowance] of allowances) if (now - allowance.at > IDLE_MS) allowances.delete(run);
+}
 
 /**
- * Sends streamed text to the activity's own workflow run in batches, in order. Deltas are a preview for
- * subscribers: a batch that cannot be delivered is dropped (the thought event after the call has the whole text).
+ * Sends streamed text to the activity's own workflow run in batches, in order, within the run's allowance
+ * ({@link DELTA_SIGNALS_PER_SECOND}). Deltas are a preview for subscribers: a batch that cannot be delivered is
+ * dropped (the thought event after the call has the whole text).
  */
 export function deltaSender(iteration: number, intervalMs = DELTA_INTERVAL_MS) {
   const context = Context.current();
@@ -25,10 +57,15 @@ export function deltaSender(iteration: number, intervalMs = DELTA_INTERVAL_MS) {
   } catch {
     handle = undefined;
   }
+  const run = execution ? `${execution.workflowId}/${execution.runId}` : '';
   let buffer = '';
   let sending: Promise<void> = Promise.resolve();
-  const flush = () => {
+  /** Sends the buffer when the run's allowance has a signal for it, or always (`last`: the call's final batch). */
+  const flush = (last = false) => {
     if (buffer === '') return;
+    const allowance = allowanceOf(run, Date.now());
+    if (!last && allowance.tokens < 1) return;
+    allowance.tokens -= 1;
     const text = buffer;
     buffer = '';
     if (!handle) return;
@@ -36,7 +73,7 @@ export function deltaSender(iteration: number, intervalMs = DELTA_INTERVAL_MS) {
       handle.signal(modelDeltaSignal, { iteration, attempt: info.attempt, text }).catch(() => undefined),
     );
   };
-  const timer = setInterval(flush, intervalMs);
+  const timer = setInterval(() => flush(), intervalMs);
   return {
     push(text: string) {
       buffer += text;
@@ -44,7 +81,8 @@ export function deltaSender(iteration: number, intervalMs = DELTA_INTERVAL_MS) {
     /** Sends what is left and waits until every batch went out, so deltas reach the workflow before the reply. */
     async close() {
       clearInterval(timer);
-      flush();
+      flush(true);
+      forgetIdleRuns(Date.now());
       await sending;
     },
   };

@@ -1,0 +1,115 @@
+/**
+ * P8: engine actions per step, counted from each run's history the way Temporal Cloud bills them
+ * (src/replay/engine-actions.ts), for a default run nobody follows, the same followed live by one and by three
+ * subscribers, and a streamed run followed by one. Queries and updates a validator refused leave no event but are
+ * billed too: the client counts what its followers sent (`clientQueries`, `clientUpdates`).
+ */
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
+import { chainRunIds } from '../../src/client/run-chain';
+import { AgentClient } from '../../src/client/agent-client';
+import { streamRunEvents } from '../../src/inbox/event-stream';
+import { addEngineActions, countEngineActions, noEngineActions, type EngineActions } from '../../src/replay';
+import type { AgentConfig } from '../../src/shared/agent-config';
+import { BENCH_TASK, benchModel } from '../scenario';
+import { succeeded, type DurableStack } from './durable-stack';
+
+export interface ActionsJob {
+  baseURL: string;
+  /** Steps of every scenario's run. */
+  steps: number;
+}
+
+export interface ActionsRow {
+  scenario: string;
+  steps: number;
+  /** Model calls (the trace's iterations: the steps and the answer), what "per step" divides by, as the trace counts. */
+  iterations: number;
+  subscribers: number;
+  actions: EngineActions;
+  perStep: number;
+  /** Queries and updates the followers sent (billed whether or not history shows them). */
+  clientQueries: number;
+  clientUpdates: number;
+}
+
+/** A client whose followers' queries and updates are counted. */
+function countingClient(stack: DurableStack): { agents: AgentClient; client: Client; sent: () => [number, number] } {
+  let queries = 0;
+  let updates = 0;
+  const interceptor: WorkflowClientInterceptor = {
+    query: (input, next) => ((queries += 1), next(input)),
+    startUpdate: (input, next) => ((updates += 1), next(input)),
+  };
+  const client = new Client({ connection: stack.client.connection, interceptors: { workflow: [interceptor] } });
+  return { client, agents: new AgentClient({ client, taskQueue: stack.taskQueue }), sent: () => [queries, updates] };
+}
+
+/** The inbox's Server-Sent Events writer, into nothing: only what it asks of Temporal matters here. */
+function nullResponse(): ServerResponse {
+  const response = new EventEmitter() as unknown as ServerResponse;
+  Object.assign(response, { writeHead: () => response, write: () => true, end: () => response });
+  return response;
+}
+
+async function chainActions(stack: DurableStack, workflowId: string): Promise<EngineActions> {
+  let actions = noEngineActions();
+  for (const runId of await chainRunIds(stack.client, workflowId)) {
+    const history = await stack.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    actions = addEngineActions(actions, countEngineActions(history));
+  }
+  return actions;
+}
+
+async function scenario(
+  stack: DurableStack,
+  job: ActionsJob,
+  name: string,
+  subscribers: number,
+  config: AgentConfig = {},
+  model = benchModel('noop', job.steps, `p8-${name}`),
+): Promise<ActionsRow> {
+  const { agents, client, sent } = countingClient(stack);
+  const run = await agents.start(BENCH_TASK, { ...config, model, limits: { maxIterations: job.steps + 1 } });
+  const followers: Array<Promise<unknown>> = [];
+  const drain = async (events: AsyncIterable<unknown>) => {
+    for await (const event of events) void event;
+  };
+  // The three a user would have open: the CLI's printer (`run.events()`), a library caller, the inbox's page.
+  if (subscribers >= 1) followers.push(drain(run.events()));
+  if (subscribers >= 2) followers.push(drain(agents.events(run.workflowId)));
+  if (subscribers >= 3) followers.push(streamRunEvents(client, run.workflowId, 0, nullResponse()));
+  await Promise.all(followers);
+  const { trace } = await succeeded(stack, run.workflowId);
+  const actions = await chainActions(stack, run.workflowId);
+  const [clientQueries, clientUpdates] = sent();
+  console.error(`actions: ${name}: ${actions.total} in history, ${clientQueries} queries, ${clientUpdates} updates`);
+  return {
+    scenario: name,
+    steps: job.steps,
+    iterations: trace.totalIterations,
+    subscribers,
+    actions,
+    perStep: actions.total / trace.totalIterations,
+    clientQueries,
+    clientUpdates,
+  };
+}
+
+/** The four scenarios, one after another on the same stack. */
+export async function measureActions(stack: DurableStack, job: ActionsJob): Promise<ActionsRow[]> {
+  return [
+    await scenario(stack, job, 'default, nobody follows', 0),
+    await scenario(stack, job, 'followed by 1', 1),
+    await scenario(stack, job, 'followed by 3', 3),
+    await scenario(
+      stack,
+      job,
+      'streamed, followed by 1',
+      1,
+      { modelSettings: { stream: true } },
+      benchModel('noop', job.steps, 'p8-streamed.stream'),
+    ),
+  ];
+}

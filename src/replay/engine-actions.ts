@@ -1,0 +1,150 @@
+import { temporal } from '@temporalio/proto';
+
+/*
+ * Billable engine actions, counted from a run's history the way Temporal Cloud bills them
+ * (docs.temporal.io/cloud/actions). Only what a history records is counted: queries, updates a validator rejected,
+ * activity heartbeats and visibility reads leave no event, so a run's real bill is this count plus those.
+ */
+
+/** The kinds of billable action a history records. */
+export type EngineActionKind =
+  | 'workflowStarted'
+  | 'activities'
+  | 'activityRetries'
+  | 'localActivityBatches'
+  | 'localActivityRetries'
+  | 'timers'
+  | 'signals'
+  | 'updates'
+  | 'searchAttributeUpserts'
+  | 'childWorkflows'
+  | 'externalSignals';
+
+/** A history's billable actions: the total and how many of each kind. */
+export interface EngineActions {
+  total: number;
+  byKind: Record<EngineActionKind, number>;
+}
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const EventType = temporal.api.enums.v1.EventType;
+
+/** Names of the markers local activities record: the TypeScript, .NET, Python and Rust SDKs' (core), Go's and Java's. */
+const LOCAL_ACTIVITY_MARKERS = new Set(['core_local_activity', 'LocalActivity']);
+/** The search attribute `patched()` upserts; Temporal Cloud does not bill an upsert that sets only it. */
+const CHANGE_VERSION = 'TemporalChangeVersion';
+
+/**
+ * An event's type as the enum's number. A history fetched from the server has numbers; one read from a file in
+ * protobufjs's object form has names (`EVENT_TYPE_ACTIVITY_TASK_SCHEDULED`).
+ */
+function typeOf(event: HistoryEvent): temporal.api.enums.v1.EventType {
+  const type: unknown = event.eventType;
+  if (typeof type === 'number') return type;
+  if (typeof type === 'string') return EventType[type as keyof typeof EventType] ?? EventType.EVENT_TYPE_UNSPECIFIED;
+  return EventType.EVENT_TYPE_UNSPECIFIED;
+}
+
+/** A protobuf int64 (a number, a string or a Long) as a number. */
+const count = (value: unknown): number => Number(value ?? 0) || 0;
+
+/** No action of any kind. */
+export function noEngineActions(): EngineActions {
+  return {
+    total: 0,
+    byKind: {
+      workflowStarted: 0,
+      activities: 0,
+      activityRetries: 0,
+      localActivityBatches: 0,
+      localActivityRetries: 0,
+      timers: 0,
+      signals: 0,
+      updates: 0,
+      searchAttributeUpserts: 0,
+      childWorkflows: 0,
+      externalSignals: 0,
+    },
+  };
+}
+
+/**
+ * The billable actions one run's history records: a start (a continued run's included), each activity scheduled and
+ * each retry of it, one per workflow task whose completion recorded local-activity markers (plus the local activities'
+ * retries it reports), timers, signals, accepted updates, search-attribute upserts (not the patch-only ones), two per
+ * child workflow started, and signals to other workflows. Sum it over a chain's runs for a whole run.
+ */
+export function countEngineActions(history: temporal.api.history.v1.IHistory | readonly HistoryEvent[]): EngineActions {
+  const events: readonly HistoryEvent[] = Array.isArray(history)
+    ? history
+    : ((history as temporal.api.history.v1.IHistory).events ?? []);
+  const actions = noEngineActions();
+  const add = (kind: EngineActionKind, amount = 1): void => {
+    actions.byKind[kind] += amount;
+    actions.total += amount;
+  };
+  // Local activities are billed per workflow task that reported them: markers of one task are one action.
+  const localActivityTasks = new Set<string>();
+  for (const event of events) {
+    switch (typeOf(event)) {
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
+        add('workflowStarted');
+        break;
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+        add('activities');
+        break;
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED: {
+        // The started event of a retried activity is written once, with the attempt that finished it.
+        const attempt = count(event.activityTaskStartedEventAttributes?.attempt);
+        if (attempt > 1) add('activityRetries', attempt - 1);
+        break;
+      }
+      case EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED: {
+        const metering = event.workflowTaskCompletedEventAttributes?.meteringMetadata;
+        add('localActivityRetries', count(metering?.nonfirstLocalActivityExecutionAttempts));
+        break;
+      }
+      case EventType.EVENT_TYPE_MARKER_RECORDED: {
+        const marker = event.markerRecordedEventAttributes;
+        if (!LOCAL_ACTIVITY_MARKERS.has(marker?.markerName ?? '')) break;
+        const task = String(marker?.workflowTaskCompletedEventId ?? event.eventId);
+        if (!localActivityTasks.has(task)) add('localActivityBatches');
+        localActivityTasks.add(task);
+        break;
+      }
+      case EventType.EVENT_TYPE_TIMER_STARTED:
+        add('timers');
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+        add('signals');
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
+        add('updates');
+        break;
+      case EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: {
+        const fields = Object.keys(
+          event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {},
+        );
+        if (fields.some((name) => name !== CHANGE_VERSION)) add('searchAttributeUpserts');
+        break;
+      }
+      case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
+        add('childWorkflows', 2);
+        break;
+      case EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED:
+        add('externalSignals');
+        break;
+      default:
+        break;
+    }
+  }
+  return actions;
+}
+
+/** Two counts added kind by kind (a chain's runs, a parent and its subagents). */
+export function addEngineActions(a: EngineActions, b: EngineActions): EngineActions {
+  const sum = noEngineActions();
+  for (const kind of Object.keys(sum.byKind) as EngineActionKind[]) sum.byKind[kind] = a.byKind[kind] + b.byKind[kind];
+  sum.total = a.total + b.total;
+  return sum;
+}

@@ -1,0 +1,73 @@
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { describe, expect, it } from 'vitest';
+import { countEngineActions } from '../../src/replay';
+import { loadHistoryFile } from '../../src/replay/recording';
+import { HISTORIES_DIR } from '../support/histories';
+
+const EventType = temporal.api.enums.v1.EventType;
+const history = (name: string) => loadHistoryFile(path.join(HISTORIES_DIR, name)).history;
+
+describe('countEngineActions', () => {
+  it('bills an approval run its start, local-activity batch, activities, upserts, timer and update', () => {
+    // approve.json: the start task's patch marker and upsert are free, its local activity is one batch; the model
+    // twice and the approved tool once; three status upserts (waiting, running again, completed); the approval's
+    // timeout timer and the decision's update.
+    const actions = countEngineActions(history('approve.json'));
+    expect(actions.byKind).toMatchObject({
+      workflowStarted: 1,
+      localActivityBatches: 1,
+      activities: 3,
+      searchAttributeUpserts: 3,
+      timers: 1,
+      updates: 1,
+      childWorkflows: 0,
+    });
+    expect(actions.total).toBe(10);
+  });
+
+  it('bills a subagent two actions and a quiet one-step run five', () => {
+    expect(countEngineActions(history('subagent.json')).byKind.childWorkflows).toBe(2);
+    expect(countEngineActions(history('success.json')).total).toBe(5);
+  });
+
+  it('bills retries: an activity by its last attempt, local activities by the metering the task reported', () => {
+    // Numbers where the proto types say Long: a history read from JSON has them so, and the count takes both.
+    const events = [
+      { eventId: 1, eventType: EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED },
+      { eventId: 4, eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED, workflowTaskCompletedEventAttributes: {} },
+      { eventId: 5, eventType: EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED },
+      {
+        eventId: 6,
+        eventType: EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED,
+        activityTaskStartedEventAttributes: { attempt: 3 },
+      },
+      {
+        eventId: 9,
+        eventType: EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+        workflowTaskCompletedEventAttributes: { meteringMetadata: { nonfirstLocalActivityExecutionAttempts: 2 } },
+      },
+      ...[10, 11].map((eventId) => ({
+        eventId,
+        eventType: EventType.EVENT_TYPE_MARKER_RECORDED,
+        markerRecordedEventAttributes: { markerName: 'core_local_activity', workflowTaskCompletedEventId: 9 },
+      })),
+      {
+        eventId: 12,
+        eventType: EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
+        upsertWorkflowSearchAttributesEventAttributes: {
+          searchAttributes: { indexedFields: { TemporalChangeVersion: {} } },
+        },
+      },
+    ] as unknown as temporal.api.history.v1.IHistoryEvent[];
+    expect(countEngineActions(events).byKind).toMatchObject({
+      workflowStarted: 1,
+      activities: 1,
+      activityRetries: 2,
+      localActivityBatches: 1,
+      localActivityRetries: 2,
+      searchAttributeUpserts: 0,
+    });
+    expect(countEngineActions(events).total).toBe(7);
+  });
+});

@@ -1,0 +1,137 @@
+import { EventEmitter } from 'node:events';
+import type { ServerResponse } from 'node:http';
+import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { describe, expect, it } from 'vitest';
+import { AgentClient } from '../../src/client/agent-client';
+import { chainRunIds } from '../../src/client/run-chain';
+import { streamRunEvents } from '../../src/inbox/event-stream';
+import { modelDeltaSignal } from '../../src/shared/messages';
+import { addEngineActions, countEngineActions, noEngineActions, type EngineActions } from '../../src/replay';
+import type { ScriptedTurn } from '../../src/testing/scripted-model';
+import { DELTA_BURST, DELTA_SIGNALS_PER_SECOND } from '../../src/worker/activities/streaming';
+import { useHarness } from '../support/harness';
+
+const harness = useHarness();
+
+/** The billed actions every run of a chain recorded, counted from the server's histories. */
+async function actionsOf(workflowId: string): Promise<EngineActions> {
+  let actions = noEngineActions();
+  for (const runId of await chainRunIds(harness.client, workflowId)) {
+    const history = await harness.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    actions = addEngineActions(actions, countEngineActions(history));
+  }
+  return actions;
+}
+
+/** `steps` calculator calls, then the answer. */
+function steps(count: number): ScriptedTurn[] {
+  return [
+    ...Array.from({ length: count }, (_, index) => ({
+      thought: `Step ${index + 1}: the calculator gives the next figure exactly.`,
+      toolCalls: [{ name: 'calculator', args: { expression: `${index} + 1` } }],
+    })),
+    { answer: 'Done.' },
+  ];
+}
+
+/** A client that counts the queries and updates it sends: billed, though history does not show queries. */
+function countingClient(): { client: Client; agents: AgentClient; sent: () => number } {
+  let sent = 0;
+  const interceptor: WorkflowClientInterceptor = {
+    query: (input, next) => ((sent += 1), next(input)),
+    startUpdate: (input, next) => ((sent += 1), next(input)),
+  };
+  const client = new Client({ connection: harness.client.connection, interceptors: { workflow: [interceptor] } });
+  return { client, agents: new AgentClient({ client, taskQueue: harness.agents.taskQueue }), sent: () => sent };
+}
+
+/** The inbox's Server-Sent Events writer, into nothing. */
+function nullResponse(): ServerResponse {
+  const response = new EventEmitter() as unknown as ServerResponse;
+  Object.assign(response, { writeHead: () => response, write: () => true, end: () => response });
+  return response;
+}
+
+describe('engine actions of a run', () => {
+  it('a default 20-step run nobody follows: its start, its model calls and one start-time batch, no upsert', async () => {
+    const run = await harness.start(steps(20), 'test query', { limits: { maxIterations: 21 } });
+    expect((await run.result()).terminationReason).toBe('success');
+    const actions = await actionsOf(run.workflowId);
+    // The status the start set (Running) is not upserted to Completed: Temporal's own status says that.
+    expect(actions.byKind.searchAttributeUpserts).toBe(0);
+    expect(actions.byKind).toMatchObject({ workflowStarted: 1, activities: 21, localActivityBatches: 1 });
+    expect(actions.total).toBe(23);
+    // Issue 36's goal: at most 1.1 actions a step, a step being an iteration (a model call), as the trace counts.
+    const { trace } = await run.result();
+    expect(trace.totalIterations).toBe(21);
+    expect(actions.total / trace.totalIterations).toBeLessThanOrEqual(1.1);
+    const described = await harness.client.workflow.getHandle(run.workflowId).describe();
+    expect(described.status.name).toBe('COMPLETED');
+  });
+
+  it('a streamed run sends its deltas within the documented rate: a burst, then one signal a second', async () => {
+    // Four calls whose text takes 1.5 s each to arrive: a batch every 100 ms sent about 15 signals a call.
+    const slow = { streamChunks: 30, chunkDelayMs: 50 };
+    const run = await harness.start(
+      [
+        ...steps(3)
+          .slice(0, 3)
+          .map((turn) => ({ ...turn, ...slow })),
+        { answer: 'Done.', ...slow },
+      ],
+      'test query',
+      { modelSettings: { stream: true } },
+    );
+    const received = [];
+    for await (const event of run.events()) received.push(event);
+    expect((await run.result()).terminationReason).toBe('success');
+    // Every call's text still reaches the subscriber whole.
+    const deltas = received.flatMap((event) => (event.type === 'thought_delta' ? [event.text] : []));
+    expect(deltas.join('')).toContain('Step 3: the calculator gives the next figure exactly.');
+    const history = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
+    const events = history.events ?? [];
+    const seconds = (event: temporal.api.history.v1.IHistoryEvent | undefined) =>
+      Number(event?.eventTime?.seconds ?? 0) + Number(event?.eventTime?.nanos ?? 0) / 1e9;
+    const lasted = seconds(events.at(-1)) - seconds(events[0]);
+    // The deltas' signals (the follower's one `publishEvents` is following's, counted below).
+    const signals = events.filter(
+      (event) => event.workflowExecutionSignaledEventAttributes?.signalName === modelDeltaSignal.name,
+    ).length;
+    expect(signals).toBeGreaterThan(3);
+    // The rate, with the run's own recorded times: the burst, one a second, and the last call's final batch.
+    expect(signals).toBeLessThanOrEqual(DELTA_BURST + Math.ceil(lasted * DELTA_SIGNALS_PER_SECOND) + 1);
+  });
+
+  it('following a 20-step run live adds at most 0.25 actions an iteration, for one subscriber or three', async () => {
+    for (const subscribers of [1, 3]) {
+      const { client, agents, sent } = countingClient();
+      const run = await harness.start(steps(20), 'test query', { limits: { maxIterations: 21 } });
+      // What a user has open: the CLI's printer (`run.events()`), a library caller, the inbox's page.
+      const seen: string[][] = Array.from({ length: subscribers }, () => []);
+      const followers = [
+        (async () => {
+          for await (const event of agents.events(run.workflowId)) seen[0]!.push(event.type);
+        })(),
+        ...(subscribers > 1
+          ? [
+              (async () => {
+                for await (const event of agents.events(run.workflowId)) seen[1]!.push(event.type);
+              })(),
+              streamRunEvents(client, run.workflowId, 0, nullResponse()),
+            ]
+          : []),
+      ];
+      await Promise.all(followers);
+      expect((await run.result()).terminationReason).toBe('success');
+      // Every event reached the subscribers, from the start to the end.
+      expect(seen[0]!.at(0)).toBe('run_started');
+      expect(seen[0]!.filter((type) => type === 'tool_finished')).toHaveLength(20);
+      expect(seen[0]!.at(-1)).toBe('terminated');
+      if (subscribers > 1) expect(seen[1]).toEqual(seen[0]);
+      // The quiet run's 23 (above), plus what following added in history and in queries and updates.
+      const added = (await actionsOf(run.workflowId)).total - 23 + sent();
+      expect(added, `${subscribers} subscriber(s)`).toBeLessThanOrEqual(0.25 * 21);
+    }
+  });
+});
