@@ -97,20 +97,3 @@ export function publishStatus(state: RunState, status: AgentStatusValue = agentS
   notePublishedPending(state.activity, ids);
   upsertMemo({ [PENDING_MEMO_KEY]: ids });
 }
-
-/**
- * Publishes the status a run ends with. From rule set 7 a run that completes while AgentStatus says `Running` and no
- * tool waits upserts nothing: ExecutionStatus = 'Completed' tells a closed run apart, and each upsert is a billed
- * engine action. A cancelled run still says Cancelled (Temporal shows it as Completed), and one that ends while its
- * status says it waits (a conversation's last AwaitingMessage) says Completed, so no waiting status is left standing.
- */
-export function publishEndStatus(state: RunState): void {
-  const attributes = workflowInfo().typedSearchAttributes;
-  const running =
-    attributes.get(AgentStatusKey) === 'Running' && (attributes.get(AgentPendingToolsKey) ?? []).length === 0;
-  if (state.rules.completesWithoutStatusUpsert && running && agentStatusOf(state) === 'Completed') {
-    refreshDetails(state);
-    return;
-  }
-  publishStatus(state);
-}

@@ -15,7 +15,7 @@ import { ErrorType } from '../shared/errors';
 import { getPromptQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import type { ToolInfo } from '../shared/tool-protocol';
 import { ZERO_USAGE, type AgentWorkflowInput, type ReActResult } from '../shared/types';
-import { publishEndStatus, publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
+import { publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
 import { catalogProblem } from './catalog-checks';
 import { clarify, installHumanHandlers } from './human-loop';
 import {
@@ -352,7 +352,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   }
   enterPhase(state.activity, 'completed');
   await state.events.end(state.outcome.stop?.reason ?? 'failure', state.outcome.stop?.detail ?? null);
-  publishEndStatus(state);
+  publishStatus(state);
   countFinished(state.outcome.stop?.reason ?? 'failure');
   return toResult(state, Date.now());
 }

@@ -155,11 +155,6 @@ const GENERATIONS = [
        */
       signedDecisions: true,
       /**
-       * A run that completes while its AgentStatus says `Running` and no tool waits upserts no `Completed`: Temporal's
-       * ExecutionStatus says so, and the upsert was a billed action of every run.
-       */
-      completesWithoutStatusUpsert: true,
-      /**
        * The `publishEvents` signal (a follower's, once per run) makes each model call's input carry the events since
        * the previous call, so followers read them from history, which costs no engine action, instead of by query.
        */

