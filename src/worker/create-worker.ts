@@ -37,6 +37,8 @@ export interface AgentWorkerOptions {
   modelCalls?: DurableAgentPluginOptions['modelCalls'];
   /** Whether read-only local tools run inside the model call (the plugin option of the same name). */
   runAhead?: boolean;
+  /** Model prices for the cost ledger (the plugin option of the same name). */
+  prices?: DurableAgentPluginOptions['prices'];
   /** Extra Temporal worker options (tuning, interceptors, plugins, your own workflows). */
   workerOptions?: Partial<WorkerOptions>;
   /** Payload encryption etc.; by default from PAYLOAD_ENCRYPTION_KEYS. Clients must use the same. */
@@ -69,6 +71,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(options.promptCacheChars !== undefined ? { promptCacheChars: options.promptCacheChars } : {}),
     ...(options.modelCalls ? { modelCalls: options.modelCalls } : {}),
     ...(options.runAhead !== undefined ? { runAhead: options.runAhead } : {}),
+    ...(options.prices ? { prices: options.prices } : {}),
   });
   const { plugins = [], ...workerOptions } = options.workerOptions ?? {};
   const ownWorkflows = workerOptions.workflowsPath !== undefined || workerOptions.workflowBundle !== undefined;

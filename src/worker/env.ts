@@ -5,6 +5,8 @@ import { parseDuration } from '../shared/duration';
 import { formatZodIssues } from '../shared/validation';
 import { DurableAgentError } from '../shared/errors';
 import type { ModelCallOptions } from './model-calls';
+import type { PriceTable } from '../shared/cost';
+import { checkPriceTable } from './prices';
 
 /** Raised for a worker environment that cannot work; the message lists every bad variable on one line. */
 export class InvalidEnvironmentError extends DurableAgentError {
@@ -35,6 +37,10 @@ const schema = z.object({
   WORKER_MODEL_TIMEOUT: duration.optional(),
   WORKER_MODEL_ATTEMPTS: z.coerce.number().int().min(1).max(1000).optional(),
   WORKER_RUN_AHEAD: z.enum(['true', 'false']).optional(),
+  WORKER_PRICES: z
+    .string()
+    .refine((value) => existsSync(value), 'expected a JSON file of model prices')
+    .optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url('expected a URL such as http://otel-collector:4318').optional(),
 });
 
@@ -56,6 +62,21 @@ export interface WorkerEnv {
   modelCalls: ModelCallOptions;
   /** The plugin's `runAhead` (WORKER_RUN_AHEAD); undefined keeps its default. */
   runAhead: boolean | undefined;
+  /** The plugin's `prices`: the WORKER_PRICES file's table, checked; undefined when unset (no prices). */
+  prices: PriceTable | undefined;
+}
+
+/** Reads and checks a price table JSON file (WORKER_PRICES): `{ "<model>": { "input": 2.5, "output": 10 } }`. */
+export function readPricesFile(file: string): PriceTable {
+  let input: unknown;
+  try {
+    input = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new InvalidEnvironmentError(`cannot read WORKER_PRICES file ${file}: ${(error as Error).message}`);
+  }
+  const checked = checkPriceTable(input);
+  if (!checked.ok) throw new InvalidEnvironmentError(`Invalid WORKER_PRICES (${file}): ${checked.message}`);
+  return checked.prices;
 }
 
 /** Reads and checks an MCP servers JSON file (WORKER_MCP_SERVERS); one line naming every problem. */
@@ -100,5 +121,6 @@ export function readWorkerEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
       ...(value.WORKER_MODEL_ATTEMPTS !== undefined ? { maximumAttempts: value.WORKER_MODEL_ATTEMPTS } : {}),
     },
     runAhead: value.WORKER_RUN_AHEAD === undefined ? undefined : value.WORKER_RUN_AHEAD === 'true',
+    prices: value.WORKER_PRICES ? readPricesFile(value.WORKER_PRICES) : undefined,
   };
 }

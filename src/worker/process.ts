@@ -98,6 +98,7 @@ export async function runWorkerProcess(
       ...(bundle ? { workflowBundle: bundle } : {}),
       modelCalls: workerEnv.modelCalls,
       ...(workerEnv.runAhead !== undefined ? { runAhead: workerEnv.runAhead } : {}),
+      ...(workerEnv.prices ? { prices: workerEnv.prices } : {}),
       workerOptions: {
         shutdownGraceTime: workerEnv.shutdownGraceMs,
         ...(workerEnv.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: workerEnv.maxCachedWorkflows } : {}),

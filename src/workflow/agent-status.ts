@@ -9,6 +9,7 @@ import type { AgentStatus } from '../shared/types';
 import type { RunState } from './run-state';
 import { notePublishedPending, notePublishedStatus } from './run-activity';
 import { refreshDetails } from './ui-details';
+import { countMessage } from './cost-ledger';
 
 /** Where a run is. Derived here only; the getStatus query, AgentStatus and the UI's details all present this. */
 export type RunPhase = AgentStatus['state'];
@@ -82,6 +83,7 @@ export function publishStatus(state: RunState, status: AgentStatusValue = agentS
   const signature = `${status}|${tools.join(',')}`;
   if (signature !== state.activity.publishedStatus) {
     notePublishedStatus(state.activity, signature);
+    countMessage(state.cost, 'searchAttributeUpserts');
     upsertSearchAttributes([
       { key: AgentStatusKey, value: status },
       { key: AgentPendingToolsKey, value: tools.length > 0 ? tools : null },

@@ -143,6 +143,11 @@ const GENERATIONS = [
        * re-runs the latest call with the refined query, CALL_DIFFERENT_TOOL steers through feedback.
        */
       criticActs: true,
+      /**
+       * `limits.cost` (USD, priced with the run's recorded prices) is checked before each loop call: the run stops
+       * with `cost_budget`, or asks a person to raise it (`limits.onReached: 'ask'`).
+       */
+      costBudget: true,
     },
   },
 ] as const;

@@ -9,6 +9,7 @@ import type { ToolObservation } from '../shared/tool-protocol';
 import type { AgentWorkflowInput, ReActResult } from '../shared/types';
 import { recordUsage, type RunState } from './run-state';
 import { hasHooks } from './hooks';
+import { addSubagentCost, countChildStart } from './cost-ledger';
 
 /** What a delegation produced: the subagent's answer as the observation, and its workflow ID for the trace. */
 export interface Delegation {
@@ -59,6 +60,8 @@ function childConfig(state: RunState, agent: string, remainingTokens: number | u
     parallelToolCalls: sub?.parallelToolCalls ?? parent.parallelToolCalls,
     timeoutSeconds: sub?.timeoutSeconds,
     tokenBudget: remainingTokens,
+    // The parent's cost budget covers the child's cost, which comes back with its result: the child has none.
+    costBudget: undefined,
   };
 }
 
@@ -100,6 +103,7 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
   // Queries only: a client asking what the run waits for is pointed at the child, whose approvals are its own.
   state.approvals.delegate({ callId: call.callId, agent: args.agent, workflowId: childWorkflowId });
   state.events.emit({ type: 'subagent_started', callId: call.callId, agent: args.agent, childWorkflowId });
+  countChildStart(state.cost);
   try {
     const result = await executeChild<(input: AgentWorkflowInput) => Promise<ReActResult>>(childType(state), {
       workflowId: childWorkflowId,
@@ -108,6 +112,8 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
       ...(state.searchAttributes ? { typedSearchAttributes: [{ key: AgentStatusKey, value: 'Running' }] } : {}),
     });
     recordUsage(state, result.tokenUsage);
+    // The child's cost (its chain, its tokens priced at its own model's price) is part of the parent's.
+    addSubagentCost(state.cost, childWorkflowId, result.trace.cost);
     const answer = result.finalAnswer ?? `(${args.agent} stopped without an answer: ${result.terminationReason})`;
     // A subagent's answer is an observation like any other: bounded the same way (rule set 3).
     const { text, truncated } = state.rules.truncatesSubagentAnswers

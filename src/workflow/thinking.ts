@@ -15,6 +15,7 @@ import { rememberSent } from './prompt-state';
 import { keepRanAhead, runAheadRequest } from './run-ahead';
 import { promptSteps } from '../shared/step-archive';
 import { completionCap, learnPromptRatio } from './token-budget';
+import { countActivity, recordModelCall } from './cost-ledger';
 
 /** The next prompt: the running summary and the window of steps it does not cover yet, plus notes and feedback. */
 export function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
@@ -59,6 +60,7 @@ export async function think(
   const cap = completionCap(config.maxTokens, maxTokens);
   const settings = modelSettingsOf(config);
   const runAhead = offering ? runAheadRequest(state, tools) : undefined;
+  countActivity(state.cost, local);
   const recorded = await call.executeWithOptions({ summary }, [
     {
       // A local call's input is not recorded, so only a remote one needs the delta.
@@ -81,6 +83,13 @@ export async function think(
   const reply = toModelReply(recorded);
   keepRanAhead(state, reply);
   recordUsage(state, reply.usage);
+  recordModelCall(state.cost, config, {
+    kind: 'think',
+    iteration: state.counters.iterations,
+    usage: reply.usage,
+    ...(reply.attempts !== undefined ? { attempts: reply.attempts } : {}),
+    local,
+  });
   // Under a budget, as before (the ratio steers the budget's decisions, which `maxTokens` alone must not touch), and
   // from rule set 5 on always: the context-window check estimates prompts with it.
   if (maxTokens !== undefined || state.rules.alwaysLearnsPromptRatio)

@@ -6,6 +6,7 @@ import { runLocalTool, runTool } from './activity-proxies';
 import { keyPrefix, takeRanAhead } from './run-ahead';
 import type { RunState } from './run-state';
 import { toolSettled, toolStarted } from './run-activity';
+import { countActivity, recordToolTime } from './cost-ledger';
 import { fullTextOver } from './summaries';
 
 /* Running one admitted tool call as its activity, and the toolRuns slot it holds while it does. */
@@ -33,10 +34,17 @@ function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: str
 export async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
   state.events.emit({ type: 'tool_started', callId: call.callId, tool: call.tool });
   const ahead = takeRanAhead(state, call);
-  if (ahead) return ahead;
+  if (ahead) {
+    recordToolTime(state.cost, call.tool, { ms: 0 }); // it ran inside the model call, whose time it was
+    return ahead;
+  }
   toolStarted(state.activity, call.tool);
+  const local = tool.local === true;
+  const startedMs = Date.now();
+  let attempts: number | undefined;
+  countActivity(state.cost, local);
   try {
-    return await (tool.local ? runLocalTool : runTool).executeWithOptions(
+    const observation = await (local ? runLocalTool : runTool).executeWithOptions(
       {
         summary: `tool · ${describeCall(call.tool, call.args, 60)}`,
         startToCloseTimeout: tool.timeout,
@@ -53,14 +61,19 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
         },
       ],
     );
+    attempts = observation.attempts;
+    return observation;
   } catch (error) {
     if (isCancellation(error)) throw error;
     // Reached only when the tool's own attempts are used up by timeouts or worker crashes.
     const observation = errorObservation(call.tool, call.args, failureMessage(error, tool), 'tool_error');
     const usedUp = error instanceof ActivityFailure && error.retryState === 'MAXIMUM_ATTEMPTS_REACHED';
+    if (usedUp) attempts = tool.retry.maximumAttempts;
     return usedUp ? { ...observation, attempts: tool.retry.maximumAttempts } : observation;
   } finally {
     toolSettled(state.activity, call.tool);
+    // Workflow time, so it replays the same: from the task that scheduled the call to the one that got its result.
+    recordToolTime(state.cost, call.tool, { ms: Date.now() - startedMs, attempts, local });
   }
 }
 
