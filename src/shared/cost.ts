@@ -12,8 +12,21 @@ export interface ModelPrice {
   cachedInput?: number;
 }
 
-/** Prices by model name, as a worker is configured with them (plugin `prices`, WORKER_PRICES). */
+/**
+ * Prices by model name, as a worker is configured with them (plugin `prices`, WORKER_PRICES). A key ending in `*` is
+ * a prefix (`"gpt-4o-2024-*"`); an exact name wins, then the longest prefix.
+ */
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
+
+/** The price of `model` in `prices`: its own entry, else the longest matching `prefix*` entry, else null. */
+export function priceOf(prices: PriceTable, model: string): ModelPrice | null {
+  const own = prices[model];
+  if (own) return own;
+  const prefixes = Object.keys(prices)
+    .filter((key) => key.endsWith('*') && model.startsWith(key.slice(0, -1)))
+    .sort((a, b) => b.length - a.length);
+  return prefixes.length > 0 ? prices[prefixes[0]!]! : null;
+}
 
 /**
  * The price a run records when it starts (prepareRun): the model the worker calls for it and that model's price, or

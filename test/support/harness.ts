@@ -57,6 +57,8 @@ export interface HarnessOptions {
   modelCalls?: AgentWorkerOptions['modelCalls'];
   /** The worker's run-ahead setting (the plugin's `runAhead`). */
   runAhead?: boolean;
+  /** The worker's model prices (the plugin's `prices`); runs use `scenario-<uuid>` model names. */
+  prices?: AgentWorkerOptions['prices'];
 }
 
 /** Builds a harness; call `close()` in afterAll. */
@@ -89,6 +91,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       ...(options.promptCacheChars !== undefined ? { promptCacheChars: options.promptCacheChars } : {}),
       ...(options.modelCalls ? { modelCalls: options.modelCalls } : {}),
       ...(options.runAhead !== undefined ? { runAhead: options.runAhead } : {}),
+      ...(options.prices ? { prices: options.prices } : {}),
       // The prebuilt bundle has the default failure converter: a codec's own must be bundled in.
       ...(options.dataConverter
         ? { dataConverter: options.dataConverter }

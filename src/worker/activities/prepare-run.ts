@@ -3,7 +3,7 @@ import type { ResolvedConfig } from '../../shared/config';
 import { DEFAULT_CONTEXT_WINDOW, knownContextWindow } from '../../shared/context-windows';
 import type { ToolCatalog } from '../../shared/tool-protocol';
 import type { RunTuning } from '../model-calls';
-import type { PriceTable } from '../../shared/cost';
+import { priceOf, type PriceTable } from '../../shared/cost';
 
 /**
  * What a run starts from: its checked config with every default and the worker's tuning, its tools, and the context
@@ -35,7 +35,7 @@ export function createPrepareRun(
     delete fromCaller.modelCallPolicy;
     // The model this worker calls for the run, and its price: recorded, so the ledger replays as it was made.
     const model = fromCaller.model ?? defaultModel;
-    const pricing = { model, price: prices[model] ?? null };
+    const pricing = { model, price: priceOf(prices, model) };
     if (fromCaller.costBudget !== undefined && pricing.price === null) {
       return {
         ok: false,
