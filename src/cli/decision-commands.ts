@@ -8,6 +8,7 @@ import { formatStep } from './trace-printer';
 import { lineageLine } from '../client/fork';
 import { formatEvent } from './event-printer';
 import { visible } from './terminal-text';
+import { costReport } from '../shared/cost-report';
 
 type Say = (line: string) => void;
 
@@ -20,6 +21,7 @@ export const DECISION_COMMANDS = [
   'respond',
   'answer',
   'trace',
+  'cost',
   'result',
   'cancel',
   'events',
@@ -182,6 +184,13 @@ export async function decisionCommand(
         out(
           `${trace.terminationReason ?? 'running'}: ${trace.totalIterations} iterations, ${trace.totalTokens} tokens`,
         );
+        return 0;
+      }
+      case 'cost': {
+        const { cost } = await agents.getTrace(id);
+        if (values.json) return (out(JSON.stringify(cost ?? null)), 0);
+        if (!cost) return (out(`${id} was recorded by a version that kept no cost ledger`), 0);
+        for (const line of costReport(cost)) out(visible(line));
         return 0;
       }
       case 'result': {

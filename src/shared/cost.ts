@@ -223,12 +223,17 @@ export function addCost(a: CarriedCost, b: CarriedCost): CarriedCost {
   };
 }
 
-/** "$0.0123" (four significant places below a cent), or "no price" when nothing was priced. */
+/**
+ * "$0.0056", "$1.234", "$1234.50": four significant digits under $100, cents above; "no price" when nothing was
+ * priced. Plain arithmetic, no Intl: the workflow formats with it too, and must format the same on every worker.
+ */
 export function formatUsd(usd: number | null): string {
   if (usd === null) return 'no price';
-  if (usd === 0) return '$0';
-  if (usd >= 0.01) return `$${usd.toFixed(usd >= 100 ? 2 : 4)}`;
-  return `$${usd.toPrecision(3)}`;
+  if (usd >= 100) return `$${usd.toFixed(2)}`;
+  const rounded = Number(usd.toPrecision(4));
+  // Small amounts would print as 1.2e-7: write every digit out, then drop the trailing zeros.
+  const text = String(rounded).includes('e') ? rounded.toFixed(12).replace(/\.?0+$/, '') : String(rounded);
+  return `$${text}`;
 }
 
 /** The one-line summary the CLI, the events and the UI show. */

@@ -1,6 +1,8 @@
+import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
 import { temporal } from '@temporalio/proto';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, inject, it } from 'vitest';
 import { chainRunIds } from '../../src/client/run-chain';
 import type { RunCost } from '../../src/shared/cost';
 import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../src/testing/scripted-model';
@@ -199,6 +201,48 @@ describe('what a run cost', () => {
   });
 });
 
+// The CLI as users run it: the built bin in a child process, reading the closed run from the server.
+const CLI = path.resolve(__dirname, '../../dist/cli/main.js');
+
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('durable-react-agent cost', () => {
+  it('prints the ledger of a finished run, and the same ledger as JSON with --json', async () => {
+    const run = await harness.start(
+      [
+        calc('6*7', { promptTokens: 1000, completionTokens: 100 }),
+        { answer: '42.', usage: { promptTokens: 1000, completionTokens: 100 } },
+      ],
+      'q',
+    );
+    const cost = (await run.result()).trace.cost!;
+    const printed = await cli(['cost', run.workflowId]);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toContain(`Total: $0.0056 · 2200 tokens · ${cost.engineActionsTotal} engine actions`);
+    expect(printed.stdout).toContain(`Model ${run.modelName}: $2 in / $0.5 cached / $8 out per 1M tokens`);
+    expect(printed.stdout).toContain('calculator: 1 call(s)');
+    expect(printed.stdout).toMatch(/Engine actions: \d+ = 1 run start\(s\), 2 activities, 1 local-activity task\(s\)/);
+    const json = await cli(['cost', run.workflowId, '--json']);
+    expect(JSON.parse(json.stdout)).toEqual(cost);
+    const help = await cli(['cost', '--help']);
+    expect(help.stdout).toContain('Usage: durable-react-agent cost    <workflowId> [--json]');
+  });
+});
+
 describe('limits.cost', () => {
   const turns = (): ScriptedTurn[] => [
     calc('1+1', { promptTokens: 10_000, completionTokens: 1000 }), // 0.02 + 0.008 = $0.028
@@ -210,7 +254,7 @@ describe('limits.cost', () => {
     const run = await harness.start(turns(), 'q', { limits: { cost: 0.03 } });
     const result = await run.result();
     expect(result.terminationReason).toBe('cost_budget');
-    expect(result.trace.terminationDetail).toMatch(/would pass the cost budget of \$0\.0300 \(\$0\.0280 spent\)/);
+    expect(result.trace.terminationDetail).toMatch(/would pass the cost budget of \$0\.03 \(\$0\.028 spent\)/);
     expect(harness.model.requests(run.modelName).filter((r) => (r.tools?.length ?? 0) > 0)).toHaveLength(1);
   });
 
