@@ -76,7 +76,12 @@ export function markFailed(): void {
  * pending calculator call follows another.
  */
 export function publishStatus(state: RunState, status: AgentStatusValue = agentStatusOf(state)): void {
+  publishAttributes(state, status);
+  // After the upsert, so the details' cost line counts it (setting details is no command: the order is free).
   refreshDetails(state);
+}
+
+function publishAttributes(state: RunState, status: AgentStatusValue): void {
   if (!state.searchAttributes) return;
   const pending = state.approvals.snapshot();
   const tools = [...new Set(pending.approvals.map((call) => call.tool))].sort();

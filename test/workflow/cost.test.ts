@@ -6,7 +6,9 @@ import { describe, expect, inject, it } from 'vitest';
 import { chainRunIds } from '../../src/client/run-chain';
 import type { RunCost } from '../../src/shared/cost';
 import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../src/testing/scripted-model';
+import { startInbox } from '../../src/inbox';
 import { useHarness } from '../support/harness';
+import { ALICE_TOKEN, call, PEOPLE } from '../inbox/support';
 
 // Every scripted run's model is `scenario-<uuid>`: the prefix entry prices them all.
 const PRICE = { input: 2, cachedInput: 0.5, output: 8 };
@@ -115,6 +117,13 @@ describe('what a run cost', () => {
     expect(cost.engineActions).toMatchObject({ workflowStarts: 1, activities: 3, localActivityBatches: 1 });
     // The closed run's trace, read from history with no worker involved, says the same.
     expect((await harness.agents.getTrace(run.workflowId)).cost).toEqual(cost);
+    // The Temporal UI's current details show the total beside the status.
+    const metadata = await harness.client.workflow
+      .getHandle(run.workflowId)
+      .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toContain(
+      `**Cost:** $0.00896 · 3970 tokens · ${cost.engineActionsTotal} engine actions`,
+    );
   });
 
   it('a followed run counts its waitForEvents updates, and the terminated event carries the total', async () => {
@@ -240,6 +249,28 @@ describe('durable-react-agent cost', () => {
     expect(JSON.parse(json.stdout)).toEqual(cost);
     const help = await cli(['cost', '--help']);
     expect(help.stdout).toContain('Usage: durable-react-agent cost    <workflowId> [--json]');
+  });
+});
+
+describe("the inbox's run page", () => {
+  it('shows what the run cost, from its history once it has closed', async () => {
+    const run = await harness.start(
+      [
+        calc('6*7', { promptTokens: 1000, completionTokens: 100 }),
+        { answer: '42.', usage: { promptTokens: 1000, completionTokens: 100 } },
+      ],
+      'q',
+    );
+    const cost = (await run.result()).trace.cost!;
+    const inbox = await startInbox({ client: harness.client, identities: { tokens: PEOPLE } });
+    try {
+      const page = await call(inbox.url, `/runs/${run.workflowId}`, { token: ALICE_TOKEN, accept: 'text/html' });
+      expect(page.text).toContain('<h2>Cost</h2>');
+      expect(page.text).toContain(`Total: $0.0056 · 2200 tokens · ${cost.engineActionsTotal} engine actions`);
+      expect(page.text).toContain(`Model ${run.modelName}: $2 in / $0.5 cached / $8 out per 1M tokens`);
+    } finally {
+      await inbox.close();
+    }
   });
 });
 
