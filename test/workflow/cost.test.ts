@@ -6,13 +6,34 @@ import { describe, expect, inject, it } from 'vitest';
 import { chainRunIds } from '../../src/client/run-chain';
 import type { RunCost } from '../../src/shared/cost';
 import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../src/testing/scripted-model';
+import { z } from 'zod';
 import { startInbox } from '../../src/inbox';
+import { defineTool } from '../../src/worker/tools/define-tool';
 import { useHarness } from '../support/harness';
 import { ALICE_TOKEN, call, PEOPLE } from '../inbox/support';
 
 // Every scripted run's model is `scenario-<uuid>`: the prefix entry prices them all.
 const PRICE = { input: 2, cachedInput: 0.5, output: 8 };
-const harness = useHarness({ prices: { 'scenario-*': PRICE } });
+
+/** Attempts per idempotency key: the first attempt of each call fails, the second succeeds. */
+const attempts = new Map<string, number>();
+const flaky = defineTool({
+  name: 'flaky_lookup',
+  description: 'Looks a value up; the upstream times out on the first try.',
+  schema: z.object({ key: z.string() }),
+  // A remote activity: its retry is an ActivityTaskStarted attempt the history shows (a local one's is in a marker).
+  local: false,
+  retry: { maximumAttempts: 2, initialInterval: '300ms' },
+  retryableErrors: [/timed out/],
+  handler: ({ key }, { idempotencyKey }) => {
+    const attempt = (attempts.get(idempotencyKey) ?? 0) + 1;
+    attempts.set(idempotencyKey, attempt);
+    if (attempt === 1) throw new Error('upstream timed out');
+    return `value of ${key}`;
+  },
+});
+
+const harness = useHarness({ prices: { 'scenario-*': PRICE }, tools: [flaky] });
 
 const EventType = temporal.api.enums.v1.EventType;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -142,6 +163,37 @@ describe('what a run cost', () => {
     expect(cost.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
     const terminated = events.find((event) => event.type === 'terminated');
     expect(terminated).toMatchObject({ cost: { tokens: 220, usd: cost.usd } });
+  });
+
+  it('retries are counted as engine actions and as waste: a retried paid model call and a retried tool call', async () => {
+    const run = await harness.start(
+      [
+        { status: 500 }, // the first attempt of the first call fails; Temporal retries it
+        {
+          thought: 'The lookup tool has the value I need.',
+          toolCalls: [{ name: 'flaky_lookup', args: { key: 'k' } }],
+          usage: { promptTokens: 100, completionTokens: 10 },
+        },
+        { answer: 'Found it.', usage: { promptTokens: 100, completionTokens: 10 } },
+      ],
+      'q',
+    );
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('Found it.');
+    const cost = result.trace.cost!;
+    expect(cost.calls.map((call) => call.attempts)).toEqual([2, 1]);
+    expect(cost.wasted).toEqual({
+      retriedModelCalls: 1,
+      modelRetries: 1,
+      retriedToolCalls: 1,
+      toolRetries: 1,
+      discardedRunAheadResults: 0,
+    });
+    expect(cost.engineActions.activityRetries).toBe(2);
+    expect(cost.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
+    // Workflow time from scheduling to result: the retry's 300 ms back-off is in it.
+    expect(cost.tools.flaky_lookup).toMatchObject({ calls: 1, retries: 1 });
+    expect(cost.tools.flaky_lookup!.ms).toBeGreaterThanOrEqual(300);
   });
 
   it('a model with no price shows its tokens and "no price", never $0', async () => {
