@@ -215,10 +215,11 @@ export async function decisionCommand(
         return 0;
       }
       case 'raise': {
-        // Digits only: Number() would read `0x10` as 16 and `1e3` as 1000.
-        const amount = values.by === undefined ? undefined : /^\d+$/.test(values.by) ? Number(values.by) : NaN;
-        if (amount !== undefined && !(Number.isInteger(amount) && amount > 0))
-          throw new UsageError(`--by expects a whole number above 0, got "${values.by}"`);
+        // Digits only: Number() would read `0x10` as 16 and `1e3` as 1000. A cost budget is raised in USD, so a
+        // decimal is allowed here; the run refuses one for the limits counted in whole numbers.
+        const amount = values.by === undefined ? undefined : /^\d+(\.\d+)?$/.test(values.by) ? Number(values.by) : NaN;
+        if (amount !== undefined && !(amount > 0))
+          throw new UsageError(`--by expects a number above 0 (USD may have decimals), got "${values.by}"`);
         const applied = await agents.raiseBudget(id, amount, second);
         out(`raised the ${applied.limit} limit of ${id} by ${applied.amount} to ${applied.newLimit}`);
         return 0;

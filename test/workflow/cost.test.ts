@@ -365,6 +365,22 @@ describe('limits.cost', () => {
     expect(result.trace.cost!.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
   });
 
+  it('money is raised by any amount, the other limits still by whole numbers', async () => {
+    const run = await harness.start([calc('1+1', { promptTokens: 10, completionTokens: 1 }), { answer: 'Two.' }], 'q', {
+      limits: { maxIterations: 1, onReached: 'ask' },
+    });
+    for (let attempt = 0; attempt < 150; attempt++) {
+      if ((await harness.agents.getPending(run.workflowId)).budget) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await expect(harness.agents.raiseBudget(run.workflowId, 1.5)).rejects.toMatchObject({
+      reason: 'invalid_payload',
+      message: 'Invalid budget decision: amount: the iteration limit is raised by a whole number',
+    });
+    expect(await harness.agents.raiseBudget(run.workflowId, 1)).toMatchObject({ newLimit: 2 });
+    expect((await run.result()).finalAnswer).toBe('Two.');
+  });
+
   it('a run whose model has no price cannot enforce it: refused at start with one line', async () => {
     const model = `unpriced-${randomUUID()}`;
     const handle = await harness.agents.start('q', { model, limits: { cost: 1 } });
