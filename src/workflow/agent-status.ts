@@ -81,11 +81,25 @@ export function publishStatus(state: RunState, status: AgentStatusValue = agentS
   refreshDetails(state);
 }
 
+/** What the status attributes would be set to, as one comparable string, and the pending tools. */
+function statusSignature(state: RunState, status: AgentStatusValue): { signature: string; tools: string[] } {
+  const pending = state.approvals.snapshot();
+  const tools = [...new Set(pending.approvals.map((call) => call.tool))].sort();
+  return { signature: `${status}|${tools.join(',')}`, tools };
+}
+
+/**
+ * Whether {@link publishStatus} with this status would upsert: the last event of a run is emitted before its final
+ * status is published, and its cost must already count that upsert to equal the trace's.
+ */
+export function statusUpsertDue(state: RunState, status: AgentStatusValue = agentStatusOf(state)): boolean {
+  return state.searchAttributes && statusSignature(state, status).signature !== state.activity.publishedStatus;
+}
+
 function publishAttributes(state: RunState, status: AgentStatusValue): void {
   if (!state.searchAttributes) return;
   const pending = state.approvals.snapshot();
-  const tools = [...new Set(pending.approvals.map((call) => call.tool))].sort();
-  const signature = `${status}|${tools.join(',')}`;
+  const { signature, tools } = statusSignature(state, status);
   if (signature !== state.activity.publishedStatus) {
     notePublishedStatus(state.activity, signature);
     countMessage(state.cost, 'searchAttributeUpserts');

@@ -167,12 +167,12 @@ export function toRunCost(ledger: CostLedger): RunCost {
   };
 }
 
-/** The totals the `terminated` event carries. */
-export function costSummary(ledger: CostLedger): CostSummary {
+/** The totals the `terminated` event carries; `upcomingUpserts`: the final status upsert, published after it. */
+export function costSummary(ledger: CostLedger, upcomingUpserts = 0): CostSummary {
   return {
     usd: ledger.totals.usd,
     tokens: ledger.totals.usage.totalTokens,
-    engineActions: engineActionsTotal(ledger.totals.engineActions),
+    engineActions: engineActionsTotal(ledger.totals.engineActions) + upcomingUpserts,
   };
 }
 

@@ -14,7 +14,8 @@ import { ErrorType } from '../shared/errors';
 import { getPromptQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import type { ToolInfo } from '../shared/tool-protocol';
 import { ZERO_USAGE, type AgentWorkflowInput, type ReActResult } from '../shared/types';
-import { publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
+import { publishStatus, searchAttributesEnabled, statusUpsertDue, toStatus } from './agent-status';
+import type { AgentStatusValue } from '../shared/search-attributes';
 import { catalogProblem } from './catalog-checks';
 import { clarify, installHumanHandlers } from './human-loop';
 import {
@@ -49,6 +50,11 @@ import { countRejectedThought, startIteration } from './run-counters';
 import { addFeedback, clearGuidance, setCriticAction, type CriticAction } from './prompt-state';
 import { costSummary, countActivity, countedSleep, countMessage, countRunStart } from './cost-ledger';
 import { costBudgetReached } from './cost-budget';
+
+/** 1 when the status published after the run's last event will be an upsert: that event's cost counts it. */
+function due(state: RunState, status?: AgentStatusValue): number {
+  return statusUpsertDue(state, status) ? 1 : 0;
+}
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
@@ -335,7 +341,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       // A model error retrying cannot fix (bad key, unknown model) or retries used up: fail with its own words.
       const cause = error.cause;
       recordError(state, 'model_error', cause.message);
-      await state.events.end('failed', cause.message, costSummary(state.cost));
+      await state.events.end('failed', cause.message, costSummary(state.cost, due(state, 'Failed')));
       publishStatus(state, 'Failed');
       countFinished('failed');
       throw ApplicationFailure.create({
@@ -354,7 +360,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
           await state.events.end(
             'failed',
             error instanceof Error ? error.message : String(error),
-            costSummary(state.cost),
+            costSummary(state.cost, due(state, 'Failed')),
           );
         publishStatus(state, 'Failed');
         countFinished('failed');
@@ -366,7 +372,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   await state.events.end(
     state.outcome.stop?.reason ?? 'failure',
     state.outcome.stop?.detail ?? null,
-    costSummary(state.cost),
+    costSummary(state.cost, due(state)),
   );
   publishStatus(state);
   countFinished(state.outcome.stop?.reason ?? 'failure');
