@@ -262,6 +262,34 @@ describe('what a run cost', () => {
   });
 });
 
+describe('a worker whose model calls are local activities', () => {
+  const local = useHarness({ prices: { 'scenario-*': PRICE }, modelCalls: { local: true } });
+
+  it('counts one action per workflow task that ran local activities, as the history records them', async () => {
+    const run = await local.start(
+      [
+        calc('5+5', { promptTokens: 100, completionTokens: 10 }),
+        calc('6+6', { promptTokens: 100, completionTokens: 10 }),
+        { answer: 'Twelve.', usage: { promptTokens: 100, completionTokens: 10 } },
+      ],
+      'q',
+    );
+    const cost = (await run.result()).trace.cost!;
+    expect(cost.engineActions.activities).toBe(0); // three thinking calls, the calculator ran ahead in them
+    // Local activities do not end the workflow task: a run this short (prepareRun and three calls) usually fits in
+    // one, which is then a single action; a slow machine may split it, and the history then shows the same split.
+    expect(cost.engineActions.localActivityBatches).toBeGreaterThanOrEqual(1);
+    let total = 0;
+    for (const runId of await chainRunIds(local.client, run.workflowId)) {
+      total += billedActions(
+        (await local.client.workflow.getHandle(run.workflowId, runId).fetchHistory()).events ?? [],
+      );
+    }
+    expect(cost.engineActionsTotal).toBe(total);
+    expect(cost.usd).toBeCloseTo(3 * usd(100, 0, 10), 10);
+  });
+});
+
 // The CLI as users run it: the built bin in a child process, reading the closed run from the server.
 const CLI = path.resolve(__dirname, '../../dist/cli/main.js');
 
