@@ -1,4 +1,11 @@
-import { ChildWorkflowFailure, executeChild, isCancellation, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  executeChild,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { RunCost } from '../shared/cost';
 import { BUDGET_APPROVERS } from '../shared/budget';
 import type { ResolvedConfigInput } from '../shared/config';
 import { AGENT_WORKFLOW_TYPE } from '../shared/messages';
@@ -6,10 +13,17 @@ import { parseDelegation, type ParsedToolCall } from '../shared/protocol';
 import { errorObservation, truncateToTokens } from '../shared/observation';
 import { AgentStatusKey } from '../shared/search-attributes';
 import type { ToolObservation } from '../shared/tool-protocol';
-import type { AgentWorkflowInput, ReActResult } from '../shared/types';
+import type { AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
 import { recordUsage, type RunState } from './run-state';
 import { hasHooks } from './hooks';
 import { addSubagentCost, countChildStart } from './cost-ledger';
+
+/** The cost in the trace a failed child attached to its failure (a model error), if it attached one. */
+function failedChildCost(error: unknown): RunCost | undefined {
+  if (!(error instanceof ChildWorkflowFailure) || !(error.cause instanceof ApplicationFailure)) return undefined;
+  const trace = error.cause.details?.[0] as Partial<ReActTrace> | undefined;
+  return typeof trace === 'object' && trace !== null ? trace.cost : undefined;
+}
 
 /** What a delegation produced: the subagent's answer as the observation, and its workflow ID for the trace. */
 export interface Delegation {
@@ -128,6 +142,8 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
   } catch (error) {
     if (isCancellation(error)) throw error;
     const cause = error instanceof ChildWorkflowFailure && error.cause ? error.cause.message : String(error);
+    // A child that failed on a model error attached its trace: what it spent before failing is still spent.
+    addSubagentCost(state.cost, childWorkflowId, failedChildCost(error));
     return {
       observation: errorObservation(call.tool, call.args, `subagent ${args.agent} failed: ${cause}`, 'tool_error'),
       childWorkflowId,

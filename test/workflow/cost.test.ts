@@ -354,6 +354,34 @@ describe("the inbox's run page", () => {
   });
 });
 
+describe('a subagent that fails', () => {
+  it('still adds what it spent before failing (the trace its failure attached)', async () => {
+    const RESEARCHER = 'You are the failing researcher.';
+    const isChild = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(RESEARCHER);
+    const parent: ScriptedTurn[] = [
+      {
+        thought: 'The researcher can look this up.',
+        toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'What is 12 squared?' } }],
+        usage: { promptTokens: 100, completionTokens: 10 },
+      },
+      { answer: 'It failed.', usage: { promptTokens: 100, completionTokens: 10 } },
+    ];
+    const child: ScriptedTurn[] = [
+      calc('12^2', { promptTokens: 50, completionTokens: 5 }),
+      { status: 401, errorMessage: 'Incorrect API key provided' },
+    ];
+    const run = await harness.start((request) => (isChild(request) ? child.shift() : parent.shift())!, 'q', {
+      subagents: { researcher: { description: 'looks facts up', systemPrompt: RESEARCHER } },
+    });
+    const result = await run.result();
+    expect(result.trace.steps[0]?.isError).toBe(true);
+    const cost = result.trace.cost!;
+    expect(cost.subagents).toEqual([result.trace.steps[0]!.childWorkflowId]);
+    expect(cost.usage.totalTokens).toBe(220 + 55);
+    expect(cost.usd).toBeCloseTo(usd(200, 0, 20) + usd(50, 0, 5), 10);
+  });
+});
+
 describe('limits.cost', () => {
   const turns = (): ScriptedTurn[] => [
     calc('1+1', { promptTokens: 10_000, completionTokens: 1000 }), // 0.02 + 0.008 = $0.028
