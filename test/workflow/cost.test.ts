@@ -196,6 +196,26 @@ describe('what a run cost', () => {
     expect(cost.tools.flaky_lookup!.ms).toBeGreaterThanOrEqual(300);
   });
 
+  it('a streamed run counts each batch of deltas as the signal it is', async () => {
+    const run = await harness.start(
+      [
+        {
+          thought: 'The calculator gives the exact value, so I call it now.',
+          toolCalls: [{ name: 'calculator', args: { expression: '7*7' } }],
+          streamChunks: 4,
+          chunkDelayMs: 250,
+          usage: { promptTokens: 100, completionTokens: 10 },
+        },
+        { answer: 'Forty-nine.', usage: { promptTokens: 100, completionTokens: 10 } },
+      ],
+      'q',
+      { modelSettings: { stream: true } },
+    );
+    const cost = (await run.result()).trace.cost!;
+    expect(cost.engineActions.signals).toBeGreaterThan(0);
+    expect(cost.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
+  });
+
   it('a model with no price shows its tokens and "no price", never $0', async () => {
     const model = `unpriced-${randomUUID()}`;
     harness.model.script(model, [{ answer: 'Hi.', usage: { promptTokens: 10, completionTokens: 5 } }]);
