@@ -4,6 +4,7 @@ import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { describe, expect, inject, it } from 'vitest';
 import { chainRunIds } from '../../src/client/run-chain';
+import { getTraceQuery } from '../../src/shared/messages';
 import type { RunCost } from '../../src/shared/cost';
 import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../src/testing/scripted-model';
 import { z } from 'zod';
@@ -439,6 +440,10 @@ describe('limits.cost', () => {
     // The wait's timer and the raise's update are engine actions of the run like any other.
     expect(result.trace.cost!.engineActions.updates).toBe(1);
     expect(result.trace.cost!.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
+    // A new worker has the run in no cache: its query replays the history, and the ledger comes out the same.
+    await harness.restartWorker();
+    const replayed = await harness.client.workflow.getHandle(run.workflowId).query(getTraceQuery);
+    expect(replayed.cost).toEqual(result.trace.cost);
   });
 
   it('money is raised by any amount, the other limits still by whole numbers', async () => {
