@@ -4,13 +4,13 @@ import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { describe, expect, inject, it } from 'vitest';
 import { chainRunIds } from '../../src/client/run-chain';
-import { getTraceQuery } from '../../src/shared/messages';
+import { decideSignal, getTraceQuery } from '../../src/shared/messages';
 import type { RunCost } from '../../src/shared/cost';
 import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../src/testing/scripted-model';
 import { z } from 'zod';
 import { startInbox } from '../../src/inbox';
 import { defineTool } from '../../src/worker/tools/define-tool';
-import { useHarness } from '../support/harness';
+import { useHarness, waitForPending } from '../support/harness';
 import { ALICE_TOKEN, call, PEOPLE } from '../inbox/support';
 
 // Every scripted run's model is `scenario-<uuid>`: the prefix entry prices them all.
@@ -214,6 +214,27 @@ describe('what a run cost', () => {
     );
     const cost = (await run.result()).trace.cost!;
     expect(cost.engineActions.signals).toBeGreaterThan(0);
+    expect(cost.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
+  });
+
+  it('an approval: its wait is a timer, the decision an update, and one sent as a signal a signal', async () => {
+    const run = await harness.start(
+      [
+        calc('8*8', { promptTokens: 100, completionTokens: 10 }),
+        calc('9*9', { promptTokens: 100, completionTokens: 10 }),
+        { answer: 'Done.', usage: { promptTokens: 100, completionTokens: 10 } },
+      ],
+      'q',
+      { approvals: { require: ['calculator'] } },
+    );
+    await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
+    await harness.client.workflow
+      .getHandle(run.workflowId)
+      .signal(decideSignal, { callId: 'c2-1', decision: 'approve', identity: 'ops' });
+    const cost = (await run.result()).trace.cost!;
+    expect(cost.engineActions).toMatchObject({ timers: 2, updates: 1, signals: 1 });
     expect(cost.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
   });
 
