@@ -9,6 +9,7 @@ import { lineageLine } from '../client/fork';
 import { formatEvent } from './event-printer';
 import { visible } from './terminal-text';
 import { costReport } from '../shared/cost-report';
+import { formatUsd } from '../shared/cost';
 
 type Say = (line: string) => void;
 
@@ -182,7 +183,8 @@ export async function decisionCommand(
         if (trace.lineage) out(lineageLine(trace.lineage));
         for (const step of trace.steps) out(formatStep(step));
         out(
-          `${trace.terminationReason ?? 'running'}: ${trace.totalIterations} iterations, ${trace.totalTokens} tokens`,
+          `${trace.terminationReason ?? 'running'}: ${trace.totalIterations} iterations, ${trace.totalTokens} tokens` +
+            (trace.cost ? `, ${formatUsd(trace.cost.usd)}, ${trace.cost.engineActionsTotal} engine actions` : ''),
         );
         return 0;
       }

@@ -369,6 +369,11 @@ describe('durable-react-agent cost', () => {
     expect(printed.stdout).toMatch(/Engine actions: \d+ = 1 run start\(s\), 2 activities, 1 local-activity task\(s\)/);
     const json = await cli(['cost', run.workflowId, '--json']);
     expect(JSON.parse(json.stdout)).toEqual(cost);
+    // `trace` ends with the total too.
+    const traced = await cli(['trace', run.workflowId]);
+    expect(traced.stdout).toContain(
+      `success: 2 iterations, 2200 tokens, $0.0056, ${cost.engineActionsTotal} engine actions`,
+    );
     const help = await cli(['cost', '--help']);
     expect(help.stdout).toContain('Usage: durable-react-agent cost    <workflowId> [--json]');
   });
