@@ -10,6 +10,8 @@ import { formatStep } from './trace-printer';
 import { lineageLine } from '../client/fork';
 import { formatEvent } from './event-printer';
 import { visible } from './terminal-text';
+import { costReport } from '../shared/cost-report';
+import { formatUsd } from '../shared/cost';
 
 type Say = (line: string) => void;
 
@@ -22,6 +24,7 @@ export const DECISION_COMMANDS = [
   'respond',
   'answer',
   'trace',
+  'cost',
   'result',
   'cancel',
   'events',
@@ -205,8 +208,16 @@ export async function decisionCommand(
         if (trace.lineage) out(lineageLine(trace.lineage));
         for (const step of trace.steps) out(formatStep(step));
         out(
-          `${trace.terminationReason ?? 'running'}: ${trace.totalIterations} iterations, ${trace.totalTokens} tokens`,
+          `${trace.terminationReason ?? 'running'}: ${trace.totalIterations} iterations, ${trace.totalTokens} tokens` +
+            (trace.cost ? `, ${formatUsd(trace.cost.usd)}, ${trace.cost.engineActionsTotal} engine actions` : ''),
         );
+        return 0;
+      }
+      case 'cost': {
+        const { cost } = await agents.getTrace(id);
+        if (values.json) return (out(JSON.stringify(cost ?? null)), 0);
+        if (!cost) return (out(`${id} was recorded by a version that kept no cost ledger`), 0);
+        for (const line of costReport(cost)) out(visible(line));
         return 0;
       }
       case 'result': {
@@ -231,10 +242,11 @@ export async function decisionCommand(
         return 0;
       }
       case 'raise': {
-        // Digits only: Number() would read `0x10` as 16 and `1e3` as 1000.
-        const amount = values.by === undefined ? undefined : /^\d+$/.test(values.by) ? Number(values.by) : NaN;
-        if (amount !== undefined && !(Number.isInteger(amount) && amount > 0))
-          throw new UsageError(`--by expects a whole number above 0, got "${values.by}"`);
+        // Digits only: Number() would read `0x10` as 16 and `1e3` as 1000. A cost budget is raised in USD, so a
+        // decimal is allowed here; the run refuses one for the limits counted in whole numbers.
+        const amount = values.by === undefined ? undefined : /^\d+(\.\d+)?$/.test(values.by) ? Number(values.by) : NaN;
+        if (amount !== undefined && !(amount > 0))
+          throw new UsageError(`--by expects a number above 0 (USD may have decimals), got "${values.by}"`);
         const applied = await agents.raiseBudget(id, amount, second);
         out(`raised the ${applied.limit} limit of ${id} by ${applied.amount} to ${applied.newLimit}`);
         return 0;

@@ -53,6 +53,9 @@ Decide:
 
 Inspect:
   trace   <workflowId> [--json]     result <workflowId> [--json]     cancel <workflowId>
+  cost    <workflowId> [--json]
+                            What the run cost: tokens and money per model call (the worker's prices), tool time,
+                            Temporal Cloud engine actions, retries and waste; its chain and subagents summed in
   events  <workflowId> [--after SEQ] [--json]
                             Follow a run's events live until it ends (resume after SEQ)
   audit   <workflowId> [--json] [--verify [--keys FILE]]

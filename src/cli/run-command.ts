@@ -21,6 +21,7 @@ import { cliIdentity, parseRunArgs, UsageError, type RunOptions } from './args';
 import { watchPending } from './pending-watcher';
 import { createRunDecisions } from './run-decisions';
 import { missedLines, printEvents, type PrintedTrace } from './event-printer';
+import { formatUsd } from '../shared/cost';
 
 /** Where the CLI's embedded dev server keeps its state between runs. */
 export const DEV_SERVER_DB = '.data/temporal.db';
@@ -199,7 +200,11 @@ export async function followRun(
     for (const line of missedLines(result.trace, await stopWatching())) say(line);
     say(
       `Finished: ${result.terminationReason} after ${result.trace.totalIterations} iterations, ` +
-        `${result.tokenUsage.totalTokens} tokens, ${result.executionTimeMs} ms`,
+        `${result.tokenUsage.totalTokens} tokens, ${result.executionTimeMs} ms` +
+        // What it cost, in brief: `durable-react-agent cost <workflowId>` has the ledger.
+        (result.trace.cost
+          ? `, ${formatUsd(result.trace.cost.usd)}, ${result.trace.cost.engineActionsTotal} engine actions`
+          : ''),
     );
     out(
       options.json ? JSON.stringify(result) : (result.finalAnswer ?? `(no final answer: ${result.terminationReason})`),

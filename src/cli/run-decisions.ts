@@ -60,7 +60,11 @@ export function createRunDecisions(
         const text = (await rl.question(`\n${item.question}${where} [y, n or an amount] `)).trim().toLowerCase();
         const amount = Number(text);
         if (text === 'n' || text === 'no') await agents.stopAtBudget(item.workflowId, item.requestId);
-        else await agents.raiseBudget(item.workflowId, Number.isInteger(amount) && amount > 0 ? amount : undefined);
+        else {
+          // A cost budget's raise may have decimals (USD); the others' must be whole, as the run checks.
+          const valid = amount > 0 && (item.unit === 'USD' || Number.isInteger(amount));
+          await agents.raiseBudget(item.workflowId, valid ? amount : undefined);
+        }
         return;
       }
       if (where) say(`\nA subagent is waiting${where}.`);

@@ -145,6 +145,15 @@ export function eventsOfClosedRun(trace: ReActTrace, query: string, failed: bool
     type: 'terminated',
     reason: failed ? 'failed' : (trace.terminationReason ?? 'failure'),
     detail: trace.terminationDetail === null ? null : eventText(trace.terminationDetail),
+    ...(trace.cost
+      ? {
+          cost: {
+            usd: trace.cost.usd,
+            tokens: trace.cost.usage.totalTokens,
+            engineActions: trace.cost.engineActionsTotal,
+          },
+        }
+      : {}),
     at: closedAt,
     run: trace.run,
   });

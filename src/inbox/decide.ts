@@ -164,7 +164,8 @@ export const budgetAs = asPerson(async (handle, body, sender) => {
   if (body.decision === 'stop') decision = { requestId, decision: 'stop' };
   else if (body.decision === 'raise') {
     const amount = Number(body.amount);
-    if (!Number.isInteger(amount) || amount < 1) throw new BadRequest('the raise must be a whole number above 0');
+    // USD (a cost budget) may have decimals; the run refuses them for the limits counted in whole numbers.
+    if (!Number.isFinite(amount) || amount <= 0) throw new BadRequest('the raise must be a number above 0');
     decision = { requestId, decision: 'raise', amount };
   } else throw new BadRequest(`unknown budget decision "${String(body.decision)}": raise or stop`);
   const applied = await sendBudgetDecision(handle, decision, sender);

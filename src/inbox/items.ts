@@ -178,7 +178,13 @@ export function renderItem(item: PendingItem, csrf: string): Html {
         ${hidden('csrf', csrf)}${hidden('requestId', item.requestId)}
         <label
           >Raise by (${item.unit})
-          <input type="number" name="amount" min="1" step="1" value="${String(item.suggested)}" required
+          <input
+            type="number"
+            name="amount"
+            min="${item.unit === 'USD' ? '0.000001' : '1'}"
+            step="${item.unit === 'USD' ? 'any' : '1'}"
+            value="${String(item.suggested)}"
+            required
         /></label>
         <button type="submit" name="decision" value="raise">Raise</button>
         <button type="submit" name="decision" value="stop" formnovalidate>Stop there</button>

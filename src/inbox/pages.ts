@@ -3,6 +3,11 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { followEvents } from '../client/events';
 import { listPendingInRun, PENDING_QUERY_TIMEOUT_MS, type PendingItem } from '../client/decisions';
 import { formatEvent } from '../cli/event-printer';
+import { readClosedRun } from '../client/closed-run';
+import { describeCost, type RunCost } from '../shared/cost';
+import { costReport } from '../shared/cost-report';
+import type { CostSummary } from '../shared/events';
+import { getTraceQuery } from '../shared/messages';
 import type { Authenticated } from './auth';
 import { html, page } from './html';
 import { filterItems, renderList, renderRunPending, type ListFilter } from './items';
@@ -80,7 +85,30 @@ async function pendingOfRun(
   }
 }
 
-/** A run's page: what it waits for (with the forms to decide it) and its trace, both live. */
+/**
+ * What the run cost so far, as the ledger's lines: a closed run's from its history, a live one's by query (within
+ * {@link PENDING_QUERY_TIMEOUT_MS}, as its worker may be gone); null when neither answers or the run kept no ledger.
+ */
+async function costOfRun(client: Client, workflowId: string, running: boolean): Promise<RunCost | null> {
+  try {
+    if (!running) return (await readClosedRun(client, workflowId))?.trace.cost ?? null;
+    const deadline = Date.now() + PENDING_QUERY_TIMEOUT_MS;
+    const trace = await client.connection.withDeadline(deadline, () =>
+      client.workflow.getHandle(workflowId).query(getTraceQuery),
+    );
+    return trace.cost ?? null;
+  } catch {
+    return null;
+  }
+}
+
+function renderCost(cost: RunCost | null, running: boolean) {
+  if (!cost) return html`<p class="meta">Not known: the run kept no cost ledger, or no worker answered.</p>`;
+  return html`<pre class="cost">${costReport(cost).join('\n')}</pre>
+    ${running ? html`<p class="meta">So far; reload for the latest.</p>` : ''}`;
+}
+
+/** A run's page: what it waits for (with the forms to decide it), what it cost, and its trace, live. */
 export async function runPage(
   auth: Authenticated,
   client: Client,
@@ -88,7 +116,11 @@ export async function runPage(
 ): Promise<string> {
   const { workflowId } = description;
   const running = description.status.name === 'RUNNING';
-  const { items, unreadable } = running ? await pendingOfRun(client, workflowId) : { items: [], unreadable: null };
+  // Side by side: a run whose worker is gone answers neither, and each waits its deadline out.
+  const [{ items, unreadable }, cost] = await Promise.all([
+    running ? pendingOfRun(client, workflowId) : { items: [], unreadable: null },
+    costOfRun(client, workflowId, running),
+  ]);
   const id = encodeURIComponent(workflowId);
   return page({
     title: workflowId,
@@ -103,6 +135,8 @@ export async function runPage(
       <section id="pending" data-stream="/runs/${id}/pending/stream" data-mode="merge">
         ${renderRunPending(items, auth.csrf, !running, unreadable)}
       </section>
+      <h2>Cost</h2>
+      <section id="cost">${renderCost(cost, running)}</section>
       <h2>Trace</h2>
       <ol class="trace" id="trace" aria-live="polite" data-stream="/runs/${id}/trace/stream" data-mode="append"></ol>`,
   });
@@ -136,6 +170,15 @@ export async function streamRunPending(
   response.end();
 }
 
+function describeCostSummary(cost: CostSummary): string {
+  return describeCost({
+    usd: cost.usd,
+    unpricedTokens: 0,
+    usage: { promptTokens: 0, completionTokens: 0, totalTokens: cost.tokens },
+    engineActionsTotal: cost.engineActions,
+  });
+}
+
 /** Streams a run's trace as list items, from its event stream; resumes after `Last-Event-ID`. */
 export async function streamTrace(
   response: ServerResponse,
@@ -152,6 +195,8 @@ export async function streamTrace(
       const seq = 'seq' in event ? event.seq : undefined;
       if (line !== undefined)
         sendEvent(response, 'trace', html`<li class="ev-${event.type}">${line.trim()}</li>`.html, seq);
+      if (event.type === 'terminated' && event.cost)
+        sendEvent(response, 'trace', html`<li class="ev-cost">Cost: ${describeCostSummary(event.cost)}</li>`.html);
     }
     if (!controller.signal.aborted) sendEvent(response, 'end', '{}');
   } catch (error) {

@@ -31,6 +31,7 @@ export const CONFIG_GROUPS = {
     maxIterations: 'maxIterations',
     tokenBudget: 'tokenBudget',
     timeoutSeconds: 'timeoutSeconds',
+    cost: 'costBudget',
     maxToolCallsPerReply: 'maxToolCallsPerReply',
     maxCallsPerTool: 'maxCallsPerTool',
     stallThreshold: 'stallThreshold',

@@ -1,14 +1,15 @@
-import { integer, optional, strict, text, variants, type Check, type ShapeOf } from './payload-check';
+import { positiveNumber, optional, strict, text, variants, type Check, type ShapeOf } from './payload-check';
 import { deciderFields, type Decider } from './identity';
 
 /** The limits a run with `onBudget: 'ask'` asks a person to raise instead of stopping at. */
-export type BudgetLimit = 'max_iterations' | 'token_budget' | 'timeout';
+export type BudgetLimit = 'max_iterations' | 'token_budget' | 'timeout' | 'cost_budget';
 
 /** What a raise of each limit is counted in. */
-export const BUDGET_UNITS: Readonly<Record<BudgetLimit, 'iterations' | 'tokens' | 'seconds'>> = {
+export const BUDGET_UNITS: Readonly<Record<BudgetLimit, 'iterations' | 'tokens' | 'seconds' | 'USD'>> = {
   max_iterations: 'iterations',
   token_budget: 'tokens',
   timeout: 'seconds',
+  cost_budget: 'USD',
 };
 
 /**
@@ -19,6 +20,7 @@ export const BUDGET_LIMIT_MAX: Readonly<Record<BudgetLimit, number>> = {
   max_iterations: 100_000,
   token_budget: 1_000_000_000,
   timeout: 365 * 24 * 3600,
+  cost_budget: 1_000_000,
 };
 
 /** A run waiting for a person to raise one of its limits or stop it; served with the pending calls. */
@@ -30,13 +32,16 @@ export interface PendingBudget {
   /** The limit now, and the raise a plain "raise" gives (the limit's own size again). */
   current: number;
   suggested: number;
-  unit: 'iterations' | 'tokens' | 'seconds';
+  unit: 'iterations' | 'tokens' | 'seconds' | 'USD';
   /** Why the run reached it, e.g. "reached the limit of 10 iterations". */
   detail: string;
   requestedAt: string;
   /** When the request lapses and the run stops as it would have without asking. */
   deadline: string;
 }
+
+/** Limits whose raises may be fractions (money); the others are raised by whole numbers. */
+export const FRACTIONAL_LIMITS: readonly BudgetLimit[] = ['cost_budget'];
 
 const base = { requestId: text({ min: 1 }), ...deciderFields };
 type Base = ShapeOf<typeof base>;
@@ -46,7 +51,11 @@ export type BudgetDecision = (Base & { decision: 'raise'; amount?: number }) | (
 
 /** Checks a person's answer to a budget request, by update or signal. */
 export const checkBudgetPayload: Check<BudgetDecision> = variants<BudgetDecision>('decision', {
-  raise: strict({ ...base, decision: text(), amount: optional(integer(1, 1_000_000_000)) }) as Check<BudgetDecision>,
+  raise: strict({
+    ...base,
+    decision: text(),
+    amount: optional(positiveNumber(1_000_000_000)),
+  }) as Check<BudgetDecision>,
   stop: strict({ ...base, decision: text() }) as Check<BudgetDecision>,
 });
 

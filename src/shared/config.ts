@@ -20,6 +20,7 @@ import { modelSettingsProblems } from './model-settings';
 import { parseSignature } from './signature';
 import { stopConditionSchema } from './stop-conditions';
 import { formatZodIssues } from './validation';
+import { BUDGET_LIMIT_MAX } from './budget';
 
 export type { StopCondition } from './stop-conditions';
 export { MAX_DURATION_MS, subagentSchema, type ModelCallPolicy, type SubagentConfig } from './config-fields';
@@ -112,6 +113,14 @@ export const resolvedConfigSchema = z.strictObject({
     .describe(
       'a durable timer; when it fires, in-flight activities are cancelled → `timeout`. The forced final answer then gets a slice of 10% of the budget, clamped to 5–60 s, and is cut short when it runs out',
     ),
+  costBudget: z
+    .number()
+    .positive()
+    .max(BUDGET_LIMIT_MAX.cost_budget)
+    .optional()
+    .describe(
+      "a cap on the run's money in USD (its subagents' included), priced from the worker's `prices` for the run's model; checked before each model call → `cost_budget`, or a request to raise it with `limits.onReached: 'ask'`. A run whose model has no price is refused at start",
+    ),
   maxToolCallsPerReply: z
     .number()
     .int()
@@ -166,6 +175,16 @@ export const resolvedConfigSchema = z.strictObject({
   modelCalls: z.enum(['activity', 'local']).default('activity'),
   runAhead: z.boolean().default(true),
   modelCallPolicy: modelCallPolicySchema.optional(),
+  pricing: z
+    .object({
+      model: z.string(),
+      price: z
+        .object({ input: z.number().min(0), output: z.number().min(0), cachedInput: z.number().min(0).optional() })
+        .strict()
+        .nullable(),
+    })
+    .strict()
+    .optional(),
   requireConfirmation: z
     .array(z.string().min(1))
     .max(500)
@@ -203,7 +222,7 @@ export const resolvedConfigSchema = z.strictObject({
     .enum(['stop', 'ask'])
     .default('stop')
     .describe(
-      '`ask`: at `limits.maxIterations`, `limits.tokenBudget` or `limits.timeoutSeconds` the run waits (up to `approvals.timeout`) for a person to raise the limit or stop it, instead of stopping; no decision in time stops it as before',
+      '`ask`: at `limits.maxIterations`, `limits.tokenBudget`, `limits.cost` or `limits.timeoutSeconds` the run waits (up to `approvals.timeout`) for a person to raise the limit or stop it, instead of stopping; no decision in time stops it as before',
     ),
   conversationIdleTimeout: duration
     .optional()

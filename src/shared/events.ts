@@ -48,7 +48,21 @@ export type AgentEventBody =
   /** A turn ended; the conversation now waits for the next message (or its idle timeout). */
   | { type: 'turn_ended'; turn: number; finalAnswer: string | null; reason: TerminationReason; detail: string | null }
   /** The last event of a run that ended: its termination reason (or `failed` when the run failed with an error). */
-  | { type: 'terminated'; reason: TerminationReason | 'failed'; detail: string | null };
+  | {
+      type: 'terminated';
+      reason: TerminationReason | 'failed';
+      detail: string | null;
+      /** What the run cost, its chain and subagents included (absent from older versions). */
+      cost?: CostSummary;
+    };
+
+/** The cost ledger's totals as an event carries them (`trace.cost` has the rest). */
+export interface CostSummary {
+  /** USD of the priced calls; null when no call had a price. */
+  usd: number | null;
+  tokens: number;
+  engineActions: number;
+}
 
 /** One event of a run's stream. */
 export type AgentEvent = AgentEventBody & {

@@ -63,6 +63,16 @@ export function integer(min: number, max: number): Check<number> {
   };
 }
 
+/** A finite number above 0 and at most `max` (a money amount: fractions allowed). */
+export function positiveNumber(max: number): Check<number> {
+  return (value, path, issues) => {
+    if (typeof value !== 'number' || !Number.isFinite(value)) {
+      return refuse(issues, path, `expected a number, got ${describe(value)}`);
+    }
+    return value <= 0 || value > max ? refuse(issues, path, `must be above 0 and at most ${max}`) : value;
+  };
+}
+
 export function oneOf<V extends string>(values: readonly V[]): Check<V> {
   return (value, path, issues) =>
     values.includes(value as V) ? (value as V) : refuse(issues, path, `expected one of ${values.join(', ')}`);

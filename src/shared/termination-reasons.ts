@@ -7,6 +7,7 @@ export const TERMINATION_REASONS = [
   'failure',
   'stalled',
   'token_budget',
+  'cost_budget',
   'timeout',
   'cancelled',
   'custom',

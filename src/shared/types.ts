@@ -1,5 +1,6 @@
 import type { DecisionOutcome } from './approvals';
 import type { BudgetRecord } from './budget';
+import type { CarriedCost, RunCost } from './cost';
 import type { ResolvedConfigInput } from './config';
 import type { CarriedEvents } from './events';
 import type { Decider } from './identity';
@@ -10,6 +11,8 @@ export interface TokenUsage {
   promptTokens: number;
   completionTokens: number;
   totalTokens: number;
+  /** Prompt tokens the provider served from its cache (billed at the cached price); absent when none were reported. */
+  cachedPromptTokens?: number;
 }
 
 /** What the agent decided to do in one step: a tagged union on `type`. */
@@ -73,7 +76,15 @@ export interface ReActStep {
 
 /** Why a run stopped; exactly these values. */
 export type TerminationReason =
-  'success' | 'max_iterations' | 'failure' | 'stalled' | 'token_budget' | 'timeout' | 'cancelled' | 'custom';
+  | 'success'
+  | 'max_iterations'
+  | 'failure'
+  | 'stalled'
+  | 'token_budget'
+  | 'cost_budget'
+  | 'timeout'
+  | 'cancelled'
+  | 'custom';
 
 /**
  * Kinds of problems recorded in a run's error history; each was fed back to the model or ended the run, except a
@@ -143,6 +154,8 @@ export interface ReActTrace {
   budgetRequests?: BudgetRecord[];
   /** The run this one was forked or continued from (absent for a run started from a query alone). */
   lineage?: RunLineage;
+  /** What the run cost so far: its chain and subagents (see docs/what-a-run-cost.md); absent from older versions. */
+  cost?: RunCost;
 }
 
 /** Where a forked or continued run came from: its parent run and how many of the parent's steps it took. */
@@ -258,10 +271,13 @@ export interface AgentStatus {
 
 /** Sums two usage records. */
 export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  const cached = (a.cachedPromptTokens ?? 0) + (b.cachedPromptTokens ?? 0);
   return {
     promptTokens: a.promptTokens + b.promptTokens,
     completionTokens: a.completionTokens + b.completionTokens,
     totalTokens: a.totalTokens + b.totalTokens,
+    // Only when reported: a usage record without it stays exactly as it was before caching was read.
+    ...(cached > 0 ? { cachedPromptTokens: cached } : {}),
   };
 }
 
@@ -302,6 +318,8 @@ export interface CarriedState {
   budgetRequests?: BudgetRecord[];
   /** A fork's or continuation's parent, kept by every run of its chain. */
   lineage?: RunLineage;
+  /** The chain's cost ledger so far (absent from state carried by older code). */
+  cost?: CarriedCost;
 }
 
 /**

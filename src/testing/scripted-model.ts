@@ -95,6 +95,9 @@ function completion(
             prompt_tokens: promptTokens,
             completion_tokens: completionTokens,
             total_tokens: turn.usage?.totalTokens ?? promptTokens + completionTokens,
+            ...(turn.usage?.cachedPromptTokens !== undefined
+              ? { prompt_tokens_details: { cached_tokens: turn.usage.cachedPromptTokens } }
+              : {}),
           },
         }),
   };

@@ -39,6 +39,8 @@ export interface AgentWorkerOptions {
   runAhead?: boolean;
   /** Keys signed decisions are verified with (the plugin option of the same name). */
   approvalKeys?: DurableAgentPluginOptions['approvalKeys'];
+  /** Model prices for the cost ledger (the plugin option of the same name). */
+  prices?: DurableAgentPluginOptions['prices'];
   /** Extra Temporal worker options (tuning, interceptors, plugins, your own workflows). */
   workerOptions?: Partial<WorkerOptions>;
   /** Payload encryption etc.; by default from PAYLOAD_ENCRYPTION_KEYS. Clients must use the same. */
@@ -72,6 +74,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(options.modelCalls ? { modelCalls: options.modelCalls } : {}),
     ...(options.runAhead !== undefined ? { runAhead: options.runAhead } : {}),
     ...(options.approvalKeys ? { approvalKeys: options.approvalKeys } : {}),
+    ...(options.prices ? { prices: options.prices } : {}),
   });
   const { plugins = [], ...workerOptions } = options.workerOptions ?? {};
   const ownWorkflows = workerOptions.workflowsPath !== undefined || workerOptions.workflowBundle !== undefined;

@@ -6,6 +6,8 @@ import { formatZodIssues } from '../shared/validation';
 import { DurableAgentError } from '../shared/errors';
 import type { ModelCallOptions } from './model-calls';
 import { readApprovalKeysFile, type ApprovalKey } from '../client/decision-signing';
+import type { PriceTable } from '../shared/cost';
+import { checkPriceTable } from './prices';
 
 /** Raised for a worker environment that cannot work; the message lists every bad variable on one line. */
 export class InvalidEnvironmentError extends DurableAgentError {
@@ -40,6 +42,10 @@ const schema = z.object({
     .string()
     .refine((value) => existsSync(value), 'expected a JSON file of approval keys')
     .optional(),
+  WORKER_PRICES: z
+    .string()
+    .refine((value) => existsSync(value), 'expected a JSON file of model prices')
+    .optional(),
   OTEL_EXPORTER_OTLP_ENDPOINT: z.url('expected a URL such as http://otel-collector:4318').optional(),
 });
 
@@ -63,6 +69,21 @@ export interface WorkerEnv {
   runAhead: boolean | undefined;
   /** The keys signed decisions are verified with (WORKER_APPROVAL_KEYS, a JSON file); none when unset. */
   approvalKeys: ApprovalKey[] | undefined;
+  /** The plugin's `prices`: the WORKER_PRICES file's table, checked; undefined when unset (no prices). */
+  prices: PriceTable | undefined;
+}
+
+/** Reads and checks a price table JSON file (WORKER_PRICES): `{ "<model>": { "input": 2.5, "output": 10 } }`. */
+export function readPricesFile(file: string): PriceTable {
+  let input: unknown;
+  try {
+    input = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new InvalidEnvironmentError(`cannot read WORKER_PRICES file ${file}: ${(error as Error).message}`);
+  }
+  const checked = checkPriceTable(input);
+  if (!checked.ok) throw new InvalidEnvironmentError(`Invalid WORKER_PRICES (${file}): ${checked.message}`);
+  return checked.prices;
 }
 
 /** Reads and checks an MCP servers JSON file (WORKER_MCP_SERVERS); one line naming every problem. */
@@ -116,5 +137,6 @@ export function readWorkerEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
     },
     runAhead: value.WORKER_RUN_AHEAD === undefined ? undefined : value.WORKER_RUN_AHEAD === 'true',
     approvalKeys: value.WORKER_APPROVAL_KEYS ? approvalKeysOf(value.WORKER_APPROVAL_KEYS) : undefined,
+    prices: value.WORKER_PRICES ? readPricesFile(value.WORKER_PRICES) : undefined,
   };
 }

@@ -23,6 +23,8 @@ export type { ReconcileContext, ReconcileResult } from './tools/define-tool';
 export type { ConfirmationPolicy, ConfirmationRule } from '../shared/approvals';
 export type { ModelCallOptions, RunTuning } from './model-calls';
 export type { ModelCallPolicy } from '../shared/config-fields';
+// The plugin's `prices`: USD per million tokens by model name, for each run's cost ledger and `limits.cost`.
+export type { ModelPrice, PriceTable } from '../shared/cost';
 export { DEFAULT_TASK_QUEUE } from '../shared/messages';
 export {
   AGENT_SEARCH_ATTRIBUTES,

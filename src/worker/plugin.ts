@@ -14,6 +14,9 @@ import { useLinearTimeRegexFallback } from './regex-engine';
 import { requestTimeoutMs, runTuningOf, type ModelCallOptions } from './model-calls';
 import type { ApprovalKey } from '../client/decision-signing';
 import { DecisionVerifierCodec } from './codec/decision-verifier';
+import type { PriceTable } from '../shared/cost';
+import { checkPriceTable } from './prices';
+import { InvalidEnvironmentError } from './env';
 
 export { STOCK_WORKFLOWS_PATH } from './workflow-bundle';
 
@@ -69,6 +72,20 @@ export interface DurableAgentPluginOptions {
    * them from a file with `readApprovalKeysFile` (WORKER_APPROVAL_KEYS for the CLI's worker).
    */
   approvalKeys?: readonly ApprovalKey[];
+  /**
+   * Model prices in USD per million tokens, by model name (`{ 'gpt-4o': { input: 2.5, cachedInput: 1.25, output: 10 }
+   * }`), for each run's cost ledger and `limits.cost`. None by default (prices go stale): runs then show their tokens
+   * and "no price". A run records its model's price when it starts, so a change here never alters a recorded run.
+   */
+  prices?: PriceTable;
+}
+
+/** The plugin's prices, checked once when the worker is made: a bad table must not fail every run's start. */
+function pricesOf(prices: PriceTable | undefined): PriceTable {
+  if (prices === undefined) return {};
+  const checked = checkPriceTable(prices);
+  if (!checked.ok) throw new InvalidEnvironmentError(`Invalid prices: ${checked.message}`);
+  return checked.prices;
 }
 
 /** The default registry: every built-in tool, file tools confined to `root`. */
@@ -114,6 +131,7 @@ export class DurableAgentPlugin extends SimplePlugin {
         registry,
         tuning,
         ...(options.promptCacheChars !== undefined ? { promptCacheChars: options.promptCacheChars } : {}),
+        prices: pricesOf(options.prices),
       }),
       // The worker's stdio MCP servers stop when it does.
       runContext: async (next) => {

@@ -99,6 +99,7 @@ export async function runWorkerProcess(
       modelCalls: workerEnv.modelCalls,
       ...(workerEnv.runAhead !== undefined ? { runAhead: workerEnv.runAhead } : {}),
       ...(workerEnv.approvalKeys ? { approvalKeys: workerEnv.approvalKeys } : {}),
+      ...(workerEnv.prices ? { prices: workerEnv.prices } : {}),
       workerOptions: {
         shutdownGraceTime: workerEnv.shutdownGraceMs,
         ...(workerEnv.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: workerEnv.maxCachedWorkflows } : {}),

@@ -9,6 +9,7 @@ import type { AgentStatus } from '../shared/types';
 import type { RunState } from './run-state';
 import { notePublishedPending, notePublishedStatus } from './run-activity';
 import { refreshDetails } from './ui-details';
+import { countMessage } from './cost-ledger';
 
 /** Where a run is. Derived here only; the getStatus query, AgentStatus and the UI's details all present this. */
 export type RunPhase = AgentStatus['state'];
@@ -75,13 +76,33 @@ export function markFailed(): void {
  * pending calculator call follows another.
  */
 export function publishStatus(state: RunState, status: AgentStatusValue = agentStatusOf(state)): void {
+  publishAttributes(state, status);
+  // After the upsert, so the details' cost line counts it (setting details is no command: the order is free).
   refreshDetails(state);
-  if (!state.searchAttributes) return;
+}
+
+/** What the status attributes would be set to, as one comparable string, and the pending tools. */
+function statusSignature(state: RunState, status: AgentStatusValue): { signature: string; tools: string[] } {
   const pending = state.approvals.snapshot();
   const tools = [...new Set(pending.approvals.map((call) => call.tool))].sort();
-  const signature = `${status}|${tools.join(',')}`;
+  return { signature: `${status}|${tools.join(',')}`, tools };
+}
+
+/**
+ * Whether {@link publishStatus} with this status would upsert: the last event of a run is emitted before its final
+ * status is published, and its cost must already count that upsert to equal the trace's.
+ */
+export function statusUpsertDue(state: RunState, status: AgentStatusValue = agentStatusOf(state)): boolean {
+  return state.searchAttributes && statusSignature(state, status).signature !== state.activity.publishedStatus;
+}
+
+function publishAttributes(state: RunState, status: AgentStatusValue): void {
+  if (!state.searchAttributes) return;
+  const pending = state.approvals.snapshot();
+  const { signature, tools } = statusSignature(state, status);
   if (signature !== state.activity.publishedStatus) {
     notePublishedStatus(state.activity, signature);
+    countMessage(state.cost, 'searchAttributeUpserts');
     upsertSearchAttributes([
       { key: AgentStatusKey, value: status },
       { key: AgentPendingToolsKey, value: tools.length > 0 ? tools : null },

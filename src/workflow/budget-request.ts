@@ -1,14 +1,15 @@
-import { condition } from '@temporalio/workflow';
 import {
   BUDGET_APPROVERS,
   BUDGET_LIMIT_MAX,
   BUDGET_UNITS,
+  FRACTIONAL_LIMITS,
   type AppliedBudgetDecision,
   type BudgetLimit,
   type BudgetRecord,
 } from '../shared/budget';
 import type { ApprovalBook } from './approval-book';
 import type { ResolvedConfig } from '../shared/config';
+import { roundUsd } from '../shared/cost';
 import { formatDuration, parseDuration } from '../shared/duration';
 import { describeDecider, isApprover } from '../shared/identity';
 import { decideBudgetSignal, decideBudgetUpdate } from '../shared/messages';
@@ -16,16 +17,19 @@ import { publishStatus } from './agent-status';
 import { installPersonInput, refuse } from './human-loop';
 import { countDecision, countDecisionRequest } from './metrics';
 import { nowIso, stopRun, type RunState } from './run-state';
+import { countedCondition } from './cost-ledger';
 
 const LIMIT_NAMES: Readonly<Record<BudgetLimit, string>> = {
   max_iterations: 'iteration limit',
   token_budget: 'token budget',
   timeout: 'time budget',
+  cost_budget: 'cost budget',
 };
 
 function currentLimit(config: ResolvedConfig, limit: BudgetLimit): number {
   if (limit === 'max_iterations') return config.maxIterations;
   if (limit === 'token_budget') return config.tokenBudget ?? 0;
+  if (limit === 'cost_budget') return config.costBudget ?? 0;
   return config.timeoutSeconds ?? 0;
 }
 
@@ -33,6 +37,7 @@ function currentLimit(config: ResolvedConfig, limit: BudgetLimit): number {
 function raiseLimit(config: ResolvedConfig, limit: BudgetLimit, amount: number): void {
   if (limit === 'max_iterations') config.maxIterations += amount;
   else if (limit === 'token_budget') config.tokenBudget = (config.tokenBudget ?? 0) + amount;
+  else if (limit === 'cost_budget') config.costBudget = roundUsd((config.costBudget ?? 0) + amount);
   else config.timeoutSeconds = (config.timeoutSeconds ?? 0) + amount;
 }
 
@@ -47,6 +52,17 @@ function checkBudget(
 ): ReturnType<ApprovalBook['checkBudget']> {
   const checked = state.approvals.checkBudget(payload, via);
   if (!checked.ok || checked.value.decision.decision !== 'raise') return checked;
+  const { amount } = checked.value.decision;
+  if (
+    amount !== undefined &&
+    !Number.isInteger(amount) &&
+    !FRACTIONAL_LIMITS.includes(checked.value.request.pending.limit)
+  )
+    return {
+      ok: false,
+      reason: 'invalid_payload',
+      message: `Invalid budget decision: amount: the ${LIMIT_NAMES[checked.value.request.pending.limit]} is raised by a whole number`,
+    };
   // Like a tool's approvers: only they may raise, anyone may stop (the safe side, as a rejection is for a call).
   const approvers = state.rules.budgetApprovers ? state.config.approvers[BUDGET_APPROVERS] : undefined;
   if (approvers && !isApprover(approvers, checked.value.by)) {
@@ -59,7 +75,7 @@ function checkBudget(
   }
   if (!state.rules.capsBudgetRaises) return checked;
   const { limit, current, suggested } = checked.value.request.pending;
-  const raised = current + (checked.value.decision.amount ?? suggested);
+  const raised = current + (amount ?? suggested);
   if (raised <= BUDGET_LIMIT_MAX[limit]) return checked;
   return {
     ok: false,
@@ -77,7 +93,7 @@ function decideBudget(state: RunState, payload: unknown, via: 'update' | 'signal
   const amount = decision.decision === 'raise' ? (decision.amount ?? suggested) : undefined;
   request.decided = { outcome: decision.decision, by, ...(amount !== undefined ? { amount } : {}) };
   if (amount === undefined) return { requestId, limit, decision: 'stop', by };
-  return { requestId, limit, decision: 'raise', amount, newLimit: current + amount, by };
+  return { requestId, limit, decision: 'raise', amount, newLimit: roundUsd(current + amount), by };
 }
 
 /** Installs the `decideBudget` update (validated before it enters history) and signal. */
@@ -105,7 +121,8 @@ export function markTimeUp(state: RunState, detail: string | null): void {
 export function openBudgetRequest(state: RunState, limit: BudgetLimit, detail: string): void {
   if (state.approvals.budget) return;
   const current = currentLimit(state.config, limit);
-  const suggested = Math.max(1, current);
+  // Money is raised by the limit's own size (a $0.05 budget by $0.05); counts by at least 1.
+  const suggested = limit === 'cost_budget' ? current : Math.max(1, current);
   const unit = BUDGET_UNITS[limit];
   const ms = parseDuration(state.config.approvalTimeout) ?? 24 * 3_600_000;
   const now = Date.now();
@@ -114,7 +131,7 @@ export function openBudgetRequest(state: RunState, limit: BudgetLimit, detail: s
   state.approvals.askBudget({
     requestId,
     limit,
-    question: `Raise the ${LIMIT_NAMES[limit]} from ${current} to ${current + suggested} ${unit}?`,
+    question: `Raise the ${LIMIT_NAMES[limit]} from ${current} to ${roundUsd(current + suggested)} ${unit}?`,
     current,
     suggested,
     unit,
@@ -136,7 +153,7 @@ export async function settleBudgetRequest(state: RunState): Promise<boolean> {
   if (!request) return true;
   const { pending } = request;
   const remainingMs = Date.parse(pending.deadline) - Date.now();
-  await condition(() => request.decided !== undefined, Math.max(remainingMs, 1));
+  await countedCondition(state.cost, () => request.decided !== undefined, Math.max(remainingMs, 1));
   state.approvals.endBudget();
   const decided = request.decided;
   const record: BudgetRecord = {

@@ -7,7 +7,8 @@ import { renderScratchpad, type ChatMessage } from '../shared/protocol';
 import { summaryMessages, type SummarizeInput } from '../shared/summaries';
 import type { ReActStep } from '../shared/types';
 import { activityFailureMessage, modelActivities } from './activity-proxies';
-import { recordError, recordUsage, type RunState } from './run-state';
+import { recordError, recordHelperCall, type RunState } from './run-state';
+import { countActivity } from './cost-ledger';
 import { learnContextWindow } from './prompt-state';
 import { foldWindow } from './transcript';
 import { promptSteps } from '../shared/step-archive';
@@ -120,8 +121,9 @@ async function summarizeSteps(state: RunState, steps: readonly ReActStep[], labe
   let listedBecause = 'the model answered with no text';
   try {
     const { summarize } = modelActivities(state.config.modelCallPolicy);
+    countActivity(state.cost);
     const output = await summarize.executeWithOptions({ summary: label }, [withCap(input, allowed.maxTokens)]);
-    recordUsage(state, output.usage);
+    recordHelperCall(state, 'summarize', output.usage);
     if (output.summary.trim() !== '') return { text: output.summary };
   } catch (error) {
     if (isCancellation(error)) throw error;

@@ -1,4 +1,4 @@
-import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
+import { setHandler, workflowInfo } from '@temporalio/workflow';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { parseDuration } from '../shared/duration';
 import { eventText } from '../shared/events';
@@ -12,6 +12,7 @@ import { clearOutcome, resumeOutcome } from './outcome';
 import { clearCallSignatures } from './run-counters';
 import { clearGuidance } from './prompt-state';
 import { clearWindow } from './transcript';
+import { countedCondition, countMessage } from './cost-ledger';
 
 /** Longest follow-up message accepted: it becomes a prompt and is carried across continue-as-new. */
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -81,6 +82,7 @@ export function installConversationHandlers(state: RunState): void {
   setHandler(
     sendMessageUpdate,
     ({ text }) => {
+      countMessage(state.cost, 'updates');
       const conversation = state.conversation!; // the validator refused the message otherwise
       conversation.inbox.push(text);
       conversation.assigned += 1;
@@ -157,13 +159,13 @@ export async function nextTurn(state: RunState): Promise<boolean> {
   const idleMs = parseDuration(state.config.conversationIdleTimeout!)!;
   const awaiting = conversation.awaiting;
   if (!awaiting) {
-    if (!(await condition(() => conversation.inbox.length > 0, idleMs))) return false;
+    if (!(await countedCondition(state.cost, () => conversation.inbox.length > 0, idleMs))) return false;
   } else {
     // A conversation of one-iteration turns never reaches the loop's check between iterations, so it hands over here
     // too: the next run goes on waiting, with what is left of the idle timeout.
     const remainingMs = Math.max(1, idleMs - (Date.now() - awaiting.sinceMs));
     const due = () => conversation.inbox.length === 0 && idleHandOverDue(state);
-    if (!(await condition(() => conversation.inbox.length > 0 || due(), remainingMs))) return false;
+    if (!(await countedCondition(state.cost, () => conversation.inbox.length > 0 || due(), remainingMs))) return false;
     if (due()) await continueAsNewNow(state);
     delete conversation.awaiting;
   }

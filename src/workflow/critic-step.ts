@@ -13,7 +13,8 @@ import { eventText } from '../shared/events';
 import { loopCallAllowance, withCap } from './token-budget';
 import { modelActivities } from './activity-proxies';
 import { renderScratchpad } from '../shared/protocol';
-import { recordError, recordUsage, stopRun, type RunState } from './run-state';
+import { recordError, recordHelperCall, stopRun, type RunState } from './run-state';
+import { countActivity } from './cost-ledger';
 import { addFeedback, addNote, setCriticAction } from './prompt-state';
 import { promptSteps } from '../shared/step-archive';
 
@@ -58,6 +59,7 @@ export async function critiqueIteration(state: RunState): Promise<void> {
   let output: CritiqueOutput;
   try {
     const { critique } = modelActivities(state.config.modelCallPolicy);
+    countActivity(state.cost);
     output = await critique.executeWithOptions({ summary: 'critic' }, [withCap(input, allowed.maxTokens)]);
   } catch (error) {
     const refusal = state.rules.fitsContextWindow ? contextLengthFailure(error) : undefined;
@@ -65,7 +67,7 @@ export async function critiqueIteration(state: RunState): Promise<void> {
     recordError(state, 'model_error', `the critic was skipped: ${refusal.message}`);
     return;
   }
-  recordUsage(state, output.usage);
+  recordHelperCall(state, 'critic', output.usage);
   if ('malformed' in output) {
     recordError(state, 'malformed_output', output.malformed);
     return;

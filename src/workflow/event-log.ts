@@ -10,6 +10,7 @@ import {
   type ModelDelta,
 } from '../shared/events';
 import type { TerminationReason } from '../shared/types';
+import type { CostSummary } from '../shared/events';
 import { getEventsQuery, modelDeltaSignal, publishEventsSignal, waitForEventsUpdate } from '../shared/messages';
 
 /** Most events a run holds in memory; older ones are dropped (the trace keeps the full record). */
@@ -154,8 +155,13 @@ export class EventLog {
   }
 
   /** The stream's last event; consumers waiting for news are answered before the run closes. */
-  async end(reason: TerminationReason | 'failed', detail: string | null): Promise<void> {
-    this.emit({ type: 'terminated', reason, detail: detail === null ? null : eventText(detail) });
+  async end(reason: TerminationReason | 'failed', detail: string | null, cost?: CostSummary): Promise<void> {
+    this.emit({
+      type: 'terminated',
+      reason,
+      detail: detail === null ? null : eventText(detail),
+      ...(cost ? { cost } : {}),
+    });
     this.hasEnded = true;
     // Not cancellable: a cancelled run still answers its waiting consumers with its last event.
     await CancellationScope.nonCancellable(() => condition(allHandlersFinished));
@@ -214,25 +220,46 @@ function checkCursor(input: unknown): void {
 
 /**
  * The `getEvents` query and the `waitForEvents` long-poll update; with `publishes` (rule set 7) the `publishEvents`
- * signal too, which puts the events on the model calls' inputs for followers that read history.
+ * signal too, which puts the events on the model calls' inputs for followers that read history. `counted` hears of
+ * each signal received and update accepted (the cost ledger's engine actions); queries are billed too but leave
+ * nothing a run can count.
  */
-export function installEventHandlers(log: EventLog, publishes = false): void {
-  setHandler(modelDeltaSignal, (delta) => log.delta(delta));
-  if (publishes) setHandler(publishEventsSignal, () => log.publish());
+export function installEventHandlers(
+  log: EventLog,
+  counted: (kind: 'signals' | 'updates') => void,
+  publishes = false,
+): void {
+  setHandler(modelDeltaSignal, (delta) => {
+    counted('signals');
+    log.delta(delta);
+  });
+  if (publishes) {
+    setHandler(publishEventsSignal, () => {
+      counted('signals');
+      log.publish();
+    });
+  }
   setHandler(getEventsQuery, (input) => {
     checkCursor(input);
     return log.page(input.after);
   });
-  setHandler(waitForEventsUpdate, ({ after }): Promise<EventsWaitResult> => log.waitAfter(after), {
-    // A rejected update leaves nothing in history; one accepted while handing over would only bounce back.
-    validator: (input) => {
-      checkCursor(input);
-      // A cursor past the newest event would hold one of the run's ten update slots until that many events exist.
-      if ((input as { after: number }).after > log.head)
-        throw new Error(`\`after\` is past the newest event (${log.head})`);
-      if (log.handingOver) throw new Error('the run is continuing as new: ask again');
-      const full = log.waitRefusal();
-      if (full !== null) throw new Error(full);
+  setHandler(
+    waitForEventsUpdate,
+    ({ after }): Promise<EventsWaitResult> => {
+      counted('updates');
+      return log.waitAfter(after);
     },
-  });
+    {
+      // A rejected update leaves nothing in history; one accepted while handing over would only bounce back.
+      validator: (input) => {
+        checkCursor(input);
+        // A cursor past the newest event would hold one of the run's ten update slots until that many events exist.
+        if ((input as { after: number }).after > log.head)
+          throw new Error(`\`after\` is past the newest event (${log.head})`);
+        if (log.handingOver) throw new Error('the run is continuing as new: ask again');
+        const full = log.waitRefusal();
+        if (full !== null) throw new Error(full);
+      },
+    },
+  );
 }

@@ -1,4 +1,4 @@
-import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
+import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import { activityFailureMessage } from './activity-proxies';
 import { eventText } from '../shared/events';
 import { answerCandidate, type ModelReply } from '../shared/protocol';
@@ -11,6 +11,7 @@ import { acceptAnswer, extendStopDetail, settleForcedAnswer } from './outcome';
 import { promptFor, think } from './thinking';
 import { allowance, estimatePromptTokens } from './token-budget';
 import { contextLengthFailure, fitContext, recoverFromRefusal } from './context-window';
+import { countedSleep } from './cost-ledger';
 
 /** Records the final answer as the last step. */
 function finish(state: RunState, reply: ModelReply, answer: string, forced = false): void {
@@ -102,7 +103,7 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
   const timer = new CancellationScope();
   let cutShort = false;
   void timer
-    .run(() => sleep(limitMs))
+    .run(() => countedSleep(state.cost, limitMs))
     .then(
       () => {
         cutShort = true;

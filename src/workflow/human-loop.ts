@@ -1,4 +1,4 @@
-import { ApplicationFailure, condition, setHandler, workflowInfo, type SignalDefinition } from '@temporalio/workflow';
+import { ApplicationFailure, setHandler, workflowInfo, type SignalDefinition } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { PendingCall, RefusalReason } from '../shared/approvals';
 import { argsHash } from '../shared/canonical';
@@ -15,6 +15,7 @@ import { askShouldStop, nowIso, recordError, recordStep, stopRun, type RunState 
 import type { ReActStep, TokenUsage } from '../shared/types';
 import type { ToolInfo } from '../shared/tool-protocol';
 import type { Decider } from '../shared/identity';
+import { countActivity, countedCondition, countMessage } from './cost-ledger';
 
 /** Type of the failure an update sender gets for a refused decision or answer. */
 export const INVALID_DECISION = ErrorType.InvalidDecision;
@@ -34,6 +35,7 @@ async function decide(state: RunState, payload: unknown, via: 'update' | 'signal
   const first = state.approvals.checkDecision(payload, via);
   if (!first.ok) throw refuse(first);
   if (first.value.decision.decision === 'edit') {
+    countActivity(state.cost);
     const problem = await validateToolArgs({ tool: first.value.entry.call.tool, args: first.value.decision.args });
     if (problem !== null) {
       throw refuse({
@@ -71,13 +73,22 @@ export function installPersonInput<Payload, Result>(
   check: (payload: unknown) => Checked<unknown>,
   apply: (payload: unknown, via: 'update' | 'signal') => Result | Promise<Result>,
 ): void {
-  setHandler(update, (payload) => apply(payload, 'update'), {
-    validator: (payload) => {
-      const checked = check(payload);
-      if (!checked.ok) throw refuse(checked);
+  setHandler(
+    update,
+    (payload) => {
+      // The handler runs only for an update its validator accepted, which is the update billed and in history.
+      countMessage(state.cost, 'updates');
+      return apply(payload, 'update');
     },
-  });
+    {
+      validator: (payload) => {
+        const checked = check(payload);
+        if (!checked.ok) throw refuse(checked);
+      },
+    },
+  );
   setHandler(signal, async (payload) => {
+    countMessage(state.cost, 'signals');
     try {
       await apply(payload, 'signal');
     } catch (error) {
@@ -164,7 +175,7 @@ export async function awaitDecision(
     ...(uncertain ? { reason: 'uncertain_effect' as const } : {}),
   });
   try {
-    if (await condition(() => entry.resolution !== undefined, ms)) {
+    if (await countedCondition(state.cost, () => entry.resolution !== undefined, ms)) {
       const resolution = entry.resolution as Resolution;
       state.events.emit({ type: 'approval_decided', callId, decision: resolution.decision });
       return resolution;
@@ -198,7 +209,7 @@ export async function askUser(
   countDecisionRequest();
   state.events.emit({ type: 'clarification_asked', callId, question: eventText(question) });
   try {
-    if (await condition(() => asked.answer !== undefined, ms)) {
+    if (await countedCondition(state.cost, () => asked.answer !== undefined, ms)) {
       countDecision('answer');
       const by = asked.by;
       state.events.emit({

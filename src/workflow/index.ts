@@ -34,4 +34,7 @@ export {
 export type { AgentEventBody, EventPage, EventsWaitResult } from '../shared/events';
 export type { PendingDecisions } from '../shared/approvals';
 export type { AppliedBudgetDecision } from '../shared/budget';
+// `trace.cost`, the run's cost ledger (see docs/what-a-run-cost.md), and the summary its `terminated` event carries.
+export type { CarriedCost, EngineActions, ModelCallCost, RunCost, ToolTime, WastedWork } from '../shared/cost';
+export type { CostSummary } from '../shared/events';
 export type { ConfigValidation } from '../shared/agent-config';

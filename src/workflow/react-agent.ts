@@ -5,7 +5,6 @@ import {
   ContinueAsNew,
   isCancellation,
   setHandler,
-  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import { installConversationHandlers, nextTurn, startConversation } from './conversation';
@@ -15,7 +14,8 @@ import { ErrorType } from '../shared/errors';
 import { getPromptQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import type { ToolInfo } from '../shared/tool-protocol';
 import { ZERO_USAGE, type AgentWorkflowInput, type ReActResult } from '../shared/types';
-import { publishStatus, searchAttributesEnabled, toStatus } from './agent-status';
+import { publishStatus, searchAttributesEnabled, statusUpsertDue, toStatus } from './agent-status';
+import type { AgentStatusValue } from '../shared/search-attributes';
 import { catalogProblem } from './catalog-checks';
 import { clarify, installHumanHandlers } from './human-loop';
 import {
@@ -48,6 +48,13 @@ import { offerRunAhead } from './run-ahead';
 import { foldedPatch, resolveRuleSet } from './rule-sets';
 import { countRejectedThought, startIteration } from './run-counters';
 import { addFeedback, clearGuidance, setCriticAction, type CriticAction } from './prompt-state';
+import { costSummary, countActivity, countedSleep, countMessage, countRunStart } from './cost-ledger';
+import { costBudgetReached } from './cost-budget';
+
+/** 1 when the status published after the run's last event will be an upsert: that event's cost counts it. */
+function due(state: RunState, status?: AgentStatusValue): number {
+  return statusUpsertDue(state, status) ? 1 : 0;
+}
 
 /** One iteration: check limits, think, validate, act. */
 async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): Promise<void> {
@@ -77,6 +84,9 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   }
   const limit = checkBeforeThinking(used, config, rawPromptTokens(messages));
   if (limit) return reachLimit(state, limit.reason, limit.detail);
+  // Rule set 7: `limits.cost`, priced with the run's recorded price (a run whose model has none was refused).
+  const overCost = costBudgetReached(state, messages);
+  if (overCost !== null) return reachLimit(state, 'cost_budget', overCost);
   // Rule set 2: the budget is a hard cap, with room kept for the forced final answer.
   const allowed = loopCallAllowance(state, messages);
   if ('refused' in allowed) return reachLimit(state, 'token_budget', allowed.refused);
@@ -222,7 +232,7 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
     const remainingMs = timeoutSeconds * 1000 - (Date.now() - startedAtMs);
     timer = new CancellationScope();
     void timer
-      .run(() => sleep(Math.max(remainingMs, 1)))
+      .run(() => countedSleep(state.cost, Math.max(remainingMs, 1)))
       .then(
         () => {
           const detail = `the time budget of ${timeoutSeconds}s ran out`;
@@ -287,6 +297,9 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     ...(start.assumedContextWindow !== undefined ? { assumedContextWindow: start.assumedContextWindow } : {}),
     ...(seed ? { seededSteps: seed.steps } : {}),
   });
+  countRunStart(state.cost, input.carried !== undefined);
+  // prepareRun ran before the state existed: a local activity of this first workflow task.
+  if (start.catalog !== null) countActivity(state.cost, true);
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
   installBudgetHandlers(state);
@@ -295,7 +308,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   );
   setHandler(getStatusQuery, () => toStatus(state));
   setHandler(getPromptQuery, () => state.prompt.sent ?? null);
-  installEventHandlers(state.events, rules.publishesEvents);
+  installEventHandlers(state.events, (kind) => countMessage(state.cost, kind), rules.publishesEvents);
   if (rules.guardsStreamedDeltas) {
     state.events.acceptDeltasWhen((iteration) => state.config.stream && iteration === state.counters.iterations);
   }
@@ -306,7 +319,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   );
 
   try {
-    const catalog = await lookUpTools(start, rules);
+    const catalog = await lookUpTools(start, rules, (local) => countActivity(state.cost, local));
     const problem = catalogProblem(config, catalog, state.rules);
     if (problem !== null) throw invalidInput(problem);
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));
@@ -328,7 +341,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       // A model error retrying cannot fix (bad key, unknown model) or retries used up: fail with its own words.
       const cause = error.cause;
       recordError(state, 'model_error', cause.message);
-      await state.events.end('failed', cause.message);
+      await state.events.end('failed', cause.message, costSummary(state.cost, due(state, 'Failed')));
       publishStatus(state, 'Failed');
       countFinished('failed');
       throw ApplicationFailure.create({
@@ -343,7 +356,12 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       const handingOver = error instanceof ContinueAsNew;
       const keepsStatus = handingOver && foldedPatch(state.rules, 'handoverKeepsStatus');
       if (state.rules.publishesFailedStatus && !keepsStatus) {
-        if (!handingOver) await state.events.end('failed', error instanceof Error ? error.message : String(error));
+        if (!handingOver)
+          await state.events.end(
+            'failed',
+            error instanceof Error ? error.message : String(error),
+            costSummary(state.cost, due(state, 'Failed')),
+          );
         publishStatus(state, 'Failed');
         countFinished('failed');
       }
@@ -351,7 +369,11 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     }
   }
   enterPhase(state.activity, 'completed');
-  await state.events.end(state.outcome.stop?.reason ?? 'failure', state.outcome.stop?.detail ?? null);
+  await state.events.end(
+    state.outcome.stop?.reason ?? 'failure',
+    state.outcome.stop?.detail ?? null,
+    costSummary(state.cost, due(state)),
+  );
   publishStatus(state);
   countFinished(state.outcome.stop?.reason ?? 'failure');
   return toResult(state, Date.now());

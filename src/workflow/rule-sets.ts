@@ -159,6 +159,11 @@ const GENERATIONS = [
        * the previous call, so followers read them from history, which costs no engine action, instead of by query.
        */
       publishesEvents: true,
+      /**
+       * `limits.cost` (USD, priced with the run's recorded prices) is checked before each loop call: the run stops
+       * with `cost_budget`, or asks a person to raise it (`limits.onReached: 'ask'`).
+       */
+      costBudget: true,
     },
   },
 ] as const;

@@ -4,6 +4,7 @@ import type { RanAhead, RunAheadRequest, ToolInfo, ToolObservation } from '../sh
 import { needsConfirmation } from './confirmation';
 import type { RunState } from './run-state';
 import { fullTextOver } from './summaries';
+import { countDiscardedRunAhead } from './cost-ledger';
 
 /*
  * Read-only tools run ahead (see `readOnly` in defineTool): the model call that names them runs them too, and the
@@ -58,6 +59,8 @@ export function runAheadRequest(state: RunState, offered: readonly string[]): Ru
 /** Keeps the results the reply's calls got ahead, in place of the previous reply's unused ones. */
 export function keepRanAhead(state: RunState, reply: ModelReply): void {
   const ran = reply.type === 'tool_calls' ? (reply.ranAhead ?? []) : [];
+  // What the previous reply ran ahead and no admitted call took was paid for and thrown away.
+  countDiscardedRunAhead(state.cost, state.runAhead.results.size);
   writableRunAhead(state).results = new Map(ran.map((entry) => [entry.callId, entry]));
 }
 

@@ -50,9 +50,15 @@ export async function startRun(input: AgentWorkflowInput, rules: RuleFlags): Pro
 }
 
 /** The run's tools: from its start, or looked up now (continued runs, and runs recorded before the patch). */
-export async function lookUpTools(start: RunStart, rules: RuleFlags): Promise<ToolCatalog> {
+export async function lookUpTools(
+  start: RunStart,
+  rules: RuleFlags,
+  scheduled: (local: boolean) => void = () => undefined,
+): Promise<ToolCatalog> {
   if (start.catalog) return start.catalog;
   // Runs recorded before the lookup became a local activity replay it as the remote activity they scheduled.
-  const lookup = foldedPatch(rules, 'localToolCatalog') ? listToolsLocally : listTools;
+  const local = foldedPatch(rules, 'localToolCatalog');
+  const lookup = local ? listToolsLocally : listTools;
+  scheduled(local);
   return lookup.executeWithOptions({ summary: 'list tools' }, [start.config.tools]);
 }

@@ -13,6 +13,7 @@ import { createPromptState, type PromptState } from './prompt-state';
 import { appendStep, createTranscript, type Transcript } from './transcript';
 import { addError, addTokens, createCounters, type RunCounters } from './run-counters';
 import { LATEST_RULE_SET, type RuleFlags } from './rule-sets';
+import { carryCost, createLedger, recordModelCall, toRunCost, type CostLedger } from './cost-ledger';
 import type {
   AgentErrorKind,
   AgentErrorRecord,
@@ -81,6 +82,8 @@ export interface RunState {
   readonly budget: BudgetState;
   /** The parent of a fork or continuation, kept across the chain. */
   readonly lineage: RunLineage | null;
+  /** What the chain and its subagents cost so far: tokens, money, tool time, engine actions (cost-ledger.ts). */
+  readonly cost: CostLedger;
 }
 
 /** What a run starts from. */
@@ -130,6 +133,7 @@ export function createRunState(options: RunStateOptions): RunState {
     conversation: null,
     budget: { requests: carried?.budgetRequests ?? [], timeUp: null },
     lineage: carried?.lineage ?? null,
+    cost: createLedger(carried?.cost),
     searchAttributes: options.searchAttributes ?? false,
   };
 }
@@ -168,6 +172,7 @@ export function toCarried(state: RunState): CarriedState {
     ...(state.conversation ? { conversation: state.conversation } : {}),
     ...(state.budget.requests.length > 0 ? { budgetRequests: [...state.budget.requests] } : {}),
     ...(state.lineage ? { lineage: state.lineage } : {}),
+    cost: carryCost(state.cost),
   };
 }
 
@@ -228,6 +233,12 @@ export function recordUsage(state: RunState, usage: TokenUsage): void {
   countTokens(usage);
 }
 
+/** A summarise or critic call's usage: in the counters as always, and in the cost ledger with its model's price. */
+export function recordHelperCall(state: RunState, kind: 'summarize' | 'critic', usage: TokenUsage): void {
+  recordUsage(state, usage);
+  recordModelCall(state.cost, state.config, { kind, iteration: state.counters.iterations, usage });
+}
+
 /** Ends the run with this reason unless a reason was already decided (the first cause wins). */
 export function stopRun(state: RunState, reason: TerminationReason, detail: string): void {
   decideStop(state.outcome, reason, detail);
@@ -253,6 +264,7 @@ export function toTrace(state: RunState): ReActTrace {
     ...(state.conversation ? { turns: state.conversation.turns } : {}),
     ...(state.budget.requests.length > 0 ? { budgetRequests: [...state.budget.requests] } : {}),
     ...(state.lineage ? { lineage: state.lineage } : {}),
+    cost: toRunCost(state.cost),
   };
 }
 

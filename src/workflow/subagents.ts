@@ -1,4 +1,11 @@
-import { ChildWorkflowFailure, executeChild, isCancellation, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  ChildWorkflowFailure,
+  executeChild,
+  isCancellation,
+  workflowInfo,
+} from '@temporalio/workflow';
+import type { RunCost } from '../shared/cost';
 import { BUDGET_APPROVERS } from '../shared/budget';
 import type { ResolvedConfigInput } from '../shared/config';
 import { AGENT_WORKFLOW_TYPE } from '../shared/messages';
@@ -6,9 +13,17 @@ import { parseDelegation, type ParsedToolCall } from '../shared/protocol';
 import { errorObservation, truncateToTokens } from '../shared/observation';
 import { AgentStatusKey } from '../shared/search-attributes';
 import type { ToolObservation } from '../shared/tool-protocol';
-import type { AgentWorkflowInput, ReActResult } from '../shared/types';
+import type { AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
 import { recordUsage, type RunState } from './run-state';
 import { hasHooks } from './hooks';
+import { addSubagentCost, countChildStart } from './cost-ledger';
+
+/** The cost in the trace a failed child attached to its failure (a model error), if it attached one. */
+function failedChildCost(error: unknown): RunCost | undefined {
+  if (!(error instanceof ChildWorkflowFailure) || !(error.cause instanceof ApplicationFailure)) return undefined;
+  const trace = error.cause.details?.[0] as Partial<ReActTrace> | undefined;
+  return typeof trace === 'object' && trace !== null ? trace.cost : undefined;
+}
 
 /** What a delegation produced: the subagent's answer as the observation, and its workflow ID for the trace. */
 export interface Delegation {
@@ -59,6 +74,8 @@ function childConfig(state: RunState, agent: string, remainingTokens: number | u
     parallelToolCalls: sub?.parallelToolCalls ?? parent.parallelToolCalls,
     timeoutSeconds: sub?.timeoutSeconds,
     tokenBudget: remainingTokens,
+    // The parent's cost budget covers the child's cost, which comes back with its result: the child has none.
+    costBudget: undefined,
   };
 }
 
@@ -100,6 +117,7 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
   // Queries only: a client asking what the run waits for is pointed at the child, whose approvals are its own.
   state.approvals.delegate({ callId: call.callId, agent: args.agent, workflowId: childWorkflowId });
   state.events.emit({ type: 'subagent_started', callId: call.callId, agent: args.agent, childWorkflowId });
+  countChildStart(state.cost);
   try {
     const result = await executeChild<(input: AgentWorkflowInput) => Promise<ReActResult>>(childType(state), {
       workflowId: childWorkflowId,
@@ -108,6 +126,8 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
       ...(state.searchAttributes ? { typedSearchAttributes: [{ key: AgentStatusKey, value: 'Running' }] } : {}),
     });
     recordUsage(state, result.tokenUsage);
+    // The child's cost (its chain, its tokens priced at its own model's price) is part of the parent's.
+    addSubagentCost(state.cost, childWorkflowId, result.trace.cost);
     const answer = result.finalAnswer ?? `(${args.agent} stopped without an answer: ${result.terminationReason})`;
     // A subagent's answer is an observation like any other: bounded the same way (rule set 3).
     const { text, truncated } = state.rules.truncatesSubagentAnswers
@@ -122,6 +142,8 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
   } catch (error) {
     if (isCancellation(error)) throw error;
     const cause = error instanceof ChildWorkflowFailure && error.cause ? error.cause.message : String(error);
+    // A child that failed on a model error attached its trace: what it spent before failing is still spent.
+    addSubagentCost(state.cost, childWorkflowId, failedChildCost(error));
     return {
       observation: errorObservation(call.tool, call.args, `subagent ${args.agent} failed: ${cause}`, 'tool_error'),
       childWorkflowId,

@@ -5,7 +5,8 @@ import type { ToolObservation } from '../shared/tool-protocol';
 import { modelActivities } from './activity-proxies';
 import { foldSteps } from './context-window';
 import { renderScratchpad } from '../shared/protocol';
-import { recordError, recordUsage, type RunState } from './run-state';
+import { recordError, recordHelperCall, type RunState } from './run-state';
+import { countActivity } from './cost-ledger';
 import { foldWindow } from './transcript';
 import { promptSteps } from '../shared/step-archive';
 import { loopCallAllowance, withCap } from './token-budget';
@@ -41,8 +42,9 @@ export async function summarizeConversationIfDue(state: RunState): Promise<void>
   const allowed = loopCallAllowance(state, summaryMessages(input));
   if ('refused' in allowed) return;
   const { summarize } = modelActivities(state.config.modelCallPolicy);
+  countActivity(state.cost);
   const output = await summarize.executeWithOptions({ summary: 'summarise' }, [withCap(input, allowed.maxTokens)]);
-  recordUsage(state, output.usage);
+  recordHelperCall(state, 'summarize', output.usage);
   foldWindow(state.transcript, output.summary, []);
   state.events.emit({ type: 'summary', text: eventText(output.summary) });
 }
@@ -99,9 +101,10 @@ export async function condenseObservation(
   const allowed = loopCallAllowance(state, summaryMessages(input));
   if ('refused' in allowed) return observation;
   const { summarize } = modelActivities(state.config.modelCallPolicy);
+  countActivity(state.cost);
   const output = await summarize.executeWithOptions({ summary: `summarise · ${call.tool} result` }, [
     withCap(input, allowed.maxTokens),
   ]);
-  recordUsage(state, output.usage);
+  recordHelperCall(state, 'summarize', output.usage);
   return { ...observation, text: output.summary, truncated: false, summarizedFromTokens: rawTokens };
 }

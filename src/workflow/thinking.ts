@@ -15,6 +15,7 @@ import { rememberSent } from './prompt-state';
 import { keepRanAhead, runAheadRequest } from './run-ahead';
 import { promptSteps } from '../shared/step-archive';
 import { completionCap, learnPromptRatio } from './token-budget';
+import { countActivity, recordModelCall } from './cost-ledger';
 
 /** The next prompt: the running summary and the window of steps it does not cover yet, plus notes and feedback. */
 export function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
@@ -61,6 +62,7 @@ export async function think(
   const runAhead = offering ? runAheadRequest(state, tools) : undefined;
   // A local call's input is not recorded: its events stay for the next remote call (or the followers' query).
   const events = local ? undefined : state.events.unpublished();
+  countActivity(state.cost, local);
   const recorded = await call.executeWithOptions({ summary }, [
     {
       // A local call's input is not recorded, so only a remote one needs the delta.
@@ -84,6 +86,13 @@ export async function think(
   const reply = toModelReply(recorded);
   keepRanAhead(state, reply);
   recordUsage(state, reply.usage);
+  recordModelCall(state.cost, config, {
+    kind: 'think',
+    iteration: state.counters.iterations,
+    usage: reply.usage,
+    ...(reply.attempts !== undefined ? { attempts: reply.attempts } : {}),
+    local,
+  });
   // Under a budget, as before (the ratio steers the budget's decisions, which `maxTokens` alone must not touch), and
   // from rule set 5 on always: the context-window check estimates prompts with it.
   if (maxTokens !== undefined || state.rules.alwaysLearnsPromptRatio)

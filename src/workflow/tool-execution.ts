@@ -8,6 +8,7 @@ import { countDecision } from './metrics';
 import { keyPrefix, takeRanAhead } from './run-ahead';
 import type { RunState } from './run-state';
 import { toolSettled, toolStarted } from './run-activity';
+import { countActivity, recordToolTime } from './cost-ledger';
 import { fullTextOver } from './summaries';
 
 /* Running one admitted tool call as its activity, and the toolRuns slot it holds while it does. */
@@ -36,7 +37,10 @@ function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: str
 export async function execute(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
   state.events.emit({ type: 'tool_started', callId: call.callId, tool: call.tool });
   const ahead = takeRanAhead(state, call);
-  if (ahead) return ahead;
+  if (ahead) {
+    recordToolTime(state.cost, call.tool, { ms: 0 }); // it ran inside the model call, whose time it was
+    return ahead;
+  }
   toolStarted(state.activity, call.tool);
   try {
     const observation = await runOnce(state, call, tool);
@@ -50,8 +54,12 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
 /** One run of the tool's activity, its retries included; a lost outcome is an observation that says so. */
 async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
   const reconcile = state.rules.reconcilesEffects && tool.reconciles ? { reconcile: true as const } : {};
+  const local = tool.local === true;
+  const startedMs = Date.now();
+  let attempts: number | undefined;
+  countActivity(state.cost, local);
   try {
-    return await (tool.local ? runLocalTool : runTool).executeWithOptions(
+    const observation = await (local ? runLocalTool : runTool).executeWithOptions(
       {
         summary: `tool · ${describeCall(call.tool, call.args, 60)}`,
         startToCloseTimeout: tool.timeout,
@@ -69,16 +77,21 @@ async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo): P
         },
       ],
     );
+    attempts = observation.attempts;
+    return observation;
   } catch (error) {
     if (isCancellation(error)) throw error;
     // Reached only when the tool's own attempts are used up by timeouts or worker crashes.
     const observation = errorObservation(call.tool, call.args, failureMessage(error, tool), 'tool_error');
     const usedUp = error instanceof ActivityFailure && error.retryState === 'MAXIMUM_ATTEMPTS_REACHED';
-    const attempts = usedUp ? tool.retry.maximumAttempts : 1;
+    attempts = usedUp ? tool.retry.maximumAttempts : 1;
     // A timed-out attempt (start-to-close or heartbeat: a hung call or a lost worker) may have had its effect.
     const lost = error instanceof ActivityFailure && error.cause instanceof TimeoutFailure;
     const effect = lost ? { effect: { attempts, mayHaveHappened: true, noticedBy: 'workflow' as const } } : {};
     return usedUp ? { ...observation, attempts, ...effect } : { ...observation, ...effect };
+  } finally {
+    // Workflow time, so it replays the same: from the task that scheduled the call to the one that got its result.
+    recordToolTime(state.cost, call.tool, { ms: Date.now() - startedMs, attempts, local });
   }
 }
 
@@ -146,6 +159,7 @@ async function settleUnseen(
 /** Asks the tool's `reconcile` on a worker; a lookup that keeps failing has found nothing out: `unknown`. */
 async function lookUp(state: RunState, call: ParsedToolCall): Promise<ReconcileOutcome> {
   const key = idempotencyKey(state, call.callId).idempotencyKey ?? `${workflowInfo().workflowId}:${call.callId}`;
+  countActivity(state.cost, false);
   try {
     return await reconcileTool.executeWithOptions(
       { summary: `reconcile · ${describeCall(call.tool, call.args, 60)}` },

@@ -194,7 +194,10 @@ describe('durable-react-agent run', () => {
     expect(tooDeep.stderr).toMatch(/^error: \S+deep-history\.json cannot be replayed: [^\n]+\n$/);
     // `--by 0x10` is not 16.
     const hex = await cli(['raise', 'some-run', '--by', '0x10']);
-    expect([hex.code, hex.stderr]).toEqual([2, 'error: --by expects a whole number above 0, got "0x10"\n']);
+    expect([hex.code, hex.stderr]).toEqual([
+      2,
+      'error: --by expects a number above 0 (USD may have decimals), got "0x10"\n',
+    ]);
     // fork and continue take --address like the other commands.
     for (const command of [
       ['fork', 'no-such-run', '--from-step', '1'],

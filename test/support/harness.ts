@@ -59,6 +59,8 @@ export interface HarnessOptions {
   runAhead?: boolean;
   /** The keys the worker verifies signed decisions with (the plugin's `approvalKeys`). */
   approvalKeys?: AgentWorkerOptions['approvalKeys'];
+  /** The worker's model prices (the plugin's `prices`); runs use `scenario-<uuid>` model names. */
+  prices?: AgentWorkerOptions['prices'];
 }
 
 /** Builds a harness; call `close()` in afterAll. */
@@ -92,6 +94,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       ...(options.modelCalls ? { modelCalls: options.modelCalls } : {}),
       ...(options.runAhead !== undefined ? { runAhead: options.runAhead } : {}),
       ...(options.approvalKeys ? { approvalKeys: options.approvalKeys } : {}),
+      ...(options.prices ? { prices: options.prices } : {}),
       // The prebuilt bundle has the default failure converter: a codec's own must be bundled in.
       ...(options.dataConverter
         ? { dataConverter: options.dataConverter }

@@ -56,11 +56,13 @@ describe('payload checks', () => {
     });
   });
 
-  it('holds a budget raise to a whole number in range', () => {
-    expect(checkPayload(checkBudgetPayload, { requestId: 'b1', decision: 'raise', amount: 5 })).toMatchObject({
-      ok: true,
-    });
-    for (const amount of [0, 1.5, 2_000_000_000, '5']) {
+  it('holds a budget raise to a positive number in range (USD has decimals; the run holds the others whole)', () => {
+    for (const amount of [5, 0.25]) {
+      expect(checkPayload(checkBudgetPayload, { requestId: 'b1', decision: 'raise', amount })).toMatchObject({
+        ok: true,
+      });
+    }
+    for (const amount of [0, -1, 2_000_000_000, '5', Number.NaN, Number.POSITIVE_INFINITY]) {
       expect(checkPayload(checkBudgetPayload, { requestId: 'b1', decision: 'raise', amount })).toMatchObject({
         ok: false,
       });

@@ -36,7 +36,11 @@ describe('the resolved config crosses the wire', () => {
     const [first, second] = await chainRunIds(harness.client, run.workflowId);
     expect(second).toBeDefined();
     const before = (await startedWith(run.workflowId, first)).config;
-    expect((await startedWith(run.workflowId, second)).config).toEqual(before);
+    // Plus what the worker recorded when the chain started: its model's price (none on the harness's worker).
+    expect((await startedWith(run.workflowId, second)).config).toEqual({
+      ...before,
+      pricing: { model: run.modelName, price: null },
+    });
     expect(before).toMatchObject({ maxStepsPerRun: 2, maxIterations: 10 });
   });
 });

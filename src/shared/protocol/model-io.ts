@@ -86,6 +86,8 @@ export interface ReplyBase {
   /** How many characters at the start of `thought` are reasoning given apart (absent: none; see visibleThought). */
   reasoningChars?: number;
   usage: TokenUsage;
+  /** Attempts the call took, when more than one (a retried paid call: the cost ledger counts the retries). */
+  attempts?: number;
   /** The raw assistant message, replayed to the model in the next prompt. */
   assistantMessage: ChatMessage & { role: 'assistant' };
   /**

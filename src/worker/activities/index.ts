@@ -8,6 +8,7 @@ import { createPrepareRun } from './prepare-run';
 import { createListTools, createReconcileTool, createRunTool, createValidateToolArgs } from './tools';
 import { withWellFormedFailures } from './well-formed-failures';
 import type { RunTuning } from '../model-calls';
+import type { PriceTable } from '../../shared/cost';
 
 /** What the activities need from the worker process; tests pass the same shape with a scripted endpoint. */
 export interface ActivityDependencies {
@@ -18,6 +19,8 @@ export interface ActivityDependencies {
   promptCacheChars?: number;
   /** What every run this worker starts records as its tuning (default: activities, run-ahead on, stock policy). */
   tuning?: RunTuning;
+  /** Model prices every run this worker starts records for its model (default: none, runs show "no price"). */
+  prices?: PriceTable;
 }
 
 /** Builds every activity the agent workflow calls. */
@@ -34,6 +37,7 @@ export function createActivities(deps: ActivityDependencies) {
       listTools,
       deps.defaultModel,
       deps.tuning ?? { modelCalls: 'activity', runAhead: true },
+      deps.prices ?? {},
     ),
     validateToolArgs: createValidateToolArgs(deps.registry),
   });

@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type OpenAI from 'openai';
 import type {
   ChatCompletionCreateParamsNonStreaming,
@@ -182,7 +183,10 @@ function oversized(size: number, content: string, usage: ModelReply['usage']): M
 export function createCallModel(deps: ModelDependencies): (input: CallModelInput) => Promise<ModelReply> {
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
     const messages = await resolvePrompt(deps.promptCache, input);
-    const reply = withOutputCheck(await readReply(deps, { ...input, messages }), input.outputSchema);
+    const checked = withOutputCheck(await readReply(deps, { ...input, messages }), input.outputSchema);
+    // The attempt is the engine's (local activities too): a retried call is a paid request made again.
+    const { attempt } = Context.current().info;
+    const reply = attempt > 1 ? { ...checked, attempts: attempt } : checked;
     return input.runAhead ? runAheadInActivity(deps.registry, reply, input.runAhead) : reply;
   };
 }

@@ -3,6 +3,7 @@ import type { ResolvedConfig } from '../../shared/config';
 import { DEFAULT_CONTEXT_WINDOW, knownContextWindow } from '../../shared/context-windows';
 import type { ToolCatalog } from '../../shared/tool-protocol';
 import type { RunTuning } from '../model-calls';
+import { priceOf, type PriceTable } from '../../shared/cost';
 
 /**
  * What a run starts from: its checked config with every default and the worker's tuning, its tools, and the context
@@ -22,6 +23,7 @@ export function createPrepareRun(
   listTools: (names?: string[]) => Promise<ToolCatalog>,
   defaultModel: string,
   tuning: RunTuning,
+  prices: PriceTable = {},
 ): (config: unknown) => Promise<PreparedRun> {
   return async function prepareRun(input: unknown): Promise<PreparedRun> {
     const checked = validateWorkflowConfig(input);
@@ -31,9 +33,19 @@ export function createPrepareRun(
     // records this worker's.
     const fromCaller: ResolvedConfig = { ...checked.config };
     delete fromCaller.modelCallPolicy;
+    // The model this worker calls for the run, and its price: recorded, so the ledger replays as it was made.
+    const model = fromCaller.model ?? defaultModel;
+    const pricing = { model, price: priceOf(prices, model) };
+    if (fromCaller.costBudget !== undefined && pricing.price === null) {
+      return {
+        ok: false,
+        message: `limits.cost needs a price for model "${model}": set it in the worker's prices (WORKER_PRICES)`,
+      };
+    }
     const config: ResolvedConfig = {
       ...fromCaller,
       ...placement,
+      pricing,
       // A local call runs inside the workflow task: its own delta signals would make the server refuse that task's
       // completion, and the calls it made would be made (and paid for) again. A streaming run keeps activities.
       modelCalls: checked.config.stream ? 'activity' : tuning.modelCalls,
@@ -43,7 +55,6 @@ export function createPrepareRun(
     if (config.contextWindow !== undefined) return { ok: true, config, catalog };
     // Only the worker knows the model a run without `model` calls (its OPENAI_MODEL). Decided here, the assumption is
     // recorded with the run, so a later change to the table of known windows cannot change what a replay does.
-    const model = config.model ?? defaultModel;
     const assumedContextWindow = knownContextWindow(model) ?? DEFAULT_CONTEXT_WINDOW;
     return { ok: true, config, catalog, assumedContextWindow };
   };

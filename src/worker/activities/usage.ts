@@ -19,5 +19,12 @@ export function readUsage(usage: unknown, promptChars: number, replyChars: numbe
   const total = count(reported?.total_tokens);
   const totalTokens =
     total !== undefined && total >= promptTokens + completionTokens ? total : promptTokens + completionTokens;
-  return { promptTokens, completionTokens, totalTokens };
+  // OpenAI's `prompt_tokens_details.cached_tokens`: billed at the cached price, so the cost ledger needs it.
+  const details = reported?.prompt_tokens_details;
+  const cached =
+    typeof details === 'object' && details !== null
+      ? count((details as Record<string, unknown>).cached_tokens)
+      : undefined;
+  const cachedPromptTokens = cached !== undefined && cached > 0 ? Math.min(cached, promptTokens) : undefined;
+  return { promptTokens, completionTokens, totalTokens, ...(cachedPromptTokens ? { cachedPromptTokens } : {}) };
 }

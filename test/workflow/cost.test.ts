@@ -1,0 +1,500 @@
+import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { temporal } from '@temporalio/proto';
+import { describe, expect, inject, it } from 'vitest';
+import { chainRunIds } from '../../src/client/run-chain';
+import { decideSignal, getTraceQuery } from '../../src/shared/messages';
+import type { RunCost } from '../../src/shared/cost';
+import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../src/testing/scripted-model';
+import { z } from 'zod';
+import { startInbox } from '../../src/inbox';
+import { defineTool } from '../../src/worker/tools/define-tool';
+import { useHarness, waitForPending } from '../support/harness';
+import { ALICE_TOKEN, call, PEOPLE } from '../inbox/support';
+
+// Every scripted run's model is `scenario-<uuid>`: the prefix entry prices them all.
+const PRICE = { input: 2, cachedInput: 0.5, output: 8 };
+
+/** Attempts per idempotency key: the first attempt of each call fails, the second succeeds. */
+const attempts = new Map<string, number>();
+const flaky = defineTool({
+  name: 'flaky_lookup',
+  description: 'Looks a value up; the upstream times out on the first try.',
+  schema: z.object({ key: z.string() }),
+  // A remote activity: its retry is an ActivityTaskStarted attempt the history shows (a local one's is in a marker).
+  local: false,
+  retry: { maximumAttempts: 2, initialInterval: '300ms' },
+  retryableErrors: [/timed out/],
+  handler: ({ key }, { idempotencyKey }) => {
+    const attempt = (attempts.get(idempotencyKey) ?? 0) + 1;
+    attempts.set(idempotencyKey, attempt);
+    if (attempt === 1) throw new Error('upstream timed out');
+    return `value of ${key}`;
+  },
+});
+
+const harness = useHarness({ prices: { 'scenario-*': PRICE }, tools: [flaky] });
+
+const EventType = temporal.api.enums.v1.EventType;
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/**
+ * The actions Temporal Cloud bills for one run, counted by hand from its history: a start (not a child's first run,
+ * which its parent's start of it paid for), each activity scheduled and its retries, one per workflow task that
+ * recorded local-activity markers, timers, signals, accepted updates, search-attribute upserts other than the patch
+ * marker's own `TemporalChangeVersion`, and 2 per child workflow started.
+ */
+function billedActions(events: readonly HistoryEvent[]): number {
+  let total = 0;
+  let task = 0;
+  const localTasks = new Set<number>();
+  for (const event of events) {
+    switch (event.eventType) {
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: {
+        const started = event.workflowExecutionStartedEventAttributes;
+        if (!started?.parentWorkflowExecution || started.continuedExecutionRunId) total += 1;
+        break;
+      }
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
+        total += 1;
+        break;
+      case EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
+        total += (event.activityTaskStartedEventAttributes?.attempt ?? 1) - 1;
+        break;
+      case EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
+        task = Number(event.eventId);
+        break;
+      case EventType.EVENT_TYPE_MARKER_RECORDED:
+        if (event.markerRecordedEventAttributes?.markerName === 'core_local_activity') localTasks.add(task);
+        break;
+      case EventType.EVENT_TYPE_TIMER_STARTED:
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
+        total += 1;
+        break;
+      case EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: {
+        const fields = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {};
+        if (Object.keys(fields).some((key) => key !== 'TemporalChangeVersion')) total += 1;
+        break;
+      }
+      case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
+        total += 2;
+        break;
+    }
+  }
+  return total + localTasks.size;
+}
+
+/** The billed actions of every run of a workflow's chain, summed. */
+async function chainBilledActions(workflowId: string): Promise<number> {
+  let total = 0;
+  for (const runId of await chainRunIds(harness.client, workflowId)) {
+    const history = await harness.client.workflow.getHandle(workflowId, runId).fetchHistory();
+    total += billedActions(history.events ?? []);
+  }
+  return total;
+}
+
+const usd = (prompt: number, cached: number, completion: number) =>
+  ((prompt - cached) * PRICE.input + cached * PRICE.cachedInput + completion * PRICE.output) / 1_000_000;
+
+const calc = (expression: string, usage: ScriptedTurn['usage']): ScriptedTurn => ({
+  thought: 'The calculator gives the exact value, so I call it.',
+  toolCalls: [{ name: 'calculator', args: { expression } }],
+  usage,
+});
+
+describe('what a run cost', () => {
+  it('trace.cost has the tokens the model reported, their price, and the engine actions its history shows', async () => {
+    const run = await harness.start(
+      [
+        calc('1+1', { promptTokens: 1000, completionTokens: 100, cachedPromptTokens: 400 }),
+        calc('2+2', { promptTokens: 1200, completionTokens: 120 }),
+        { answer: 'Four.', usage: { promptTokens: 1500, completionTokens: 50 } },
+      ],
+      'q',
+    );
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('Four.');
+    const cost = result.trace.cost!;
+    expect(cost.usage).toEqual({
+      promptTokens: 3700,
+      completionTokens: 270,
+      totalTokens: 3970,
+      cachedPromptTokens: 400,
+    });
+    expect(cost.usd).toBeCloseTo(usd(1000, 400, 100) + usd(1200, 0, 120) + usd(1500, 0, 50), 10);
+    expect(cost.usd).toBeCloseTo(0.00896, 10);
+    expect(cost.unpricedTokens).toBe(0);
+    expect(cost.models).toEqual({ [run.modelName]: PRICE });
+    expect(cost.calls.map((call) => [call.kind, call.iteration, call.usage.totalTokens, call.attempts])).toEqual([
+      ['think', 1, 1100, 1],
+      ['think', 2, 1320, 1],
+      ['think', 3, 1550, 1],
+    ]);
+    expect(cost.tools.calculator?.calls).toBe(2);
+    expect(cost.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
+    // Three model calls scheduled as activities (the calculator ran ahead inside them), one start, prepareRun.
+    expect(cost.engineActions).toMatchObject({ workflowStarts: 1, activities: 3, localActivityBatches: 1 });
+    // The closed run's trace, read from history with no worker involved, says the same.
+    expect((await harness.agents.getTrace(run.workflowId)).cost).toEqual(cost);
+    // The Temporal UI's current details show the total beside the status.
+    const metadata = await harness.client.workflow
+      .getHandle(run.workflowId)
+      .query<{ currentDetails?: string }>('__temporal_workflow_metadata');
+    expect(metadata.currentDetails).toContain(
+      `**Cost:** $0.00896 · 3970 tokens · ${cost.engineActionsTotal} engine actions`,
+    );
+  });
+
+  it('a followed run counts its waitForEvents updates, and the terminated event carries the total', async () => {
+    const run = await harness.start(
+      [
+        calc('3*3', { promptTokens: 100, completionTokens: 10 }),
+        { answer: 'Nine.', usage: { promptTokens: 100, completionTokens: 10 } },
+      ],
+      'q',
+    );
+    const events: Array<{ type: string }> = [];
+    for await (const event of run.events()) events.push(event);
+    const result = await run.result();
+    const cost = result.trace.cost!;
+    expect(cost.engineActions.updates).toBeGreaterThan(0);
+    expect(cost.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
+    const terminated = events.find((event) => event.type === 'terminated');
+    expect(terminated).toMatchObject({ cost: { tokens: 220, usd: cost.usd } });
+  });
+
+  it('retries are counted as engine actions and as waste: a retried paid model call and a retried tool call', async () => {
+    const run = await harness.start(
+      [
+        { status: 500 }, // the first attempt of the first call fails; Temporal retries it
+        {
+          thought: 'The lookup tool has the value I need.',
+          toolCalls: [{ name: 'flaky_lookup', args: { key: 'k' } }],
+          usage: { promptTokens: 100, completionTokens: 10 },
+        },
+        { answer: 'Found it.', usage: { promptTokens: 100, completionTokens: 10 } },
+      ],
+      'q',
+    );
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('Found it.');
+    const cost = result.trace.cost!;
+    expect(cost.calls.map((call) => call.attempts)).toEqual([2, 1]);
+    expect(cost.wasted).toEqual({
+      retriedModelCalls: 1,
+      modelRetries: 1,
+      retriedToolCalls: 1,
+      toolRetries: 1,
+      discardedRunAheadResults: 0,
+    });
+    expect(cost.engineActions.activityRetries).toBe(2);
+    expect(cost.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
+    // Workflow time from scheduling to result: the retry's 300 ms back-off is in it.
+    expect(cost.tools.flaky_lookup).toMatchObject({ calls: 1, retries: 1 });
+    expect(cost.tools.flaky_lookup!.ms).toBeGreaterThanOrEqual(300);
+  });
+
+  it('a streamed run counts each batch of deltas as the signal it is', async () => {
+    const run = await harness.start(
+      [
+        {
+          thought: 'The calculator gives the exact value, so I call it now.',
+          toolCalls: [{ name: 'calculator', args: { expression: '7*7' } }],
+          streamChunks: 4,
+          chunkDelayMs: 250,
+          usage: { promptTokens: 100, completionTokens: 10 },
+        },
+        { answer: 'Forty-nine.', usage: { promptTokens: 100, completionTokens: 10 } },
+      ],
+      'q',
+      { modelSettings: { stream: true } },
+    );
+    const cost = (await run.result()).trace.cost!;
+    expect(cost.engineActions.signals).toBeGreaterThan(0);
+    expect(cost.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
+  });
+
+  it('an approval: its wait is a timer, the decision an update, and one sent as a signal a signal', async () => {
+    const run = await harness.start(
+      [
+        calc('8*8', { promptTokens: 100, completionTokens: 10 }),
+        calc('9*9', { promptTokens: 100, completionTokens: 10 }),
+        { answer: 'Done.', usage: { promptTokens: 100, completionTokens: 10 } },
+      ],
+      'q',
+      { approvals: { require: ['calculator'] } },
+    );
+    await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
+    await harness.client.workflow
+      .getHandle(run.workflowId)
+      .signal(decideSignal, { callId: 'c2-1', decision: 'approve', identity: 'ops' });
+    const cost = (await run.result()).trace.cost!;
+    expect(cost.engineActions).toMatchObject({ timers: 2, updates: 1, signals: 1 });
+    expect(cost.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
+  });
+
+  it('a model with no price shows its tokens and "no price", never $0', async () => {
+    const model = `unpriced-${randomUUID()}`;
+    harness.model.script(model, [{ answer: 'Hi.', usage: { promptTokens: 10, completionTokens: 5 } }]);
+    const handle = await harness.agents.start('q', { model });
+    const cost = (await handle.result()).trace.cost!;
+    expect(cost).toMatchObject({ usd: null, unpricedTokens: 15, models: { [model]: null } });
+    expect(cost.calls[0]).toMatchObject({ model, usd: null });
+  });
+
+  it('continue-as-new: the last run reports the whole chain', async () => {
+    const turns = [1, 2, 3, 4].map((n) => calc(`${n}+${n}`, { promptTokens: 100, completionTokens: 10 }));
+    // Each hand-over may summarise what the next run does not carry: priced like any call.
+    const responder: ScriptedResponder = (request: RecordedRequest) => {
+      if (String(request.messages[0]?.content).includes('summar'))
+        return { content: 'SUMMARY: added numbers.', usage: { promptTokens: 10, completionTokens: 1 } };
+      return turns.shift() ?? { answer: 'Done.', usage: { promptTokens: 100, completionTokens: 10 } };
+    };
+    const run = await harness.start(responder, 'q', { history: { maxStepsPerRun: 2 } });
+    const result = await run.result();
+    expect(result.trace.run).toBeGreaterThan(1);
+    const cost = result.trace.cost!;
+    expect(cost.usage.totalTokens).toBe(result.tokenUsage.totalTokens);
+    expect(cost.engineActions.workflowStarts).toBe(result.trace.run);
+    expect(cost.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
+    expect(cost.tools.calculator?.calls).toBe(4);
+    const priced = result.tokenUsage.promptTokens * PRICE.input + result.tokenUsage.completionTokens * PRICE.output;
+    expect(cost.usd).toBeCloseTo(priced / 1_000_000, 10);
+  });
+
+  it("a subagent's cost is summed into its parent's: tokens, money and the child's actions", async () => {
+    const RESEARCHER = 'You are the researcher subagent.';
+    const isChild = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(RESEARCHER);
+    const parent: ScriptedTurn[] = [
+      {
+        thought: 'The researcher can look this up.',
+        toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'What is 12 squared?' } }],
+        usage: { promptTokens: 100, completionTokens: 10 },
+      },
+      { answer: '144.', usage: { promptTokens: 100, completionTokens: 10 } },
+    ];
+    const child: ScriptedTurn[] = [
+      calc('12^2', { promptTokens: 50, completionTokens: 5 }),
+      { answer: '144', usage: { promptTokens: 50, completionTokens: 5 } },
+    ];
+    const run = await harness.start((request) => (isChild(request) ? child.shift() : parent.shift())!, 'q', {
+      subagents: { researcher: { description: 'looks facts up', systemPrompt: RESEARCHER } },
+    });
+    const result = await run.result();
+    const cost = result.trace.cost!;
+    const childId = result.trace.steps[0]!.childWorkflowId!;
+    const childCost = (await harness.agents.result(childId)).trace.cost!;
+    expect(cost.subagents).toEqual([childId]);
+    expect(cost.usage.totalTokens).toBe(220 + 110);
+    expect(cost.usd).toBeCloseTo(usd(200, 0, 20) + usd(100, 0, 10), 10);
+    expect(childCost.usd).toBeCloseTo(usd(100, 0, 10), 10);
+    expect(cost.engineActions.childStarts).toBe(1);
+    // The parent's history (its start of the child: 2) and the child's own (no start of its own) add up.
+    expect(cost.engineActionsTotal).toBe(
+      (await chainBilledActions(run.workflowId)) + (await chainBilledActions(childId)),
+    );
+    expect(cost.engineActionsTotal).toBe(
+      childCost.engineActionsTotal + (cost.engineActionsTotal - childCost.engineActionsTotal),
+    );
+  });
+});
+
+describe('a worker whose model calls are local activities', () => {
+  const local = useHarness({ prices: { 'scenario-*': PRICE }, modelCalls: { local: true } });
+
+  it('counts one action per workflow task that ran local activities, as the history records them', async () => {
+    const run = await local.start(
+      [
+        calc('5+5', { promptTokens: 100, completionTokens: 10 }),
+        calc('6+6', { promptTokens: 100, completionTokens: 10 }),
+        { answer: 'Twelve.', usage: { promptTokens: 100, completionTokens: 10 } },
+      ],
+      'q',
+    );
+    const cost = (await run.result()).trace.cost!;
+    expect(cost.engineActions.activities).toBe(0); // three thinking calls, the calculator ran ahead in them
+    // Local activities do not end the workflow task: a run this short (prepareRun and three calls) usually fits in
+    // one, which is then a single action; a slow machine may split it, and the history then shows the same split.
+    expect(cost.engineActions.localActivityBatches).toBeGreaterThanOrEqual(1);
+    let total = 0;
+    for (const runId of await chainRunIds(local.client, run.workflowId)) {
+      total += billedActions(
+        (await local.client.workflow.getHandle(run.workflowId, runId).fetchHistory()).events ?? [],
+      );
+    }
+    expect(cost.engineActionsTotal).toBe(total);
+    expect(cost.usd).toBeCloseTo(3 * usd(100, 0, 10), 10);
+  });
+});
+
+// The CLI as users run it: the built bin in a child process, reading the closed run from the server.
+const CLI = path.resolve(__dirname, '../../dist/cli/main.js');
+
+function cli(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_NAMESPACE: inject('temporalNamespace'),
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+describe('durable-react-agent cost', () => {
+  it('prints the ledger of a finished run, and the same ledger as JSON with --json', async () => {
+    const run = await harness.start(
+      [
+        calc('6*7', { promptTokens: 1000, completionTokens: 100 }),
+        { answer: '42.', usage: { promptTokens: 1000, completionTokens: 100 } },
+      ],
+      'q',
+    );
+    const cost = (await run.result()).trace.cost!;
+    const printed = await cli(['cost', run.workflowId]);
+    expect(printed.code, printed.stderr).toBe(0);
+    expect(printed.stdout).toContain(`Total: $0.0056 · 2200 tokens · ${cost.engineActionsTotal} engine actions`);
+    expect(printed.stdout).toContain(`Model ${run.modelName}: $2 in / $0.5 cached / $8 out per 1M tokens`);
+    expect(printed.stdout).toContain('calculator: 1 call(s)');
+    expect(printed.stdout).toMatch(/Engine actions: \d+ = 1 run start\(s\), 2 activities, 1 local-activity task\(s\)/);
+    const json = await cli(['cost', run.workflowId, '--json']);
+    expect(JSON.parse(json.stdout)).toEqual(cost);
+    // `trace` ends with the total too.
+    const traced = await cli(['trace', run.workflowId]);
+    expect(traced.stdout).toContain(
+      `success: 2 iterations, 2200 tokens, $0.0056, ${cost.engineActionsTotal} engine actions`,
+    );
+    const help = await cli(['cost', '--help']);
+    expect(help.stdout).toContain('Usage: durable-react-agent cost    <workflowId> [--json]');
+  });
+});
+
+describe("the inbox's run page", () => {
+  it('shows what the run cost, from its history once it has closed', async () => {
+    const run = await harness.start(
+      [
+        calc('6*7', { promptTokens: 1000, completionTokens: 100 }),
+        { answer: '42.', usage: { promptTokens: 1000, completionTokens: 100 } },
+      ],
+      'q',
+    );
+    const cost = (await run.result()).trace.cost!;
+    const inbox = await startInbox({ client: harness.client, identities: { tokens: PEOPLE } });
+    try {
+      const page = await call(inbox.url, `/runs/${run.workflowId}`, { token: ALICE_TOKEN, accept: 'text/html' });
+      expect(page.text).toContain('<h2>Cost</h2>');
+      expect(page.text).toContain(`Total: $0.0056 · 2200 tokens · ${cost.engineActionsTotal} engine actions`);
+      expect(page.text).toContain(`Model ${run.modelName}: $2 in / $0.5 cached / $8 out per 1M tokens`);
+    } finally {
+      await inbox.close();
+    }
+  });
+});
+
+describe('a subagent that fails', () => {
+  it('still adds what it spent before failing (the trace its failure attached)', async () => {
+    const RESEARCHER = 'You are the failing researcher.';
+    const isChild = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(RESEARCHER);
+    const parent: ScriptedTurn[] = [
+      {
+        thought: 'The researcher can look this up.',
+        toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'What is 12 squared?' } }],
+        usage: { promptTokens: 100, completionTokens: 10 },
+      },
+      { answer: 'It failed.', usage: { promptTokens: 100, completionTokens: 10 } },
+    ];
+    const child: ScriptedTurn[] = [
+      calc('12^2', { promptTokens: 50, completionTokens: 5 }),
+      { status: 401, errorMessage: 'Incorrect API key provided' },
+    ];
+    const run = await harness.start((request) => (isChild(request) ? child.shift() : parent.shift())!, 'q', {
+      subagents: { researcher: { description: 'looks facts up', systemPrompt: RESEARCHER } },
+    });
+    const result = await run.result();
+    expect(result.trace.steps[0]?.isError).toBe(true);
+    const cost = result.trace.cost!;
+    expect(cost.subagents).toEqual([result.trace.steps[0]!.childWorkflowId]);
+    expect(cost.usage.totalTokens).toBe(220 + 55);
+    expect(cost.usd).toBeCloseTo(usd(200, 0, 20) + usd(50, 0, 5), 10);
+  });
+});
+
+describe('limits.cost', () => {
+  const turns = (): ScriptedTurn[] => [
+    calc('1+1', { promptTokens: 10_000, completionTokens: 1000 }), // 0.02 + 0.008 = $0.028
+    calc('2+2', { promptTokens: 10_000, completionTokens: 1000 }),
+    { answer: 'Four.', usage: { promptTokens: 10_000, completionTokens: 1000 } },
+  ];
+
+  it('stops the run with cost_budget once the next call would pass it', async () => {
+    const run = await harness.start(turns(), 'q', { limits: { cost: 0.03 } });
+    const result = await run.result();
+    expect(result.terminationReason).toBe('cost_budget');
+    expect(result.trace.terminationDetail).toMatch(/would pass the cost budget of \$0\.03 \(\$0\.028 spent\)/);
+    expect(harness.model.requests(run.modelName).filter((r) => (r.tools?.length ?? 0) > 0)).toHaveLength(1);
+  });
+
+  it("with onReached: 'ask' waits for a person; a raise lets it go on and finish", async () => {
+    const run = await harness.start(turns(), 'q', { limits: { cost: 0.03, onReached: 'ask' } });
+    let budget = null;
+    for (let attempt = 0; attempt < 150 && !budget; attempt++) {
+      budget = (await harness.agents.getPending(run.workflowId)).budget;
+      if (!budget) await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    expect(budget).toMatchObject({
+      limit: 'cost_budget',
+      current: 0.03,
+      suggested: 0.03,
+      unit: 'USD',
+      question: 'Raise the cost budget from 0.03 to 0.06 USD?',
+    });
+    expect(await harness.agents.raiseBudget(run.workflowId, 0.1)).toMatchObject({ decision: 'raise', newLimit: 0.13 });
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    expect(result.finalAnswer).toBe('Four.');
+    expect(result.trace.budgetRequests).toEqual([expect.objectContaining({ limit: 'cost_budget', outcome: 'raise' })]);
+    // The wait's timer and the raise's update are engine actions of the run like any other.
+    expect(result.trace.cost!.engineActions.updates).toBe(1);
+    expect(result.trace.cost!.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
+    // A new worker has the run in no cache: its query replays the history, and the ledger comes out the same.
+    await harness.restartWorker();
+    const replayed = await harness.client.workflow.getHandle(run.workflowId).query(getTraceQuery);
+    expect(replayed.cost).toEqual(result.trace.cost);
+  });
+
+  it('money is raised by any amount, the other limits still by whole numbers', async () => {
+    const run = await harness.start([calc('1+1', { promptTokens: 10, completionTokens: 1 }), { answer: 'Two.' }], 'q', {
+      limits: { maxIterations: 1, onReached: 'ask' },
+    });
+    for (let attempt = 0; attempt < 150; attempt++) {
+      if ((await harness.agents.getPending(run.workflowId)).budget) break;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    await expect(harness.agents.raiseBudget(run.workflowId, 1.5)).rejects.toMatchObject({
+      reason: 'invalid_payload',
+      message: 'Invalid budget decision: amount: the iteration limit is raised by a whole number',
+    });
+    expect(await harness.agents.raiseBudget(run.workflowId, 1)).toMatchObject({ newLimit: 2 });
+    expect((await run.result()).finalAnswer).toBe('Two.');
+  });
+
+  it('a run whose model has no price cannot enforce it: refused at start with one line', async () => {
+    const model = `unpriced-${randomUUID()}`;
+    const handle = await harness.agents.start('q', { model, limits: { cost: 1 } });
+    await expect(handle.result()).rejects.toThrow(
+      `limits.cost needs a price for model "${model}": set it in the worker's prices (WORKER_PRICES)`,
+    );
+  });
+});
+
+export type { RunCost };
