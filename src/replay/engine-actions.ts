@@ -69,7 +69,8 @@ export function noEngineActions(): EngineActions {
 }
 
 /**
- * The billable actions one run's history records: a start (a continued run's included), each activity scheduled and
+ * The billable actions one run's history records: a start (a continued run's included; a child's first run's is its
+ * parent's), each activity scheduled and
  * each retry of it, one per workflow task whose completion recorded local-activity markers (plus the local activities'
  * retries it reports), timers, signals, accepted updates, search-attribute upserts (not the patch-only ones), two per
  * child workflow started, and signals to other workflows. Sum it over a chain's runs for a whole run.
@@ -87,9 +88,12 @@ export function countEngineActions(history: temporal.api.history.v1.IHistory | r
   const localActivityTasks = new Set<string>();
   for (const event of events) {
     switch (typeOf(event)) {
-      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED:
-        add('workflowStarted');
+      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: {
+        // A child's first run was billed in its parent's history (the two actions of starting a child).
+        const started = event.workflowExecutionStartedEventAttributes;
+        if (!started?.parentWorkflowExecution || started.continuedExecutionRunId) add('workflowStarted');
         break;
+      }
       case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
         add('activities');
         break;

@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
-import { temporal } from '@temporalio/proto';
 import { describe, expect, inject, it } from 'vitest';
 import { chainRunIds } from '../../src/client/run-chain';
+import { countEngineActions } from '../../src/replay';
 import { decideSignal, getTraceQuery } from '../../src/shared/messages';
 import type { RunCost } from '../../src/shared/cost';
 import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../src/testing/scripted-model';
@@ -36,62 +36,12 @@ const flaky = defineTool({
 
 const harness = useHarness({ prices: { 'scenario-*': PRICE }, tools: [flaky] });
 
-const EventType = temporal.api.enums.v1.EventType;
-type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-
-/**
- * The actions Temporal Cloud bills for one run, counted by hand from its history: a start (not a child's first run,
- * which its parent's start of it paid for), each activity scheduled and its retries, one per workflow task that
- * recorded local-activity markers, timers, signals, accepted updates, search-attribute upserts other than the patch
- * marker's own `TemporalChangeVersion`, and 2 per child workflow started.
- */
-function billedActions(events: readonly HistoryEvent[]): number {
-  let total = 0;
-  let task = 0;
-  const localTasks = new Set<number>();
-  for (const event of events) {
-    switch (event.eventType) {
-      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: {
-        const started = event.workflowExecutionStartedEventAttributes;
-        if (!started?.parentWorkflowExecution || started.continuedExecutionRunId) total += 1;
-        break;
-      }
-      case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
-        total += 1;
-        break;
-      case EventType.EVENT_TYPE_ACTIVITY_TASK_STARTED:
-        total += (event.activityTaskStartedEventAttributes?.attempt ?? 1) - 1;
-        break;
-      case EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED:
-        task = Number(event.eventId);
-        break;
-      case EventType.EVENT_TYPE_MARKER_RECORDED:
-        if (event.markerRecordedEventAttributes?.markerName === 'core_local_activity') localTasks.add(task);
-        break;
-      case EventType.EVENT_TYPE_TIMER_STARTED:
-      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED:
-      case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED:
-        total += 1;
-        break;
-      case EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES: {
-        const fields = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {};
-        if (Object.keys(fields).some((key) => key !== 'TemporalChangeVersion')) total += 1;
-        break;
-      }
-      case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
-        total += 2;
-        break;
-    }
-  }
-  return total + localTasks.size;
-}
-
 /** The billed actions of every run of a workflow's chain, summed. */
 async function chainBilledActions(workflowId: string): Promise<number> {
   let total = 0;
   for (const runId of await chainRunIds(harness.client, workflowId)) {
     const history = await harness.client.workflow.getHandle(workflowId, runId).fetchHistory();
-    total += billedActions(history.events ?? []);
+    total += countEngineActions(history).total;
   }
   return total;
 }
@@ -323,9 +273,7 @@ describe('a worker whose model calls are local activities', () => {
     expect(cost.engineActions.localActivityBatches).toBeGreaterThanOrEqual(1);
     let total = 0;
     for (const runId of await chainRunIds(local.client, run.workflowId)) {
-      total += billedActions(
-        (await local.client.workflow.getHandle(run.workflowId, runId).fetchHistory()).events ?? [],
-      );
+      total += countEngineActions(await local.client.workflow.getHandle(run.workflowId, runId).fetchHistory()).total;
     }
     expect(cost.engineActionsTotal).toBe(total);
     expect(cost.usd).toBeCloseTo(3 * usd(100, 0, 10), 10);
