@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { abortable, sleepUnlessAborted } from './abortable';
 import { EVENT_WAITS_FULL, type AgentEvent, type EventPage } from '../shared/events';
 import { getEventsQuery, waitForEventsUpdate } from '../shared/messages';
 import { causeMessages } from './errors';
@@ -23,11 +24,7 @@ export interface EventsGap {
   seq: number;
 }
 
-const sleep = (ms: number, signal?: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
-  });
+const sleep = sleepUnlessAborted;
 
 /** How long a follower refused a wait (the run's waits are full) reads by query, and how often (MAX_EVENT_WAITS). */
 const CROWDED_BACKOFF_MS = 60_000;
@@ -211,7 +208,7 @@ async function* followByQueries(
     }
     try {
       const wait = () => handle.executeUpdate(waitForEventsUpdate, { args: [{ after: cursor }] });
-      const news = await (signal ? client.withAbortSignal(signal, wait) : wait());
+      const news = await abortable(client, signal, wait);
       if (news.handingOver) await sleep(50, signal); // the next run starts in a moment
     } catch (error) {
       if (signal?.aborted) return;

@@ -1,4 +1,5 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { abortable } from './abortable';
 import { temporal } from '@temporalio/proto';
 import type { AgentEvent } from '../shared/events';
 import { publishEventsSignal } from '../shared/messages';
@@ -194,7 +195,7 @@ export async function* followByHistory(
         });
       let page: temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryResponse;
       try {
-        page = await (signal ? client.withAbortSignal(signal, request) : request());
+        page = await abortable(client, signal, request);
       } catch (error) {
         if (signal?.aborted) return undefined;
         throw error;

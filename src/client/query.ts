@@ -1,4 +1,5 @@
 import { Connection, QueryNotRegisteredError, type WorkflowHandle } from '@temporalio/client';
+import { abortable } from './abortable';
 import type { QueryDefinition } from '@temporalio/common';
 import { DurableAgentError } from '../shared/errors';
 import { causeMessages } from './errors';
@@ -64,7 +65,7 @@ function askOnce<Result, Args extends unknown[]>(
   const own = Date.now() + (options.answerWithinMs ?? QUERY_ANSWER_WITHIN_MS);
   const deadline = Math.min(own, outerDeadline(handle) ?? own);
   const ask = () => connection.withDeadline(deadline, () => handle.query(query, ...args));
-  return options.signal ? connection.withAbortSignal(options.signal, ask) : ask();
+  return abortable(connection, options.signal, ask);
 }
 
 /** Turns a query's "no worker" failure into a one-line {@link QueryUnansweredError}; other errors pass unchanged. */

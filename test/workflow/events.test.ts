@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import type { EventsGap } from '../../src/client/events';
 import type { AgentEvent } from '../../src/shared/events';
@@ -177,5 +178,25 @@ describe('event streams', () => {
     const childEnd = ofChild.at(-1) as AgentEvent;
     const parentEnd = seen.find((event) => event.type === 'terminated' && !('child' in event)) as AgentEvent;
     expect(Date.parse(childEnd.at)).toBeLessThanOrEqual(Date.parse(parentEnd.at));
+  });
+});
+
+describe('following under an abort signal', () => {
+  it("leaves no listener on the caller's signal however many requests the follower made", async () => {
+    const turns: ScriptedTurn[] = [
+      ...Array.from({ length: 8 }, (_, index) => ({
+        thought: `Step ${index + 1}: the calculator gives the next figure.`,
+        toolCalls: [{ name: 'calculator', args: { expression: `${index} + 1` } }],
+      })),
+      { answer: 'Done.' },
+    ];
+    const run = await harness.start(turns, 'count to eight');
+    const controller = new AbortController();
+    let seen = 0;
+    for await (const event of run.events({ signal: controller.signal })) if (event.type !== 'gap') seen += 1;
+    expect(seen).toBeGreaterThan(8);
+    // The SDK adds a listener per request under a signal and never removes it: a follower of a long run leaked one
+    // per long-poll (Node's MaxListenersExceededWarning past 10), each holding its finished call.
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(0);
   });
 });
