@@ -3,6 +3,7 @@ import type { HistoryRow } from './contenders/durable';
 import type { ApprovalResult } from './contenders/durable-approvals';
 import type { EventsResult } from './contenders/durable-events';
 import type { ActionsRow } from './contenders/durable-actions';
+import { engineActionsTotal } from '../src/replay';
 import type { CheckpointRow } from './langgraph-protocol';
 import type { LoopResult } from './measure';
 import type { StartupResult } from './startup';
@@ -186,9 +187,9 @@ export function formatTables(results: BenchResults): string {
   }
   if (p8) {
     // Only the kinds some scenario used get a column.
-    type Kind = keyof ActionsRow['actions']['byKind'];
-    const used = (Object.keys(p8[0]?.actions.byKind ?? {}) as Kind[]).filter((kind) =>
-      p8.some((row) => row.actions.byKind[kind] > 0),
+    type Kind = keyof ActionsRow['actions'];
+    const used = (Object.keys(p8[0]?.actions ?? {}) as Kind[]).filter((kind) =>
+      p8.some((row) => row.actions[kind] > 0),
     );
     parts.push(
       table(
@@ -205,10 +206,10 @@ export function formatTables(results: BenchResults): string {
         ],
         p8.map((row) => [
           row.scenario,
-          String(row.actions.total),
+          String(engineActionsTotal(row.actions)),
           fixed(row.perStep, 2),
-          fixed((row.actions.total + row.clientQueries + row.clientUpdates) / row.iterations, 2),
-          ...used.map((kind) => String(row.actions.byKind[kind])),
+          fixed((engineActionsTotal(row.actions) + row.clientQueries + row.clientUpdates) / row.iterations, 2),
+          ...used.map((kind) => String(row.actions[kind])),
           String(row.clientQueries),
           String(row.clientUpdates),
         ]),

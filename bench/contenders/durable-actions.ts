@@ -10,7 +10,13 @@ import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import { chainRunIds } from '../../src/client/run-chain';
 import { AgentClient } from '../../src/client/agent-client';
 import { streamRunEvents } from '../../src/inbox/event-stream';
-import { addEngineActions, countEngineActions, noEngineActions, type EngineActions } from '../../src/replay';
+import {
+  addEngineActions,
+  countEngineActions,
+  engineActionsTotal,
+  noEngineActions,
+  type EngineActions,
+} from '../../src/replay';
 import type { AgentConfig } from '../../src/shared/agent-config';
 import { BENCH_TASK, benchModel } from '../scenario';
 import { succeeded, type DurableStack } from './durable-stack';
@@ -84,14 +90,16 @@ async function scenario(
   const { trace } = await succeeded(stack, run.workflowId);
   const actions = await chainActions(stack, run.workflowId);
   const [clientQueries, clientUpdates] = sent();
-  console.error(`actions: ${name}: ${actions.total} in history, ${clientQueries} queries, ${clientUpdates} updates`);
+  console.error(
+    `actions: ${name}: ${engineActionsTotal(actions)} in history, ${clientQueries} queries, ${clientUpdates} updates`,
+  );
   return {
     scenario: name,
     steps: job.steps,
     iterations: trace.totalIterations,
     subscribers,
     actions,
-    perStep: actions.total / trace.totalIterations,
+    perStep: engineActionsTotal(actions) / trace.totalIterations,
     clientQueries,
     clientUpdates,
   };

@@ -1,30 +1,11 @@
 import { temporal } from '@temporalio/proto';
+import { noEngineActions, type EngineActions } from '../shared/cost';
 
 /*
  * Billable engine actions, counted from a run's history the way Temporal Cloud bills them
  * (docs.temporal.io/cloud/actions). Only what a history records is counted: queries, updates a validator rejected,
  * activity heartbeats and visibility reads leave no event, so a run's real bill is this count plus those.
  */
-
-/** The kinds of billable action a history records. */
-export type EngineActionKind =
-  | 'workflowStarted'
-  | 'activities'
-  | 'activityRetries'
-  | 'localActivityBatches'
-  | 'localActivityRetries'
-  | 'timers'
-  | 'signals'
-  | 'updates'
-  | 'searchAttributeUpserts'
-  | 'childWorkflows'
-  | 'externalSignals';
-
-/** A history's billable actions: the total and how many of each kind. */
-export interface EngineActions {
-  total: number;
-  byKind: Record<EngineActionKind, number>;
-}
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const EventType = temporal.api.enums.v1.EventType;
@@ -48,41 +29,21 @@ function typeOf(event: HistoryEvent): temporal.api.enums.v1.EventType {
 /** A protobuf int64 (a number, a string or a Long) as a number. */
 const count = (value: unknown): number => Number(value ?? 0) || 0;
 
-/** No action of any kind. */
-export function noEngineActions(): EngineActions {
-  return {
-    total: 0,
-    byKind: {
-      workflowStarted: 0,
-      activities: 0,
-      activityRetries: 0,
-      localActivityBatches: 0,
-      localActivityRetries: 0,
-      timers: 0,
-      signals: 0,
-      updates: 0,
-      searchAttributeUpserts: 0,
-      childWorkflows: 0,
-      externalSignals: 0,
-    },
-  };
-}
-
 /**
- * The billable actions one run's history records: a start (a continued run's included; a child's first run's is its
- * parent's), each activity scheduled and
- * each retry of it, one per workflow task whose completion recorded local-activity markers (plus the local activities'
- * retries it reports), timers, signals, accepted updates, search-attribute upserts (not the patch-only ones), two per
- * child workflow started, and signals to other workflows. Sum it over a chain's runs for a whole run.
+ * The billable actions one run's history records, by kind, in the cost ledger's terms (`trace.cost.engineActions`
+ * holds the same count made by the run itself): a start (a continued run's; a child's first run is its parent's
+ * `childStarts`, two actions), each activity scheduled and each retry of it, one per workflow task whose completion
+ * recorded local-activity markers (plus the local retries it reports), timers, signals, accepted updates and
+ * search-attribute upserts (not the patch-only ones). Add a chain's runs with `addEngineActions`; `engineActionsTotal`
+ * weighs them as billed.
  */
 export function countEngineActions(history: temporal.api.history.v1.IHistory | readonly HistoryEvent[]): EngineActions {
   const events: readonly HistoryEvent[] = Array.isArray(history)
     ? history
     : ((history as temporal.api.history.v1.IHistory).events ?? []);
   const actions = noEngineActions();
-  const add = (kind: EngineActionKind, amount = 1): void => {
-    actions.byKind[kind] += amount;
-    actions.total += amount;
+  const add = (kind: keyof EngineActions, amount = 1): void => {
+    actions[kind] += amount;
   };
   // Local activities are billed per workflow task that reported them: markers of one task are one action.
   const localActivityTasks = new Set<string>();
@@ -91,7 +52,7 @@ export function countEngineActions(history: temporal.api.history.v1.IHistory | r
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: {
         // A child's first run was billed in its parent's history (the two actions of starting a child).
         const started = event.workflowExecutionStartedEventAttributes;
-        if (!started?.parentWorkflowExecution || started.continuedExecutionRunId) add('workflowStarted');
+        if (!started?.parentWorkflowExecution || started.continuedExecutionRunId) add('workflowStarts');
         break;
       }
       case EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED:
@@ -133,22 +94,11 @@ export function countEngineActions(history: temporal.api.history.v1.IHistory | r
         break;
       }
       case EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED:
-        add('childWorkflows', 2);
-        break;
-      case EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED:
-        add('externalSignals');
+        add('childStarts');
         break;
       default:
         break;
     }
   }
   return actions;
-}
-
-/** Two counts added kind by kind (a chain's runs, a parent and its subagents). */
-export function addEngineActions(a: EngineActions, b: EngineActions): EngineActions {
-  const sum = noEngineActions();
-  for (const kind of Object.keys(sum.byKind) as EngineActionKind[]) sum.byKind[kind] = a.byKind[kind] + b.byKind[kind];
-  sum.total = a.total + b.total;
-  return sum;
 }

@@ -200,6 +200,11 @@ function addNumbers<T extends object>(a: T, b: T): T {
   return sum as T;
 }
 
+/** Two counts of engine actions added kind by kind (a chain's runs, a parent and its subagents). */
+export function addEngineActions(a: EngineActions, b: EngineActions): EngineActions {
+  return addNumbers(a, b);
+}
+
 /** Sums two ledgers' totals (a chain's runs, or a parent and its subagent). */
 export function addCost(a: CarriedCost, b: CarriedCost): CarriedCost {
   const tools: Record<string, ToolTime> = { ...a.tools };

@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import { countEngineActions } from '../../src/replay';
+import { countEngineActions, engineActionsTotal } from '../../src/replay';
 import { loadHistoryFile } from '../../src/replay/recording';
 import { HISTORIES_DIR } from '../support/histories';
 
@@ -14,21 +14,23 @@ describe('countEngineActions', () => {
     // twice and the approved tool once; three status upserts (waiting, running again, completed); the approval's
     // timeout timer and the decision's update.
     const actions = countEngineActions(history('approve.json'));
-    expect(actions.byKind).toMatchObject({
-      workflowStarted: 1,
+    expect(actions).toMatchObject({
+      workflowStarts: 1,
       localActivityBatches: 1,
       activities: 3,
       searchAttributeUpserts: 3,
       timers: 1,
       updates: 1,
-      childWorkflows: 0,
+      childStarts: 0,
     });
-    expect(actions.total).toBe(10);
+    expect(engineActionsTotal(actions)).toBe(10);
   });
 
   it('bills a subagent two actions and a quiet one-step run five', () => {
-    expect(countEngineActions(history('subagent.json')).byKind.childWorkflows).toBe(2);
-    expect(countEngineActions(history('success.json')).total).toBe(5);
+    const parent = countEngineActions(history('subagent.json'));
+    expect(parent.childStarts).toBe(1);
+    expect(engineActionsTotal(parent) - engineActionsTotal({ ...parent, childStarts: 0 })).toBe(2);
+    expect(engineActionsTotal(countEngineActions(history('success.json')))).toBe(5);
   });
 
   it('bills retries: an activity by its last attempt, local activities by the metering the task reported', () => {
@@ -60,14 +62,14 @@ describe('countEngineActions', () => {
         },
       },
     ] as unknown as temporal.api.history.v1.IHistoryEvent[];
-    expect(countEngineActions(events).byKind).toMatchObject({
-      workflowStarted: 1,
+    expect(countEngineActions(events)).toMatchObject({
+      workflowStarts: 1,
       activities: 1,
       activityRetries: 2,
       localActivityBatches: 1,
       localActivityRetries: 2,
       searchAttributeUpserts: 0,
     });
-    expect(countEngineActions(events).total).toBe(7);
+    expect(engineActionsTotal(countEngineActions(events))).toBe(7);
   });
 });

@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { chainRunIds } from '../../src/client/run-chain';
-import { countEngineActions } from '../../src/replay';
+import { countEngineActions, engineActionsTotal } from '../../src/replay';
 import { decideSignal, getTraceQuery } from '../../src/shared/messages';
 import type { RunCost } from '../../src/shared/cost';
 import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../src/testing/scripted-model';
@@ -41,7 +41,7 @@ async function chainBilledActions(workflowId: string): Promise<number> {
   let total = 0;
   for (const runId of await chainRunIds(harness.client, workflowId)) {
     const history = await harness.client.workflow.getHandle(workflowId, runId).fetchHistory();
-    total += countEngineActions(history).total;
+    total += engineActionsTotal(countEngineActions(history));
   }
   return total;
 }
@@ -274,7 +274,9 @@ describe('a worker whose model calls are local activities', () => {
     expect(cost.engineActions.localActivityBatches).toBeGreaterThanOrEqual(1);
     let total = 0;
     for (const runId of await chainRunIds(local.client, run.workflowId)) {
-      total += countEngineActions(await local.client.workflow.getHandle(run.workflowId, runId).fetchHistory()).total;
+      total += engineActionsTotal(
+        countEngineActions(await local.client.workflow.getHandle(run.workflowId, runId).fetchHistory()),
+      );
     }
     expect(cost.engineActionsTotal).toBe(total);
     expect(cost.usd).toBeCloseTo(3 * usd(100, 0, 10), 10);

@@ -8,7 +8,13 @@ import { chainRunIds } from '../../src/client/run-chain';
 import { streamRunEvents } from '../../src/inbox/event-stream';
 import { modelDeltaSignal } from '../../src/shared/messages';
 import { AgentStatusKey } from '../../src/shared/search-attributes';
-import { addEngineActions, countEngineActions, noEngineActions, type EngineActions } from '../../src/replay';
+import {
+  addEngineActions,
+  countEngineActions,
+  engineActionsTotal,
+  noEngineActions,
+  type EngineActions,
+} from '../../src/replay';
 import type { ScriptedTurn } from '../../src/testing/scripted-model';
 import { DELTA_BURST, DELTA_SIGNALS_PER_SECOND } from '../../src/worker/activities/streaming';
 import { useHarness } from '../support/harness';
@@ -63,13 +69,15 @@ describe('engine actions of a run', () => {
     const actions = await actionsOf(run.workflowId);
     // The floor is a start and one action per model call; above it, the config check and tool lookup (one
     // local-activity batch) and the upsert that says Completed (AgentStatus must not keep saying Running).
-    expect(actions.byKind).toMatchObject({
-      workflowStarted: 1,
+    expect(actions).toMatchObject({
+      workflowStarts: 1,
       activities: 21,
       localActivityBatches: 1,
       searchAttributeUpserts: 1,
     });
-    expect(actions.total).toBe(24);
+    expect(engineActionsTotal(actions)).toBe(24);
+    // The run's own ledger counted the same, kind by kind, as its history bills.
+    expect(trace.cost?.engineActions).toEqual(actions);
     const described = await harness.client.workflow.getHandle(run.workflowId).describe();
     expect(described.status.name).toBe('COMPLETED');
     expect(described.typedSearchAttributes.get(AgentStatusKey)).toBe('Completed');
@@ -134,8 +142,8 @@ describe('engine actions of a run', () => {
       expect(seen[0]!.filter((type) => type === 'tool_finished')).toHaveLength(20);
       expect(seen[0]!.at(-1)).toBe('terminated');
       if (subscribers > 1) expect(seen[1]).toEqual(seen[0]);
-      // The quiet run's 23 (above), plus what following added in history and in queries and updates.
-      const added = (await actionsOf(run.workflowId)).total - 23 + sent();
+      // The quiet run's 24 (above), plus what following added in history and in queries and updates.
+      const added = engineActionsTotal(await actionsOf(run.workflowId)) - 24 + sent();
       expect(added, `${subscribers} subscriber(s)`).toBeLessThanOrEqual(0.25 * 21);
     }
   });
