@@ -7,22 +7,9 @@ import { chainRunIds } from './run-chain';
 import { NO_WORKER, QUERY_ANSWER_WITHIN_MS, QueryUnansweredError, queryRun, queryRunWith } from './query';
 import { eventsOfClosedRun, readClosedRun } from './closed-run';
 import { followByHistory, type QueryRead } from './history-follower';
+import type { EventsGap, EventsOptions } from './follow-options';
 
-/** Options of `events()`. */
-export interface EventsOptions {
-  /** The seq of the last event already seen: the stream resumes after it (default 0: from the start). */
-  after?: number;
-  /** Stops following: the iterator ends (a long-poll in flight is abandoned). */
-  signal?: AbortSignal;
-}
-
-/** An event the client adds when the run no longer holds events after the cursor (see `MAX_EVENTS_HELD`). */
-export interface EventsGap {
-  type: 'gap';
-  /** How many events between the cursor and the next one are gone. */
-  missed: number;
-  seq: number;
-}
+export type { EventsGap, EventsOptions } from './follow-options';
 
 const sleep = sleepUnlessAborted;
 

@@ -5,7 +5,7 @@ import type { AgentEvent } from '../shared/events';
 import { publishEventsSignal } from '../shared/messages';
 import type { CallModelInput } from '../shared/protocol';
 import type { AgentWorkflowInput } from '../shared/types';
-import type { EventsGap, EventsOptions } from './events';
+import type { EventsGap, EventsOptions } from './follow-options';
 import { decodePayload } from './payloads';
 
 /**
