@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { AgentClient, AgentRunError } from '../../src/client';
 import { ErrorType } from '../../src/shared/errors';
 import { ledgerPlan, ledgerTurn, ledgerQuery } from '../ledger-script';
@@ -65,6 +66,9 @@ export async function modelFaultScenario(context: ChaosContext, options: ModelFa
   let settled = 0;
   let worker: ChaosWorker | undefined;
   let records: RunRecord[];
+  // The scripted model stamps requests in this process: its event-loop delay is how late a stamp can be.
+  const lag = monitorEventLoopDelay({ resolution: 10 });
+  lag.enable();
   try {
     worker = await ChaosWorker.start(kit.workerSpec(taskQueue, { modelTimeoutMs: timeoutMs }));
     const agents = new AgentClient({ client: kit.client, taskQueue });
@@ -83,7 +87,7 @@ export async function modelFaultScenario(context: ChaosContext, options: ModelFa
         const outcome = (async () => {
           await agents.start(ledgerQuery(plan), { model, limits: { maxIterations: 12 } }, { workflowId });
           const result = await waitForResult(agents, workflowId, startedAt + RUN_DEADLINE_MS);
-          const audit = auditRetries(kit.model.requests(model), faults, MODEL_RETRY_POLICY, timeoutMs);
+          const audit = auditRetries(kit.model.requests(model), faults, MODEL_RETRY_POLICY, timeoutMs, lag.max / 1e6);
           violations += audit.violations.length;
           endpointRetries += audit.retries;
           return (
@@ -104,6 +108,7 @@ export async function modelFaultScenario(context: ChaosContext, options: ModelFa
       await unauthorizedRun(kit, agents, failures),
     );
   } finally {
+    lag.disable();
     await worker?.stop();
     await kit.close();
   }

@@ -153,6 +153,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   const counts = new Map<string, number>();
 
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
+    // Stamped on arrival, before the body is read: a large prompt read in several turns must not make it look later.
+    const receivedAt = Date.now();
     if (request.method !== 'POST' || !request.url?.endsWith('/chat/completions')) {
       return sendError(
         response,
@@ -165,7 +167,7 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       body = {
         ...(JSON.parse(await readBody(request)) as RecordedRequest),
         authorization: request.headers.authorization,
-        receivedAt: Date.now(),
+        receivedAt,
       };
     } catch {
       return sendError(response, 400, 'Request body is not JSON');

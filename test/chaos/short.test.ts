@@ -138,6 +138,11 @@ describe('the fault suite’s own checks can fail', () => {
       1000,
     );
     expect(tooSoon.violations).toHaveLength(1);
+    // A stamp late by the recorder's event-loop lag makes a retry on time look early by as much: the lag is slack.
+    const stampedLate = [request(0), request(MODEL_RETRY_POLICY.initialIntervalMs - 250)];
+    const failed = new Map([[0, { kind: 'status' as const, status: 500 }]]);
+    expect(auditRetries(stampedLate, failed, MODEL_RETRY_POLICY, 1000).violations).toHaveLength(1);
+    expect(auditRetries(stampedLate, failed, MODEL_RETRY_POLICY, 1000, 200).violations).toEqual([]);
     const honoured = auditRetries(
       [request(0), request(2000)],
       new Map([[0, { kind: 'status', status: 429, retryAfterMs: 2000 }]]),
