@@ -43,10 +43,16 @@ describe('the wire contract (docs/contract/)', () => {
   });
 
   it('loads in a strict JSON Schema validator, with the update results and query answers typed', () => {
+    const index = publishedContract().get('index.json') as {
+      messages: Array<{ name: string; input: boolean; result: boolean }>;
+    };
+    for (const message of index.messages) {
+      if (message.input) expect(validators(message.name, 'input'), message.name).toBeTypeOf('function');
+      if (message.result) expect(validators(message.name, 'result'), message.name).toBeTypeOf('function');
+    }
     // A query answer or result the generator could not follow would come out as an empty schema that admits anything.
     for (const message of ['getTrace', 'getStatus', 'getPending', 'getEvents', 'decide', 'reactAgentWorkflow']) {
-      const validate = validators(message, 'result');
-      expect(validate('not an answer'), message).toBe(false);
+      expect(validators(message, 'result')('not an answer'), message).toBe(false);
     }
     expect(validators('getScratchpad', 'result')(3)).toBe(false);
     expect(validators('getPrompt', 'result')(null)).toBe(true);
