@@ -98,8 +98,12 @@ export const checkDecisionPayload: Check<Decision> = variants<Decision>('decisio
   respond: strict({ ...base, decision: text(), observation: text() }) as Check<Decision>,
 });
 
-/** The kinds of decision a person can make about a pending call. */
-export type DecisionKind = Decision['decision'];
+/**
+ * The kinds of decision a person can make about a pending call. Spelled out rather than read off {@link Decision}: the
+ * contract generator (scripts/contract.ts) cannot follow a type computed from the checks; `AppliedDecision.decision`
+ * is assigned from a `Decision`'s, so a kind added to one and not the other fails to compile.
+ */
+export type DecisionKind = 'approve' | 'reject' | 'edit' | 'respond';
 
 /**
  * How a call that waited for a person was settled, as the trace records it: the decision's kind (or `timeout` when

@@ -11,6 +11,21 @@ export const DEFAULT_TASK_QUEUE = 'durable-react-agent';
 /** Name of the agent workflow type, as registered by the worker. */
 export const AGENT_WORKFLOW_TYPE = 'reactAgentWorkflow';
 
+/** Where a reader of a run's events is: the last `seq` it saw (0 from the start). */
+export interface EventCursor {
+  after: number;
+}
+
+/** A follow-up message for a conversation. */
+export interface FollowUpMessage {
+  text: string;
+}
+
+/** What `sendMessage` answers: the turn the message will be answered in. */
+export interface QueuedTurn {
+  turn: number;
+}
+
 /** The trace so far: steps, usage, error history. */
 export const getTraceQuery = defineQuery<ReActTrace>('getTrace');
 /** The scratchpad as the model sees it (Thought/Action/Observation text). */
@@ -43,12 +58,12 @@ export const decideBudgetUpdate = defineUpdate<AppliedBudgetDecision, [BudgetDec
 export const decideBudgetSignal = defineSignal<[BudgetDecision]>('decideBudget');
 
 /** Events after a cursor (`after` = the last seq seen; 0 from the start), a bounded page at a time. */
-export const getEventsQuery = defineQuery<EventPage, [{ after: number }]>('getEvents');
+export const getEventsQuery = defineQuery<EventPage, [EventCursor]>('getEvents');
 /**
  * Long-poll: completes once there are events after `after`, the run ends, or it hands over to its next run. It
  * returns no events itself (the client reads them with `getEvents`), so history records only this small answer.
  */
-export const waitForEventsUpdate = defineUpdate<EventsWaitResult, [{ after: number }]>('waitForEvents');
+export const waitForEventsUpdate = defineUpdate<EventsWaitResult, [EventCursor]>('waitForEvents');
 /**
  * A follower asks the run to write its events into history (rule set 7): from then on each model call's input carries
  * the events recorded since the previous one, which followers read from history (no action per read) instead of asking
@@ -62,4 +77,4 @@ export const modelDeltaSignal = defineSignal<[ModelDelta]>('modelDelta');
  * A follow-up message for a conversation (a run with `conversationIdleTimeout`): queued for the next turn, whose
  * number it returns. Refused, leaving no trace, when the run is no conversation, has ended, or the text is empty.
  */
-export const sendMessageUpdate = defineUpdate<{ turn: number }, [{ text: string }]>('sendMessage');
+export const sendMessageUpdate = defineUpdate<QueuedTurn, [FollowUpMessage]>('sendMessage');
