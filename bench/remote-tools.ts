@@ -61,7 +61,7 @@ async function main(): Promise<void> {
     ? undefined
     : await startDevServer({ port: await freePort(), uiPort: await freePort(), namespace: 'default' });
   const address = argument('--address') ?? server?.address ?? 'localhost:7233';
-  if (server) await ensureSearchAttributes(address, 'default');
+  await ensureSearchAttributes(address, 'default');
   const model = await startScriptedModel();
   const nativeConnection = await NativeConnection.connect({ address });
   const connection = await Connection.connect({ address });

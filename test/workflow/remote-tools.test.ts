@@ -135,6 +135,9 @@ describe('remote tools (activities of another worker, on its task queue)', () =>
       observationData: { reserved: 2 },
       decision: { kind: 'approve' },
     });
+    // The recorded run replays on the workflow code that made it: remote calls are deterministic commands.
+    const history = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
+    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history);
     const toolEvents = events.filter((event) => event.type === 'tool_started' || event.type === 'tool_finished');
     expect(toolEvents).toEqual([
       expect.objectContaining({ type: 'tool_started', callId: 'c1-1', tool: 'stock_level' }),
@@ -156,8 +159,11 @@ describe('remote tools (activities of another worker, on its task queue)', () =>
       isError: true,
       observation: '[error] warehouse_sync({}): warehouse offline',
     });
-    // The declared retry policy: two attempts.
-    expect(receivedBy('WarehouseSync').length - before).toBe(2);
+    // The declared retry policy: two attempts, both with the call's one idempotency key.
+    expect(receivedBy('WarehouseSync').slice(before)).toEqual([
+      { tool: 'warehouse_sync', args: {}, callId: 'c1-1', idempotencyKey: `${run.firstRunId}:c1-1` },
+      { tool: 'warehouse_sync', args: {}, callId: 'c1-1', idempotencyKey: `${run.firstRunId}:c1-1` },
+    ]);
   });
 
   it('a tool whose task queue nobody polls is a clear observation after its schedule-to-start timeout', async () => {
