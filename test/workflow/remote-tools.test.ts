@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import os from 'node:os';
 import { ApplicationFailure } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RemoteToolInput } from '../../src/shared/tool-protocol';
-import type { RemoteToolConfig } from '../../src/worker/tools/remote-tools';
+import { checkRecordings, loadSources } from '../../src/replay/replay-check';
+import { ToolRegistry } from '../../src/worker/tools/registry';
+import { parseRemoteTools, type RemoteToolConfig } from '../../src/worker/tools/remote-tools';
 import { useHarness, waitForPending } from '../support/harness';
 
 /*
@@ -189,4 +192,25 @@ describe('remote tools (activities of another worker, on its task queue)', () =>
     expect(result.trace.steps[0]?.observation).toMatch(/^\[error\] stock_level\(\{"sku":7\}\): invalid arguments/);
     expect(receivedBy('StockLevel').filter((input) => input.idempotencyKey.startsWith(run.firstRunId))).toEqual([]);
   });
+
+  it('replay-check serves a remote run from its recording and never calls the other worker', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'stock_level', args: { sku: 'B2' } }] },
+      { thought, toolCalls: [{ name: 'ghost_tool', args: {} }] },
+      { answer: 'B2 is in stock; the ghost tool is not available.' },
+    ]);
+    await run.result();
+    const calls = receivedBy('StockLevel').length;
+    // A registry holding the remote declarations, as a worker's would: the replay must not schedule them for real.
+    const registry = new ToolRegistry(parseRemoteTools(remoteTools));
+    const sources = await loadSources([run.workflowId], { client: harness.client, baselineDir: os.tmpdir() });
+    const [report] = await checkRecordings(sources, {
+      client: harness.client,
+      connection: connection!,
+      registry,
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
+    expect([report?.status, report?.changes, report?.notes]).toEqual(['unchanged', [], []]);
+    expect(receivedBy('StockLevel')).toHaveLength(calls);
+  }, 60_000);
 });
