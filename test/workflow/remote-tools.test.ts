@@ -150,6 +150,28 @@ describe('remote tools (activities of another worker, on its task queue)', () =>
     ]);
   });
 
+  it("a person's edit is checked against the JSON Schema, and the other worker gets the edited arguments", async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'reserve_stock', args: { sku: 'C3', quantity: 5 } }] },
+      { answer: 'Reserved what was approved.' },
+    ]);
+    await waitForPending(harness, run.workflowId);
+    await expect(harness.agents.edit(run.workflowId, 'c1-1', { sku: 'C3', quantity: 0 })).rejects.toMatchObject({
+      reason: 'invalid_edit',
+    });
+    await harness.agents.edit(run.workflowId, 'c1-1', { sku: 'C3', quantity: 1 });
+    const result = await run.result();
+    expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'edit' }, observation: '{"reserved":1}' });
+    expect(receivedBy('ReserveStock').filter((input) => input.idempotencyKey.startsWith(run.firstRunId))).toEqual([
+      {
+        tool: 'reserve_stock',
+        args: { sku: 'C3', quantity: 1 },
+        callId: 'c1-1',
+        idempotencyKey: `${run.firstRunId}:c1-1`,
+      },
+    ]);
+  });
+
   it('an activity that fails after its retries is an error observation carrying its message', async () => {
     const before = receivedBy('WarehouseSync').length;
     const run = await harness.start([
