@@ -9,7 +9,7 @@ import { ensureSearchAttributes } from '../dev/search-attributes';
 import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../client/env';
 import { startScriptedModel } from '../testing/scripted-model';
-import { readMcpServersFile } from '../worker/env';
+import { readMcpServersFile, readRemoteToolsFile } from '../worker/env';
 import { readApprovalKeysFile } from '../client/decision-signing';
 import {
   createAgentWorker,
@@ -158,12 +158,15 @@ export async function followRun(
       options.taskQueue ?? env.explicitTaskQueue ?? (options.worker ? `run-${randomUUID()}` : env.taskQueue);
     if (options.worker) {
       const mcpFile = process.env.WORKER_MCP_SERVERS?.trim();
+      const remoteFile = process.env.WORKER_REMOTE_TOOLS?.trim();
       await startOwnWorker(server.address, env, cleanups, {
         taskQueue,
         openai,
         toolsRoot: options.toolsRoot,
         // The same MCP servers file as the `worker` command's.
         ...(mcpFile ? { mcpServers: readMcpServersFile(mcpFile) } : {}),
+        // And the same remote tools: their workers poll their own queues, whichever worker runs the agent.
+        ...(remoteFile ? { remoteTools: readRemoteToolsFile(remoteFile) } : {}),
         // The same verification keys as the `worker` command's, for runs with approvals.requireSigned.
         ...(env.approvalKeysFile ? { approvalKeys: readApprovalKeysFile(env.approvalKeysFile) } : {}),
       });

@@ -1,6 +1,7 @@
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import type { CritiqueInput, CritiqueOutput } from '../shared/critic';
-import { describeCall } from '../shared/observation';
+import { describeCall, successObservation } from '../shared/observation';
+import { DEFAULT_MAX_OBSERVATION_TOKENS } from '../shared/config-defaults';
 import {
   applyPromptDelta,
   DELEGATE_TOOL,
@@ -12,7 +13,7 @@ import {
   type PromptSnapshot,
 } from '../shared/protocol';
 import type { SummarizeInput, SummarizeOutput } from '../shared/summaries';
-import type { RunToolInput, ToolObservation } from '../shared/tool-protocol';
+import type { RemoteToolInput, RunToolInput, ToolObservation } from '../shared/tool-protocol';
 import type { PayloadDecoder } from './history-input';
 import {
   callModelTurn,
@@ -50,7 +51,25 @@ interface PendingCall {
   args: unknown;
 }
 type Scheduled =
-  { model: RecordedModelCall; at: Timestamp } | { tool: RecordedToolCall; timeoutSeconds: number | undefined };
+  | { model: RecordedModelCall; at: Timestamp }
+  | { tool: RecordedToolCall; timeoutSeconds: number | undefined; remote?: RemoteScheduled };
+
+/** Where a remote tool's activity was scheduled, to say again what its run said when nobody polled it. */
+interface RemoteScheduled {
+  taskQueue: string;
+  scheduleToStartSeconds: number | undefined;
+}
+
+/**
+ * The input of a remote tool's activity (rules `remoteTools`): another worker's activity type, so it is known by the
+ * contract's input, `{ tool, args, callId, idempotencyKey }`, instead of by name.
+ */
+function remoteToolInput(input: unknown): RemoteToolInput | undefined {
+  if (input === null || typeof input !== 'object') return undefined;
+  const { tool, callId, idempotencyKey } = input as Partial<RemoteToolInput>;
+  const strings = [tool, callId, idempotencyKey].every((value) => typeof value === 'string');
+  return strings && 'args' in input ? (input as RemoteToolInput) : undefined;
+}
 
 const MODEL_KINDS = new Set<string>(['callModel', 'summarize', 'critique']);
 
@@ -117,7 +136,7 @@ export class RunReader {
     if (closed) {
       const entry = this.scheduled.get(String(closed.scheduledEventId));
       if (entry && 'model' in entry) await this.closeModel(entry.model, event, entry.at);
-      if (entry && 'tool' in entry) await this.closeTool(entry.tool, event, entry.timeoutSeconds);
+      if (entry && 'tool' in entry) await this.closeTool(entry.tool, event, entry.timeoutSeconds, entry.remote);
       return true;
     }
     const marker = event.markerRecordedEventAttributes;
@@ -149,8 +168,14 @@ export class RunReader {
     at: Timestamp,
   ): Promise<void> {
     const name = attributes.activityType?.name ?? '';
-    if (!MODEL_KINDS.has(name) && name !== 'runTool') return;
+    const ours = MODEL_KINDS.has(name) || name === 'runTool';
+    if (!ours && name === 'reconcileTool') return;
     const input = await this.decode(attributes.input?.payloads?.[0]);
+    if (!ours) {
+      const remote = remoteToolInput(input);
+      if (remote) this.scheduleRemote(eventId, remote, attributes);
+      return;
+    }
     if (name !== 'runTool') {
       this.scheduled.set(eventId, { model: this.addModelCall(name as ModelKind, false, input), at });
       return;
@@ -161,6 +186,33 @@ export class RunReader {
     this.recording.toolCalls.push(call);
     const timeout = attributes.startToCloseTimeout?.seconds;
     this.scheduled.set(eventId, { tool: call, timeoutSeconds: timeout == null ? undefined : asNumber(timeout) });
+  }
+
+  /** A remote tool's call: recorded as a tool call, its raw result made the observation the workflow made of it. */
+  private scheduleRemote(
+    eventId: string,
+    input: RemoteToolInput,
+    attributes: temporal.api.history.v1.IActivityTaskScheduledEventAttributes,
+  ): void {
+    this.pending = this.pending.filter((call) => call.callId !== input.callId);
+    const call: RecordedToolCall = {
+      tool: input.tool,
+      args: input.args,
+      callId: input.callId,
+      local: false,
+      observation: null,
+    };
+    this.recording.toolCalls.push(call);
+    const timeout = attributes.startToCloseTimeout?.seconds;
+    const toStart = attributes.scheduleToStartTimeout?.seconds;
+    this.scheduled.set(eventId, {
+      tool: call,
+      timeoutSeconds: timeout == null ? undefined : asNumber(timeout),
+      remote: {
+        taskQueue: attributes.taskQueue?.name ?? '',
+        scheduleToStartSeconds: toStart == null ? undefined : asNumber(toStart),
+      },
+    });
   }
 
   /** A model call, interrupted until its close says otherwise (a run that stopped never closes it). */
@@ -246,11 +298,28 @@ export class RunReader {
       .filter((call) => !ahead.some((done) => done.callId === call.callId));
   }
 
-  private async closeTool(call: RecordedToolCall, event: HistoryEvent, timeoutSeconds: number | undefined) {
+  private async closeTool(
+    call: RecordedToolCall,
+    event: HistoryEvent,
+    timeoutSeconds: number | undefined,
+    remote?: RemoteScheduled,
+  ) {
     const completed = event.activityTaskCompletedEventAttributes;
     const failure = event.activityTaskFailedEventAttributes?.failure;
-    if (completed) call.observation = (await this.decode(completed.result?.payloads?.[0])) as ToolObservation;
+    const timedOut = event.activityTaskTimedOutEventAttributes?.failure;
+    if (completed && remote) {
+      const output = await this.decode(completed.result?.payloads?.[0]);
+      const maxTokens = Number(this.recording.input.config?.maxObservationTokens) || DEFAULT_MAX_OBSERVATION_TOKENS;
+      call.observation = successObservation(output, maxTokens);
+    } else if (completed) call.observation = (await this.decode(completed.result?.payloads?.[0])) as ToolObservation;
     else if (failure) call.failure = reasonOf(failure).message;
+    else if (
+      remote &&
+      timedOut?.timeoutFailureInfo?.timeoutType === temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START
+    ) {
+      const waited = remote.scheduleToStartSeconds === undefined ? '' : ` (waited ${remote.scheduleToStartSeconds}s)`;
+      call.failure = `no worker is polling task queue "${remote.taskQueue}" for tool ${call.tool}${waited}`;
+    }
     // The workflow says `timed out after <the tool's timeout>`; the history has it in seconds (approximate when the
     // tool's timeout was written in other units, e.g. '2m').
     else if (event.activityTaskTimedOutEventAttributes)

@@ -15,7 +15,10 @@ export function stubTools(registry: ToolRegistry, recording: Recording): { regis
     ...(Array.isArray(configured) ? configured.filter((name): name is string => typeof name === 'string') : []),
   ]);
   const missing = [...names].filter((name) => !registry.has(name));
-  if (missing.length === 0) return { registry, notes: [] };
+  // A remote tool's activity runs in another worker, for real: in a replay it is this worker's tool (same name,
+  // description and schema, so the same prompt), whose calls the recording answers through the stub runTool.
+  const hasRemote = registry.list().some((tool) => tool.remote !== undefined);
+  if (missing.length === 0 && !hasRemote) return { registry, notes: [] };
   const stubs: AnyToolDefinition[] = missing.map((name) =>
     defineTool({
       name,
@@ -25,8 +28,17 @@ export function stubTools(registry: ToolRegistry, recording: Recording): { regis
       handler: () => '',
     }),
   );
+  const here = registry.list().map((tool): AnyToolDefinition => {
+    if (tool.remote === undefined) return tool;
+    const copy = { ...tool };
+    delete copy.remote;
+    return copy;
+  });
   return {
-    registry: new ToolRegistry([...registry.list(), ...stubs]),
-    notes: [`not defined here, served from the recording: ${missing.join(', ')} (give --tools-module to define them)`],
+    registry: new ToolRegistry([...here, ...stubs]),
+    notes:
+      missing.length === 0
+        ? []
+        : [`not defined here, served from the recording: ${missing.join(', ')} (give --tools-module to define them)`],
   };
 }

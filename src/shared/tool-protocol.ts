@@ -20,6 +20,27 @@ export interface ToolInfo {
    * reconciled instead of run again blindly. Absent means it cannot.
    */
   reconciles?: true;
+  /** Runs in another worker (a remote tool): the workflow schedules its activity there. Absent for this worker's own. */
+  remote?: RemoteToolPlacement;
+}
+
+/** Where a remote tool runs: an activity type on a task queue, polled by a worker in any language. */
+export interface RemoteToolPlacement {
+  taskQueue: string;
+  activityType: string;
+  /** How long a call waits for that queue's worker before the model hears that nobody polls it, e.g. '60s'. */
+  scheduleToStartTimeout: string;
+}
+
+/**
+ * The one argument a remote tool's activity gets (the contract other languages' workers implement): the model's
+ * arguments, checked against the tool's JSON Schema, and the key to de-duplicate side effects with.
+ */
+export interface RemoteToolInput {
+  tool: string;
+  args: unknown;
+  callId: string;
+  idempotencyKey: string;
 }
 
 /**

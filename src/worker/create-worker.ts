@@ -24,6 +24,8 @@ export interface AgentWorkerOptions {
   toolsRoot?: string;
   /** MCP servers whose tools the worker offers (see the plugin option of the same name). */
   mcpServers?: McpServersConfig;
+  /** Tools that run in other workers (see the plugin option of the same name). */
+  remoteTools?: DurableAgentPluginOptions['remoteTools'];
   /**
    * Where the workflow code comes from: a bundle (see {@link prebuiltWorkflowBundle}), or by default the stock
    * workflows bundled at start. Ignored when `workerOptions` names workflows of its own.
@@ -69,6 +71,7 @@ export async function createAgentWorker(options: AgentWorkerOptions): Promise<Wo
     ...(options.registry ? { tools: options.registry } : {}),
     ...(options.toolsRoot ? { toolsRoot: options.toolsRoot } : {}),
     ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
+    ...(options.remoteTools ? { remoteTools: options.remoteTools } : {}),
     ...(options.workflowStackTraces ? { workflowStackTraces: true } : {}),
     ...(options.promptCacheChars !== undefined ? { promptCacheChars: options.promptCacheChars } : {}),
     ...(options.modelCalls ? { modelCalls: options.modelCalls } : {}),

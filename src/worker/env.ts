@@ -1,5 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseMcpServers, type McpServersConfig } from './mcp/config';
+import { parseRemoteTools, type RemoteToolConfig } from './tools/remote-tools';
 import { z } from 'zod';
 import { parseDuration } from '../shared/duration';
 import { formatZodIssues } from '../shared/validation';
@@ -31,6 +32,10 @@ const schema = z.object({
     .string()
     .refine((value) => existsSync(value), 'expected a JSON file of MCP servers')
     .optional(),
+  WORKER_REMOTE_TOOLS: z
+    .string()
+    .refine((value) => existsSync(value), 'expected a JSON file of remote tools')
+    .optional(),
   WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).max(1_000_000).optional(),
   WORKER_TOOLS_MODULE: z.string().optional(),
   WORKER_LOG_LEVEL: z.enum(['TRACE', 'DEBUG', 'INFO', 'WARN', 'ERROR']).default('INFO'),
@@ -61,6 +66,8 @@ export interface WorkerEnv {
   maxCachedWorkflows: number | undefined;
   /** The MCP servers file's contents, checked (WORKER_MCP_SERVERS). */
   mcpServers: McpServersConfig | undefined;
+  /** The remote tools file's declarations, checked (WORKER_REMOTE_TOOLS). */
+  remoteTools: RemoteToolConfig[] | undefined;
   logLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   otlpEndpoint: string | undefined;
   /** The plugin's `modelCalls` (WORKER_MODEL_CALLS=local, WORKER_MODEL_TIMEOUT, WORKER_MODEL_ATTEMPTS). */
@@ -103,6 +110,27 @@ export function readMcpServersFile(file: string): McpServersConfig {
   }
 }
 
+/**
+ * Reads and checks a remote tools JSON file (WORKER_REMOTE_TOOLS, an array of declarations); one line naming every
+ * problem, so a mistake stops the worker at start instead of failing the runs that call the tool.
+ */
+export function readRemoteToolsFile(file: string): RemoteToolConfig[] {
+  let input: unknown;
+  try {
+    input = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    throw new InvalidEnvironmentError(`cannot read WORKER_REMOTE_TOOLS file ${file}: ${(error as Error).message}`);
+  }
+  try {
+    parseRemoteTools(input, `WORKER_REMOTE_TOOLS (${file})`);
+  } catch (error) {
+    throw new InvalidEnvironmentError(
+      `Invalid worker environment: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+  return input as RemoteToolConfig[];
+}
+
 function approvalKeysOf(file: string): ApprovalKey[] {
   try {
     return readApprovalKeysFile(file);
@@ -128,6 +156,7 @@ export function readWorkerEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
     maxCachedWorkflows: value.WORKER_MAX_CACHED_WORKFLOWS,
     toolsModule: value.WORKER_TOOLS_MODULE,
     mcpServers: value.WORKER_MCP_SERVERS ? readMcpServersFile(value.WORKER_MCP_SERVERS) : undefined,
+    remoteTools: value.WORKER_REMOTE_TOOLS ? readRemoteToolsFile(value.WORKER_REMOTE_TOOLS) : undefined,
     logLevel: value.WORKER_LOG_LEVEL,
     otlpEndpoint: value.OTEL_EXPORTER_OTLP_ENDPOINT,
     modelCalls: {

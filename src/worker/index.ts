@@ -14,6 +14,13 @@ export { createOpenAIClient, OPENAI_REQUEST_TIMEOUT_MS } from './openai-client';
 export { createActivities, type Activities, type ActivityDependencies } from './activities';
 export { ToolRegistry, DuplicateToolError, type DynamicToolSource } from './tools/registry';
 export { McpConfigError, parseMcpServers, type McpServerConfig, type McpServersConfig } from './mcp/config';
+export {
+  RemoteToolConfigError,
+  parseRemoteTools,
+  DEFAULT_REMOTE_SCHEDULE_TO_START,
+  type RemoteToolConfig,
+} from './tools/remote-tools';
+export type { RemoteToolInput, RemoteToolPlacement } from '../shared/tool-protocol';
 export { McpToolSource, confirmFromAnnotations, mcpToolName } from './mcp/tool-source';
 export { createBuiltinTools, type BuiltinToolsOptions } from './tools/builtin';
 // defineTool and its types are the root export's: services and workers declare tools the same way.
@@ -40,7 +47,7 @@ export {
   type RuntimeEnv,
 } from '../client/env';
 export { runWorkerProcess } from './process';
-export { readWorkerEnv, type WorkerEnv } from './env';
+export { readWorkerEnv, readRemoteToolsFile, type WorkerEnv } from './env';
 export { parseApprovalKeys, readApprovalKeysFile, type ApprovalKey } from '../client/decision-signing';
 export { DecisionVerifierCodec } from './codec/decision-verifier';
 export { createTracing, type Tracing } from './tracing';

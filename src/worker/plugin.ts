@@ -9,6 +9,7 @@ import type { AnyToolDefinition } from './tools/define-tool';
 import { ToolRegistry } from './tools/registry';
 import { parseMcpServers, type McpServersConfig } from './mcp/config';
 import { McpToolSource } from './mcp/tool-source';
+import { parseRemoteTools, type RemoteToolConfig } from './tools/remote-tools';
 import { stockBundleOptions } from './workflow-bundle';
 import { useLinearTimeRegexFallback } from './regex-engine';
 import { requestTimeoutMs, runTuningOf, type ModelCallOptions } from './model-calls';
@@ -43,6 +44,12 @@ export interface DurableAgentPluginOptions {
    * stdio servers when first needed and stops them when it stops.
    */
   mcpServers?: McpServersConfig;
+  /**
+   * Tools that run in other workers, in any language: each is an activity type on a task queue that the workflow
+   * schedules with `{ tool, args, callId, idempotencyKey }` (see docs/tools-in-other-languages.md). Listed, approved,
+   * keyed and traced like this worker's own tools; this worker checks their arguments against `parameters` first.
+   */
+  remoteTools?: readonly RemoteToolConfig[];
   /**
    * Keep stack traces in the stock workflows when the worker bundles them: errors thrown in workflow code and the
    * Temporal UI's stack trace then show frames, at a CPU cost on every step (off by default; see
@@ -115,6 +122,10 @@ export class DurableAgentPlugin extends SimplePlugin {
     const registry = registryOf(options);
     const mcp = options.mcpServers ? new McpToolSource(parseMcpServers(options.mcpServers)) : undefined;
     if (mcp) registry.attach(mcp);
+    for (const tool of parseRemoteTools(options.remoteTools ?? [], 'remoteTools')) {
+      // A registry reused by a restarted worker already holds them; any other tool of the name is a clash.
+      if (registry.get(tool.name)?.remote === undefined) registry.register(tool);
+    }
     const tuning = runTuningOf(options.modelCalls, options.runAhead);
     const timeoutMs = requestTimeoutMs(tuning);
     super({

@@ -95,6 +95,7 @@ export async function runWorkerProcess(
         ? { registry: await registryWithModule(workerEnv.toolsRoot, workerEnv.toolsModule) }
         : {}),
       ...(workerEnv.mcpServers ? { mcpServers: workerEnv.mcpServers } : {}),
+      ...(workerEnv.remoteTools ? { remoteTools: workerEnv.remoteTools } : {}),
       ...(bundle ? { workflowBundle: bundle } : {}),
       modelCalls: workerEnv.modelCalls,
       ...(workerEnv.runAhead !== undefined ? { runAhead: workerEnv.runAhead } : {}),

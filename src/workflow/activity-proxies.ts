@@ -122,6 +122,15 @@ export const { prepareRun } = proxyLocalActivities<Activities>({
   retry: { maximumAttempts: 5 },
 });
 
+/**
+ * A remote tool's arguments checked against its JSON Schema before its activity is scheduled (rules `remoteTools`):
+ * the schema lives on this worker, and the other language's worker may not check them at all.
+ */
+export const { validateToolArgs: validateToolArgsLocally } = proxyLocalActivities<Activities>({
+  startToCloseTimeout: '30s',
+  retry: { maximumAttempts: 5 },
+});
+
 /** Re-validation of arguments a person edited: the tool's schema lives on the worker. */
 export const { validateToolArgs } = proxyActivities<Activities>({
   startToCloseTimeout: '30s',

@@ -164,6 +164,12 @@ const GENERATIONS = [
        * with `cost_budget`, or asks a person to raise it (`limits.onReached: 'ask'`).
        */
       costBudget: true,
+      /**
+       * Issue 37: a tool the catalog places in another worker (`remote`) has its arguments checked by a local
+       * `validateToolArgs` activity, then runs as activity `activityType` on its own task queue, with a
+       * schedule-to-start timeout after which the model hears that nobody polls that queue.
+       */
+      remoteTools: true,
     },
   },
 ] as const;

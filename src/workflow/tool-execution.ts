@@ -1,7 +1,13 @@
 import { ActivityFailure, isCancellation, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import type { ParsedToolCall } from '../shared/protocol';
 import { describeCall, errorObservation } from '../shared/observation';
-import type { ReconcileOutcome, StepEffect, ToolInfo, ToolObservation } from '../shared/tool-protocol';
+import type {
+  ReconcileOutcome,
+  RemoteToolPlacement,
+  StepEffect,
+  ToolInfo,
+  ToolObservation,
+} from '../shared/tool-protocol';
 import { activityFailureMessage, reconcileTool, runLocalTool, runTool } from './activity-proxies';
 import { awaitDecision } from './human-loop';
 import { countDecision } from './metrics';
@@ -10,10 +16,12 @@ import type { RunState } from './run-state';
 import { toolSettled, toolStarted } from './run-activity';
 import { countActivity, recordToolTime } from './cost-ledger';
 import { fullTextOver } from './summaries';
+import { neverPickedUp, noPollerMessage, refusedArguments, runRemoteTool } from './remote-tool';
 
 /* Running one admitted tool call as its activity, and the toolRuns slot it holds while it does. */
 
-function failureMessage(error: unknown, tool: ToolInfo): string {
+function failureMessage(error: unknown, tool: ToolInfo, remote: RemoteToolPlacement | undefined): string {
+  if (remote && neverPickedUp(error)) return noPollerMessage(tool, remote);
   if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure) {
     return `timed out after ${tool.timeout}`;
   }
@@ -54,11 +62,20 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
 /** One run of the tool's activity, its retries included; a lost outcome is an observation that says so. */
 async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
   const reconcile = state.rules.reconcilesEffects && tool.reconciles ? { reconcile: true as const } : {};
-  const local = tool.local === true;
+  // Older rules never saw a remote placement in their catalogs.
+  const remote = state.rules.remoteTools ? tool.remote : undefined;
+  const local = tool.local === true && remote === undefined;
   const startedMs = Date.now();
   let attempts: number | undefined;
-  countActivity(state.cost, local);
   try {
+    if (remote) {
+      const refused = await refusedArguments(state, call);
+      if (refused) return refused;
+      countActivity(state.cost, false);
+      const key = idempotencyKey(state, call.callId).idempotencyKey ?? `${workflowInfo().workflowId}:${call.callId}`;
+      return await runRemoteTool(state, call, tool, remote, key);
+    }
+    countActivity(state.cost, local);
     const observation = await (local ? runLocalTool : runTool).executeWithOptions(
       {
         summary: `tool · ${describeCall(call.tool, call.args, 60)}`,
@@ -82,11 +99,12 @@ async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo): P
   } catch (error) {
     if (isCancellation(error)) throw error;
     // Reached only when the tool's own attempts are used up by timeouts or worker crashes.
-    const observation = errorObservation(call.tool, call.args, failureMessage(error, tool), 'tool_error');
+    const observation = errorObservation(call.tool, call.args, failureMessage(error, tool, remote), 'tool_error');
     const usedUp = error instanceof ActivityFailure && error.retryState === 'MAXIMUM_ATTEMPTS_REACHED';
     attempts = usedUp ? tool.retry.maximumAttempts : 1;
     // A timed-out attempt (start-to-close or heartbeat: a hung call or a lost worker) may have had its effect.
-    const lost = error instanceof ActivityFailure && error.cause instanceof TimeoutFailure;
+    // A remote call nobody picked up never started.
+    const lost = error instanceof ActivityFailure && error.cause instanceof TimeoutFailure && !neverPickedUp(error);
     const effect = lost ? { effect: { attempts, mayHaveHappened: true, noticedBy: 'workflow' as const } } : {};
     return usedUp ? { ...observation, attempts, ...effect } : { ...observation, ...effect };
   } finally {

@@ -51,6 +51,8 @@ export interface HarnessOptions {
   dataConverter?: DataConverter;
   /** MCP servers whose tools the worker offers. */
   mcpServers?: McpServersConfig;
+  /** Tools that run in other workers (the plugin's `remoteTools`). */
+  remoteTools?: AgentWorkerOptions['remoteTools'];
   /** The worker's prompt cache (0: every model call after a run's first rebuilds its prompt by query). */
   promptCacheChars?: number;
   /** The worker's model-call tuning (the plugin's `modelCalls`), recorded with every run it starts. */
@@ -90,6 +92,7 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       openai: createOpenAIClient({ apiKey: 'test-key', baseURL: model.baseURL, timeoutMs: options.modelTimeoutMs }),
       defaultModel: 'unscripted',
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),
+      ...(options.remoteTools ? { remoteTools: options.remoteTools } : {}),
       ...(options.promptCacheChars !== undefined ? { promptCacheChars: options.promptCacheChars } : {}),
       ...(options.modelCalls ? { modelCalls: options.modelCalls } : {}),
       ...(options.runAhead !== undefined ? { runAhead: options.runAhead } : {}),

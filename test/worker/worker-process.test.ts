@@ -157,6 +157,22 @@ describe('the worker process', () => {
     );
   });
 
+  it('refuses a remote tools file with a bad declaration, naming it, with exit code 2', async () => {
+    const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-remote-env-')), 'remote-tools.json');
+    const tool = { name: 'reserve_stock', description: 'Reserves stock.', parameters: { type: 'object' } };
+    writeFileSync(file, JSON.stringify([{ ...tool, taskQueue: 'inventory', scheduleToStartTimeout: 'soon' }]));
+    const child = spawn(process.execPath, [CLI, 'worker'], {
+      env: { ...process.env, WORKER_REMOTE_TOOLS: file },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(2);
+    expect(stderr).toBe(
+      `error: Invalid worker environment: WORKER_REMOTE_TOOLS (${file}): 0.activityType: Invalid input: expected string, received undefined; 0.scheduleToStartTimeout: a duration like "30s", "5m" or "500ms"\n`,
+    );
+  });
+
   it('refuses an approval keys file with a bad key, naming it, with exit code 2', async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-keys-env-')), 'approval-keys.json');
     writeFileSync(file, JSON.stringify({ keys: [{ id: 'alice-1', approver: 'alice', secret: 'c2hvcnQ=' }] }));

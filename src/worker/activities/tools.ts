@@ -65,6 +65,7 @@ export function createListTools(registry: ToolRegistry): (names?: string[]) => P
         local: runsLocally(tool),
         ...(tool.readOnly ? { readOnly: true } : {}),
         ...(tool.reconcile ? { reconciles: true as const } : {}),
+        ...(tool.remote ? { remote: tool.remote } : {}),
         parameters: toolParametersSchema(tool),
       })),
     };

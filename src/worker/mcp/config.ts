@@ -28,8 +28,11 @@ const ruleSchema: z.ZodType<ConfirmationRule> = z.lazy(() =>
     z.strictObject({ allOf: z.array(ruleSchema) }),
   ]),
 );
-// The workflow runs these patterns on the model's arguments: one it cannot run in linear time stops the worker here.
-const confirmSchema: z.ZodType<ConfirmationPolicy> = z
+/**
+ * A confirmation policy in a worker's config file (MCP servers, remote tools). The workflow runs its patterns on the
+ * model's arguments: one it cannot run in linear time stops the worker here.
+ */
+export const confirmSchema: z.ZodType<ConfirmationPolicy> = z
   .union([z.literal('always'), z.literal('never'), ruleSchema])
   .superRefine((policy, context) => {
     const checked = linearConfirmation(policy);

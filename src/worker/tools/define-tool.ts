@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { ConfirmationPolicy } from '../../shared/approvals';
+import type { RemoteToolPlacement } from '../../shared/tool-protocol';
 import { DurableAgentError } from '../../shared/errors';
 import { withLinearConfirmation } from './confirmation-patterns';
 import { checkRetryableErrors, type RetryableErrorMatcher } from './retryable-errors';
@@ -106,6 +107,11 @@ export interface ToolDefinition<Schema extends z.ZodType = z.ZodType> {
    * retry policy. Never set it on a tool with side effects: those must wait for the workflow's admission.
    */
   readOnly?: boolean;
+  /**
+   * Runs in another worker, as activity `activityType` on `taskQueue` (the worker's `remoteTools`): the workflow
+   * schedules it there with `{ tool, args, callId, idempotencyKey }`, and this worker's handler is not used.
+   */
+  remote?: RemoteToolPlacement;
 }
 
 /** A tool definition whose argument type has been erased, as the registry stores it. */
