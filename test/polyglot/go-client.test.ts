@@ -38,6 +38,9 @@ describe('a Go client drives a run through the wire contract', () => {
       'go-reviewer',
       '-client-identity',
       CLIENT_IDENTITY,
+      // Within the test's own limit: a run that never ends fails with the Go client's account of what it waited for.
+      '-timeout',
+      '40s',
     ]);
     expect(run.stderr).toContain('approved c1-1 (delete_record)');
     expect(run.code).toBe(0);

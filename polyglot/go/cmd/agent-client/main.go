@@ -5,7 +5,7 @@
 //	agent-client -query "…" [-config '{"model":"…","approvals":{"require":["…"]}}'] [-task-queue q] [-identity who]
 //
 // TEMPORAL_ADDRESS and TEMPORAL_NAMESPACE say where the server is. Output: {"workflowId", "approved": [the decide
-// update's answers], "result": the run's result}.
+// update's answers], "result": the run's result}. A refused decision, or a run still going at -timeout, exits 1.
 package main
 
 import (
@@ -91,6 +91,7 @@ func main() {
 func approveWhilePending(ctx context.Context, c client.Client, workflowID, identity string) ([]contract.AppliedDecision, error) {
 	approved := []contract.AppliedDecision{}
 	sent := map[string]bool{}
+	var lastQueryErr error
 	for {
 		description, err := c.DescribeWorkflowExecution(ctx, workflowID, "")
 		if err != nil {
@@ -105,8 +106,9 @@ func approveWhilePending(ctx context.Context, c client.Client, workflowID, ident
 			err = answer.Get(&pending)
 		}
 		if err != nil {
-			// The run may be between runs of its chain, or ending: ask again.
-			log.Printf("getPending: %v", err)
+			// Before its first task, between runs of its chain or while ending, a run cannot answer: ask again, and
+			// report the error only if it never could.
+			lastQueryErr = err
 		}
 		for _, call := range pending.Approvals {
 			if sent[call.CallID] {
@@ -115,16 +117,16 @@ func approveWhilePending(ctx context.Context, c client.Client, workflowID, ident
 			sent[call.CallID] = true
 			applied, err := approve(ctx, c, workflowID, call, identity)
 			if err != nil {
-				// A refusal (decided elsewhere, the run moved on) leaves the run as it was: say so and go on.
-				log.Printf("approve %s: %v", call.CallID, err)
-				continue
+				// A refused decision leaves the call pending: stop and say why rather than wait for a run that waits.
+				return nil, fmt.Errorf("approve %s: %w", call.CallID, err)
 			}
 			log.Printf("approved %s (%s)", call.CallID, call.Tool)
 			approved = append(approved, applied)
 		}
 		select {
 		case <-ctx.Done():
-			return nil, ctx.Err()
+			return nil, fmt.Errorf("the run did not end in time (%w); it waits for %+v (last getPending error: %v)",
+				ctx.Err(), pending, lastQueryErr)
 		case <-time.After(pollInterval):
 		}
 	}

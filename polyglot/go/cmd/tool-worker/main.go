@@ -115,4 +115,3 @@ func envOr(name, fallback string) string {
 	}
 	return fallback
 }
-
