@@ -55,7 +55,13 @@ export async function polyglotSourceHash(moduleDir: string = POLYGLOT_MODULE_DIR
 
 /** The cache folder of this checkout's programs: `<cache>/go-polyglot-<source hash>`. */
 export async function polyglotCacheDir(env: NodeJS.ProcessEnv = process.env): Promise<string> {
-  return path.join(projectCacheDir(env), `go-polyglot-${await polyglotSourceHash()}`);
+  const hash = await polyglotSourceHash().catch((error: unknown) => {
+    // The module ships with the repository, not the npm package.
+    throw new PolyglotBuildError(
+      `No Go module at ${POLYGLOT_MODULE_DIR} (a repository checkout has it): ${errorText(error)}`,
+    );
+  });
+  return path.join(projectCacheDir(env), `go-polyglot-${hash}`);
 }
 
 /**
