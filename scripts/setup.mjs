@@ -70,8 +70,16 @@ if (!existsSync(at('dist')) || (mtime(stamp) ?? 0) < sources) {
 // mirror), else built with Go (once, minutes); --quiet prints only when it does work.
 // `--cluster` also provisions the production topology's programs: the Temporal server and its schema tool (built
 // with Go once, like the CLI) and PostgreSQL (apt-get install postgresql where it is missing).
+// `--polyglot` also builds the Go programs of the cross-language tests (polyglot/go, once per version of their sources).
 const cluster = process.argv.includes('--cluster') ? ['--cluster'] : [];
-mustRun(process.execPath, [at('dist', 'dev', 'provision-command.js'), '--provision', '--quiet', ...cluster]);
+const polyglot = process.argv.includes('--polyglot') ? ['--polyglot'] : [];
+mustRun(process.execPath, [
+  at('dist', 'dev', 'provision-command.js'),
+  '--provision',
+  '--quiet',
+  ...cluster,
+  ...polyglot,
+]);
 
 // (d) `--bench`: the LangGraph contender's own dependencies, kept out of the project's (bench/langgraph/package.json).
 if (process.argv.includes('--bench')) {

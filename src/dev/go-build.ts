@@ -1,6 +1,6 @@
 /**
- * Builds pinned Go programs (the Temporal CLI, the Temporal server and its schema tool) with `go install` into a
- * per-user cache, once per machine. Node side only, never in workflows.
+ * Builds pinned Go programs (the Temporal CLI, the Temporal server and its schema tool, the polyglot test programs)
+ * with `go install` into a per-user cache, once per machine. Node side only, never in workflows.
  */
 import { spawn } from 'node:child_process';
 import { constants as fsConstants, promises as fs } from 'node:fs';
@@ -48,7 +48,10 @@ export interface GoBuild {
   label: string;
   /** The folder the programs end up in (it exists only once every program is there). */
   cacheDir: string;
+  /** `module/path@version` each, or `./cmd/x` paths inside `moduleDir`. */
   packages: readonly string[];
+  /** A module on disk whose `packages` to build (its go.sum pins every dependency); absent for `@version` builds. */
+  moduleDir?: string;
   /** `go install`'s output name (the package's last path element) → the name in `cacheDir`. */
   programs: Readonly<Record<string, string>>;
 }
@@ -81,7 +84,9 @@ export async function goInstallIntoCache(
       const started = Date.now();
       log(`Building ${build.label} with Go (first run only, takes a few minutes)…`);
       const timer = setInterval(() => log(`still building… ${seconds(started)}s`), PROGRESS_INTERVAL_MS);
-      await runGoInstall(go, build.packages, { ...env, GOBIN: gobin }, parent).finally(() => clearInterval(timer));
+      await runGoInstall(go, build.packages, { ...goEnv(build, env), GOBIN: gobin }, build.moduleDir ?? parent).finally(
+        () => clearInterval(timer),
+      );
       await fs.mkdir(cacheDir, { recursive: true });
       for (const [built, name] of Object.entries(programs))
         await fs.rename(path.join(gobin, exe(built)), path.join(cacheDir, exe(name)));
@@ -94,6 +99,15 @@ export async function goInstallIntoCache(
   } finally {
     await release();
   }
+}
+
+/**
+ * The environment of a build. A local module's cache key is its sources' hash, so VCS stamping adds nothing, and it
+ * fails where git is missing or the checkout belongs to another user.
+ */
+function goEnv(build: GoBuild, env: NodeJS.ProcessEnv): NodeJS.ProcessEnv {
+  if (!build.moduleDir) return env;
+  return { ...env, GOFLAGS: [env.GOFLAGS, '-buildvcs=false'].filter(Boolean).join(' ') };
 }
 
 function runGoInstall(go: string, packages: readonly string[], env: NodeJS.ProcessEnv, cwd: string): Promise<void> {

@@ -1,21 +1,23 @@
 /**
- * `npm test` and `npm start` run this (through scripts/setup.mjs) so a fresh machine has a Temporal CLI, and with
- * `--cluster` (npm test, npm run cluster) the Temporal server, its schema tool and PostgreSQL.
+ * `npm test` and `npm start` run this (through scripts/setup.mjs) so a fresh machine has a Temporal CLI, with
+ * `--cluster` (npm test, npm run cluster) the Temporal server, its schema tool and PostgreSQL, and with `--polyglot`
+ * (npm test) the Go programs of the cross-language tests.
  */
 import { resolvePostgresPrograms, resolveServerPrograms } from './cluster/binaries';
 import { choosePort, startDevServer } from './dev-server';
+import { resolvePolyglotPrograms } from './go-polyglot';
 import { errorText, resolveTemporalCli } from './provision';
 
 type Log = (line: string) => void;
 
 /**
- * `node dist/dev/provision-command.js --provision [--quiet] [--cluster]`: make the CLI (and with --cluster the
- * cluster's programs) available now, exit 1 if not.
+ * `node dist/dev/provision-command.js --provision [--quiet] [--cluster] [--polyglot]`: make the CLI (and with
+ * --cluster the cluster's programs, with --polyglot the Go test programs) available now, exit 1 if not.
  */
 async function main(argv: string[]): Promise<number> {
   const say: Log = (line) => void process.stderr.write(`${line}\n`);
   if (!argv.includes('--provision')) {
-    say('usage: node dist/dev/provision-command.js --provision [--quiet] [--cluster]');
+    say('usage: node dist/dev/provision-command.js --provision [--quiet] [--cluster] [--polyglot]');
     return 2;
   }
   try {
@@ -24,6 +26,8 @@ async function main(argv: string[]): Promise<number> {
       await resolveServerPrograms({ log: say });
       await resolvePostgresPrograms({ log: say });
     }
+    // Built before the tests start, so a cold build (a minute or two) is not charged to a test's time limit.
+    if (argv.includes('--polyglot')) await resolvePolyglotPrograms({ log: say });
     const executable = await resolveTemporalCli({ log: say });
     if (executable.type === 'existing-path') {
       // --quiet (scripts/setup.mjs) keeps an already-provisioned CLI silent; a fresh download or build still says where.
