@@ -4,16 +4,24 @@
  * (one no-op tool call per step, the scripted model answering at once) on its own dev server; the table gives the
  * median time per step and the history events per step. A benchmark, not a test: it asserts nothing about time.
  *
- * A worker of another language is measured too when it is already running and polling a queue of the same dev
+ * The Go row starts the Go SDK tool worker of the cross-language tests (polyglot/go, built and cached as `npm test`
+ * builds it). A worker of another language is measured too when it is already running and polling a queue of the same dev
  * server: `--address host:port --queue <taskQueue> --activity <activityType>` (the tool must answer any arguments).
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { once } from 'node:events';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { performance } from 'node:perf_hooks';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Runtime, DefaultLogger, Worker } from '@temporalio/worker';
 import { z } from 'zod';
 import { AgentClient } from '../src/client/agent-client';
 import { startDevServer } from '../src/dev/dev-server';
+import { resolvePolyglotPrograms } from '../src/dev/go-polyglot';
 import { ensureSearchAttributes } from '../src/dev/search-attributes';
 import { freePort } from '../src/testing/free-port';
 import { startScriptedModel, type ScriptedTurn } from '../src/testing/scripted-model';
@@ -40,10 +48,19 @@ const noop = (name: string, local: boolean) =>
     handler: () => 'ok',
   });
 
+/** The Go tool worker's tool (polyglot/go/cmd/tool-worker) takes a transfer; the others take a step number. */
+const GO_TOOL = 'transfer_go_worker';
+const goParameters = {
+  type: 'object',
+  properties: { amount: { type: 'number' }, to: { type: 'string' } },
+  required: ['amount', 'to'],
+};
+
 function script(tool: string): ScriptedTurn[] {
   const turns: ScriptedTurn[] = [];
   for (let step = 1; step <= STEPS; step++) {
-    turns.push({ thought: `Step ${step}: call the tool once more.`, toolCalls: [{ name: tool, args: { step } }] });
+    const args = tool === GO_TOOL ? { amount: step, to: 'acct-bench' } : { step };
+    turns.push({ thought: `Step ${step}: call the tool once more.`, toolCalls: [{ name: tool, args }] });
   }
   turns.push({ answer: `Finished ${STEPS} steps.` });
   return turns;
@@ -54,6 +71,22 @@ const median = (values: number[]): number => {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 };
+
+/** Starts the Go SDK tool worker (built and cached as `npm test` builds it) on `taskQueue`, once it polls. */
+async function startGoToolWorker(address: string, taskQueue: string, ledgerDir: string): Promise<ChildProcess> {
+  const { toolWorker } = await resolvePolyglotPrograms();
+  const child = spawn(toolWorker, ['-task-queue', taskQueue, '-ledger', path.join(ledgerDir, 'ledger.jsonl')], {
+    env: { ...process.env, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: 'default' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: child.stdout });
+  const ready = new Promise<void>((resolve) => lines.on('line', (line) => line.trim() === 'ready' && resolve()));
+  await Promise.race([
+    ready,
+    once(child, 'exit').then(([code]) => Promise.reject(new Error(`the Go tool worker exited (${String(code)})`))),
+  ]);
+  return child;
+}
 
 async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
@@ -67,6 +100,9 @@ async function main(): Promise<void> {
   const connection = await Connection.connect({ address });
   const client = new Client({ connection, namespace: 'default' });
   const remoteQueue = `bench-remote-${randomUUID()}`;
+  const goQueue = `bench-go-${randomUUID()}`;
+  const ledgerDir = mkdtempSync(path.join(tmpdir(), 'bench-go-ledger-'));
+  const goWorker = await startGoToolWorker(address, goQueue, ledgerDir);
   const remoteTools: RemoteToolConfig[] = [
     {
       name: 'noop_other_worker',
@@ -74,6 +110,13 @@ async function main(): Promise<void> {
       parameters,
       taskQueue: remoteQueue,
       activityType: 'Noop',
+    },
+    {
+      name: GO_TOOL,
+      description: 'Transfers an amount (the Go SDK worker).',
+      parameters: goParameters,
+      taskQueue: goQueue,
+      activityType: 'ledger_transfer',
     },
     ...(external
       ? [
@@ -112,6 +155,7 @@ async function main(): Promise<void> {
     ['TS tool, local activity of the agent worker', 'noop_local'],
     ['TS tool, activity of the agent worker (local: false)', 'noop_activity'],
     ['remote tool, TS worker on its own queue', 'noop_other_worker'],
+    ['remote tool, Go SDK worker on its own queue', GO_TOOL],
     ...(external
       ? [[`remote tool, ${argument('--activity')} on ${argument('--queue')}`, 'noop_external'] as [string, string]]
       : []),
@@ -153,7 +197,9 @@ async function main(): Promise<void> {
   } finally {
     agentWorker.shutdown();
     toolWorker.shutdown();
+    goWorker.kill('SIGTERM');
     await Promise.all(running);
+    rmSync(ledgerDir, { recursive: true, force: true });
     await nativeConnection.close();
     await connection.close();
     await model.close();

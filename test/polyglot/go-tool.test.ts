@@ -32,8 +32,7 @@ afterAll(async () => {
 });
 
 describe('a tool served by a Go worker', () => {
-  // enabled when remote tools land (lead merges h5)
-  it.skip('runs once after a person approves it, and the trace shows its receipt', { timeout: 90_000 }, async () => {
+  it('runs once after a person approves it, and the trace shows its receipt', { timeout: 90_000 }, async () => {
     goWorker = await startGoProgram(programs().toolWorker, ['-task-queue', goQueue, '-ledger', ledger]);
     const remoteTools = path.join(dir, 'remote-tools.json');
     writeFileSync(
