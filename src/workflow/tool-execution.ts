@@ -37,6 +37,11 @@ function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: str
   return state.rules.chainIdempotencyKeys ? { idempotencyKey: `${keyPrefix()}:${callId}` } : {};
 }
 
+/** The key a call's activity uses, spelled out for activities that take it from the workflow (remote, reconcile). */
+function callKey(state: RunState, callId: string): string {
+  return idempotencyKey(state, callId).idempotencyKey ?? `${workflowInfo().workflowId}:${callId}`;
+}
+
 /**
  * Runs a tool call as its activity (local when the tool says so), unless the model call ran it ahead; a failure the
  * tool cannot recover from is an observation. A call whose outcome nobody saw is reconciled first when the tool can
@@ -59,9 +64,19 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
   }
 }
 
-/** One run of the tool's activity, its retries included; a lost outcome is an observation that says so. */
-async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo): Promise<ToolObservation> {
-  const reconcile = state.rules.reconcilesEffects && tool.reconciles ? { reconcile: true as const } : {};
+/**
+ * One run of the tool's activity, its retries included; a lost outcome is an observation that says so. `askReconcile`
+ * false: a person said to run it again, so the activity must not ask `reconcile` first (a local tool asks before every
+ * first attempt, and would find the same `unknown` the person just overruled).
+ */
+async function runOnce(
+  state: RunState,
+  call: ParsedToolCall,
+  tool: ToolInfo,
+  askReconcile = true,
+): Promise<ToolObservation> {
+  const reconciles = askReconcile && state.rules.reconcilesEffects && tool.reconciles;
+  const reconcile = reconciles ? { reconcile: true as const } : {};
   // Older rules never saw a remote placement in their catalogs.
   const remote = state.rules.remoteTools ? tool.remote : undefined;
   const local = tool.local === true && remote === undefined;
@@ -72,8 +87,7 @@ async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo): P
       const refused = await refusedArguments(state, call);
       if (refused) return refused;
       countActivity(state.cost, false);
-      const key = idempotencyKey(state, call.callId).idempotencyKey ?? `${workflowInfo().workflowId}:${call.callId}`;
-      return await runRemoteTool(state, call, tool, remote, key);
+      return await runRemoteTool(state, call, tool, remote, callKey(state, call.callId));
     }
     countActivity(state.cost, local);
     const observation = await (local ? runLocalTool : runTool).executeWithOptions(
@@ -156,6 +170,7 @@ async function settleUnseen(
       // The activity already acted on its verdict: took the result found (`done`) or ran the handler (`not_done`).
       break;
     }
+    let approved = false;
     if (verdict === 'unknown') {
       const pendingId = round === 1 ? `${call.callId}:uncertain` : `${call.callId}:uncertain-${round}`;
       const resolution = await awaitDecision(state, pendingId, tool, call.args, detail !== undefined ? { detail } : {});
@@ -164,8 +179,9 @@ async function settleUnseen(
       if (resolution.outcome === 'observe') {
         return { text: resolution.text, isError: resolution.isError, truncated: false, attempts, effect: earlier };
       }
+      approved = true;
     }
-    latest = await runOnce(state, call, tool);
+    latest = await runOnce(state, call, tool, !approved);
     attempts += latest.attempts ?? latest.effect?.attempts ?? 1;
   }
   // Lost again on the last round: its own evidence; otherwise what the earlier rounds found, with every attempt.
@@ -176,7 +192,7 @@ async function settleUnseen(
 
 /** Asks the tool's `reconcile` on a worker; a lookup that keeps failing has found nothing out: `unknown`. */
 async function lookUp(state: RunState, call: ParsedToolCall): Promise<ReconcileOutcome> {
-  const key = idempotencyKey(state, call.callId).idempotencyKey ?? `${workflowInfo().workflowId}:${call.callId}`;
+  const key = callKey(state, call.callId);
   countActivity(state.cost, false);
   try {
     return await reconcileTool.executeWithOptions(

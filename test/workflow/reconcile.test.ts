@@ -214,6 +214,20 @@ describe('reconcile: a call whose outcome nobody saw', () => {
     expect(outcomeOf(run.firstRunId)).toEqual({ applied: 0, invocations: 0 });
   });
 
+  it('a local tool whose first-attempt reconcile says unknown runs once when a person says run it', async () => {
+    const run = await harness.start(payTurns('pay_local', 'unknown'));
+    await waitForPending(harness, run.workflowId, { callId: 'c1-1:uncertain' });
+    await harness.agents.approve(run.workflowId, 'c1-1:uncertain');
+    const result = await run.result();
+    const step = result.trace.steps[0] as ReActStep;
+    // The re-run does not ask reconcile again (it would say unknown again and ask the person a second time).
+    expect(step.observation).toContain('r-local');
+    expect(step.effect).toMatchObject({ reconcile: 'unknown', decision: { kind: 'approve', by } });
+    expect(outcomeOf(run.firstRunId)).toEqual({ applied: 1, invocations: 1 });
+    const audit = await harness.agents.audit(run.workflowId);
+    expect(audit.map((entry) => entry.payload.callId)).toEqual(['c1-1:uncertain']);
+  });
+
   it('reconcile-capable tools run remotely unless they say local: true, and the catalog says they reconcile', async () => {
     const catalog = await createListTools(new ToolRegistry([pay2, payLocal, payBlind]))();
     expect(catalog.tools.map(({ name, local, reconciles }) => ({ name, local, reconciles }))).toEqual([
