@@ -9,9 +9,9 @@ import {
 } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { argsHash } from '../shared/canonical';
 import { DurableAgentError } from '../shared/errors';
 import {
-  signedDigest,
   signedText,
   SIGNATURE_FIELD,
   type SignatureEnvelope,
@@ -220,19 +220,23 @@ export function verifyDecision(keys: readonly ApprovalKey[], payload: Record<str
   const fields = payload as unknown as SignedFields;
   const claims = { keyId: keyId!, workflowId: workflowId!, firstRunId: firstRunId!, expiresAt: expiresAt! };
   let holds: boolean;
+  let text = '';
   try {
-    holds = signatureHolds(key, signedText(fields, claims), value!);
+    text = signedText(fields, claims);
+    holds = signatureHolds(key, text, value!);
   } catch {
     // A malformed signature (or fields a forger made unserialisable) is simply not a valid one.
     holds = false;
   }
   if (!holds) return { ok: false, keyId, why: `the signature does not match key ${keyId}` };
-  if (typeof fields.identity !== 'string' || !key.approvers.includes(fields.identity)) {
+  // As the decision check will read them: trimmed.
+  const identity = typeof fields.identity === 'string' ? fields.identity.trim() : undefined;
+  if (identity === undefined || !key.approvers.includes(identity)) {
     const owner = key.approvers.join(', ');
-    return { ok: false, keyId, why: `key ${keyId} belongs to ${owner}, not ${fields.identity ?? 'anonymous'}` };
+    return { ok: false, keyId, why: `key ${keyId} belongs to ${owner}, not ${identity ?? 'anonymous'}` };
   }
-  const unvouched = (fields.roles ?? []).filter((role) => !key.roles.includes(role));
+  const unvouched = (fields.roles ?? []).map((role) => role.trim()).filter((role) => !key.roles.includes(role));
   if (unvouched.length > 0)
     return { ok: false, keyId, why: `key ${keyId} does not vouch for role ${unvouched.join(', ')}` };
-  return { ok: true, keyId: keyId!, approver: fields.identity, digest: signedDigest(fields, claims) };
+  return { ok: true, keyId: keyId!, approver: identity, digest: argsHash(text) };
 }

@@ -48,7 +48,9 @@ export interface SignedFields {
 /**
  * The exact text a decision's signature is over: the run (workflow ID and the first run ID of its chain), the call and
  * its arguments' hash, the decision with its edit, reason or observation, the approver and roles, the expiry and the
- * key. Canonical JSON, so signer and verifier build the same bytes whatever order the fields came in.
+ * key. Canonical JSON, so signer and verifier build the same bytes whatever order the fields came in; the fields the
+ * decision check trims (reason, identity, roles) are trimmed here too, so the worker's codec (which sees the payload as
+ * sent) and the validator (which sees it checked) agree on the text.
  */
 export function signedText(fields: SignedFields, envelope: Omit<SignatureEnvelope, 'value'>): string {
   return canonicalJson({
@@ -60,10 +62,10 @@ export function signedText(fields: SignedFields, envelope: Omit<SignatureEnvelop
     decision: fields.decision,
     always: fields.always === true,
     args: fields.args ?? null,
-    reason: fields.reason ?? null,
+    reason: fields.reason?.trim() ?? null,
     observation: fields.observation ?? null,
-    approver: fields.identity ?? null,
-    roles: [...(fields.roles ?? [])].sort(),
+    approver: fields.identity?.trim() ?? null,
+    roles: (fields.roles ?? []).map((role) => role.trim()).sort(),
     expiresAt: envelope.expiresAt,
     keyId: envelope.keyId,
   });

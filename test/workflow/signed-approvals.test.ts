@@ -149,6 +149,19 @@ describe('signed approvals (approvals.requireSigned)', () => {
     });
   });
 
+  it('a signed decision whose text has spaces the check trims is taken: signer, codec and validator agree', async () => {
+    const run = await harness.start([deleteCall('t1'), { answer: 'done' }], 'q', {
+      approvals: { requireSigned: true },
+    });
+    await waitForPending(harness, run.workflowId);
+    // Signed as typed; the run's decision check trims the reason and the identity before the validator compares.
+    await clientAs(' alice ', 'alice').reject(run.workflowId, 'c1-1', '  not today  ');
+    const result = await run.result();
+    expect(result.trace.steps[0]).toMatchObject({
+      decision: { kind: 'reject', by: { identity: 'alice', signedWith: expect.any(String) as string } },
+    });
+  });
+
   it('across continue-as-new a signature stays bound to the chain and stays spent', async () => {
     const run = await harness.start([deleteCall('n1'), deleteCall('n2'), deleteCall('n3'), { answer: 'done' }], 'q', {
       approvals: { requireSigned: true },
