@@ -309,8 +309,12 @@ export class RunReader {
     const timedOut = event.activityTaskTimedOutEventAttributes?.failure;
     if (completed && remote) {
       const output = await this.decode(completed.result?.payloads?.[0]);
-      const maxTokens = Number(this.recording.input.config?.maxObservationTokens) || DEFAULT_MAX_OBSERVATION_TOKENS;
-      call.observation = successObservation(output, maxTokens);
+      const { config } = this.recording.input;
+      const maxTokens = Number(config?.maxObservationTokens) || DEFAULT_MAX_OBSERVATION_TOKENS;
+      // As the workflow built it (remote-tool.ts): remote tools came with rule set 7, which keeps the whole text of a
+      // result over `summarizeObservationsOver` for its summary.
+      const over = config?.summarizeObservationsOver;
+      call.observation = successObservation(output, maxTokens, typeof over === 'number' ? over : undefined);
     } else if (completed) call.observation = (await this.decode(completed.result?.payloads?.[0])) as ToolObservation;
     else if (failure) call.failure = reasonOf(failure).message;
     else if (
