@@ -11,8 +11,6 @@ import type { EventsGap, EventsOptions } from './follow-options';
 
 export type { EventsGap, EventsOptions } from './follow-options';
 
-const sleep = sleepUnlessAborted;
-
 /** How long a follower refused a wait (the run's waits are full) reads by query, and how often (MAX_EVENT_WAITS). */
 const CROWDED_BACKOFF_MS = 60_000;
 const CROWDED_POLL_MS = 2_000;
@@ -115,7 +113,7 @@ export async function readPage(
         if (rebuilt) return rebuilt;
         if (++closedRetries > CLOSED_RUN_RETRIES) throw error;
       }
-      await sleep(NO_WORKER_POLL_MS, signal);
+      await sleepUnlessAborted(NO_WORKER_POLL_MS, signal);
       if (signal?.aborted) return undefined;
     }
   }
@@ -190,13 +188,13 @@ async function* followByQueries(
     if (page.ended || (closed && cursor >= page.head)) return;
     if (cursor < page.head) continue; // more than one page was waiting
     if (Date.now() < queryOnlyUntil) {
-      await sleep(CROWDED_POLL_MS, signal);
+      await sleepUnlessAborted(CROWDED_POLL_MS, signal);
       continue;
     }
     try {
       const wait = () => handle.executeUpdate(waitForEventsUpdate, { args: [{ after: cursor }] });
       const news = await abortable(client, signal, wait);
-      if (news.handingOver) await sleep(50, signal); // the next run starts in a moment
+      if (news.handingOver) await sleepUnlessAborted(50, signal); // the next run starts in a moment
     } catch (error) {
       if (signal?.aborted) return;
       // The run has its most followers waiting: read by query (nothing in history) for a while instead.
@@ -208,7 +206,7 @@ async function* followByQueries(
       // updates in flight was reached: ask again shortly.
       const { status } = await handle.describe();
       if (status.name !== 'RUNNING') closed = true;
-      else await sleep(200, signal);
+      else await sleepUnlessAborted(200, signal);
     }
   }
 }

@@ -1,5 +1,5 @@
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
-import { abortable } from './abortable';
+import { abortable, sleepUnlessAborted } from './abortable';
 import { temporal } from '@temporalio/proto';
 import type { AgentEvent } from '../shared/events';
 import { publishEventsSignal } from '../shared/messages';
@@ -7,6 +7,9 @@ import type { CallModelInput } from '../shared/protocol';
 import type { AgentWorkflowInput } from '../shared/types';
 import type { EventsGap, EventsOptions } from './follow-options';
 import { decodePayload } from './payloads';
+
+/** The activity whose input carries a publishing run's events (`CallModelInput.events`). */
+const MODEL_CALL_ACTIVITY = 'callModel';
 
 /**
  * One read by query from `cursor` (events.ts's, passed in so the two modules do not import each other): the events
@@ -86,7 +89,7 @@ async function describeOnceStarted(client: Client, workflowId: string, signal: A
       return await handle.describe();
     } catch (error) {
       if (!(error instanceof WorkflowNotFoundError) || waited >= STARTING_WAIT_MS) throw error;
-      await new Promise((resolve) => setTimeout(resolve, STARTING_POLL_MS));
+      await sleepUnlessAborted(STARTING_POLL_MS, signal);
       if (signal?.aborted) return undefined;
     }
   }
@@ -124,8 +127,12 @@ async function readHistory(client: Client, events: readonly HistoryEvent[], prog
     } else if (type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED) {
       if (event.workflowExecutionSignaledEventAttributes?.signalName === publishEventsSignal.name)
         progress.publishing = true;
-    } else if (type === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) {
-      const payload = event.activityTaskScheduledEventAttributes?.input?.payloads?.[0];
+    } else if (
+      type === EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED &&
+      // Only model calls carry events: a tool's arguments or a summary's prompt are not worth decoding.
+      event.activityTaskScheduledEventAttributes?.activityType?.name === MODEL_CALL_ACTIVITY
+    ) {
+      const payload = event.activityTaskScheduledEventAttributes.input?.payloads?.[0];
       const input = await decodePayload<Partial<CallModelInput>>(client, payload ?? undefined);
       if (Array.isArray(input?.events)) {
         progress.events.push(...input.events);
