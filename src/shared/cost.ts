@@ -1,4 +1,4 @@
-import type { TokenUsage } from './types';
+import { addUsage, ZERO_USAGE, type TokenUsage } from './types';
 
 /*
  * What a run cost: the ledger's shapes and its arithmetic. zod-free and pure, because the workflow keeps the ledger
@@ -148,7 +148,7 @@ export function noWaste(): WastedWork {
 /** A ledger with nothing in it. */
 export function emptyCost(): CarriedCost {
   return {
-    usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 },
+    usage: { ...ZERO_USAGE },
     usd: null,
     unpricedTokens: 0,
     models: {},
@@ -209,15 +209,8 @@ export function addEngineActions(a: EngineActions, b: EngineActions): EngineActi
 export function addCost(a: CarriedCost, b: CarriedCost): CarriedCost {
   const tools: Record<string, ToolTime> = { ...a.tools };
   for (const [tool, time] of Object.entries(b.tools)) tools[tool] = tools[tool] ? addNumbers(tools[tool], time) : time;
-  const usage: TokenUsage = {
-    promptTokens: a.usage.promptTokens + b.usage.promptTokens,
-    completionTokens: a.usage.completionTokens + b.usage.completionTokens,
-    totalTokens: a.usage.totalTokens + b.usage.totalTokens,
-  };
-  const cached = (a.usage.cachedPromptTokens ?? 0) + (b.usage.cachedPromptTokens ?? 0);
-  if (cached > 0) usage.cachedPromptTokens = cached;
   return {
-    usage,
+    usage: addUsage(a.usage, b.usage),
     usd: a.usd === null && b.usd === null ? null : roundUsd((a.usd ?? 0) + (b.usd ?? 0)),
     unpricedTokens: a.unpricedTokens + b.unpricedTokens,
     models: { ...a.models, ...b.models },

@@ -12,7 +12,7 @@ import {
   type RunPricing,
 } from '../shared/cost';
 import type { ResolvedConfig } from '../shared/config';
-import type { TokenUsage } from '../shared/types';
+import { addUsage, type TokenUsage } from '../shared/types';
 import type { CostSummary } from '../shared/events';
 
 /*
@@ -112,12 +112,9 @@ export function recordModelCall(
     totals.wasted.modelRetries += retries;
   }
   totals.models[model] = price;
-  writable(ledger).totals = addCost(totals, {
-    ...emptyCost(),
-    usage: call.usage,
-    usd,
-    unpricedTokens: usd === null ? call.usage.totalTokens : 0,
-  });
+  totals.usage = addUsage(totals.usage, call.usage);
+  if (usd === null) totals.unpricedTokens += call.usage.totalTokens;
+  else totals.usd = roundUsd((totals.usd ?? 0) + usd);
 }
 
 /** One tool call's time (workflow time, scheduling to result) and retries. */
