@@ -38,12 +38,13 @@ export const confirmSchema: z.ZodType<ConfirmationPolicy> = z
     const checked = linearConfirmation(policy);
     if ('problem' in checked) context.addIssue({ code: 'custom', message: checked.problem });
   });
-const duration = z.string().regex(/^\d+(ms|s|m|h)$/, 'a duration like "30s", "5m" or "500ms"');
+/** A tool's timeout as Temporal's activity options take it: `500ms`, `30s`, `5m`, `1h` (remote tools use it too). */
+export const toolDuration = z.string().regex(/^\d+(ms|s|m|h)$/, 'a duration like "30s", "5m" or "500ms"');
 
 /** Settings of one of a server's tools. */
 const toolSettingsSchema = z.strictObject({
   confirm: confirmSchema.optional(),
-  timeout: duration.optional(),
+  timeout: toolDuration.optional(),
   /** Attempts in all (1 = no retry, the default, as for built-in tools: a retried side effect is worse than an error). */
   maximumAttempts: z.number().int().min(1).max(20).optional(),
 });
@@ -56,9 +57,9 @@ const common = {
   deny: z.array(z.string().min(1)).optional(),
   tools: z.record(z.string().min(1), toolSettingsSchema).optional(),
   /** Per-call timeout of the server's tools (default 60s). */
-  timeout: duration.optional(),
+  timeout: toolDuration.optional(),
   /** How long the tool list is cached before it is asked for again (default 5m). */
-  refresh: duration.optional(),
+  refresh: toolDuration.optional(),
 };
 
 /**

@@ -3,7 +3,7 @@ import { DurableAgentError } from '../../shared/errors';
 import { compileJsonSchema } from '../../shared/json-schema';
 import type { RemoteToolPlacement } from '../../shared/tool-protocol';
 import { formatZodIssues } from '../../shared/validation';
-import { confirmSchema } from '../mcp/config';
+import { confirmSchema, toolDuration } from '../mcp/config';
 import { ToolInputError, type AnyToolDefinition } from './define-tool';
 
 /** A worker's remote tools declaration is wrong: the worker does not start, and the message names every problem. */
@@ -19,8 +19,6 @@ export const DEFAULT_REMOTE_TOOL_TIMEOUT = '30s';
  */
 export const DEFAULT_REMOTE_SCHEDULE_TO_START = '60s';
 
-const duration = z.string().regex(/^\d+(ms|s|m|h)$/, 'a duration like "30s", "5m" or "500ms"');
-
 /**
  * One tool that runs in another worker (any Temporal SDK): the workflow schedules activity `activityType` on
  * `taskQueue` with `{ tool, args, callId, idempotencyKey }`, and its result is the observation.
@@ -35,19 +33,19 @@ export const remoteToolSchema = z.strictObject({
   taskQueue: z.string().min(1),
   activityType: z.string().min(1),
   /** Start-to-close timeout of one attempt. */
-  timeout: duration.optional(),
+  timeout: toolDuration.optional(),
   /** As a defineTool's `retry`: attempts in all (1, the default, is no retry), first delay, its multiplier. */
   retry: z
     .strictObject({
       maximumAttempts: z.number().int().min(1).max(100),
-      initialInterval: duration.optional(),
+      initialInterval: toolDuration.optional(),
       backoffCoefficient: z.number().min(1).optional(),
     })
     .optional(),
   confirm: confirmSchema.optional(),
   readOnly: z.boolean().optional(),
   /** How long a call waits for a worker to pick it up before it is an observation saying nobody polls the queue. */
-  scheduleToStartTimeout: duration.optional(),
+  scheduleToStartTimeout: toolDuration.optional(),
 });
 
 /** One remote tool's declaration (the plugin's `remoteTools`, the WORKER_REMOTE_TOOLS file's entries). */
