@@ -5,7 +5,7 @@ import { deciderOf, type Channel } from '../shared/identity';
 import { decodePayload } from './payloads';
 import { chainRunIds } from './run-chain';
 import { verifyDecision, type ApprovalKey } from './decision-signing';
-import { SIGNATURE_FIELD, type SignatureEnvelope } from '../shared/signed-decision';
+import { bindingProblem, SIGNATURE_FIELD, type SignatureEnvelope } from '../shared/signed-decision';
 
 /** The updates and signals by which people decide; their payloads are what the audit reads. */
 const DECISION_MESSAGES = ['decide', 'answer', 'decideBudget'];
@@ -62,9 +62,10 @@ function verificationOf(
   if (!verdict.ok)
     return { signed: true, valid: false, ...(verdict.keyId ? { keyId: verdict.keyId } : {}), why: verdict.why };
   const { keyId, approver } = verdict;
-  if (envelope.workflowId !== run.workflowId || envelope.firstRunId !== run.firstRunId)
+  const binding = bindingProblem(envelope, { ...run, nowMs: Date.parse(run.at) });
+  if (binding === 'other_run')
     return { signed: true, valid: false, keyId, why: `made for run ${envelope.workflowId} (${envelope.firstRunId})` };
-  if (!(Date.parse(envelope.expiresAt) > Date.parse(run.at)))
+  if (binding === 'expired')
     return { signed: true, valid: false, keyId, why: `expired at ${envelope.expiresAt}, before it was accepted` };
   return { signed: true, valid: true, keyId, approver };
 }

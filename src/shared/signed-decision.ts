@@ -145,7 +145,8 @@ export function checkVerdict(
       message: `Signature refused: key ${verdict.keyId} belongs to ${verdict.approver}, not ${fields.identity ?? 'an anonymous sender'}`,
     };
   }
-  if (envelope.workflowId !== facts.workflowId || envelope.firstRunId !== facts.firstRunId) {
+  const binding = bindingProblem(envelope, facts);
+  if (binding === 'other_run') {
     return {
       reason: 'signature_mismatch',
       message: `Signature refused: it was made for run ${envelope.workflowId} (${envelope.firstRunId}), not this one`,
@@ -157,8 +158,20 @@ export function checkVerdict(
       message: `Signature refused: it approves arguments ${fields.argsHash ?? '(none named)'}, ${call} has ${facts.argsHash}`,
     };
   }
-  const expires = Date.parse(envelope.expiresAt);
-  if (!Number.isFinite(expires) || expires <= facts.nowMs)
+  if (binding === 'expired')
     return { reason: 'signature_expired', message: `Signature refused: it expired at ${envelope.expiresAt}` };
   return null;
+}
+
+/**
+ * Whether a signature is bound to another run than this one, or had expired by `nowMs`: the validator asks it when a
+ * decision arrives, the audit again at the time the server accepted it.
+ */
+export function bindingProblem(
+  envelope: Pick<SignatureEnvelope, 'workflowId' | 'firstRunId' | 'expiresAt'>,
+  run: { workflowId: string; firstRunId: string; nowMs: number },
+): 'other_run' | 'expired' | null {
+  if (envelope.workflowId !== run.workflowId || envelope.firstRunId !== run.firstRunId) return 'other_run';
+  const expires = Date.parse(envelope.expiresAt);
+  return Number.isFinite(expires) && expires > run.nowMs ? null : 'expired';
 }
