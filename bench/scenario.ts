@@ -68,16 +68,24 @@ export function benchModel(tool: BenchTool, steps: number, id: string | number):
  */
 const STREAMED = { streamChunks: 20, chunkDelayMs: 50 } as const;
 
-function turns(tool: string, steps: number, streamed: boolean): ScriptedResponder {
-  const pace = streamed ? STREAMED : {};
-  return (_request, index): ScriptedTurn => {
+/**
+ * How a benchmark model's replies follow: `stream` streams them; `steady` takes each reply from the tool results in the
+ * request instead of the count of requests, so one model serves run after run, as a deployment's model does (P8 needs
+ * a worker that has seen its model answer before).
+ */
+type Pace = 'stream' | 'steady' | undefined;
+
+function turns(tool: string, steps: number, pace: Pace): ScriptedResponder {
+  const streamed = pace === 'stream' ? STREAMED : {};
+  return (request, count): ScriptedTurn => {
+    const index = pace === 'steady' ? request.messages.filter((message) => message.role === 'tool').length : count;
     if (index < steps)
       return {
         thought: `Step ${index + 1}: call the tool once more.`,
         toolCalls: [{ name: tool, args: { step: index + 1 } }],
-        ...pace,
+        ...streamed,
       };
-    if (index === steps) return { answer: `Finished ${steps} steps.`, ...pace };
+    if (index === steps) return { answer: `Finished ${steps} steps.`, ...streamed };
     // A model name used twice would hand the second run an instant answer and a flattering figure: fail it instead.
     return { status: 400, errorMessage: 'this benchmark model already finished its script (model name reused)' };
   };
@@ -88,7 +96,7 @@ export function scriptForBenchModel(model: string): ScriptedResponder | undefine
   const [prefix, tool, steps, , pace] = model.split('.');
   if (prefix !== 'bench' || !BENCH_TOOLS.includes(tool as BenchTool) || !Number.isInteger(Number(steps)))
     return undefined;
-  return turns(tool as string, Number(steps), pace === 'stream');
+  return turns(tool as string, Number(steps), pace === 'stream' || pace === 'steady' ? pace : undefined);
 }
 
 /** Percentile of a sample (nearest rank), for latency figures. */

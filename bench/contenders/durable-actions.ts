@@ -105,10 +105,15 @@ async function scenario(
   };
 }
 
-/** The four scenarios, one after another on the same stack. */
+/** The five scenarios, one after another on the same stack. */
 export async function measureActions(stack: DurableStack, job: ActionsJob): Promise<ActionsRow[]> {
+  // A model the worker has seen answer quickly (a warm-up run made its calls): a new run's first call then joins the
+  // start's workflow task as a local activity (prepareRun's `opensLocally`).
+  const known = benchModel('noop', job.steps, 'p8-known.steady');
+  await scenario(stack, job, 'warm-up', 0, {}, known);
   return [
     await scenario(stack, job, 'default, nobody follows', 0),
+    await scenario(stack, job, 'default, its model known to the worker', 0, {}, known),
     await scenario(stack, job, 'followed by 1', 1),
     await scenario(stack, job, 'followed by 3', 3),
     await scenario(

@@ -47,15 +47,57 @@ export function countRunStart(ledger: CostLedger, continued: boolean): void {
   if (continued || workflowInfo().parent === undefined) count(ledger, 'workflowStarts');
 }
 
-/** An activity about to be scheduled; a local one counts once per workflow task (all of one task are one action). */
-export function countActivity(ledger: CostLedger, local = false): void {
-  if (!local) return count(ledger, 'activities');
-  // The history length changes from one workflow task to the next and not within one: local activities that run
-  // in the same task (a run's prepareRun and its first local model call) see the same length.
-  const task = workflowInfo().historyLength;
-  if (ledger.localBatch === task) return;
+/** An activity about to be scheduled (local ones are counted by {@link countedActivity} when their result is in). */
+export function countActivity(ledger: CostLedger): void {
+  count(ledger, 'activities');
+}
+
+/** Where a local activity was scheduled: the workflow task (by its history length) and the workflow time. */
+export interface LocalStart {
+  readonly task: number;
+  readonly atMs: number;
+}
+
+export function localStart(): LocalStart {
+  return { task: workflowInfo().historyLength, atMs: Date.now() };
+}
+
+/**
+ * Share of the workflow task timeout after which the SDK heartbeats a task that local activities hold open: it
+ * completes the task and the server starts another (Temporal's local-activity design; core's default).
+ */
+const TASK_HEARTBEAT_SHARE = 0.8;
+
+/**
+ * A local activity's result is in. Its marker lands in the workflow task that received it, and all the markers of
+ * one task are one action; a task held open past its heartbeat point was completed by a heartbeat and another
+ * started, an action each. The history length names a task (it changes between tasks, not within one). The
+ * heartbeats are read from workflow time, which is each task's start: a result that arrived `n` heartbeats after its
+ * task started is in the `n`-th task after it.
+ */
+export function countLocalActivity(ledger: CostLedger, started: LocalStart): void {
+  const { historyLength: task, taskTimeoutMs } = workflowInfo();
+  if (ledger.localBatch === task) return; // this task's markers, and the heartbeats before it, are counted
+  const heartbeatMs = TASK_HEARTBEAT_SHARE * taskTimeoutMs;
+  const heartbeats = task === started.task ? 0 : Math.max(1, Math.round((Date.now() - started.atMs) / heartbeatMs));
+  // The tasks it spanned: the one it was scheduled in (unless counted already), the heartbeats', the one it ended in.
+  const tasks = heartbeats === 0 ? 1 : heartbeats + (ledger.localBatch === started.task ? 0 : 1);
   writable(ledger).localBatch = task;
-  count(ledger, 'localActivityBatches');
+  count(ledger, 'localActivityBatches', tasks);
+}
+
+/** Runs an activity, counted: a remote one as it is scheduled, a local one by the tasks it was billed in. */
+export async function countedActivity<T>(ledger: CostLedger, local: boolean, run: () => Promise<T>): Promise<T> {
+  if (!local) {
+    countActivity(ledger);
+    return run();
+  }
+  const started = localStart();
+  try {
+    return await run();
+  } finally {
+    countLocalActivity(ledger, started);
+  }
 }
 
 /** Attempts past an activity's first, read from its result. */

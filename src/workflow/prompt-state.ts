@@ -20,6 +20,11 @@ export interface PromptState {
   readonly learnedContextWindow?: number;
   /** The context window the worker assumed for the run's model when the config sets none (see prepareRun). */
   readonly assumedContextWindow?: number;
+  /**
+   * The run's first model call is a local activity, in the workflow task that checked its config when nothing ends
+   * that task first (prepareRun's `opensLocally`); the call takes it.
+   */
+  readonly opensLocally?: true;
 }
 
 /**
@@ -39,8 +44,10 @@ const writable = (prompt: PromptState): Writable => prompt as Writable;
 export function createPromptState(
   carried: CarriedState | undefined,
   assumedContextWindow: number | undefined,
+  opensLocally = false,
 ): PromptState {
   return {
+    ...(opensLocally ? { opensLocally: true } : {}),
     feedback: carried?.feedback ?? [],
     notes: carried?.notes ?? [],
     tokenRatio: carried?.promptTokenRatio ?? 1,
@@ -63,6 +70,13 @@ export function addNote(prompt: PromptState, note: string): void {
 export function clearGuidance(prompt: PromptState): void {
   writable(prompt).feedback = [];
   writable(prompt).notes = [];
+}
+
+/** Whether the call about to be made is the run's first and opens locally; only that call is told yes. */
+export function takeOpensLocally(prompt: PromptState): boolean {
+  if (prompt.opensLocally !== true) return false;
+  delete writable(prompt).opensLocally;
+  return true;
 }
 
 /** Remembers the prompt just sent, which the next one is a delta from. */

@@ -48,7 +48,7 @@ import { offerRunAhead } from './run-ahead';
 import { foldedPatch, resolveRuleSet } from './rule-sets';
 import { countRejectedThought, startIteration } from './run-counters';
 import { addFeedback, clearGuidance, setCriticAction, type CriticAction } from './prompt-state';
-import { costSummary, countActivity, countedSleep, countMessage, countRunStart } from './cost-ledger';
+import { costSummary, countLocalActivity, countedSleep, countMessage, countRunStart } from './cost-ledger';
 import { costBudgetReached } from './cost-budget';
 
 /** 1 when the status published after the run's last event will be an upsert: that event's cost counts it. */
@@ -295,11 +295,12 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     hooks,
     rules,
     ...(start.assumedContextWindow !== undefined ? { assumedContextWindow: start.assumedContextWindow } : {}),
+    ...(start.opensLocally ? { opensLocally: true } : {}),
     ...(seed ? { seededSteps: seed.steps } : {}),
   });
   countRunStart(state.cost, input.carried !== undefined);
   // prepareRun ran before the state existed: a local activity of this first workflow task.
-  if (start.catalog !== null) countActivity(state.cost, true);
+  if (start.prepared) countLocalActivity(state.cost, start.prepared);
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
   installBudgetHandlers(state);
@@ -319,7 +320,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   );
 
   try {
-    const catalog = await lookUpTools(start, rules, (local) => countActivity(state.cost, local));
+    const catalog = await lookUpTools(start, rules, state.cost);
     const problem = catalogProblem(config, catalog, state.rules);
     if (problem !== null) throw invalidInput(problem);
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));

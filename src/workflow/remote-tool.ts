@@ -3,7 +3,7 @@ import type { ParsedToolCall } from '../shared/protocol';
 import { describeCall, errorObservation, successObservation } from '../shared/observation';
 import type { RemoteToolInput, RemoteToolPlacement, ToolInfo, ToolObservation } from '../shared/tool-protocol';
 import { validateToolArgsLocally } from './activity-proxies';
-import { countActivity } from './cost-ledger';
+import { countedActivity } from './cost-ledger';
 import type { RunState } from './run-state';
 import { fullTextOver } from './summaries';
 
@@ -20,8 +20,9 @@ type RemoteActivity = (input: RemoteToolInput) => Promise<unknown>;
  * an observation the model can correct, and the other worker never sees them. Null when they fit.
  */
 export async function refusedArguments(state: RunState, call: ParsedToolCall): Promise<ToolObservation | null> {
-  countActivity(state.cost, true);
-  const problem = await validateToolArgsLocally({ tool: call.tool, args: call.args });
+  const problem = await countedActivity(state.cost, true, () =>
+    validateToolArgsLocally({ tool: call.tool, args: call.args }),
+  );
   return problem === null ? null : errorObservation(call.tool, call.args, problem, 'invalid_arguments');
 }
 

@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/workflow';
+import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import type { ResolvedConfig } from '../shared/config';
 import { withConfigDefaults } from '../shared/config-defaults';
 import { ErrorType } from '../shared/errors';
@@ -8,6 +8,7 @@ import { listTools, listToolsLocally, prepareRun } from './activity-proxies';
 import { markFailed } from './agent-status';
 import { foldedPatch, type RuleFlags } from './rule-sets';
 import { seedProblem } from './seed';
+import { countedActivity, localStart, type CostLedger, type LocalStart } from './cost-ledger';
 
 export function invalidInput(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, ErrorType.InvalidConfig);
@@ -19,6 +20,10 @@ export interface RunStart {
   catalog: ToolCatalog | null;
   /** The context window the worker assumed for the run's model (a new run whose config sets none). */
   assumedContextWindow?: number;
+  /** The run's first model call may join the start's workflow task as a local activity (see prepareRun). */
+  opensLocally?: true;
+  /** Where prepareRun was scheduled, for the cost ledger (which does not exist yet then); absent when none ran. */
+  prepared?: LocalStart;
 }
 
 /**
@@ -38,10 +43,20 @@ export async function startRun(input: AgentWorkflowInput, rules: RuleFlags): Pro
     if (problem !== null) refuse(problem);
   }
   if (input.carried === undefined && foldedPatch(rules, 'configOnWorker')) {
-    const prepared = await prepareRun.executeWithOptions({ summary: 'check config, list tools' }, [input.config]);
+    const scheduled = localStart();
+    const prepared = await prepareRun.executeWithOptions({ summary: 'check config, list tools' }, [
+      input.config,
+      { taskTimeoutMs: workflowInfo().taskTimeoutMs },
+    ]);
     if (!prepared.ok) return refuse(prepared.message);
-    const { config, catalog, assumedContextWindow } = prepared;
-    return { config, catalog, ...(assumedContextWindow !== undefined ? { assumedContextWindow } : {}) };
+    const { config, catalog, assumedContextWindow, opensLocally } = prepared;
+    return {
+      config,
+      catalog,
+      prepared: scheduled,
+      ...(assumedContextWindow !== undefined ? { assumedContextWindow } : {}),
+      ...(opensLocally ? { opensLocally } : {}),
+    };
   }
   // A run recorded without a config at all got every default, as the schema gave it then.
   const recorded: unknown = input.config ?? {};
@@ -50,15 +65,12 @@ export async function startRun(input: AgentWorkflowInput, rules: RuleFlags): Pro
 }
 
 /** The run's tools: from its start, or looked up now (continued runs, and runs recorded before the patch). */
-export async function lookUpTools(
-  start: RunStart,
-  rules: RuleFlags,
-  scheduled: (local: boolean) => void = () => undefined,
-): Promise<ToolCatalog> {
+export async function lookUpTools(start: RunStart, rules: RuleFlags, ledger: CostLedger): Promise<ToolCatalog> {
   if (start.catalog) return start.catalog;
   // Runs recorded before the lookup became a local activity replay it as the remote activity they scheduled.
   const local = foldedPatch(rules, 'localToolCatalog');
   const lookup = local ? listToolsLocally : listTools;
-  scheduled(local);
-  return lookup.executeWithOptions({ summary: 'list tools' }, [start.config.tools]);
+  return countedActivity(ledger, local, () =>
+    lookup.executeWithOptions({ summary: 'list tools' }, [start.config.tools]),
+  );
 }

@@ -101,6 +101,8 @@ export interface RunStateOptions {
   rules?: RuleFlags;
   /** The context window the worker assumed for a new run's model (prepareRun); a continued run carries its own. */
   assumedContextWindow?: number;
+  /** The run's first model call opens locally (prepareRun's `opensLocally`). */
+  opensLocally?: boolean;
   /** A fork's or continuation's steps, which the new run's trace starts with. */
   seededSteps?: readonly ReActStep[];
 }
@@ -121,7 +123,11 @@ export function createRunState(options: RunStateOptions): RunState {
     transcript: createTranscript(carried, options.seededSteps),
     run: carried?.run ?? 1,
     counters: createCounters(carried),
-    prompt: createPromptState(carried, options.assumedContextWindow ?? carried?.assumedContextWindow),
+    prompt: createPromptState(
+      carried,
+      options.assumedContextWindow ?? carried?.assumedContextWindow,
+      options.opensLocally,
+    ),
     activity: createActivity(),
     runAhead: { tools: [], results: new Map() },
     outcome: createOutcome(),

@@ -11,11 +11,11 @@ import { outputSchemaOf } from '../shared/output';
 import { modelActivities } from './activity-proxies';
 import { buildMessages } from './prompt';
 import { recordUsage, type RunState } from './run-state';
-import { rememberSent } from './prompt-state';
+import { rememberSent, takeOpensLocally } from './prompt-state';
 import { keepRanAhead, runAheadRequest } from './run-ahead';
 import { promptSteps } from '../shared/step-archive';
 import { completionCap, learnPromptRatio } from './token-budget';
-import { countActivity, recordModelCall } from './cost-ledger';
+import { countedActivity, recordModelCall } from './cost-ledger';
 
 /** The next prompt: the running summary and the window of steps it does not cover yet, plus notes and feedback. */
 export function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
@@ -54,7 +54,9 @@ export async function think(
   const subagents = offering
     ? Object.fromEntries(Object.entries(config.subagents).map(([name, sub]) => [name, sub.description]))
     : {};
-  const local = config.modelCalls === 'local';
+  // A new run's first call may open locally (prepareRun judged this worker's model quick): a local activity in the
+  // start's workflow task is billed with the config check's, as one action. Recorded with prepareRun's result.
+  const local = takeOpensLocally(state.prompt) || config.modelCalls === 'local';
   const { callModel, callModelLocally } = modelActivities(config.modelCallPolicy);
   const call = local ? callModelLocally : callModel;
   const cap = completionCap(config.maxTokens, maxTokens);
@@ -62,26 +64,27 @@ export async function think(
   const runAhead = offering ? runAheadRequest(state, tools) : undefined;
   // A local call's input is not recorded: its events stay for the next remote call (or the followers' query).
   const events = local ? undefined : state.events.unpublished();
-  countActivity(state.cost, local);
-  const recorded = await call.executeWithOptions({ summary }, [
-    {
-      // A local call's input is not recorded, so only a remote one needs the delta.
-      ...(local ? { messages } : { prompt: nextPrompt(state, messages) }),
-      model: config.model,
-      mode: config.toolCalling,
-      tools,
-      tags: tagsOf(config),
-      label: summary,
-      allowClarification,
-      subagents,
-      outputSchema: outputSchemaOf(config),
-      ...(cap !== undefined ? { maxTokens: cap } : {}),
-      ...(settings ? { settings } : {}),
-      ...(config.stream ? { stream: { iteration: state.counters.iterations } } : {}),
-      ...(runAhead ? { runAhead } : {}),
-      ...(events ? { events } : {}),
-    },
-  ]);
+  const recorded = await countedActivity(state.cost, local, () =>
+    call.executeWithOptions({ summary }, [
+      {
+        // A local call's input is not recorded, so only a remote one needs the delta.
+        ...(local ? { messages } : { prompt: nextPrompt(state, messages) }),
+        model: config.model,
+        mode: config.toolCalling,
+        tools,
+        tags: tagsOf(config),
+        label: summary,
+        allowClarification,
+        subagents,
+        outputSchema: outputSchemaOf(config),
+        ...(cap !== undefined ? { maxTokens: cap } : {}),
+        ...(settings ? { settings } : {}),
+        ...(config.stream ? { stream: { iteration: state.counters.iterations } } : {}),
+        ...(runAhead ? { runAhead } : {}),
+        ...(events ? { events } : {}),
+      },
+    ]),
+  );
   // Histories recorded before the reply became a tagged union hold the old shape: read both.
   const reply = toModelReply(recorded);
   keepRanAhead(state, reply);

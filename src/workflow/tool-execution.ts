@@ -14,7 +14,7 @@ import { countDecision } from './metrics';
 import { keyPrefix, takeRanAhead } from './run-ahead';
 import type { RunState } from './run-state';
 import { toolSettled, toolStarted } from './run-activity';
-import { countActivity, recordToolTime } from './cost-ledger';
+import { countActivity, countedActivity, recordToolTime } from './cost-ledger';
 import { fullTextOver } from './summaries';
 import { neverPickedUp, noPollerMessage, refusedArguments, runRemoteTool } from './remote-tool';
 
@@ -86,27 +86,28 @@ async function runOnce(
     if (remote) {
       const refused = await refusedArguments(state, call);
       if (refused) return refused;
-      countActivity(state.cost, false);
+      countActivity(state.cost);
       return await runRemoteTool(state, call, tool, remote, callKey(state, call.callId));
     }
-    countActivity(state.cost, local);
-    const observation = await (local ? runLocalTool : runTool).executeWithOptions(
-      {
-        summary: `tool · ${describeCall(call.tool, call.args, 60)}`,
-        startToCloseTimeout: tool.timeout,
-        retry: tool.retry,
-      },
-      [
+    const observation = await countedActivity(state.cost, local, () =>
+      (local ? runLocalTool : runTool).executeWithOptions(
         {
-          tool: call.tool,
-          args: call.args,
-          callId: call.callId,
-          maxObservationTokens: state.config.maxObservationTokens,
-          ...fullTextOver(state),
-          ...idempotencyKey(state, call.callId),
-          ...reconcile,
+          summary: `tool · ${describeCall(call.tool, call.args, 60)}`,
+          startToCloseTimeout: tool.timeout,
+          retry: tool.retry,
         },
-      ],
+        [
+          {
+            tool: call.tool,
+            args: call.args,
+            callId: call.callId,
+            maxObservationTokens: state.config.maxObservationTokens,
+            ...fullTextOver(state),
+            ...idempotencyKey(state, call.callId),
+            ...reconcile,
+          },
+        ],
+      ),
     );
     attempts = observation.attempts;
     return observation;
@@ -193,7 +194,7 @@ async function settleUnseen(
 /** Asks the tool's `reconcile` on a worker; a lookup that keeps failing has found nothing out: `unknown`. */
 async function lookUp(state: RunState, call: ParsedToolCall): Promise<ReconcileOutcome> {
   const key = callKey(state, call.callId);
-  countActivity(state.cost, false);
+  countActivity(state.cost);
   try {
     return await reconcileTool.executeWithOptions(
       { summary: `reconcile · ${describeCall(call.tool, call.args, 60)}` },

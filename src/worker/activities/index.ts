@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import type { ToolRegistry } from '../tools/registry';
 import { createCallModel } from './llm';
 import { PromptCache } from './prompt-cache';
+import { ModelLatency } from '../model-latency';
 import { createCritique } from './critic';
 import { createSummarize } from './summarize';
 import { createPrepareRun } from './prepare-run';
@@ -26,8 +27,9 @@ export interface ActivityDependencies {
 /** Builds every activity the agent workflow calls. */
 export function createActivities(deps: ActivityDependencies) {
   const listTools = createListTools(deps.registry);
+  const latency = new ModelLatency();
   return withWellFormedFailures({
-    callModel: createCallModel({ ...deps, promptCache: new PromptCache(deps.promptCacheChars) }),
+    callModel: createCallModel({ ...deps, promptCache: new PromptCache(deps.promptCacheChars), latency }),
     summarize: createSummarize(deps),
     critique: createCritique(deps),
     runTool: createRunTool(deps.registry),
@@ -38,6 +40,7 @@ export function createActivities(deps: ActivityDependencies) {
       deps.defaultModel,
       deps.tuning ?? { modelCalls: 'activity', runAhead: true },
       deps.prices ?? {},
+      latency,
     ),
     validateToolArgs: createValidateToolArgs(deps.registry),
   });

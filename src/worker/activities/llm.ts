@@ -37,6 +37,7 @@ import { createChatCompletion } from './chat-completion';
 import { settleArguments } from './call-arguments';
 import { MAX_REPLY_CHARS } from './completion-reader';
 import { resolvePrompt, type PromptCache } from './prompt-cache';
+import type { ModelLatency } from '../model-latency';
 
 /** What the model activity needs from the worker process. */
 export interface ModelDependencies {
@@ -45,6 +46,8 @@ export interface ModelDependencies {
   defaultModel: string;
   registry: ToolRegistry;
   promptCache: PromptCache;
+  /** Where each answered call's time goes: new runs' first calls are placed by it (see model-latency.ts). */
+  latency?: ModelLatency;
 }
 
 /** A model call's input with its prompt whole, as the request is built from it. */
@@ -182,12 +185,16 @@ function oversized(size: number, content: string, usage: ModelReply['usage']): M
 /** Creates the `callModel` activity: one chat completion, parsed and classified; Temporal owns retries. */
 export function createCallModel(deps: ModelDependencies): (input: CallModelInput) => Promise<ModelReply> {
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
+    // The whole call, tools run ahead included: as a local activity, all of it holds the workflow task.
+    const startedMs = Date.now();
     const messages = await resolvePrompt(deps.promptCache, input);
     const checked = withOutputCheck(await readReply(deps, { ...input, messages }), input.outputSchema);
     // The attempt is the engine's (local activities too): a retried call is a paid request made again.
     const { attempt } = Context.current().info;
     const reply = attempt > 1 ? { ...checked, attempts: attempt } : checked;
-    return input.runAhead ? runAheadInActivity(deps.registry, reply, input.runAhead) : reply;
+    const done = input.runAhead ? await runAheadInActivity(deps.registry, reply, input.runAhead) : reply;
+    deps.latency?.record(input.model ?? deps.defaultModel, Date.now() - startedMs);
+    return done;
   };
 }
 

@@ -4,14 +4,32 @@ import { DEFAULT_CONTEXT_WINDOW, knownContextWindow } from '../../shared/context
 import type { ToolCatalog } from '../../shared/tool-protocol';
 import type { RunTuning } from '../model-calls';
 import { priceOf, type PriceTable } from '../../shared/cost';
+import type { ModelLatency } from '../model-latency';
 
 /**
  * What a run starts from: its checked config with every default and the worker's tuning, its tools, and the context
  * window assumed for the model this worker will call when the config sets none; or why the config is refused.
  */
 export type PreparedRun =
-  | { ok: true; config: ResolvedConfig; catalog: ToolCatalog; assumedContextWindow?: number }
+  | {
+      ok: true;
+      config: ResolvedConfig;
+      catalog: ToolCatalog;
+      assumedContextWindow?: number;
+      /**
+       * The run's first model call may be a local activity in this same workflow task, where its marker joins this
+       * check's: one engine action for both. Set when the run makes its calls as activities and does not stream, and
+       * this worker's recent calls to its model all answered quickly (see model-latency.ts). Recorded with the
+       * result, so a replay places the call as the run did.
+       */
+      opensLocally?: true;
+    }
   | { ok: false; message: string };
+
+/** What the workflow says of itself when it asks: its workflow task timeout (histories before it say nothing). */
+export interface RunTask {
+  taskTimeoutMs?: number;
+}
 
 /**
  * Creates the `prepareRun` activity, a new run's first step: its config is checked here, on the worker, where zod
@@ -24,8 +42,9 @@ export function createPrepareRun(
   defaultModel: string,
   tuning: RunTuning,
   prices: PriceTable = {},
-): (config: unknown) => Promise<PreparedRun> {
-  return async function prepareRun(input: unknown): Promise<PreparedRun> {
+  latency?: ModelLatency,
+): (config: unknown, run?: RunTask) => Promise<PreparedRun> {
+  return async function prepareRun(input: unknown, run: RunTask = {}): Promise<PreparedRun> {
     const checked = validateWorkflowConfig(input);
     if (!checked.ok) return checked;
     const { modelCallPolicy, ...placement } = tuning;
@@ -52,10 +71,14 @@ export function createPrepareRun(
       ...(modelCallPolicy ? { modelCallPolicy } : {}),
     };
     const catalog = await listTools(config.tools);
-    if (config.contextWindow !== undefined) return { ok: true, config, catalog };
+    // A streaming run keeps activities (its delta signals would refuse a local call's task; see above).
+    const quick =
+      config.modelCalls === 'activity' && !config.stream && latency?.answersQuickly(model, run.taskTimeoutMs) === true;
+    const opening = quick ? { opensLocally: true as const } : {};
+    if (config.contextWindow !== undefined) return { ok: true, config, catalog, ...opening };
     // Only the worker knows the model a run without `model` calls (its OPENAI_MODEL). Decided here, the assumption is
     // recorded with the run, so a later change to the table of known windows cannot change what a replay does.
     const assumedContextWindow = knownContextWindow(model) ?? DEFAULT_CONTEXT_WINDOW;
-    return { ok: true, config, catalog, assumedContextWindow };
+    return { ok: true, config, catalog, assumedContextWindow, ...opening };
   };
 }

@@ -1,0 +1,201 @@
+import os from 'node:os';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import type { AgentConfig } from '../../src/shared/agent-config';
+import { countEngineActions } from '../../src/replay';
+import type { ReActResult, ReActStep } from '../../src/shared/types';
+import { AGENT_WORKFLOW_TYPE } from '../../src/shared/messages';
+import { temporal } from '@temporalio/proto';
+import { checkRecordings, loadSources } from '../../src/replay/replay-check';
+import type { ScriptedTurn } from '../../src/testing/scripted-model';
+import { ToolRegistry } from '../../src/worker/tools/registry';
+import { calculatorTool } from '../../src/worker/tools/builtin/calculator';
+import { LATENCY_SAMPLES } from '../../src/worker/model-latency';
+import { useHarness } from '../support/harness';
+
+/*
+ * A new run's first model call opens in the workflow task that checks its config, as a local activity, once the
+ * worker has seen its model answer quickly: one engine action for both instead of two (issue 36, P8).
+ */
+
+const harness = useHarness();
+
+let connection: NativeConnection | undefined;
+beforeAll(async () => {
+  connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+});
+afterAll(async () => {
+  await connection?.close();
+});
+
+const thought = 'The calculator gives the figure exactly, so I use it.';
+
+/** `count` calculator calls, then the answer. */
+function steps(count: number): ScriptedTurn[] {
+  return [
+    ...Array.from({ length: count }, (_, index) => ({
+      thought,
+      toolCalls: [{ name: 'calculator', args: { expression: `${index} + 1` } }],
+    })),
+    { answer: 'Done.' },
+  ];
+}
+
+let models = 0;
+
+/**
+ * A model of the worker's own, as a deployment has one, already seen answering quickly: a warm-up run made
+ * {@link LATENCY_SAMPLES} calls to it. Each reply follows from the tool results in the request, so every run that
+ * talks to it gets `turns` from the start.
+ */
+async function warmModel(turns: readonly ScriptedTurn[]): Promise<string> {
+  const model = `steady-${process.pid}-${(models += 1)}`;
+  const warmUp = steps(LATENCY_SAMPLES - 1);
+  harness.model.script(model, (body) => {
+    const results = body.messages.filter((message) => message.role === 'tool').length;
+    const warming = JSON.stringify(body.messages).includes('warm up');
+    return (warming ? warmUp : turns)[results]!;
+  });
+  const run = await harness.agents.start('warm up', { model });
+  expect((await run.result()).terminationReason).toBe('success');
+  return model;
+}
+
+/** The calculator's results in a run's steps. */
+const results = (steps: readonly ReActStep[]): unknown[] =>
+  steps.flatMap((step) =>
+    step.action.type === 'tool_call' ? [(JSON.parse(step.observation ?? 'null') as { result: unknown }).result] : [],
+  );
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+const EventType = temporal.api.enums.v1.EventType;
+
+/** The activity types a run scheduled, in order (local activities are markers, not scheduled activities). */
+const scheduled = (events: HistoryEvent[]): string[] =>
+  events.flatMap((event) => {
+    const name = event.activityTaskScheduledEventAttributes?.activityType?.name;
+    return name ? [name] : [];
+  });
+
+/** Workflow tasks that recorded local activities, by how many each recorded (a task's commands follow it). */
+function markerTasks(events: HistoryEvent[]): number[] {
+  const tasks: number[] = [];
+  let markers: number | undefined;
+  for (const event of events) {
+    if (event.workflowTaskCompletedEventAttributes) {
+      if (markers) tasks.push(markers);
+      markers = 0;
+    }
+    const local = event.markerRecordedEventAttributes?.markerName === 'core_local_activity';
+    if (local && markers !== undefined) markers += 1;
+  }
+  if (markers) tasks.push(markers);
+  return tasks;
+}
+
+const historyOf = (workflowId: string) => harness.client.workflow.getHandle(workflowId).fetchHistory();
+
+async function start(model: string, query: string, config: AgentConfig = {}) {
+  return harness.agents.start(query, { ...config, model });
+}
+
+describe('a new run opens with a local model call on a worker that knows its model is quick', () => {
+  it('makes the first call in the start task, one batch with the config check, and replays', async () => {
+    const model = await warmModel(steps(2));
+    const run = await start(model, 'What is 0 + 1, then 1 + 1?');
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    expect(result.finalAnswer).toBe('Done.');
+    expect(results(result.trace.steps)).toEqual([1, 2]);
+    const history = await historyOf(run.workflowId);
+    const events = history.events ?? [];
+    // Three model calls: the first is a marker in the start's task beside prepareRun's, the other two activities.
+    expect(scheduled(events)).toEqual(['callModel', 'callModel']);
+    expect(markerTasks(events)[0]).toBe(2);
+    // The ledger bills what the history shows: one local-activity batch for the check and the first call.
+    const actions = countEngineActions(history);
+    expect(actions).toMatchObject({ workflowStarts: 1, activities: 2, localActivityBatches: 1 });
+    expect(result.trace.cost?.engineActions).toEqual(actions);
+    // The run replays on the code that made it, and replay-check serves it from its recording unchanged.
+    await Worker.runReplayHistory({ workflowBundle: { codePath: inject('workflowBundlePath') } }, history);
+    const sources = await loadSources([run.workflowId], { client: harness.client, baselineDir: os.tmpdir() });
+    const [report] = await checkRecordings(sources, {
+      client: harness.client,
+      connection: connection!,
+      registry: new ToolRegistry([calculatorTool]),
+      workflowBundle: { codePath: inject('workflowBundlePath') },
+    });
+    expect([report?.status, report?.changes, report?.notes]).toEqual(['unchanged', [], []]);
+  }, 60_000);
+
+  it('a first call that needs approval waits for it, and a follower sees every event from run_started', async () => {
+    const model = await warmModel(steps(1));
+    const run = await start(model, 'What is 0 + 1?', { approvals: { require: ['calculator'] } });
+    const seen: string[] = [];
+    for await (const event of run.events()) {
+      seen.push(event.type);
+      if (event.type === 'approval_pending') await harness.agents.approve(run.workflowId, 'c1-1');
+    }
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    expect(results(result.trace.steps)).toEqual([1]);
+    expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'approve' } });
+    expect(seen.at(0)).toBe('run_started');
+    expect(seen).toContain('approval_pending');
+    expect(seen.at(-1)).toBe('terminated');
+    expect(markerTasks((await historyOf(run.workflowId)).events ?? [])[0]).toBe(2);
+  });
+
+  it('a run that streams keeps its first call an activity: its deltas are signals', async () => {
+    const model = await warmModel(steps(1));
+    const run = await start(model, 'What is 0 + 1?', { modelSettings: { stream: true } });
+    expect((await run.result()).terminationReason).toBe('success');
+    const events = (await historyOf(run.workflowId)).events ?? [];
+    expect(scheduled(events)).toEqual(['callModel', 'callModel']);
+  });
+
+  it('a first call that holds the start task past its heartbeat point is billed for each heartbeat', async () => {
+    const model = await warmModel(steps(1));
+    const slow = steps(1).map((turn, index) => (index === 0 ? { ...turn, delayMs: 3_500 } : turn));
+    harness.model.script(model, (body) => slow[body.messages.filter((message) => message.role === 'tool').length]!);
+    // A 2 s task timeout: the SDK heartbeats the task every 1.6 s while the call runs (10 s by default, 8 s).
+    const handle = await harness.client.workflow.start(AGENT_WORKFLOW_TYPE, {
+      taskQueue: harness.taskQueue,
+      workflowId: `opening-heartbeats-${(models += 1)}-${process.pid}`,
+      args: [{ query: 'What is 0 + 1?', config: { model } }],
+      workflowTaskTimeout: '2s',
+    });
+    const result = (await handle.result()) as ReActResult;
+    expect(result.terminationReason).toBe('success');
+    const history = await handle.fetchHistory();
+    const events = history.events ?? [];
+    // The tasks that completed while the call ran: the start's (completed by the first heartbeat), one per further
+    // heartbeat, and the one that recorded the call's result; the second model call is scheduled after them.
+    const secondCall = events.findIndex((event) => event.activityTaskScheduledEventAttributes);
+    const tasks = events
+      .slice(0, secondCall)
+      .filter((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).length;
+    expect(tasks).toBeGreaterThanOrEqual(3);
+    // Each of them is billed (docs.temporal.io/cloud/actions), and the ledger counted the same from workflow time.
+    const actions = countEngineActions(history);
+    expect(actions.localActivityBatches).toBe(tasks);
+    expect(result.trace.cost?.engineActions).toEqual(actions);
+  }, 60_000);
+
+  it('a deploy while the first call runs locally: the old worker finishes it, the new one goes on', async () => {
+    const model = await warmModel(steps(1));
+    const slow = steps(1).map((turn, index) => (index === 0 ? { ...turn, delayMs: 1_500 } : turn));
+    harness.model.script(model, (body) => slow[body.messages.filter((message) => message.role === 'tool').length]!);
+    const run = await start(model, 'What is 0 + 1?');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    await harness.restartWorker();
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    expect(results(result.trace.steps)).toEqual([1]);
+    const history = await historyOf(run.workflowId);
+    // The stopping worker let the call and its task finish: one call, recorded in the start's task, none repeated.
+    expect(markerTasks(history.events ?? [])[0]).toBe(2);
+    expect(scheduled(history.events ?? [])).toEqual(['callModel']);
+    expect(result.trace.cost?.engineActions).toEqual(countEngineActions(history));
+  }, 60_000);
+});
