@@ -12,25 +12,6 @@ const EventType = temporal.api.enums.v1.EventType;
 
 /** Names of the markers local activities record: the TypeScript, .NET, Python and Rust SDKs' (core), Go's and Java's. */
 const LOCAL_ACTIVITY_MARKERS = new Set(['core_local_activity', 'LocalActivity']);
-/**
- * Events a workflow task's completion writes (its commands and its answers to updates). A completion followed only by
- * these and then a new task, made at the heartbeat point of a task, was forced: the SDK heartbeating a task that local
- * activities held open. (An update that arrives during a task is followed by a new task the same way, but at once.)
- */
-const COMPLETION_WRITES = new Set<temporal.api.enums.v1.EventType>([
-  EventType.EVENT_TYPE_MARKER_RECORDED,
-  EventType.EVENT_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES,
-  EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED,
-  EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED,
-  EventType.EVENT_TYPE_ACTIVITY_TASK_CANCEL_REQUESTED,
-  EventType.EVENT_TYPE_TIMER_STARTED,
-  EventType.EVENT_TYPE_TIMER_CANCELED,
-  EventType.EVENT_TYPE_START_CHILD_WORKFLOW_EXECUTION_INITIATED,
-  EventType.EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED,
-  EventType.EVENT_TYPE_REQUEST_CANCEL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_ACCEPTED,
-  EventType.EVENT_TYPE_WORKFLOW_EXECUTION_UPDATE_COMPLETED,
-]);
 /** The search attribute `patched()` upserts; Temporal Cloud does not bill an upsert that sets only it. */
 const CHANGE_VERSION = 'TemporalChangeVersion';
 
@@ -55,17 +36,19 @@ const millis = (value: { seconds?: unknown; nanos?: number | null } | null | und
 /** Workflow tasks time out after 10 s unless the start said otherwise. */
 const DEFAULT_TASK_TIMEOUT_MS = 10_000;
 /**
- * The SDK heartbeats a task held open by local activities at 80% of its timeout; a task that completed after 75% of it
- * and led straight to another was heartbeated.
+ * The SDK heartbeats a task held open by local activities at 80% of its timeout: it completes the task, and the server
+ * starts another at once (after writing what arrived meanwhile: signals, activity results). A task completed that late
+ * and followed by a new one was heartbeated. (Only local activities hold a task that long; one that let its task
+ * complete normally just before the heartbeat, while something arrived, would be counted too: rare, and off by one.)
  */
-const HEARTBEAT_SHARE = 0.75;
+const HEARTBEAT_SHARE = 0.78;
 
 /**
  * The billable actions one run's history records, by kind, in the cost ledger's terms (`trace.cost.engineActions`
  * holds the same count made by the run itself): a start (a continued run's; a child's first run is its parent's
  * `childStarts`, two actions), each activity scheduled and each retry of it, one per workflow task whose completion
  * recorded local-activity markers (plus the local retries it reports) and one per heartbeat of a task that local
- * activities held open (a completion followed by nothing of its own but a new task), timers, signals, accepted updates and
+ * activities held open (a completion at the heartbeat point followed by a new task), timers, signals, accepted updates and
  * search-attribute upserts (not the patch-only ones). Add a chain's runs with `addEngineActions`; `engineActionsTotal`
  * weighs them as billed.
  */
@@ -79,8 +62,7 @@ export function countEngineActions(history: temporal.api.history.v1.IHistory | r
   };
   // Local activities are billed per workflow task that reported them: markers of one task are one action.
   const localActivityTasks = new Set<string>();
-  // A task completion made at the heartbeat point, while only its own writes have followed it: a new task next means
-  // it was a heartbeat.
+  // A task completion made at the heartbeat point: a new task next means it was a heartbeat.
   let completion: string | null = null;
   let taskTimeoutMs = DEFAULT_TASK_TIMEOUT_MS;
   let taskStartedMs = 0;
@@ -89,10 +71,12 @@ export function countEngineActions(history: temporal.api.history.v1.IHistory | r
     if (type === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED && completion !== null) {
       // Billed like the local activities' own task (docs.temporal.io/cloud/actions), unless it reported markers.
       if (!localActivityTasks.has(completion)) add('localActivityBatches');
+      completion = null;
     }
-    const atHeartbeat = millis(event.eventTime) - taskStartedMs >= HEARTBEAT_SHARE * taskTimeoutMs;
-    if (type === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) completion = atHeartbeat ? String(event.eventId) : null;
-    else if (!COMPLETION_WRITES.has(type)) completion = null;
+    if (type === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
+      const late = millis(event.eventTime) - taskStartedMs >= HEARTBEAT_SHARE * taskTimeoutMs;
+      completion = late ? String(event.eventId) : null;
+    }
     if (type === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED) taskStartedMs = millis(event.eventTime);
     switch (type) {
       case EventType.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED: {

@@ -42,6 +42,7 @@ const schema = z.object({
   WORKER_MODEL_CALLS: z.enum(['activity', 'local']).optional(),
   WORKER_MODEL_TIMEOUT: duration.optional(),
   WORKER_MODEL_ATTEMPTS: z.coerce.number().int().min(1).max(1000).optional(),
+  WORKER_OPEN_LOCALLY: z.enum(['true', 'false']).optional(),
   WORKER_RUN_AHEAD: z.enum(['true', 'false']).optional(),
   WORKER_APPROVAL_KEYS: z
     .string()
@@ -70,7 +71,7 @@ export interface WorkerEnv {
   remoteTools: RemoteToolConfig[] | undefined;
   logLevel: 'TRACE' | 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
   otlpEndpoint: string | undefined;
-  /** The plugin's `modelCalls` (WORKER_MODEL_CALLS=local, WORKER_MODEL_TIMEOUT, WORKER_MODEL_ATTEMPTS). */
+  /** The plugin's `modelCalls` (WORKER_MODEL_CALLS=local, WORKER_MODEL_TIMEOUT, WORKER_MODEL_ATTEMPTS, WORKER_OPEN_LOCALLY). */
   modelCalls: ModelCallOptions;
   /** The plugin's `runAhead` (WORKER_RUN_AHEAD); undefined keeps its default. */
   runAhead: boolean | undefined;
@@ -163,6 +164,7 @@ export function readWorkerEnv(env: NodeJS.ProcessEnv = process.env): WorkerEnv {
       ...(value.WORKER_MODEL_CALLS ? { local: value.WORKER_MODEL_CALLS === 'local' } : {}),
       ...(value.WORKER_MODEL_TIMEOUT ? { timeout: value.WORKER_MODEL_TIMEOUT } : {}),
       ...(value.WORKER_MODEL_ATTEMPTS !== undefined ? { maximumAttempts: value.WORKER_MODEL_ATTEMPTS } : {}),
+      ...(value.WORKER_OPEN_LOCALLY ? { openLocally: value.WORKER_OPEN_LOCALLY === 'true' } : {}),
     },
     runAhead: value.WORKER_RUN_AHEAD === undefined ? undefined : value.WORKER_RUN_AHEAD === 'true',
     approvalKeys: value.WORKER_APPROVAL_KEYS ? approvalKeysOf(value.WORKER_APPROVAL_KEYS) : undefined,

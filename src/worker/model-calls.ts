@@ -17,6 +17,12 @@ export const modelCallOptionsSchema = z.strictObject({
    * a long one holds the workflow task open. A run that streams still makes its calls as activities.
    */
   local: z.boolean().optional(),
+  /**
+   * A new run's first thinking call may be a local activity in the workflow task that checks the run's config, billed
+   * with it as one engine action, when this worker's recent calls to the model were quick (default true; see
+   * model-latency.ts). `false` keeps every call an activity.
+   */
+  openLocally: z.boolean().optional(),
   /** One attempt's time limit (default 90 s); the openai client's own timeout is set to two thirds of it. */
   timeout: duration
     // Below 2 s the request's own timeout (two thirds) could not fail inside the attempt as a retryable error.
@@ -38,13 +44,15 @@ export interface RunTuning {
   modelCalls: 'activity' | 'local';
   runAhead: boolean;
   modelCallPolicy?: ModelCallPolicy;
+  /** Whether a new run's first call may open locally (`modelCalls.openLocally`); the run records the verdict, not this. */
+  openLocally?: boolean;
 }
 
 /** The plugin's tuning options, checked: a bad value fails the worker's construction with one line. */
 export function runTuningOf(modelCalls: ModelCallOptions | undefined, runAhead: boolean | undefined): RunTuning {
   const parsed = modelCallOptionsSchema.safeParse(modelCalls ?? {});
   if (!parsed.success) throw new TypeError(`Invalid modelCalls option: ${formatZodIssues(parsed.error.issues)}`);
-  const { local, timeout, initialInterval, maximumInterval, ...rest } = parsed.data;
+  const { local, openLocally, timeout, initialInterval, maximumInterval, ...rest } = parsed.data;
   // Whole milliseconds: the policy is recorded with each run and checked again as part of its subagents' configs.
   const ms = (value: number | string | undefined) =>
     value === undefined ? undefined : Math.ceil(parseDuration(value) ?? 0);
@@ -62,6 +70,7 @@ export function runTuningOf(modelCalls: ModelCallOptions | undefined, runAhead: 
     modelCalls: local ? 'local' : 'activity',
     runAhead: runAhead ?? true,
     ...(Object.keys(policy).length > 0 ? { modelCallPolicy: policy } : {}),
+    ...(openLocally === false ? { openLocally } : {}),
   };
 }
 

@@ -1,7 +1,34 @@
-import { ActivityCancellationType, ActivityFailure, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import {
+  ActivityCancellationType,
+  ActivityFailure,
+  ApplicationFailure,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import type { Activities } from '../worker/activities';
-import { NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
+import { ErrorType, NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
 import type { ModelCallPolicy } from '../shared/config-fields';
+import { parseDuration } from '../shared/duration';
+
+/** The types of the failures a model call raises (see model-errors.ts): only the model activities raise them. */
+const MODEL_ERROR_TYPES: ReadonlySet<string> = new Set([
+  ErrorType.ModelAuthentication,
+  ErrorType.ModelNotFound,
+  ErrorType.ModelBadRequest,
+  ErrorType.ModelRateLimited,
+  ErrorType.ModelUnavailable,
+  ErrorType.ModelContextLengthExceeded,
+  ErrorType.ModelBadResponse,
+]);
+
+/**
+ * The model's own failure behind a model call that failed: an activity's arrives wrapped (its ActivityFailure's
+ * cause), a local activity's as the failure itself.
+ */
+export function modelFailure(error: unknown): ApplicationFailure | undefined {
+  if (error instanceof ActivityFailure) return error.cause instanceof ApplicationFailure ? error.cause : undefined;
+  return error instanceof ApplicationFailure && MODEL_ERROR_TYPES.has(error.type ?? '') ? error : undefined;
+}
 
 /** What a failed activity said (its cause's message), for the trace and the error history. */
 export function activityFailureMessage(error: unknown): string {
@@ -73,6 +100,23 @@ export function modelActivities(policy: ModelCallPolicy | undefined) {
     summarize: remote.summarize,
     critique: remote.critique,
   };
+}
+
+/** Share of the workflow task timeout an opening call may take: it gives up before the SDK heartbeats the task (80%). */
+const OPENING_SHARE = 0.6;
+
+/**
+ * A new run's first thinking call as a local activity in its start's workflow task (prepareRun's `opensLocally`): one
+ * attempt, within {@link OPENING_SHARE} of the task timeout (or the run's own call timeout, if shorter), so it never
+ * holds the task into a billed heartbeat. A call that fails or runs out is made again as the activity.
+ */
+export function openingCall(policy: ModelCallPolicy | undefined, taskTimeoutMs: number) {
+  const policyMs = policy?.timeoutMs ?? parseDuration(MODEL_ACTIVITY_TIMEOUT) ?? 90_000;
+  return proxyLocalActivities<Activities>({
+    startToCloseTimeout: Math.min(policyMs, Math.floor(OPENING_SHARE * taskTimeoutMs)),
+    cancellationType: ActivityCancellationType.TRY_CANCEL,
+    retry: { maximumAttempts: 1 },
+  }).callModel;
 }
 
 /** Tool runs: the defaults here are replaced per call by the tool's own timeout and retry policy. */

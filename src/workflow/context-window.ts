@@ -1,4 +1,4 @@
-import { ActivityFailure, ApplicationFailure, isCancellation } from '@temporalio/workflow';
+import { isCancellation, type ApplicationFailure } from '@temporalio/workflow';
 import { DEFAULT_CONTEXT_WINDOW, knownContextWindow } from '../shared/context-windows';
 import { ErrorType } from '../shared/errors';
 import { eventText } from '../shared/events';
@@ -6,7 +6,7 @@ import { CHARS_PER_TOKEN, describeCall } from '../shared/observation';
 import { renderScratchpad, type ChatMessage } from '../shared/protocol';
 import { summaryMessages, type SummarizeInput } from '../shared/summaries';
 import type { ReActStep } from '../shared/types';
-import { activityFailureMessage, modelActivities } from './activity-proxies';
+import { activityFailureMessage, modelActivities, modelFailure } from './activity-proxies';
 import { recordError, recordHelperCall, type RunState } from './run-state';
 import { countActivity } from './cost-ledger';
 import { learnContextWindow } from './prompt-state';
@@ -202,8 +202,8 @@ export async function fitContext(
 
 /** The provider's refusal of a prompt over its context window, if `error` is one. */
 export function contextLengthFailure(error: unknown): ApplicationFailure | undefined {
-  const cause = error instanceof ActivityFailure ? error.cause : undefined;
-  return cause instanceof ApplicationFailure && cause.type === ErrorType.ModelContextLengthExceeded ? cause : undefined;
+  const cause = modelFailure(error);
+  return cause?.type === ErrorType.ModelContextLengthExceeded ? cause : undefined;
 }
 
 /**

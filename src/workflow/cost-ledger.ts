@@ -28,14 +28,21 @@ export interface CostLedger {
   readonly calls: readonly ModelCallCost[];
   /** The history length of the workflow task whose local activities were last counted (one action per task). */
   readonly localBatch: number | undefined;
+  /** When that task started (workflow time, estimated across heartbeats): the tasks up to it are counted. */
+  readonly localBatchStartMs: number | undefined;
 }
 
-type Writable = { totals: CarriedCost; calls: ModelCallCost[]; localBatch: number | undefined };
+type Writable = {
+  totals: CarriedCost;
+  calls: ModelCallCost[];
+  localBatch: number | undefined;
+  localBatchStartMs: number | undefined;
+};
 const writable = (ledger: CostLedger): Writable => ledger as Writable;
 
 /** A first run's empty ledger, or the chain's so far. */
 export function createLedger(carried: CarriedCost | undefined): CostLedger {
-  return { totals: carried ?? emptyCost(), calls: [], localBatch: undefined };
+  return { totals: carried ?? emptyCost(), calls: [], localBatch: undefined, localBatchStartMs: undefined };
 }
 
 function count(ledger: CostLedger, kind: keyof EngineActions, amount = 1): void {
@@ -52,14 +59,21 @@ export function countActivity(ledger: CostLedger): void {
   count(ledger, 'activities');
 }
 
-/** Where a local activity was scheduled: the workflow task (by its history length) and the workflow time. */
+/** Where a local activity was scheduled: its workflow task (by history length) and when that task started. */
 export interface LocalStart {
   readonly task: number;
-  readonly atMs: number;
+  readonly taskStartMs: number;
 }
 
-export function localStart(): LocalStart {
-  return { task: workflowInfo().historyLength, atMs: Date.now() };
+/**
+ * Where a local activity is being scheduled. Workflow time is the task's start, except in an activation that
+ * delivers a local activity's result (it is then that moment); the ledger knows the start of a task it counted such a
+ * result in. Without a ledger yet (prepareRun, scheduled first thing), the time is the first task's start.
+ */
+export function localStart(ledger?: CostLedger): LocalStart {
+  const task = workflowInfo().historyLength;
+  const known = ledger?.localBatch === task ? ledger.localBatchStartMs : undefined;
+  return { task, taskStartMs: known ?? Date.now() };
 }
 
 /**
@@ -71,19 +85,26 @@ const TASK_HEARTBEAT_SHARE = 0.8;
 /**
  * A local activity's result is in. Its marker lands in the workflow task that received it, and all the markers of
  * one task are one action; a task held open past its heartbeat point was completed by a heartbeat and another
- * started, an action each. The history length names a task (it changes between tasks, not within one). The
- * heartbeats are read from workflow time, which is each task's start: a result that arrived `n` heartbeats after its
- * task started is in the `n`-th task after it.
+ * started, an action each. The history length names a task (it changes between tasks, not within one). A result that
+ * arrived `n` heartbeat intervals after its task started spanned that task and `n` more; tasks another local activity
+ * already counted (they ran side by side) are not counted again.
  */
 export function countLocalActivity(ledger: CostLedger, started: LocalStart): void {
   const { historyLength: task, taskTimeoutMs } = workflowInfo();
-  if (ledger.localBatch === task) return; // this task's markers, and the heartbeats before it, are counted
+  if (ledger.localBatch === task) return; // this task, and the heartbeats before it, are counted
   const heartbeatMs = TASK_HEARTBEAT_SHARE * taskTimeoutMs;
-  const heartbeats = task === started.task ? 0 : Math.max(1, Math.round((Date.now() - started.atMs) / heartbeatMs));
-  // The tasks it spanned: the one it was scheduled in (unless counted already), the heartbeats', the one it ended in.
-  const tasks = heartbeats === 0 ? 1 : heartbeats + (ledger.localBatch === started.task ? 0 : 1);
+  // The tasks it spanned, numbered from the one it was scheduled in (0) to the one it arrived in (`last`).
+  const last = task === started.task ? 0 : Math.max(1, Math.floor((Date.now() - started.taskStartMs) / heartbeatMs));
+  // The latest of them already counted, by its start.
+  const countedStart = ledger.localBatchStartMs;
+  const counted =
+    countedStart === undefined || countedStart < started.taskStartMs
+      ? -1
+      : Math.round((countedStart - started.taskStartMs) / heartbeatMs);
   writable(ledger).localBatch = task;
-  count(ledger, 'localActivityBatches', tasks);
+  writable(ledger).localBatchStartMs = started.taskStartMs + last * heartbeatMs;
+  // The task it arrived in is new (checked above), whatever the arithmetic says.
+  count(ledger, 'localActivityBatches', Math.max(1, last - counted));
 }
 
 /** Runs an activity, counted: a remote one as it is scheduled, a local one by the tasks it was billed in. */
@@ -92,7 +113,7 @@ export async function countedActivity<T>(ledger: CostLedger, local: boolean, run
     countActivity(ledger);
     return run();
   }
-  const started = localStart();
+  const started = localStart(ledger);
   try {
     return await run();
   } finally {
@@ -157,6 +178,16 @@ export function recordModelCall(
   totals.usage = addUsage(totals.usage, call.usage);
   if (usd === null) totals.unpricedTokens += call.usage.totalTokens;
   else totals.usd = roundUsd((totals.usd ?? 0) + usd);
+}
+
+/**
+ * A new run's opening call that failed or ran out its slice of the start task, and was made again as an activity:
+ * its request may have been paid, like a retried attempt's.
+ */
+export function countAbandonedModelCall(ledger: CostLedger): void {
+  const { wasted } = writable(ledger).totals;
+  wasted.retriedModelCalls += 1;
+  wasted.modelRetries += 1;
 }
 
 /** One tool call's time (workflow time, scheduling to result) and retries. */

@@ -21,10 +21,10 @@ export interface PromptState {
   /** The context window the worker assumed for the run's model when the config sets none (see prepareRun). */
   readonly assumedContextWindow?: number;
   /**
-   * The run's first model call is a local activity, in the workflow task that checked its config when nothing ends
-   * that task first (prepareRun's `opensLocally`); the call takes it.
+   * The workflow task (its history length) in which the run's first model call may be a local activity: the task that
+   * checked its config (prepareRun's `opensLocally`). Taken by the first call, which opens locally only in that task.
    */
-  readonly opensLocally?: true;
+  readonly opensLocallyIn?: number;
 }
 
 /**
@@ -44,10 +44,10 @@ const writable = (prompt: PromptState): Writable => prompt as Writable;
 export function createPromptState(
   carried: CarriedState | undefined,
   assumedContextWindow: number | undefined,
-  opensLocally = false,
+  opensLocallyIn?: number,
 ): PromptState {
   return {
-    ...(opensLocally ? { opensLocally: true } : {}),
+    ...(opensLocallyIn !== undefined ? { opensLocallyIn } : {}),
     feedback: carried?.feedback ?? [],
     notes: carried?.notes ?? [],
     tokenRatio: carried?.promptTokenRatio ?? 1,
@@ -72,11 +72,11 @@ export function clearGuidance(prompt: PromptState): void {
   writable(prompt).notes = [];
 }
 
-/** Whether the call about to be made is the run's first and opens locally; only that call is told yes. */
-export function takeOpensLocally(prompt: PromptState): boolean {
-  if (prompt.opensLocally !== true) return false;
-  delete writable(prompt).opensLocally;
-  return true;
+/** The task in which the call about to be made may open locally (see `opensLocallyIn`); only the first call is told. */
+export function takeOpening(prompt: PromptState): number | undefined {
+  const task = prompt.opensLocallyIn;
+  delete writable(prompt).opensLocallyIn;
+  return task;
 }
 
 /** Remembers the prompt just sent, which the next one is a delta from. */

@@ -1,5 +1,4 @@
 import {
-  ActivityFailure,
   ApplicationFailure,
   CancellationScope,
   ContinueAsNew,
@@ -26,6 +25,7 @@ import {
   settleBudgetRequest,
 } from './budget-request';
 import { invalidInput, lookUpTools, startRun } from './run-start';
+import { modelFailure } from './activity-proxies';
 import { renderScratchpad, visibleThought, type ModelReply } from '../shared/protocol';
 import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './run-state';
 import { enterPhase } from './run-activity';
@@ -295,7 +295,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     hooks,
     rules,
     ...(start.assumedContextWindow !== undefined ? { assumedContextWindow: start.assumedContextWindow } : {}),
-    ...(start.opensLocally ? { opensLocally: true } : {}),
+    ...(start.opensLocally && start.prepared ? { opensLocallyIn: start.prepared.task } : {}),
     ...(seed ? { seededSteps: seed.steps } : {}),
   });
   countRunStart(state.cost, input.carried !== undefined);
@@ -338,9 +338,9 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   } catch (error) {
     if (isCancellation(error)) {
       stopRun(state, 'cancelled', 'the run was cancelled');
-    } else if (error instanceof ActivityFailure && error.cause instanceof ApplicationFailure) {
+    } else if (modelFailure(error)) {
       // A model error retrying cannot fix (bad key, unknown model) or retries used up: fail with its own words.
-      const cause = error.cause;
+      const cause = modelFailure(error)!;
       recordError(state, 'model_error', cause.message);
       await state.events.end('failed', cause.message, costSummary(state.cost, due(state, 'Failed')));
       publishStatus(state, 'Failed');

@@ -101,8 +101,8 @@ export interface RunStateOptions {
   rules?: RuleFlags;
   /** The context window the worker assumed for a new run's model (prepareRun); a continued run carries its own. */
   assumedContextWindow?: number;
-  /** The run's first model call opens locally (prepareRun's `opensLocally`). */
-  opensLocally?: boolean;
+  /** The task in which the run's first model call may open locally (prepareRun's `opensLocally`). */
+  opensLocallyIn?: number;
   /** A fork's or continuation's steps, which the new run's trace starts with. */
   seededSteps?: readonly ReActStep[];
 }
@@ -126,7 +126,7 @@ export function createRunState(options: RunStateOptions): RunState {
     prompt: createPromptState(
       carried,
       options.assumedContextWindow ?? carried?.assumedContextWindow,
-      options.opensLocally,
+      options.opensLocallyIn,
     ),
     activity: createActivity(),
     runAhead: { tools: [], results: new Map() },

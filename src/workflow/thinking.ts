@@ -3,19 +3,21 @@ import {
   promptDelta,
   tagsOf,
   toModelReply,
+  type CallModelInput,
   type ChatMessage,
   type ModelReply,
   type PromptDelta,
 } from '../shared/protocol';
 import { outputSchemaOf } from '../shared/output';
-import { modelActivities } from './activity-proxies';
+import { isCancellation, TemporalFailure, workflowInfo } from '@temporalio/workflow';
+import { modelActivities, openingCall } from './activity-proxies';
 import { buildMessages } from './prompt';
 import { recordUsage, type RunState } from './run-state';
-import { rememberSent, takeOpensLocally } from './prompt-state';
+import { rememberSent, takeOpening } from './prompt-state';
 import { keepRanAhead, runAheadRequest } from './run-ahead';
 import { promptSteps } from '../shared/step-archive';
 import { completionCap, learnPromptRatio } from './token-budget';
-import { countedActivity, recordModelCall } from './cost-ledger';
+import { countAbandonedModelCall, countedActivity, recordModelCall } from './cost-ledger';
 
 /** The next prompt: the running summary and the window of steps it does not cover yet, plus notes and feedback. */
 export function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
@@ -36,6 +38,55 @@ function nextPrompt(state: RunState, messages: ChatMessage[]): PromptDelta {
   return delta;
 }
 
+/** A model call's input without its prompt, which travels as a delta or whole depending on where the call runs. */
+type CallRequest = Omit<CallModelInput, 'messages' | 'prompt' | 'events'>;
+
+/**
+ * Makes the call where the run places it: an activity, or a local activity (`modelCalls: 'local'`, or a new run's
+ * first call that opens locally). Returns what was recorded and whether a local activity answered.
+ */
+async function placeCall(
+  state: RunState,
+  messages: ChatMessage[],
+  summary: string,
+  request: CallRequest,
+): Promise<{ recorded: ModelReply; local: boolean }> {
+  const { config } = state;
+  const { callModel, callModelLocally } = modelActivities(config.modelCallPolicy);
+  const remotely = async () => {
+    const recorded = await countedActivity(state.cost, false, () => {
+      // The events since the previous call ride on this input for followers that read history.
+      const events = state.events.unpublished();
+      return callModel.executeWithOptions({ summary }, [
+        { prompt: nextPrompt(state, messages), ...request, ...(events ? { events } : {}) },
+      ]);
+    });
+    return { recorded, local: false };
+  };
+  // A local call's input is not recorded: it carries the whole prompt, and its events wait for the next remote call.
+  const locally = async (activity: typeof callModelLocally) => {
+    const recorded = await countedActivity(state.cost, true, () =>
+      activity.executeWithOptions({ summary }, [{ messages, ...request }]),
+    );
+    return { recorded, local: true };
+  };
+  // A new run's first call may open locally (prepareRun judged this worker's model quick), in the task that checked
+  // the run's config: billed with that check as one action. Recorded with prepareRun's result, so it replays.
+  if (takeOpening(state.prompt) === workflowInfo().historyLength) {
+    try {
+      return await locally(openingCall(config.modelCallPolicy, workflowInfo().taskTimeoutMs));
+    } catch (error) {
+      // A local activity's failure arrives as its cause (an ApplicationFailure, a TimeoutFailure), not wrapped.
+      if (isCancellation(error) || !(error instanceof TemporalFailure)) throw error;
+      // It failed, or it ran out its slice of the task (a model slower than this worker had seen): the call is made
+      // again as the activity it would otherwise have been, under the run's retry policy.
+      countAbandonedModelCall(state.cost);
+      return remotely();
+    }
+  }
+  return config.modelCalls === 'local' ? locally(callModelLocally) : remotely();
+}
+
 /**
  * One model call; `tools` empty means the model must answer now (no tools, no question, no delegation). `maxTokens`
  * caps the reply when the run has a token budget. The config's model settings go with every call, the forced final
@@ -54,37 +105,23 @@ export async function think(
   const subagents = offering
     ? Object.fromEntries(Object.entries(config.subagents).map(([name, sub]) => [name, sub.description]))
     : {};
-  // A new run's first call may open locally (prepareRun judged this worker's model quick): a local activity in the
-  // start's workflow task is billed with the config check's, as one action. Recorded with prepareRun's result.
-  const local = takeOpensLocally(state.prompt) || config.modelCalls === 'local';
-  const { callModel, callModelLocally } = modelActivities(config.modelCallPolicy);
-  const call = local ? callModelLocally : callModel;
   const cap = completionCap(config.maxTokens, maxTokens);
   const settings = modelSettingsOf(config);
   const runAhead = offering ? runAheadRequest(state, tools) : undefined;
-  // A local call's input is not recorded: its events stay for the next remote call (or the followers' query).
-  const events = local ? undefined : state.events.unpublished();
-  const recorded = await countedActivity(state.cost, local, () =>
-    call.executeWithOptions({ summary }, [
-      {
-        // A local call's input is not recorded, so only a remote one needs the delta.
-        ...(local ? { messages } : { prompt: nextPrompt(state, messages) }),
-        model: config.model,
-        mode: config.toolCalling,
-        tools,
-        tags: tagsOf(config),
-        label: summary,
-        allowClarification,
-        subagents,
-        outputSchema: outputSchemaOf(config),
-        ...(cap !== undefined ? { maxTokens: cap } : {}),
-        ...(settings ? { settings } : {}),
-        ...(config.stream ? { stream: { iteration: state.counters.iterations } } : {}),
-        ...(runAhead ? { runAhead } : {}),
-        ...(events ? { events } : {}),
-      },
-    ]),
-  );
+  const { recorded, local } = await placeCall(state, messages, summary, {
+    model: config.model,
+    mode: config.toolCalling,
+    tools,
+    tags: tagsOf(config),
+    label: summary,
+    allowClarification,
+    subagents,
+    outputSchema: outputSchemaOf(config),
+    ...(cap !== undefined ? { maxTokens: cap } : {}),
+    ...(settings ? { settings } : {}),
+    ...(config.stream ? { stream: { iteration: state.counters.iterations } } : {}),
+    ...(runAhead ? { runAhead } : {}),
+  });
   // Histories recorded before the reply became a tagged union hold the old shape: read both.
   const reply = toModelReply(recorded);
   keepRanAhead(state, reply);

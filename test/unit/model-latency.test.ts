@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { LATENCY_SAMPLES, ModelLatency } from '../../src/worker/model-latency';
+import { LATENCY_SAMPLES, ModelLatency, SAMPLE_MAX_AGE_MS } from '../../src/worker/model-latency';
 
 /** 40% of the default 10 s workflow task timeout. */
 const OPEN_LOCALLY_WITHIN_MS = 4_000;
@@ -43,5 +43,24 @@ describe('which models a worker has seen answer quickly', () => {
     expect(latency.answersQuickly('m', 30_000)).toBe(true);
     // A 2 s task is heartbeated every 1.6 s: a call of 1.5 s is too close to it.
     expect(latency.answersQuickly('m', 2_000)).toBe(false);
+  });
+
+  it('a failed call says no until quick answers push it out: a failing model must not hold a task open', () => {
+    const latency = new ModelLatency();
+    for (let call = 0; call < LATENCY_SAMPLES; call++) latency.record('m', 300);
+    latency.recordFailure('m');
+    expect(latency.answersQuickly('m')).toBe(false);
+    for (let call = 0; call < LATENCY_SAMPLES; call++) latency.record('m', 300);
+    expect(latency.answersQuickly('m')).toBe(true);
+  });
+
+  it('calls older than ten minutes say nothing: a worker left idle starts cautious again', () => {
+    let now = 1_000_000;
+    const latency = new ModelLatency(() => now);
+    for (let call = 0; call < LATENCY_SAMPLES; call++) latency.record('m', 300);
+    now += SAMPLE_MAX_AGE_MS - 1;
+    expect(latency.answersQuickly('m')).toBe(true);
+    now += 2;
+    expect(latency.answersQuickly('m')).toBe(false);
   });
 });

@@ -85,3 +85,21 @@ describe('context window', () => {
     expect(result.trace.forcedFinalAnswer?.status).toBe('skipped');
   });
 });
+
+describe("context window with the worker's modelCalls.local", () => {
+  // A local activity's failure reaches the workflow unwrapped: the refusal must still be read as one.
+  const local = useHarness({ modelCalls: { local: true } });
+
+  it("learns the window from a local call's context-length error, compacts and goes on", async () => {
+    const run = await local.start(modelWithWindow(4000, readFive()), 'read the bulk texts', {
+      limits: { maxIterations: 12 },
+    });
+    const result = await run.result();
+
+    expect(result.terminationReason).toBe('success');
+    expect(result.finalAnswer).toBe('All five texts were filler.');
+    const refusals = result.trace.errorHistory.filter((entry) => entry.kind === 'model_error');
+    expect(refusals).toHaveLength(1);
+    expect(refusals[0]?.message).toContain('maximum context length is 4000 tokens');
+  });
+});

@@ -5,7 +5,7 @@ import type { AgentConfig } from '../../src/shared/agent-config';
 import { countEngineActions } from '../../src/replay';
 import type { ReActResult, ReActStep } from '../../src/shared/types';
 import { AGENT_WORKFLOW_TYPE } from '../../src/shared/messages';
-import { temporal } from '@temporalio/proto';
+import type { temporal } from '@temporalio/proto';
 import { checkRecordings, loadSources } from '../../src/replay/replay-check';
 import type { ScriptedTurn } from '../../src/testing/scripted-model';
 import { ToolRegistry } from '../../src/worker/tools/registry';
@@ -48,15 +48,15 @@ let models = 0;
  * {@link LATENCY_SAMPLES} calls to it. Each reply follows from the tool results in the request, so every run that
  * talks to it gets `turns` from the start.
  */
-async function warmModel(turns: readonly ScriptedTurn[]): Promise<string> {
+async function warmModel(turns: readonly ScriptedTurn[], on: Pick<typeof harness, 'model' | 'agents'> = harness) {
   const model = `steady-${process.pid}-${(models += 1)}`;
   const warmUp = steps(LATENCY_SAMPLES - 1);
-  harness.model.script(model, (body) => {
+  on.model.script(model, (body) => {
     const results = body.messages.filter((message) => message.role === 'tool').length;
     const warming = JSON.stringify(body.messages).includes('warm up');
     return (warming ? warmUp : turns)[results]!;
   });
-  const run = await harness.agents.start('warm up', { model });
+  const run = await on.agents.start('warm up', { model });
   expect((await run.result()).terminationReason).toBe('success');
   return model;
 }
@@ -68,7 +68,6 @@ const results = (steps: readonly ReActStep[]): unknown[] =>
   );
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
-const EventType = temporal.api.enums.v1.EventType;
 
 /** The activity types a run scheduled, in order (local activities are markers, not scheduled activities). */
 const scheduled = (events: HistoryEvent[]): string[] =>
@@ -154,48 +153,83 @@ describe('a new run opens with a local model call on a worker that knows its mod
     expect(scheduled(events)).toEqual(['callModel', 'callModel']);
   });
 
-  it('a first call that holds the start task past its heartbeat point is billed for each heartbeat', async () => {
+  it('an opening call slower than its slice of the start task is made again as an activity, and counted as waste', async () => {
     const model = await warmModel(steps(1));
-    const slow = steps(1).map((turn, index) => (index === 0 ? { ...turn, delayMs: 3_500 } : turn));
+    const slow = steps(1).map((turn, index) => (index === 0 ? { ...turn, delayMs: 2_500 } : turn));
     harness.model.script(model, (body) => slow[body.messages.filter((message) => message.role === 'tool').length]!);
-    // A 2 s task timeout: the SDK heartbeats the task every 1.6 s while the call runs (10 s by default, 8 s).
+    // A 2 s task timeout: the opening call may take 1.2 s (60%), well before the SDK would heartbeat the task (1.6 s).
     const handle = await harness.client.workflow.start(AGENT_WORKFLOW_TYPE, {
       taskQueue: harness.taskQueue,
-      workflowId: `opening-heartbeats-${(models += 1)}-${process.pid}`,
+      workflowId: `opening-slice-${(models += 1)}-${process.pid}`,
       args: [{ query: 'What is 0 + 1?', config: { model } }],
       workflowTaskTimeout: '2s',
     });
     const result = (await handle.result()) as ReActResult;
     expect(result.terminationReason).toBe('success');
+    expect(results(result.trace.steps)).toEqual([1]);
     const history = await handle.fetchHistory();
     const events = history.events ?? [];
-    // The tasks that completed while the call ran: the start's (completed by the first heartbeat), one per further
-    // heartbeat, and the one that recorded the call's result; the second model call is scheduled after them.
-    const secondCall = events.findIndex((event) => event.activityTaskScheduledEventAttributes);
-    const tasks = events
-      .slice(0, secondCall)
-      .filter((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED).length;
-    expect(tasks).toBeGreaterThanOrEqual(3);
-    // Each of them is billed (docs.temporal.io/cloud/actions), and the ledger counted the same from workflow time.
+    // The first call gave up in the start task (its marker beside prepareRun's) and ran again as an activity.
+    expect(markerTasks(events)[0]).toBe(2);
+    expect(scheduled(events)).toEqual(['callModel', 'callModel']);
+    // No heartbeat: the start task completed before 1.6 s, so the batch is one action.
     const actions = countEngineActions(history);
-    expect(actions.localActivityBatches).toBe(tasks);
+    expect(actions.localActivityBatches).toBe(1);
     expect(result.trace.cost?.engineActions).toEqual(actions);
+    expect(result.trace.cost?.wasted).toMatchObject({ retriedModelCalls: 1, modelRetries: 1 });
+    expect(harness.model.requests(model)).toHaveLength(3);
   }, 60_000);
+
+  it("an opening call the model refuses is made again as an activity, with the run's retries", async () => {
+    const model = await warmModel(steps(1));
+    const turns = steps(1);
+    harness.model.script(model, (body, index) =>
+      index === 0
+        ? { status: 500, errorMessage: 'upstream overloaded' }
+        : turns[body.messages.filter((message) => message.role === 'tool').length]!,
+    );
+    const run = await start(model, 'What is 0 + 1?');
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    expect(results(result.trace.steps)).toEqual([1]);
+    const events = (await historyOf(run.workflowId)).events ?? [];
+    expect(scheduled(events)).toEqual(['callModel', 'callModel']);
+    expect(result.trace.cost?.wasted).toMatchObject({ retriedModelCalls: 1 });
+  });
 
   it('a deploy while the first call runs locally: the old worker finishes it, the new one goes on', async () => {
     const model = await warmModel(steps(1));
     const slow = steps(1).map((turn, index) => (index === 0 ? { ...turn, delayMs: 1_500 } : turn));
     harness.model.script(model, (body) => slow[body.messages.filter((message) => message.role === 'tool').length]!);
     const run = await start(model, 'What is 0 + 1?');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Stop the worker once the call is with the model, so the old worker holds it when it stops.
+    for (let wait = 0; harness.model.requests(model).length === 0 && wait < 200; wait++) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(harness.model.requests(model)).toHaveLength(1);
     await harness.restartWorker();
     const result = await run.result();
     expect(result.terminationReason).toBe('success');
     expect(results(result.trace.steps)).toEqual([1]);
     const history = await historyOf(run.workflowId);
-    // The stopping worker let the call and its task finish: one call, recorded in the start's task, none repeated.
-    expect(markerTasks(history.events ?? [])[0]).toBe(2);
+    // The stopping worker let the call and its task finish: the call is recorded in the start's task (beside
+    // prepareRun's, and the calculator's when it did not run ahead), and no call was made twice.
+    expect(markerTasks(history.events ?? [])[0]).toBeGreaterThanOrEqual(2);
     expect(scheduled(history.events ?? [])).toEqual(['callModel']);
+    expect(harness.model.requests(model)).toHaveLength(2);
     expect(result.trace.cost?.engineActions).toEqual(countEngineActions(history));
   }, 60_000);
+});
+
+describe('a worker with modelCalls.openLocally false (WORKER_OPEN_LOCALLY=false)', () => {
+  const never = useHarness({ modelCalls: { openLocally: false } });
+
+  it('keeps every call an activity, however quick its model', async () => {
+    const model = await warmModel(steps(1), never);
+    const run = await never.agents.start('What is 0 + 1?', { model });
+    expect((await run.result()).terminationReason).toBe('success');
+    const events = (await never.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? [];
+    expect(scheduled(events)).toEqual(['callModel', 'callModel']);
+    expect(markerTasks(events)[0]).toBe(1);
+  });
 });

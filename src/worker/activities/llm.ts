@@ -187,14 +187,20 @@ export function createCallModel(deps: ModelDependencies): (input: CallModelInput
   return async function callModel(input: CallModelInput): Promise<ModelReply> {
     // The whole call, tools run ahead included: as a local activity, all of it holds the workflow task.
     const startedMs = Date.now();
-    const messages = await resolvePrompt(deps.promptCache, input);
-    const checked = withOutputCheck(await readReply(deps, { ...input, messages }), input.outputSchema);
-    // The attempt is the engine's (local activities too): a retried call is a paid request made again.
-    const { attempt } = Context.current().info;
-    const reply = attempt > 1 ? { ...checked, attempts: attempt } : checked;
-    const done = input.runAhead ? await runAheadInActivity(deps.registry, reply, input.runAhead) : reply;
-    deps.latency?.record(input.model ?? deps.defaultModel, Date.now() - startedMs);
-    return done;
+    const model = input.model ?? deps.defaultModel;
+    try {
+      const messages = await resolvePrompt(deps.promptCache, input);
+      const checked = withOutputCheck(await readReply(deps, { ...input, messages }), input.outputSchema);
+      // The attempt is the engine's (local activities too): a retried call is a paid request made again.
+      const { attempt } = Context.current().info;
+      const reply = attempt > 1 ? { ...checked, attempts: attempt } : checked;
+      const done = input.runAhead ? await runAheadInActivity(deps.registry, reply, input.runAhead) : reply;
+      deps.latency?.record(model, Date.now() - startedMs);
+      return done;
+    } catch (error) {
+      deps.latency?.recordFailure(model);
+      throw error;
+    }
   };
 }
 

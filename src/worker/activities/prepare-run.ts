@@ -47,7 +47,7 @@ export function createPrepareRun(
   return async function prepareRun(input: unknown, run: RunTask = {}): Promise<PreparedRun> {
     const checked = validateWorkflowConfig(input);
     if (!checked.ok) return checked;
-    const { modelCallPolicy, ...placement } = tuning;
+    const { modelCallPolicy, openLocally, ...placement } = tuning;
     // Worker tuning is the worker's alone: whatever the input says (a subagent's config copies its parent's), the run
     // records this worker's.
     const fromCaller: ResolvedConfig = { ...checked.config };
@@ -73,7 +73,10 @@ export function createPrepareRun(
     const catalog = await listTools(config.tools);
     // A streaming run keeps activities (its delta signals would refuse a local call's task; see above).
     const quick =
-      config.modelCalls === 'activity' && !config.stream && latency?.answersQuickly(model, run.taskTimeoutMs) === true;
+      openLocally !== false &&
+      config.modelCalls === 'activity' &&
+      !config.stream &&
+      latency?.answersQuickly(model, run.taskTimeoutMs) === true;
     const opening = quick ? { opensLocally: true as const } : {};
     if (config.contextWindow !== undefined) return { ok: true, config, catalog, ...opening };
     // Only the worker knows the model a run without `model` calls (its OPENAI_MODEL). Decided here, the assumption is
