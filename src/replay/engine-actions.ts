@@ -37,11 +37,13 @@ const millis = (value: { seconds?: unknown; nanos?: number | null } | null | und
 const DEFAULT_TASK_TIMEOUT_MS = 10_000;
 /**
  * The SDK heartbeats a task held open by local activities at 80% of its timeout: it completes the task, and the server
- * starts another at once (after writing what arrived meanwhile: signals, activity results). A task completed that late
- * and followed by a new one was heartbeated. (Only local activities hold a task that long; one that let its task
- * complete normally just before the heartbeat, while something arrived, would be counted too: rare, and off by one.)
+ * schedules another in the same moment (after writing what arrived meanwhile: signals, activity results). A task
+ * completed that late and followed at once by a new one was heartbeated. Only local activities hold a task that long;
+ * one that completed normally that late while something arrived would be counted too (rare, and off by one).
  */
 const HEARTBEAT_SHARE = 0.78;
+/** "At once": the server writes the forced task's scheduling with the completion. */
+const FORCED_WITHIN_MS = 100;
 
 /**
  * The billable actions one run's history records, by kind, in the cost ledger's terms (`trace.cost.engineActions`
@@ -62,20 +64,21 @@ export function countEngineActions(history: temporal.api.history.v1.IHistory | r
   };
   // Local activities are billed per workflow task that reported them: markers of one task are one action.
   const localActivityTasks = new Set<string>();
-  // A task completion made at the heartbeat point: a new task next means it was a heartbeat.
-  let completion: string | null = null;
+  // A task completion made at the heartbeat point: a new task at once means it was a heartbeat.
+  let completion: { id: string; atMs: number } | null = null;
   let taskTimeoutMs = DEFAULT_TASK_TIMEOUT_MS;
   let taskStartedMs = 0;
   for (const event of events) {
     const type = typeOf(event);
     if (type === EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED && completion !== null) {
       // Billed like the local activities' own task (docs.temporal.io/cloud/actions), unless it reported markers.
-      if (!localActivityTasks.has(completion)) add('localActivityBatches');
+      const forced = millis(event.eventTime) - completion.atMs <= FORCED_WITHIN_MS;
+      if (forced && !localActivityTasks.has(completion.id)) add('localActivityBatches');
       completion = null;
     }
     if (type === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
-      const late = millis(event.eventTime) - taskStartedMs >= HEARTBEAT_SHARE * taskTimeoutMs;
-      completion = late ? String(event.eventId) : null;
+      const atMs = millis(event.eventTime);
+      completion = atMs - taskStartedMs >= HEARTBEAT_SHARE * taskTimeoutMs ? { id: String(event.eventId), atMs } : null;
     }
     if (type === EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED) taskStartedMs = millis(event.eventTime);
     switch (type) {

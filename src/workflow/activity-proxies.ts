@@ -4,6 +4,7 @@ import {
   ApplicationFailure,
   proxyActivities,
   proxyLocalActivities,
+  workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../worker/activities';
 import { ErrorType, NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
@@ -102,18 +103,30 @@ export function modelActivities(policy: ModelCallPolicy | undefined) {
   };
 }
 
-/** Share of the workflow task timeout an opening call may take: it gives up before the SDK heartbeats the task (80%). */
+/**
+ * Share of the workflow task timeout, from the task's start, by which an opening call must be done: well before the
+ * SDK heartbeats the task at 80% (an engine action each).
+ */
 const OPENING_SHARE = 0.6;
+/** Less time than this share of the task timeout left for it, and the opening call is not tried. */
+const OPENING_MIN_SHARE = 0.2;
 
 /**
  * A new run's first thinking call as a local activity in its start's workflow task (prepareRun's `opensLocally`): one
- * attempt, within {@link OPENING_SHARE} of the task timeout (or the run's own call timeout, if shorter), so it never
- * holds the task into a billed heartbeat. A call that fails or runs out is made again as the activity.
+ * attempt, done by {@link OPENING_SHARE} of the task timeout counted from the task's start (config check included),
+ * or within the run's own call timeout if shorter, so it never holds the task into a heartbeat. Null when too little
+ * of the task is left. A call that fails or runs out is made again as the activity.
  */
-export function openingCall(policy: ModelCallPolicy | undefined, taskTimeoutMs: number) {
+export function openingCall(policy: ModelCallPolicy | undefined, task: { taskStartMs: number }) {
+  const { taskTimeoutMs } = workflowInfo();
+  const leftMs = Math.floor(OPENING_SHARE * taskTimeoutMs - (Date.now() - task.taskStartMs));
+  if (leftMs < OPENING_MIN_SHARE * taskTimeoutMs) return null;
   const policyMs = policy?.timeoutMs ?? parseDuration(MODEL_ACTIVITY_TIMEOUT) ?? 90_000;
+  const limitMs = Math.min(policyMs, leftMs);
   return proxyLocalActivities<Activities>({
-    startToCloseTimeout: Math.min(policyMs, Math.floor(OPENING_SHARE * taskTimeoutMs)),
+    // Waiting for a free local-activity slot counts too.
+    scheduleToCloseTimeout: limitMs,
+    startToCloseTimeout: limitMs,
     cancellationType: ActivityCancellationType.TRY_CANCEL,
     retry: { maximumAttempts: 1 },
   }).callModel;

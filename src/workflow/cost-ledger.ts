@@ -28,8 +28,10 @@ export interface CostLedger {
   readonly calls: readonly ModelCallCost[];
   /** The history length of the workflow task whose local activities were last counted (one action per task). */
   readonly localBatch: number | undefined;
-  /** When that task started (workflow time, estimated across heartbeats): the tasks up to it are counted. */
+  /** When that task started (workflow time, estimated across heartbeats). */
   readonly localBatchStartMs: number | undefined;
+  /** Starts of the latest tasks counted for local activities, heartbeats' included (estimated): none twice. */
+  readonly localTaskStarts: readonly number[];
 }
 
 type Writable = {
@@ -37,12 +39,19 @@ type Writable = {
   calls: ModelCallCost[];
   localBatch: number | undefined;
   localBatchStartMs: number | undefined;
+  localTaskStarts: number[];
 };
 const writable = (ledger: CostLedger): Writable => ledger as Writable;
 
 /** A first run's empty ledger, or the chain's so far. */
 export function createLedger(carried: CarriedCost | undefined): CostLedger {
-  return { totals: carried ?? emptyCost(), calls: [], localBatch: undefined, localBatchStartMs: undefined };
+  return {
+    totals: carried ?? emptyCost(),
+    calls: [],
+    localBatch: undefined,
+    localBatchStartMs: undefined,
+    localTaskStarts: [],
+  };
 }
 
 function count(ledger: CostLedger, kind: keyof EngineActions, amount = 1): void {
@@ -82,12 +91,16 @@ export function localStart(ledger?: CostLedger): LocalStart {
  */
 const TASK_HEARTBEAT_SHARE = 0.8;
 
+/** Task starts the ledger remembers: more than local activities running side by side ever span. */
+const REMEMBERED_TASKS = 64;
+
 /**
  * A local activity's result is in. Its marker lands in the workflow task that received it, and all the markers of
  * one task are one action; a task held open past its heartbeat point was completed by a heartbeat and another
  * started, an action each. The history length names a task (it changes between tasks, not within one). A result that
- * arrived `n` heartbeat intervals after its task started spanned that task and `n` more; tasks another local activity
- * already counted (they ran side by side) are not counted again.
+ * arrived `n` heartbeat intervals after its task started spanned that task and `n` more, which start one interval
+ * apart; tasks another local activity already counted (they ran side by side) are not counted again. An estimate only
+ * near a heartbeat: the SDK's heartbeats drift a little later each time.
  */
 export function countLocalActivity(ledger: CostLedger, started: LocalStart): void {
   const { historyLength: task, taskTimeoutMs } = workflowInfo();
@@ -95,16 +108,19 @@ export function countLocalActivity(ledger: CostLedger, started: LocalStart): voi
   const heartbeatMs = TASK_HEARTBEAT_SHARE * taskTimeoutMs;
   // The tasks it spanned, numbered from the one it was scheduled in (0) to the one it arrived in (`last`).
   const last = task === started.task ? 0 : Math.max(1, Math.floor((Date.now() - started.taskStartMs) / heartbeatMs));
-  // The latest of them already counted, by its start.
-  const countedStart = ledger.localBatchStartMs;
-  const counted =
-    countedStart === undefined || countedStart < started.taskStartMs
-      ? -1
-      : Math.round((countedStart - started.taskStartMs) / heartbeatMs);
+  const starts = writable(ledger).localTaskStarts;
+  let tasks = 0;
+  for (let index = 0; index <= last; index++) {
+    const startMs = started.taskStartMs + index * heartbeatMs;
+    // The task it arrived in is new (checked above); an earlier one may have been counted by another.
+    if (index < last && starts.some((counted) => Math.abs(counted - startMs) < heartbeatMs / 2)) continue;
+    starts.push(startMs);
+    tasks += 1;
+  }
+  starts.splice(0, Math.max(0, starts.length - REMEMBERED_TASKS));
   writable(ledger).localBatch = task;
   writable(ledger).localBatchStartMs = started.taskStartMs + last * heartbeatMs;
-  // The task it arrived in is new (checked above), whatever the arithmetic says.
-  count(ledger, 'localActivityBatches', Math.max(1, last - counted));
+  count(ledger, 'localActivityBatches', tasks);
 }
 
 /** Runs an activity, counted: a remote one as it is scheduled, a local one by the tasks it was billed in. */

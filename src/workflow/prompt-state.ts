@@ -1,4 +1,5 @@
 import type { PromptSnapshot } from '../shared/protocol';
+import type { LocalStart } from './cost-ledger';
 import type { CarriedState } from '../shared/types';
 
 /**
@@ -21,10 +22,10 @@ export interface PromptState {
   /** The context window the worker assumed for the run's model when the config sets none (see prepareRun). */
   readonly assumedContextWindow?: number;
   /**
-   * The workflow task (its history length) in which the run's first model call may be a local activity: the task that
-   * checked its config (prepareRun's `opensLocally`). Taken by the first call, which opens locally only in that task.
+   * The workflow task in which the run's first model call may be a local activity (its history length and start): the
+   * task that checked its config (prepareRun's `opensLocally`). Taken by the first call, which opens locally only there.
    */
-  readonly opensLocallyIn?: number;
+  readonly opening?: LocalStart;
 }
 
 /**
@@ -44,10 +45,10 @@ const writable = (prompt: PromptState): Writable => prompt as Writable;
 export function createPromptState(
   carried: CarriedState | undefined,
   assumedContextWindow: number | undefined,
-  opensLocallyIn?: number,
+  opening?: LocalStart,
 ): PromptState {
   return {
-    ...(opensLocallyIn !== undefined ? { opensLocallyIn } : {}),
+    ...(opening ? { opening } : {}),
     feedback: carried?.feedback ?? [],
     notes: carried?.notes ?? [],
     tokenRatio: carried?.promptTokenRatio ?? 1,
@@ -72,11 +73,11 @@ export function clearGuidance(prompt: PromptState): void {
   writable(prompt).notes = [];
 }
 
-/** The task in which the call about to be made may open locally (see `opensLocallyIn`); only the first call is told. */
-export function takeOpening(prompt: PromptState): number | undefined {
-  const task = prompt.opensLocallyIn;
-  delete writable(prompt).opensLocallyIn;
-  return task;
+/** The task in which the call about to be made may open locally (see `opening`); only the first call is told. */
+export function takeOpening(prompt: PromptState): LocalStart | undefined {
+  const opening = prompt.opening;
+  delete writable(prompt).opening;
+  return opening;
 }
 
 /** Remembers the prompt just sent, which the next one is a delta from. */

@@ -295,7 +295,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     hooks,
     rules,
     ...(start.assumedContextWindow !== undefined ? { assumedContextWindow: start.assumedContextWindow } : {}),
-    ...(start.opensLocally && start.prepared ? { opensLocallyIn: start.prepared.task } : {}),
+    ...(start.opensLocally && start.prepared ? { opening: start.prepared } : {}),
     ...(seed ? { seededSteps: seed.steps } : {}),
   });
   countRunStart(state.cost, input.carried !== undefined);

@@ -13,7 +13,7 @@ import { createPromptState, type PromptState } from './prompt-state';
 import { appendStep, createTranscript, type Transcript } from './transcript';
 import { addError, addTokens, createCounters, type RunCounters } from './run-counters';
 import { LATEST_RULE_SET, type RuleFlags } from './rule-sets';
-import { carryCost, createLedger, recordModelCall, toRunCost, type CostLedger } from './cost-ledger';
+import { carryCost, createLedger, recordModelCall, toRunCost, type CostLedger, type LocalStart } from './cost-ledger';
 import type {
   AgentErrorKind,
   AgentErrorRecord,
@@ -102,7 +102,7 @@ export interface RunStateOptions {
   /** The context window the worker assumed for a new run's model (prepareRun); a continued run carries its own. */
   assumedContextWindow?: number;
   /** The task in which the run's first model call may open locally (prepareRun's `opensLocally`). */
-  opensLocallyIn?: number;
+  opening?: LocalStart;
   /** A fork's or continuation's steps, which the new run's trace starts with. */
   seededSteps?: readonly ReActStep[];
 }
@@ -123,11 +123,7 @@ export function createRunState(options: RunStateOptions): RunState {
     transcript: createTranscript(carried, options.seededSteps),
     run: carried?.run ?? 1,
     counters: createCounters(carried),
-    prompt: createPromptState(
-      carried,
-      options.assumedContextWindow ?? carried?.assumedContextWindow,
-      options.opensLocallyIn,
-    ),
+    prompt: createPromptState(carried, options.assumedContextWindow ?? carried?.assumedContextWindow, options.opening),
     activity: createActivity(),
     runAhead: { tools: [], results: new Map() },
     outcome: createOutcome(),

@@ -9,7 +9,8 @@ import {
   type PromptDelta,
 } from '../shared/protocol';
 import { outputSchemaOf } from '../shared/output';
-import { isCancellation, TemporalFailure, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, isCancellation, TemporalFailure, workflowInfo } from '@temporalio/workflow';
+import { NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
 import { modelActivities, openingCall } from './activity-proxies';
 import { buildMessages } from './prompt';
 import { recordUsage, type RunState } from './run-state';
@@ -72,12 +73,16 @@ async function placeCall(
   };
   // A new run's first call may open locally (prepareRun judged this worker's model quick), in the task that checked
   // the run's config: billed with that check as one action. Recorded with prepareRun's result, so it replays.
-  if (takeOpening(state.prompt) === workflowInfo().historyLength) {
+  const opening = takeOpening(state.prompt);
+  const opener = opening?.task === workflowInfo().historyLength ? openingCall(config.modelCallPolicy, opening) : null;
+  if (opener) {
     try {
-      return await locally(openingCall(config.modelCallPolicy, workflowInfo().taskTimeoutMs));
+      return await locally(opener);
     } catch (error) {
       // A local activity's failure arrives as its cause (an ApplicationFailure, a TimeoutFailure), not wrapped.
       if (isCancellation(error) || !(error instanceof TemporalFailure)) throw error;
+      // A refusal asking again cannot change (a bad key, a prompt over the window) is the loop's to handle as it is.
+      if (error instanceof ApplicationFailure && NON_RETRYABLE_MODEL_ERRORS.includes(error.type ?? '')) throw error;
       // It failed, or it ran out its slice of the task (a model slower than this worker had seen): the call is made
       // again as the activity it would otherwise have been, under the run's retry policy.
       countAbandonedModelCall(state.cost);

@@ -41,6 +41,21 @@ function readFive(): ScriptedResponder {
   };
 }
 
+/** A run with no contextWindow assumes 32,768 tokens until the model refuses and says 4,000; it compacts and goes on. */
+async function expectLearnsWindow(on: Pick<typeof harness, 'start'>): Promise<void> {
+  const run = await on.start(modelWithWindow(4000, readFive()), 'read the bulk texts', {
+    limits: { maxIterations: 12 },
+  });
+  const result = await run.result();
+
+  expect(result.terminationReason).toBe('success');
+  expect(result.finalAnswer).toBe('All five texts were filler.');
+  const refusals = result.trace.errorHistory.filter((entry) => entry.kind === 'model_error');
+  expect(refusals).toHaveLength(1);
+  expect(refusals[0]?.message).toContain('maximum context length is 4000 tokens');
+  expect(result.trace.summary).toContain('SUMMARY');
+}
+
 describe('context window', () => {
   it('compacts before a prompt would overflow the configured window, and the run goes on', async () => {
     const run = await harness.start(modelWithWindow(4000, readFive()), 'read the bulk texts', {
@@ -59,18 +74,7 @@ describe('context window', () => {
   });
 
   it("learns the window from the provider's context-length error, compacts and goes on", async () => {
-    // No contextWindow: the run assumes 32,768 tokens until the model says 4,000.
-    const run = await harness.start(modelWithWindow(4000, readFive()), 'read the bulk texts', {
-      limits: { maxIterations: 12 },
-    });
-    const result = await run.result();
-
-    expect(result.terminationReason).toBe('success');
-    expect(result.finalAnswer).toBe('All five texts were filler.');
-    const refusals = result.trace.errorHistory.filter((entry) => entry.kind === 'model_error');
-    expect(refusals).toHaveLength(1);
-    expect(refusals[0]?.message).toContain('maximum context length is 4000 tokens');
-    expect(result.trace.summary).toContain('SUMMARY');
+    await expectLearnsWindow(harness);
   });
 
   it('stops with token_budget, not a failed run, when even a compacted prompt cannot fit', async () => {
@@ -91,15 +95,6 @@ describe("context window with the worker's modelCalls.local", () => {
   const local = useHarness({ modelCalls: { local: true } });
 
   it("learns the window from a local call's context-length error, compacts and goes on", async () => {
-    const run = await local.start(modelWithWindow(4000, readFive()), 'read the bulk texts', {
-      limits: { maxIterations: 12 },
-    });
-    const result = await run.result();
-
-    expect(result.terminationReason).toBe('success');
-    expect(result.finalAnswer).toBe('All five texts were filler.');
-    const refusals = result.trace.errorHistory.filter((entry) => entry.kind === 'model_error');
-    expect(refusals).toHaveLength(1);
-    expect(refusals[0]?.message).toContain('maximum context length is 4000 tokens');
+    await expectLearnsWindow(local);
   });
 });

@@ -2,6 +2,7 @@ import os from 'node:os';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { AgentConfig } from '../../src/shared/agent-config';
+import { AgentRunError } from '../../src/client/errors';
 import { countEngineActions } from '../../src/replay';
 import type { ReActResult, ReActStep } from '../../src/shared/types';
 import { AGENT_WORKFLOW_TYPE } from '../../src/shared/messages';
@@ -155,14 +156,15 @@ describe('a new run opens with a local model call on a worker that knows its mod
 
   it('an opening call slower than its slice of the start task is made again as an activity, and counted as waste', async () => {
     const model = await warmModel(steps(1));
-    const slow = steps(1).map((turn, index) => (index === 0 ? { ...turn, delayMs: 2_500 } : turn));
+    const slow = steps(1).map((turn, index) => (index === 0 ? { ...turn, delayMs: 3_500 } : turn));
     harness.model.script(model, (body) => slow[body.messages.filter((message) => message.role === 'tool').length]!);
-    // A 2 s task timeout: the opening call may take 1.2 s (60%), well before the SDK would heartbeat the task (1.6 s).
+    // A 4 s task timeout: the opening call must be done 2.4 s (60%) into the task, well before the SDK would heartbeat
+    // it (3.2 s).
     const handle = await harness.client.workflow.start(AGENT_WORKFLOW_TYPE, {
       taskQueue: harness.taskQueue,
       workflowId: `opening-slice-${(models += 1)}-${process.pid}`,
       args: [{ query: 'What is 0 + 1?', config: { model } }],
-      workflowTaskTimeout: '2s',
+      workflowTaskTimeout: '4s',
     });
     const result = (await handle.result()) as ReActResult;
     expect(result.terminationReason).toBe('success');
@@ -172,7 +174,7 @@ describe('a new run opens with a local model call on a worker that knows its mod
     // The first call gave up in the start task (its marker beside prepareRun's) and ran again as an activity.
     expect(markerTasks(events)[0]).toBe(2);
     expect(scheduled(events)).toEqual(['callModel', 'callModel']);
-    // No heartbeat: the start task completed before 1.6 s, so the batch is one action.
+    // No heartbeat: the start task completed before 3.2 s, so the batch is one action.
     const actions = countEngineActions(history);
     expect(actions.localActivityBatches).toBe(1);
     expect(result.trace.cost?.engineActions).toEqual(actions);
@@ -195,6 +197,18 @@ describe('a new run opens with a local model call on a worker that knows its mod
     const events = (await historyOf(run.workflowId)).events ?? [];
     expect(scheduled(events)).toEqual(['callModel', 'callModel']);
     expect(result.trace.cost?.wasted).toMatchObject({ retriedModelCalls: 1 });
+  });
+
+  it('an opening call refused for good (a bad key) fails the run at once, without asking again', async () => {
+    const model = await warmModel(steps(1));
+    harness.model.script(model, [{ status: 401, errorMessage: 'Incorrect API key provided' }]);
+    const run = await start(model, 'What is 0 + 1?');
+    const error = (await run.result().catch((caught: unknown) => caught)) as AgentRunError;
+    expect(error).toBeInstanceOf(AgentRunError);
+    expect(error.type).toBe('ModelAuthenticationError');
+    expect(error.trace?.errorHistory.at(-1)?.kind).toBe('model_error');
+    expect(harness.model.requests(model)).toHaveLength(1);
+    expect(scheduled((await historyOf(run.workflowId)).events ?? [])).toEqual([]);
   });
 
   it('a deploy while the first call runs locally: the old worker finishes it, the new one goes on', async () => {
