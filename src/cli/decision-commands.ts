@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
 import { auditTrail, type AuditEntry, type Verification } from '../client/audit';
-import { readApprovalKeysFile, SigningKeyError } from '../client/decision-signing';
+import { readApprovalKeysFile } from '../client/decision-signing';
 import { readEnv } from '../client/env';
 import { PENDING_QUERY_TIMEOUT_MS } from '../client/decisions';
 import { describeCall } from '../shared/observation';
@@ -92,12 +92,8 @@ function signatureText(entry: AuditEntry): string {
 function verificationKeys(file: string | undefined) {
   const path = file ?? readEnv().approvalKeysFile;
   if (!path) throw new UsageError('audit --verify needs the verification keys: --keys <file> or WORKER_APPROVAL_KEYS');
-  try {
-    return readApprovalKeysFile(path);
-  } catch (error) {
-    if (error instanceof SigningKeyError) throw new UsageError(error.message);
-    throw error;
-  }
+  // A bad file is a SigningKeyError: one line and exit 2, as main() reports it.
+  return readApprovalKeysFile(path);
 }
 
 /** One audit line: when, who (and how), what, on which call and arguments, and what the run answered. */

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
 import { readEnv } from '../client/env';
-import { signerFromEnv, SigningKeyError, type DecisionSigner } from '../client/decision-signing';
+import { signerFromEnv } from '../client/decision-signing';
 import { InboxConfigError, parseTokens, readTokensFile, startInbox, type IdentitySource } from '../inbox';
 import { UsageError } from './args';
 import { connectServer, type Cleanup } from './run-command';
@@ -67,13 +67,8 @@ export async function inboxCommand(argv: string[], say: Say, untilInterrupted: (
     throw error;
   }
   const env = readEnv();
-  let signer: DecisionSigner | undefined;
-  try {
-    signer = signerFromEnv(env);
-  } catch (error) {
-    if (error instanceof SigningKeyError) throw new UsageError(error.message);
-    throw error;
-  }
+  // A bad key is a SigningKeyError: one line and exit 2, as main() reports it.
+  const signer = signerFromEnv(env);
   const cleanups: Cleanup[] = [];
   try {
     const server = values.address ? { address: values.address } : await connectServer(env, say, cleanups);

@@ -9,8 +9,7 @@ import { ensureSearchAttributes } from '../dev/search-attributes';
 import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../client/env';
 import { startScriptedModel } from '../testing/scripted-model';
-import { readMcpServersFile, readRemoteToolsFile } from '../worker/env';
-import { readApprovalKeysFile } from '../client/decision-signing';
+import { readWorkerEnv } from '../worker/env';
 import {
   createAgentWorker,
   createOpenAIClient,
@@ -157,18 +156,19 @@ export async function followRun(
     const taskQueue =
       options.taskQueue ?? env.explicitTaskQueue ?? (options.worker ? `run-${randomUUID()}` : env.taskQueue);
     if (options.worker) {
-      const mcpFile = process.env.WORKER_MCP_SERVERS?.trim();
-      const remoteFile = process.env.WORKER_REMOTE_TOOLS?.trim();
+      // The `worker` command's settings (MCP servers, remote tools, approval keys, prices, model-call tuning), read
+      // and checked the same way: a run with its own worker behaves as one on a deployed worker would.
+      const worker = readWorkerEnv();
       await startOwnWorker(server.address, env, cleanups, {
         taskQueue,
         openai,
         toolsRoot: options.toolsRoot,
-        // The same MCP servers file as the `worker` command's.
-        ...(mcpFile ? { mcpServers: readMcpServersFile(mcpFile) } : {}),
-        // And the same remote tools: their workers poll their own queues, whichever worker runs the agent.
-        ...(remoteFile ? { remoteTools: readRemoteToolsFile(remoteFile) } : {}),
-        // The same verification keys as the `worker` command's, for runs with approvals.requireSigned.
-        ...(env.approvalKeysFile ? { approvalKeys: readApprovalKeysFile(env.approvalKeysFile) } : {}),
+        modelCalls: worker.modelCalls,
+        ...(worker.runAhead !== undefined ? { runAhead: worker.runAhead } : {}),
+        ...(worker.mcpServers ? { mcpServers: worker.mcpServers } : {}),
+        ...(worker.remoteTools ? { remoteTools: worker.remoteTools } : {}),
+        ...(worker.approvalKeys ? { approvalKeys: worker.approvalKeys } : {}),
+        ...(worker.prices ? { prices: worker.prices } : {}),
       });
     }
     const client = await connectClient(server.address, env, cleanups);

@@ -1,5 +1,13 @@
+import type { Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { noEngineActions, type EngineActions } from '../shared/cost';
+import { chainRunIds } from '../client/run-chain';
+import {
+  addEngineActions,
+  DEFAULT_TASK_TIMEOUT_MS,
+  noEngineActions,
+  TASK_HEARTBEAT_SHARE,
+  type EngineActions,
+} from '../shared/cost';
 
 /*
  * Billable engine actions, counted from a run's history the way Temporal Cloud bills them
@@ -33,15 +41,14 @@ const count = (value: unknown): number => Number(value ?? 0) || 0;
 const millis = (value: { seconds?: unknown; nanos?: number | null } | null | undefined): number =>
   count(value?.seconds) * 1000 + (value?.nanos ?? 0) / 1e6;
 
-/** Workflow tasks time out after 10 s unless the start said otherwise. */
-const DEFAULT_TASK_TIMEOUT_MS = 10_000;
 /**
- * The SDK heartbeats a task held open by local activities at 80% of its timeout: it completes the task, and the server
- * schedules another in the same moment (after writing what arrived meanwhile: signals, activity results). A task
- * completed that late and followed at once by a new one was heartbeated. Only local activities hold a task that long;
- * one that completed normally that late while something arrived would be counted too (rare, and off by one).
+ * The SDK heartbeats a task held open by local activities (see TASK_HEARTBEAT_SHARE): it completes the task, and the
+ * server schedules another in the same moment (after writing what arrived meanwhile: signals, activity results). A
+ * task completed that late (a little slack below the share) and followed at once by a new one was heartbeated. Only
+ * local activities hold a task that long; one that completed normally that late while something arrived would be
+ * counted too (rare, and off by one).
  */
-const HEARTBEAT_SHARE = 0.78;
+const HEARTBEAT_SHARE = TASK_HEARTBEAT_SHARE - 0.02;
 /** "At once": the server writes the forced task's scheduling with the completion. */
 const FORCED_WITHIN_MS = 100;
 
@@ -134,6 +141,18 @@ export function countEngineActions(history: temporal.api.history.v1.IHistory | r
       default:
         break;
     }
+  }
+  return actions;
+}
+
+/** {@link countEngineActions} over every run of a continue-as-new chain, read from the server. */
+export async function chainEngineActions(client: Client, workflowId: string): Promise<EngineActions> {
+  let actions = noEngineActions();
+  for (const runId of await chainRunIds(client, workflowId)) {
+    actions = addEngineActions(
+      actions,
+      countEngineActions(await client.workflow.getHandle(workflowId, runId).fetchHistory()),
+    );
   }
   return actions;
 }

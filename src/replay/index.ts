@@ -6,5 +6,5 @@
 export { checkRecordings, loadSources, type CheckReport, type RecordingSource } from './replay-check';
 export type { ReplayEnvironment } from './replay-run';
 export type { Behaviour, BehaviourChange } from './behaviour';
-export { countEngineActions } from './engine-actions';
+export { chainEngineActions, countEngineActions } from './engine-actions';
 export { addEngineActions, engineActionsTotal, noEngineActions, type EngineActions } from '../shared/cost';

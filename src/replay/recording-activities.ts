@@ -13,7 +13,12 @@ import {
   type PromptSnapshot,
 } from '../shared/protocol';
 import type { SummarizeInput, SummarizeOutput } from '../shared/summaries';
-import type { RemoteToolInput, RunToolInput, ToolObservation } from '../shared/tool-protocol';
+import {
+  noPollerMessage,
+  type RemoteToolInput,
+  type RunToolInput,
+  type ToolObservation,
+} from '../shared/tool-protocol';
 import type { PayloadDecoder } from './history-input';
 import {
   callModelTurn,
@@ -321,8 +326,8 @@ export class RunReader {
       remote &&
       timedOut?.timeoutFailureInfo?.timeoutType === temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START
     ) {
-      const waited = remote.scheduleToStartSeconds === undefined ? '' : ` (waited ${remote.scheduleToStartSeconds}s)`;
-      call.failure = `no worker is polling task queue "${remote.taskQueue}" for tool ${call.tool}${waited}`;
+      const waitedMs = remote.scheduleToStartSeconds === undefined ? undefined : remote.scheduleToStartSeconds * 1000;
+      call.failure = noPollerMessage(call.tool, remote.taskQueue, waitedMs);
     }
     // The workflow says `timed out after <the tool's timeout>`; the history has it in seconds (approximate when the
     // tool's timeout was written in other units, e.g. '2m').

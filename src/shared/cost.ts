@@ -49,7 +49,10 @@ export interface EngineActions {
   /** Activities scheduled, and their retries (attempts − 1, from their results). */
   activities: number;
   activityRetries: number;
-  /** Workflow tasks that ran local activities (all of one task are one action), and local retries. */
+  /**
+   * Workflow tasks that ran local activities (all of one task are one action), heartbeats of tasks they held open
+   * included, and local retries.
+   */
   localActivityBatches: number;
   localActivityRetries: number;
   /** Timers started: the time budget, approval and budget waits, idle conversations (a `condition` with a timeout). */
@@ -61,6 +64,15 @@ export interface EngineActions {
   /** Search-attribute upserts (AgentStatus, AgentPendingTools); the patch marker's own upsert is free. */
   searchAttributeUpserts: number;
 }
+
+/** Workflow tasks time out after 10 s unless a run's start says otherwise. */
+export const DEFAULT_TASK_TIMEOUT_MS = 10_000;
+
+/**
+ * Share of the workflow task timeout after which the SDK heartbeats a task that local activities hold open: it
+ * completes the task and the server starts another at once, each billed (Temporal's local-activity design).
+ */
+export const TASK_HEARTBEAT_SHARE = 0.8;
 
 /** One model call of the ledger: its model, tokens and attempts; `usd` is null when the model has no price. */
 export interface ModelCallCost {

@@ -42,6 +42,11 @@ export const ErrorType = {
 /** One of the names in {@link ErrorType}. */
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
 
+/** Types of the failures a model call raises: the `Model…` names of {@link ErrorType}, which only model calls use. */
+export const MODEL_ERROR_TYPES: ReadonlySet<string> = new Set(
+  Object.entries(ErrorType).flatMap(([key, type]) => (key.startsWith('Model') ? [type] : [])),
+);
+
 /** Model failures that retrying cannot fix: the run fails at once with the message. */
 export const NON_RETRYABLE_MODEL_ERRORS: readonly string[] = [
   ErrorType.ModelAuthentication,

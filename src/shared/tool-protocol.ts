@@ -1,4 +1,5 @@
 import type { ConfirmationPolicy, DecisionOutcome } from './approvals';
+import { formatDuration } from './duration';
 
 /** What the workflow needs to know about a tool to schedule it (the handler stays on the worker). */
 export interface ToolInfo {
@@ -30,6 +31,15 @@ export interface RemoteToolPlacement {
   activityType: string;
   /** How long a call waits for that queue's worker before the model hears that nobody polls it, e.g. '60s'. */
   scheduleToStartTimeout: string;
+}
+
+/**
+ * What the model hears when a remote tool's call waited `waitedMs` for a worker of its queue and none picked it up.
+ * The workflow and replay-check both say it (the latter reads the wait from history, in seconds): one text.
+ */
+export function noPollerMessage(tool: string, taskQueue: string, waitedMs: number | undefined): string {
+  const waited = waitedMs === undefined ? '' : ` (waited ${formatDuration(waitedMs)})`;
+  return `no worker is polling task queue "${taskQueue}" for tool ${tool}${waited}`;
 }
 
 /**

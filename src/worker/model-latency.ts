@@ -1,3 +1,5 @@
+import { DEFAULT_TASK_TIMEOUT_MS } from '../shared/cost';
+
 /**
  * How fast this worker's recent model calls answered, per model: what decides whether a new run's first call may join
  * the workflow task that checks its config (see `opensLocally` in prepare-run.ts). A local activity that holds its
@@ -11,8 +13,6 @@ export const LATENCY_SAMPLES = 5;
 export const SAMPLE_MAX_AGE_MS = 10 * 60_000;
 /** Slowest recent call, as a share of the run's workflow task timeout, that still lets a first call open locally. */
 export const OPEN_LOCALLY_SHARE = 0.4;
-/** Workflow tasks time out after 10 s unless the run's start said otherwise: calls within 4 s open locally. */
-export const DEFAULT_TASK_TIMEOUT_MS = 10_000;
 
 interface Sample {
   ms: number;

@@ -7,20 +7,8 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../worker/activities';
-import { ErrorType, NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
+import { MODEL_ERROR_TYPES, NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
 import type { ModelCallPolicy } from '../shared/config-fields';
-import { parseDuration } from '../shared/duration';
-
-/** The types of the failures a model call raises (see model-errors.ts): only the model activities raise them. */
-const MODEL_ERROR_TYPES: ReadonlySet<string> = new Set([
-  ErrorType.ModelAuthentication,
-  ErrorType.ModelNotFound,
-  ErrorType.ModelBadRequest,
-  ErrorType.ModelRateLimited,
-  ErrorType.ModelUnavailable,
-  ErrorType.ModelContextLengthExceeded,
-  ErrorType.ModelBadResponse,
-]);
 
 /**
  * The model's own failure behind a model call that failed: an activity's arrives wrapped (its ActivityFailure's
@@ -42,7 +30,7 @@ export function activityFailureMessage(error: unknown): string {
  * heartbeats every 2 s let a cancelled run abort the request. Retries back off from 1 s to 60 s (or as the
  * endpoint's retry-after says); auth, not-found and bad-request errors are not retried.
  */
-export const MODEL_ACTIVITY_TIMEOUT = '90s';
+export const MODEL_ACTIVITY_TIMEOUT_MS = 90_000;
 /** Attempts per model call before the run fails with the last error. */
 export const MODEL_MAXIMUM_ATTEMPTS = 6;
 
@@ -56,7 +44,7 @@ const MODEL_RETRY = {
 
 /** The model activities (thinking and summarising) with their timeout and retry policy. */
 export const { callModel, summarize, critique } = proxyActivities<Activities>({
-  startToCloseTimeout: MODEL_ACTIVITY_TIMEOUT,
+  startToCloseTimeout: MODEL_ACTIVITY_TIMEOUT_MS,
   // A model call has no side effects: a stopped run need not wait for it to wind down.
   cancellationType: ActivityCancellationType.TRY_CANCEL,
   heartbeatTimeout: '20s',
@@ -68,7 +56,7 @@ export const { callModel, summarize, critique } = proxyActivities<Activities>({
  * heartbeats, a cancelled run's request is aborted when the workflow task delivers the cancellation.
  */
 export const { callModel: callModelLocally } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: MODEL_ACTIVITY_TIMEOUT,
+  startToCloseTimeout: MODEL_ACTIVITY_TIMEOUT_MS,
   cancellationType: ActivityCancellationType.TRY_CANCEL,
   retry: MODEL_RETRY,
 });
@@ -76,7 +64,7 @@ export const { callModel: callModelLocally } = proxyLocalActivities<Activities>(
 /** The model activities under a run's recorded policy (the worker's `modelCalls` when the run started). */
 export function modelActivities(policy: ModelCallPolicy | undefined) {
   if (policy === undefined) return { callModel, callModelLocally, summarize, critique };
-  const startToCloseTimeout = policy.timeoutMs ?? MODEL_ACTIVITY_TIMEOUT;
+  const startToCloseTimeout = policy.timeoutMs ?? MODEL_ACTIVITY_TIMEOUT_MS;
   const retry = {
     ...MODEL_RETRY,
     ...(policy.maximumAttempts !== undefined ? { maximumAttempts: policy.maximumAttempts } : {}),
@@ -121,7 +109,7 @@ export function openingCall(policy: ModelCallPolicy | undefined, task: { taskSta
   const { taskTimeoutMs } = workflowInfo();
   const leftMs = Math.floor(OPENING_SHARE * taskTimeoutMs - (Date.now() - task.taskStartMs));
   if (leftMs < OPENING_MIN_SHARE * taskTimeoutMs) return null;
-  const policyMs = policy?.timeoutMs ?? parseDuration(MODEL_ACTIVITY_TIMEOUT) ?? 90_000;
+  const policyMs = policy?.timeoutMs ?? MODEL_ACTIVITY_TIMEOUT_MS;
   const limitMs = Math.min(policyMs, leftMs);
   return proxyLocalActivities<Activities>({
     // Waiting for a free local-activity slot counts too.

@@ -6,6 +6,7 @@ import {
   type AgentStatusValue,
 } from '../shared/search-attributes';
 import type { AgentStatus } from '../shared/types';
+import type { PendingDecisions } from '../shared/approvals';
 import type { RunState } from './run-state';
 import { notePublishedPending, notePublishedStatus } from './run-activity';
 import { refreshDetails } from './ui-details';
@@ -82,8 +83,7 @@ export function publishStatus(state: RunState, status: AgentStatusValue = agentS
 }
 
 /** What the status attributes would be set to, as one comparable string, and the pending tools. */
-function statusSignature(state: RunState, status: AgentStatusValue): { signature: string; tools: string[] } {
-  const pending = state.approvals.snapshot();
+function statusSignature(status: AgentStatusValue, pending: PendingDecisions): { signature: string; tools: string[] } {
   const tools = [...new Set(pending.approvals.map((call) => call.tool))].sort();
   return { signature: `${status}|${tools.join(',')}`, tools };
 }
@@ -93,13 +93,16 @@ function statusSignature(state: RunState, status: AgentStatusValue): { signature
  * status is published, and its cost must already count that upsert to equal the trace's.
  */
 export function statusUpsertDue(state: RunState, status: AgentStatusValue = agentStatusOf(state)): boolean {
-  return state.searchAttributes && statusSignature(state, status).signature !== state.activity.publishedStatus;
+  return (
+    state.searchAttributes &&
+    statusSignature(status, state.approvals.snapshot()).signature !== state.activity.publishedStatus
+  );
 }
 
 function publishAttributes(state: RunState, status: AgentStatusValue): void {
   if (!state.searchAttributes) return;
   const pending = state.approvals.snapshot();
-  const { signature, tools } = statusSignature(state, status);
+  const { signature, tools } = statusSignature(status, pending);
   if (signature !== state.activity.publishedStatus) {
     notePublishedStatus(state.activity, signature);
     countMessage(state.cost, 'searchAttributeUpserts');

@@ -5,6 +5,7 @@ import {
   engineActionsTotal,
   priceUsage,
   roundUsd,
+  TASK_HEARTBEAT_SHARE,
   type CarriedCost,
   type EngineActions,
   type ModelCallCost,
@@ -28,9 +29,10 @@ export interface CostLedger {
   readonly calls: readonly ModelCallCost[];
   /** The history length of the workflow task whose local activities were last counted (one action per task). */
   readonly localBatch: number | undefined;
-  /** When that task started (workflow time, estimated across heartbeats). */
-  readonly localBatchStartMs: number | undefined;
-  /** Starts of the latest tasks counted for local activities, heartbeats' included (estimated): none twice. */
+  /**
+   * Starts of the latest tasks counted for local activities, heartbeats' included (workflow time, estimated across
+   * heartbeats), so none is counted twice; the last is `localBatch`'s.
+   */
   readonly localTaskStarts: readonly number[];
 }
 
@@ -38,7 +40,6 @@ type Writable = {
   totals: CarriedCost;
   calls: ModelCallCost[];
   localBatch: number | undefined;
-  localBatchStartMs: number | undefined;
   localTaskStarts: number[];
 };
 const writable = (ledger: CostLedger): Writable => ledger as Writable;
@@ -49,7 +50,6 @@ export function createLedger(carried: CarriedCost | undefined): CostLedger {
     totals: carried ?? emptyCost(),
     calls: [],
     localBatch: undefined,
-    localBatchStartMs: undefined,
     localTaskStarts: [],
   };
 }
@@ -81,15 +81,9 @@ export interface LocalStart {
  */
 export function localStart(ledger?: CostLedger): LocalStart {
   const task = workflowInfo().historyLength;
-  const known = ledger?.localBatch === task ? ledger.localBatchStartMs : undefined;
+  const known = ledger?.localBatch === task ? ledger.localTaskStarts.at(-1) : undefined;
   return { task, taskStartMs: known ?? Date.now() };
 }
-
-/**
- * Share of the workflow task timeout after which the SDK heartbeats a task that local activities hold open: it
- * completes the task and the server starts another (Temporal's local-activity design; core's default).
- */
-const TASK_HEARTBEAT_SHARE = 0.8;
 
 /** Task starts the ledger remembers: more than local activities running side by side ever span. */
 const REMEMBERED_TASKS = 64;
@@ -119,7 +113,6 @@ export function countLocalActivity(ledger: CostLedger, started: LocalStart): voi
   }
   starts.splice(0, Math.max(0, starts.length - REMEMBERED_TASKS));
   writable(ledger).localBatch = task;
-  writable(ledger).localBatchStartMs = started.taskStartMs + last * heartbeatMs;
   count(ledger, 'localActivityBatches', tasks);
 }
 

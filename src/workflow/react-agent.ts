@@ -295,7 +295,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     hooks,
     rules,
     ...(start.assumedContextWindow !== undefined ? { assumedContextWindow: start.assumedContextWindow } : {}),
-    ...(start.opensLocally && start.prepared ? { opening: start.prepared } : {}),
+    ...(start.opening ? { opening: start.opening } : {}),
     ...(seed ? { seededSteps: seed.steps } : {}),
   });
   countRunStart(state.cost, input.carried !== undefined);
@@ -338,9 +338,9 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   } catch (error) {
     if (isCancellation(error)) {
       stopRun(state, 'cancelled', 'the run was cancelled');
-    } else if (modelFailure(error)) {
+    } else if (modelFailure(error) !== undefined) {
       // A model error retrying cannot fix (bad key, unknown model) or retries used up: fail with its own words.
-      const cause = modelFailure(error)!;
+      const cause: ApplicationFailure = modelFailure(error)!;
       recordError(state, 'model_error', cause.message);
       await state.events.end('failed', cause.message, costSummary(state.cost, due(state, 'Failed')));
       publishStatus(state, 'Failed');

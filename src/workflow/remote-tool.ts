@@ -63,8 +63,3 @@ export function neverPickedUp(error: unknown): boolean {
     error.cause.timeoutType === 'SCHEDULE_TO_START'
   );
 }
-
-/** What the model reads when nobody polls a remote tool's queue. */
-export function noPollerMessage(tool: ToolInfo, remote: RemoteToolPlacement): string {
-  return `no worker is polling task queue "${remote.taskQueue}" for tool ${tool.name} (waited ${remote.scheduleToStartTimeout})`;
-}

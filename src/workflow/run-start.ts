@@ -20,10 +20,10 @@ export interface RunStart {
   catalog: ToolCatalog | null;
   /** The context window the worker assumed for the run's model (a new run whose config sets none). */
   assumedContextWindow?: number;
-  /** The run's first model call may join the start's workflow task as a local activity (see prepareRun). */
-  opensLocally?: true;
   /** Where prepareRun was scheduled, for the cost ledger (which does not exist yet then); absent when none ran. */
   prepared?: LocalStart;
+  /** The same task, when the run's first model call may join it as a local activity (prepareRun's `opensLocally`). */
+  opening?: LocalStart;
 }
 
 /**
@@ -55,7 +55,7 @@ export async function startRun(input: AgentWorkflowInput, rules: RuleFlags): Pro
       catalog,
       prepared: scheduled,
       ...(assumedContextWindow !== undefined ? { assumedContextWindow } : {}),
-      ...(opensLocally ? { opensLocally } : {}),
+      ...(opensLocally ? { opening: scheduled } : {}),
     };
   }
   // A run recorded without a config at all got every default, as the schema gave it then.

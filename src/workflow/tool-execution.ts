@@ -1,12 +1,13 @@
 import { ActivityFailure, isCancellation, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
 import type { ParsedToolCall } from '../shared/protocol';
 import { describeCall, errorObservation } from '../shared/observation';
-import type {
-  ReconcileOutcome,
-  RemoteToolPlacement,
-  StepEffect,
-  ToolInfo,
-  ToolObservation,
+import {
+  noPollerMessage,
+  type ReconcileOutcome,
+  type RemoteToolPlacement,
+  type StepEffect,
+  type ToolInfo,
+  type ToolObservation,
 } from '../shared/tool-protocol';
 import { activityFailureMessage, reconcileTool, runLocalTool, runTool } from './activity-proxies';
 import { awaitDecision } from './human-loop';
@@ -16,12 +17,14 @@ import type { RunState } from './run-state';
 import { toolSettled, toolStarted } from './run-activity';
 import { countActivity, countedActivity, recordToolTime } from './cost-ledger';
 import { fullTextOver } from './summaries';
-import { neverPickedUp, noPollerMessage, refusedArguments, runRemoteTool } from './remote-tool';
+import { neverPickedUp, refusedArguments, runRemoteTool } from './remote-tool';
+import { parseDuration } from '../shared/duration';
 
 /* Running one admitted tool call as its activity, and the toolRuns slot it holds while it does. */
 
 function failureMessage(error: unknown, tool: ToolInfo, remote: RemoteToolPlacement | undefined): string {
-  if (remote && neverPickedUp(error)) return noPollerMessage(tool, remote);
+  if (remote && neverPickedUp(error))
+    return noPollerMessage(tool.name, remote.taskQueue, parseDuration(remote.scheduleToStartTimeout) ?? undefined);
   if (error instanceof ActivityFailure && error.cause instanceof TimeoutFailure) {
     return `timed out after ${tool.timeout}`;
   }

@@ -3,8 +3,7 @@ import { describeDecider } from '../shared/identity';
 import { describeCall } from '../shared/observation';
 import type { ReActStep } from '../shared/types';
 import { runPhase } from './agent-status';
-import { describeCost, formatUsd } from '../shared/cost';
-import { toRunCost } from './cost-ledger';
+import { describeCost, engineActionsTotal, formatUsd } from '../shared/cost';
 import type { RunState } from './run-state';
 
 /** Steps shown in the UI's current details; older ones are counted, not listed, so the text stays small. */
@@ -52,7 +51,7 @@ export function renderDetails(state: RunState): string {
     : runPhase(state);
   const sections = [
     `**Status:** ${status} · iteration ${state.counters.iterations}/${state.config.maxIterations} · ${state.counters.usage.totalTokens} tokens · run ${state.run}`,
-    `**Cost:** ${describeCost(toRunCost(state.cost))}${state.config.costBudget !== undefined ? ` of a ${formatUsd(state.config.costBudget)} budget` : ''}`,
+    `**Cost:** ${describeCost({ ...state.cost.totals, engineActionsTotal: engineActionsTotal(state.cost.totals.engineActions) })}${state.config.costBudget !== undefined ? ` of a ${formatUsd(state.config.costBudget)} budget` : ''}`,
   ];
   if (pending.approvals.length > 0 || pending.question || pending.budget) {
     const waiting = pending.approvals.map(

@@ -112,6 +112,16 @@ describe('durable-react-agent run', () => {
     expect(outcome.stderr).toContain('Clearing your screen now\\x1b[2J\\x1b]0;OWNED\\x07 and rewriting this line.');
   });
 
+  it("its own worker reads the worker command's settings: WORKER_PRICES prices the run", async () => {
+    const name = scripted([{ answer: 'Priced.' }]);
+    const prices = path.join(workdir, `prices-${randomUUID()}.json`);
+    await writeFile(prices, JSON.stringify({ [name]: { input: 1000, output: 1000 } }));
+    const outcome = await cli(['run', '--model', name, 'q'], { OPENAI_BASE_URL: model.baseURL, WORKER_PRICES: prices });
+    expect(outcome.code, outcome.stderr).toBe(0);
+    expect(outcome.stderr).toMatch(/Finished: success .*, \$\d/);
+    expect(outcome.stderr).not.toContain('no price');
+  });
+
   it('runs on a task queue of its own unless told to join one, so no other worker picks its run up', async () => {
     const name = scripted([{ answer: 'Mine.' }]);
     const own = await cli(['run', '--model', name, 'q'], {

@@ -117,8 +117,7 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
   const failedAttempts = new FailedAttempts();
   return async function runTool(input: RunToolInput): Promise<ToolObservation> {
     // Another worker may have listed the tools: this one learns MCP tools it has not seen yet.
-    if (!registry.has(input.tool)) await registry.refresh([input.tool]);
-    const tool = registry.get(input.tool);
+    const tool = await registry.lookup(input.tool);
     if (!tool) {
       const available = registry
         .list()
@@ -248,8 +247,7 @@ async function reconcileCall(
  */
 export function createReconcileTool(registry: ToolRegistry): (input: ReconcileToolInput) => Promise<ReconcileOutcome> {
   return async function reconcileTool(input: ReconcileToolInput): Promise<ReconcileOutcome> {
-    if (!registry.has(input.tool)) await registry.refresh([input.tool]);
-    const tool = registry.get(input.tool);
+    const tool = await registry.lookup(input.tool);
     if (!tool?.reconcile) return { verdict: 'unknown', detail: `no worker tool "${input.tool}" can reconcile` };
     const parsed = tool.schema.safeParse(input.args);
     if (!parsed.success) return { verdict: 'unknown', detail: "the call's arguments no longer fit the tool's schema" };
@@ -260,8 +258,7 @@ export function createReconcileTool(registry: ToolRegistry): (input: ReconcileTo
 /** Creates the `validateToolArgs` activity: the tool's own schema judges arguments a person edited. */
 export function createValidateToolArgs(registry: ToolRegistry): (input: ValidateArgsInput) => Promise<string | null> {
   return async function validateToolArgs(input: ValidateArgsInput): Promise<string | null> {
-    if (!registry.has(input.tool)) await registry.refresh([input.tool]);
-    const tool = registry.get(input.tool);
+    const tool = await registry.lookup(input.tool);
     if (!tool) return `unknown tool "${input.tool}"`;
     const parsed = tool.schema.safeParse(input.args);
     return parsed.success ? null : `invalid arguments for ${input.tool}: ${formatZodIssues(parsed.error.issues)}`;

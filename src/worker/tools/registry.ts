@@ -56,6 +56,12 @@ export class ToolRegistry {
     return this.tools.get(name) ?? this.dynamic().find((tool) => tool.name === name);
   }
 
+  /** The tool with this name, asking the sources (MCP servers) first when this worker has not seen it yet. */
+  async lookup(name: string): Promise<AnyToolDefinition | undefined> {
+    if (!this.has(name)) await this.refresh([name]);
+    return this.get(name);
+  }
+
   /** Whether a tool with this name is registered. */
   has(name: string): boolean {
     return this.get(name) !== undefined;

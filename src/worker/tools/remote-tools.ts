@@ -11,8 +11,6 @@ export class RemoteToolConfigError extends DurableAgentError {
   override readonly name = 'RemoteToolConfigError';
 }
 
-/** Per-attempt timeout of a remote tool that sets none (as for any tool). */
-export const DEFAULT_REMOTE_TOOL_TIMEOUT = '30s';
 /**
  * How long a remote tool's call waits for a worker of its task queue to pick it up, unless it says otherwise. Past
  * it the model hears that nobody polls the queue: a run never waits silently on a worker that is not there.
@@ -89,7 +87,8 @@ export function parseRemoteTools(input: unknown, origin = 'remote tools'): AnyTo
         category: 'remote',
         schema,
         parameters: declared.parameters,
-        timeout: declared.timeout ?? DEFAULT_REMOTE_TOOL_TIMEOUT,
+        // None declared: the catalog gives it every tool's default (DEFAULT_TOOL_TIMEOUT).
+        ...(declared.timeout !== undefined ? { timeout: declared.timeout } : {}),
         ...(declared.retry ? { retry: declared.retry } : {}),
         ...(declared.confirm !== undefined ? { confirm: declared.confirm } : {}),
         ...(declared.readOnly ? { readOnly: true } : {}),
