@@ -4,21 +4,11 @@
  * subscribers, and a streamed run followed by one. Queries and updates a validator refused leave no event but are
  * billed too: the client counts what its followers sent (`clientQueries`, `clientUpdates`).
  */
-import { EventEmitter } from 'node:events';
-import type { ServerResponse } from 'node:http';
-import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
-import { chainRunIds } from '../../src/client/run-chain';
-import { AgentClient } from '../../src/client/agent-client';
 import { streamRunEvents } from '../../src/inbox/event-stream';
-import {
-  addEngineActions,
-  countEngineActions,
-  engineActionsTotal,
-  noEngineActions,
-  type EngineActions,
-} from '../../src/replay';
+import { chainEngineActions, engineActionsTotal, type EngineActions } from '../../src/replay';
 import type { AgentConfig } from '../../src/shared/agent-config';
 import { BENCH_TASK, benchModel } from '../scenario';
+import { countingClient, nullResponse } from '../../test/support/followers';
 import { succeeded, type DurableStack } from './durable-stack';
 
 export interface ActionsJob {
@@ -40,34 +30,6 @@ export interface ActionsRow {
   clientUpdates: number;
 }
 
-/** A client whose followers' queries and updates are counted. */
-function countingClient(stack: DurableStack): { agents: AgentClient; client: Client; sent: () => [number, number] } {
-  let queries = 0;
-  let updates = 0;
-  const interceptor: WorkflowClientInterceptor = {
-    query: (input, next) => ((queries += 1), next(input)),
-    startUpdate: (input, next) => ((updates += 1), next(input)),
-  };
-  const client = new Client({ connection: stack.client.connection, interceptors: { workflow: [interceptor] } });
-  return { client, agents: new AgentClient({ client, taskQueue: stack.taskQueue }), sent: () => [queries, updates] };
-}
-
-/** The inbox's Server-Sent Events writer, into nothing: only what it asks of Temporal matters here. */
-function nullResponse(): ServerResponse {
-  const response = new EventEmitter() as unknown as ServerResponse;
-  Object.assign(response, { writeHead: () => response, write: () => true, end: () => response });
-  return response;
-}
-
-async function chainActions(stack: DurableStack, workflowId: string): Promise<EngineActions> {
-  let actions = noEngineActions();
-  for (const runId of await chainRunIds(stack.client, workflowId)) {
-    const history = await stack.client.workflow.getHandle(workflowId, runId).fetchHistory();
-    actions = addEngineActions(actions, countEngineActions(history));
-  }
-  return actions;
-}
-
 async function scenario(
   stack: DurableStack,
   job: ActionsJob,
@@ -76,7 +38,7 @@ async function scenario(
   config: AgentConfig = {},
   model = benchModel('noop', job.steps, `p8-${name}`),
 ): Promise<ActionsRow> {
-  const { agents, client, sent } = countingClient(stack);
+  const { agents, client, sent } = countingClient(stack.client, stack.taskQueue);
   const run = await agents.start(BENCH_TASK, { ...config, model, limits: { maxIterations: job.steps + 1 } });
   const followers: Array<Promise<unknown>> = [];
   const drain = async (events: AsyncIterable<unknown>) => {
@@ -88,8 +50,8 @@ async function scenario(
   if (subscribers >= 3) followers.push(streamRunEvents(client, run.workflowId, 0, nullResponse()));
   await Promise.all(followers);
   const { trace } = await succeeded(stack, run.workflowId);
-  const actions = await chainActions(stack, run.workflowId);
-  const [clientQueries, clientUpdates] = sent();
+  const actions = await chainEngineActions(stack.client, run.workflowId);
+  const { queries: clientQueries, updates: clientUpdates } = sent();
   console.error(
     `actions: ${name}: ${engineActionsTotal(actions)} in history, ${clientQueries} queries, ${clientUpdates} updates`,
   );

@@ -27,7 +27,7 @@ describe('a Go client drives a run through the wire contract', () => {
 
     const run = await runGoProgram(programs().agentClient, [
       '-task-queue',
-      harness.taskQueue,
+      harness.agents.taskQueue,
       '-workflow-id',
       workflowId,
       '-query',

@@ -26,8 +26,6 @@ export interface Harness {
   model: ScriptedModelServer;
   agents: AgentClient;
   client: Client;
-  /** The queue the harness's worker polls, for clients that start runs without the AgentClient. */
-  taskQueue: string;
   /**
    * Shuts the worker down and starts a new one on the same task queue (a deploy, from the run's view); `meanwhile`
    * runs while no worker is polling.
@@ -118,7 +116,6 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
     model,
     agents,
     client,
-    taskQueue,
     async restartWorker(meanwhile) {
       await stopWorker();
       try {
@@ -168,9 +165,6 @@ export function useHarness(options: HarnessOptions = {}): Omit<Harness, 'close'>
     },
     get client() {
       return ready().client;
-    },
-    get taskQueue() {
-      return ready().taskQueue;
     },
     start: (...args) => ready().start(...args),
     restartWorker: (meanwhile) => ready().restartWorker(meanwhile),

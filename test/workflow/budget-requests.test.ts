@@ -2,9 +2,9 @@ import { describe, expect, it } from 'vitest';
 import { DecisionRefusedError } from '../../src/client/errors';
 import { AgentClient } from '../../src/client/agent-client';
 import { decideBudgetSignal } from '../../src/shared/messages';
-import type { PendingBudget } from '../../src/shared/budget';
 import type { ScriptedTurn } from '../../src/testing';
 import { TEST_REVIEWER, useHarness } from '../support/harness';
+import { waitForBudget } from '../support/pending';
 
 const harness = useHarness();
 const REVIEWER = { identity: TEST_REVIEWER, channel: 'client' };
@@ -13,16 +13,6 @@ const calc = (expression: string): ScriptedTurn => ({
   thought,
   toolCalls: [{ name: 'calculator', args: { expression } }],
 });
-
-/** Polls until the run asks for a budget raise; returns the request. */
-async function waitForBudget(agents: AgentClient, workflowId: string, requestId?: string): Promise<PendingBudget> {
-  for (let attempt = 0; attempt < 150; attempt++) {
-    const { budget } = await agents.getPending(workflowId).catch(() => ({ budget: null }));
-    if (budget && (!requestId || budget.requestId === requestId)) return budget;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`run ${workflowId} did not ask for a budget raise in 15 s`);
-}
 
 describe("limits.onReached: 'ask' turns a limit into a request a person decides", () => {
   it("approvers['@budget'] decide who may raise: others and anonymous signals are refused, anyone may stop (N13)", async () => {

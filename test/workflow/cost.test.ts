@@ -2,8 +2,7 @@ import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
-import { chainRunIds } from '../../src/client/run-chain';
-import { countEngineActions, engineActionsTotal } from '../../src/replay';
+import { chainEngineActions, engineActionsTotal } from '../../src/replay';
 import { decideSignal, getTraceQuery } from '../../src/shared/messages';
 import type { RunCost } from '../../src/shared/cost';
 import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../src/testing/scripted-model';
@@ -11,6 +10,7 @@ import { z } from 'zod';
 import { startInbox } from '../../src/inbox';
 import { defineTool } from '../../src/worker/tools/define-tool';
 import { useHarness, waitForPending } from '../support/harness';
+import { waitForBudget } from '../support/pending';
 import { ALICE_TOKEN, call, PEOPLE } from '../inbox/support';
 
 // Every scripted run's model is `scenario-<uuid>`: the prefix entry prices them all.
@@ -37,13 +37,8 @@ const flaky = defineTool({
 const harness = useHarness({ prices: { 'scenario-*': PRICE }, tools: [flaky] });
 
 /** The billed actions of every run of a workflow's chain, summed. */
-async function chainBilledActions(workflowId: string): Promise<number> {
-  let total = 0;
-  for (const runId of await chainRunIds(harness.client, workflowId)) {
-    const history = await harness.client.workflow.getHandle(workflowId, runId).fetchHistory();
-    total += engineActionsTotal(countEngineActions(history));
-  }
-  return total;
+async function chainBilledActions(workflowId: string, client = harness.client): Promise<number> {
+  return engineActionsTotal(await chainEngineActions(client, workflowId));
 }
 
 const usd = (prompt: number, cached: number, completion: number) =>
@@ -272,13 +267,7 @@ describe('a worker whose model calls are local activities', () => {
     // Local activities do not end the workflow task: a run this short (prepareRun and three calls) usually fits in
     // one, which is then a single action; a slow machine may split it, and the history then shows the same split.
     expect(cost.engineActions.localActivityBatches).toBeGreaterThanOrEqual(1);
-    let total = 0;
-    for (const runId of await chainRunIds(local.client, run.workflowId)) {
-      total += engineActionsTotal(
-        countEngineActions(await local.client.workflow.getHandle(run.workflowId, runId).fetchHistory()),
-      );
-    }
-    expect(cost.engineActionsTotal).toBe(total);
+    expect(cost.engineActionsTotal).toBe(await chainBilledActions(run.workflowId, local.client));
     expect(cost.usd).toBeCloseTo(3 * usd(100, 0, 10), 10);
   });
 });
@@ -397,11 +386,7 @@ describe('limits.cost', () => {
 
   it("with onReached: 'ask' waits for a person; a raise lets it go on and finish", async () => {
     const run = await harness.start(turns(), 'q', { limits: { cost: 0.03, onReached: 'ask' } });
-    let budget = null;
-    for (let attempt = 0; attempt < 150 && !budget; attempt++) {
-      budget = (await harness.agents.getPending(run.workflowId)).budget;
-      if (!budget) await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    const budget = await waitForBudget(harness.agents, run.workflowId);
     expect(budget).toMatchObject({
       limit: 'cost_budget',
       current: 0.03,
@@ -427,10 +412,7 @@ describe('limits.cost', () => {
     const run = await harness.start([calc('1+1', { promptTokens: 10, completionTokens: 1 }), { answer: 'Two.' }], 'q', {
       limits: { maxIterations: 1, onReached: 'ask' },
     });
-    for (let attempt = 0; attempt < 150; attempt++) {
-      if ((await harness.agents.getPending(run.workflowId)).budget) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
+    await waitForBudget(harness.agents, run.workflowId);
     await expect(harness.agents.raiseBudget(run.workflowId, 1.5)).rejects.toMatchObject({
       reason: 'invalid_payload',
       message: 'Invalid budget decision: amount: the iteration limit is raised by a whole number',

@@ -1,35 +1,18 @@
-import { EventEmitter } from 'node:events';
-import type { ServerResponse } from 'node:http';
-import { Client, type WorkflowClientInterceptor } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
-import { AgentClient } from '../../src/client/agent-client';
-import { chainRunIds } from '../../src/client/run-chain';
 import { streamRunEvents } from '../../src/inbox/event-stream';
 import { modelDeltaSignal } from '../../src/shared/messages';
 import { AgentStatusKey } from '../../src/shared/search-attributes';
-import {
-  addEngineActions,
-  countEngineActions,
-  engineActionsTotal,
-  noEngineActions,
-  type EngineActions,
-} from '../../src/replay';
+import { chainEngineActions, engineActionsTotal, type EngineActions } from '../../src/replay';
 import type { ScriptedTurn } from '../../src/testing/scripted-model';
 import { DELTA_BURST, DELTA_SIGNALS_PER_SECOND } from '../../src/worker/activities/streaming';
+import { countingClient, nullResponse } from '../support/followers';
 import { useHarness } from '../support/harness';
 
 const harness = useHarness();
 
 /** The billed actions every run of a chain recorded, counted from the server's histories. */
-async function actionsOf(workflowId: string): Promise<EngineActions> {
-  let actions = noEngineActions();
-  for (const runId of await chainRunIds(harness.client, workflowId)) {
-    const history = await harness.client.workflow.getHandle(workflowId, runId).fetchHistory();
-    actions = addEngineActions(actions, countEngineActions(history));
-  }
-  return actions;
-}
+const actionsOf = (workflowId: string): Promise<EngineActions> => chainEngineActions(harness.client, workflowId);
 
 /** A short random suffix for names of this file's own. */
 const workflowSuffix = (): string => Math.random().toString(36).slice(2, 10);
@@ -43,24 +26,6 @@ function steps(count: number): ScriptedTurn[] {
     })),
     { answer: 'Done.' },
   ];
-}
-
-/** A client that counts the queries and updates it sends: billed, though history does not show queries. */
-function countingClient(): { client: Client; agents: AgentClient; sent: () => number } {
-  let sent = 0;
-  const interceptor: WorkflowClientInterceptor = {
-    query: (input, next) => ((sent += 1), next(input)),
-    startUpdate: (input, next) => ((sent += 1), next(input)),
-  };
-  const client = new Client({ connection: harness.client.connection, interceptors: { workflow: [interceptor] } });
-  return { client, agents: new AgentClient({ client, taskQueue: harness.agents.taskQueue }), sent: () => sent };
-}
-
-/** The inbox's Server-Sent Events writer, into nothing. */
-function nullResponse(): ServerResponse {
-  const response = new EventEmitter() as unknown as ServerResponse;
-  Object.assign(response, { writeHead: () => response, write: () => true, end: () => response });
-  return response;
 }
 
 describe('engine actions of a run', () => {
@@ -146,7 +111,7 @@ describe('engine actions of a run', () => {
     expect((await quiet.result()).terminationReason).toBe('success');
     const quietActions = engineActionsTotal(await actionsOf(quiet.workflowId));
     for (const subscribers of [1, 3]) {
-      const { client, agents, sent } = countingClient();
+      const { client, agents, sent } = countingClient(harness.client, harness.agents.taskQueue);
       const run = await harness.start(steps(20), 'test query', { limits: { maxIterations: 21 } });
       // What a user has open: the CLI's printer (`run.events()`), a library caller, the inbox's page.
       const seen: string[][] = Array.from({ length: subscribers }, () => []);
@@ -171,7 +136,8 @@ describe('engine actions of a run', () => {
       expect(seen[0]!.at(-1)).toBe('terminated');
       if (subscribers > 1) expect(seen[1]).toEqual(seen[0]);
       // The quiet run's actions, plus what following added in history and in queries and updates.
-      const added = engineActionsTotal(await actionsOf(run.workflowId)) - quietActions + sent();
+      const added =
+        engineActionsTotal(await actionsOf(run.workflowId)) - quietActions + sent().queries + sent().updates;
       expect(added, `${subscribers} subscriber(s)`).toBeLessThanOrEqual(0.25 * 21);
     }
   });

@@ -35,7 +35,7 @@ async function runWithShortTasks(turns: ScriptedTurn[]) {
   const model = `billing-${randomUUID()}`;
   harness.model.script(model, turns);
   const handle = await harness.client.workflow.start(AGENT_WORKFLOW_TYPE, {
-    taskQueue: harness.taskQueue,
+    taskQueue: harness.agents.taskQueue,
     workflowId: `local-billing-${randomUUID()}`,
     args: [{ query: 'Take a pause, then answer.', config: { model } }],
     workflowTaskTimeout: '2s',

@@ -161,7 +161,7 @@ describe('a new run opens with a local model call on a worker that knows its mod
     // A 4 s task timeout: the opening call must be done 2.4 s (60%) into the task, well before the SDK would heartbeat
     // it (3.2 s).
     const handle = await harness.client.workflow.start(AGENT_WORKFLOW_TYPE, {
-      taskQueue: harness.taskQueue,
+      taskQueue: harness.agents.taskQueue,
       workflowId: `opening-slice-${(models += 1)}-${process.pid}`,
       args: [{ query: 'What is 0 + 1?', config: { model } }],
       workflowTaskTimeout: '4s',
