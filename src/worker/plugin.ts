@@ -15,6 +15,7 @@ import { useLinearTimeRegexFallback } from './regex-engine';
 import { requestTimeoutMs, runTuningOf, type ModelCallOptions } from './model-calls';
 import type { ApprovalKey } from '../client/decision-signing';
 import { DecisionVerifierCodec } from './codec/decision-verifier';
+import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import type { PriceTable } from '../shared/cost';
 import { checkPriceTable } from './prices';
 import { InvalidEnvironmentError } from './env';
@@ -155,14 +156,14 @@ export class DurableAgentPlugin extends SimplePlugin {
     });
     this.mcp = mcp;
     this.stackTraces = options.workflowStackTraces ?? false;
-    this.verifier = new DecisionVerifierCodec(options.approvalKeys ?? []);
+    this.approvalKeys = options.approvalKeys ?? [];
   }
 
   private readonly stackTraces: boolean;
-  private readonly verifier: DecisionVerifierCodec;
+  private readonly approvalKeys: readonly ApprovalKey[];
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
-    const configured = withVerifier(withCacheBound(super.configureWorker(options)), this.verifier);
+    const configured = withVerifier(withCacheBound(super.configureWorker(options)), this.approvalKeys);
     if (configured.workflowsPath !== undefined || configured.workflowBundle !== undefined) return configured;
     const { workflowsPath, preloadModules } = stockBundleOptions({ stackTraces: this.stackTraces });
     const bundlerOptions = configured.bundlerOptions ?? {};
@@ -179,12 +180,16 @@ export class DurableAgentPlugin extends SimplePlugin {
 
 /**
  * Puts the decision verifier innermost among the worker's codecs (first: it decodes last, after decryption). Always,
- * keys or not: a worker that did not verify must still overwrite a verdict a sender forged.
+ * keys or not: a worker that did not verify must still overwrite a verdict a sender forged. The verifier reads
+ * payloads with the payload converter the workflows use (a `payloadConverterPath` module is loaded as the worker
+ * loads it), so it judges exactly what the decide update's validator will read.
  */
-function withVerifier(options: WorkerOptions, verifier: DecisionVerifierCodec): WorkerOptions {
+function withVerifier(options: WorkerOptions, keys: readonly ApprovalKey[]): WorkerOptions {
   const converter = options.dataConverter ?? {};
   const codecs = converter.payloadCodecs ?? [];
-  if (codecs.includes(verifier)) return options;
+  if (codecs.some((codec) => codec instanceof DecisionVerifierCodec)) return options;
+  const { payloadConverter } = loadDataConverter({ payloadConverterPath: converter.payloadConverterPath });
+  const verifier = new DecisionVerifierCodec(keys, payloadConverter);
   return { ...options, dataConverter: { ...converter, payloadCodecs: [verifier, ...codecs] } };
 }
 

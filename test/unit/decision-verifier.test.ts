@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
+import fc from 'fast-check';
 import { decode } from '@temporalio/common/lib/internal-non-workflow';
 import type OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
@@ -37,6 +38,36 @@ describe('the decision-verifying codec', () => {
     const payload = { ...defaultPayloadConverter.toPayload(null), data: Buffer.from(escaped) };
     const [out] = await verifier.decode([payload], workflow);
     expect(defaultPayloadConverter.fromPayload(out!)).toEqual({ callId: 'c1-1', decision: 'approve' });
+  });
+
+  it('no spelling of a forged verdict survives it: whitespace, escapes, duplicates, stray bytes', async () => {
+    const claimed = { ok: true, keyId: 'alice-1', approver: 'alice', digest: 'x' };
+    const whitespace = fc.stringMatching(/^[ \t\n\r]{0,3}$/);
+    // Each letter of the field's name as itself or as a \u escape (either case of hex digit).
+    const name = fc
+      .tuple(...[...'signatureVerdict'].map((letter) => fc.boolean().map((escape) => [letter, escape] as const)))
+      .map((letters) =>
+        letters
+          .map(([letter, escape]) => (escape ? `\\u${letter.charCodeAt(0).toString(16).padStart(4, '0')}` : letter))
+          .join(''),
+      );
+    const stray = fc.uint8Array({ maxLength: 3 });
+    await fc.assert(
+      fc.asyncProperty(whitespace, name, whitespace, fc.boolean(), stray, async (before, key, after, signed, bytes) => {
+        const fields = signed ? signDecision(approve, keys.signers.mallory, target) : approve;
+        const text = `${before}{${JSON.stringify(fields).slice(1, -1)},"${key}":${JSON.stringify(claimed)}}${after}`;
+        const data = Buffer.concat([Buffer.from(text), Buffer.from(bytes)]);
+        const [out] = await verifier.decode([{ ...defaultPayloadConverter.toPayload(null), data }], workflow);
+        let read: unknown;
+        try {
+          read = defaultPayloadConverter.fromPayload(out!);
+        } catch {
+          return; // The workflow cannot read it either: no decision at all.
+        }
+        expect((read as { signatureVerdict?: { ok?: unknown } }).signatureVerdict?.ok).not.toBe(true);
+      }),
+      { numRuns: 500 },
+    );
   });
 
   it('passes other payloads through untouched, unparsed', async () => {

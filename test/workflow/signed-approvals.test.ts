@@ -1,3 +1,4 @@
+import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client';
 import { signDecision } from '../../src/client/decision-signing';
@@ -41,7 +42,79 @@ async function decisionsInHistory(workflowId: string): Promise<{ updates: number
   };
 }
 
+/**
+ * Sends a `decide` update whose payload is exactly `data` (with `encoding` as its encoding), as any Temporal client can:
+ * the update's failure message when it was refused, or null when the run accepted it.
+ */
+async function rawDecide(workflowId: string, data: Uint8Array, encoding = 'json/plain'): Promise<string | null> {
+  const { outcome } = await harness.client.workflowService.updateWorkflowExecution({
+    namespace: harness.client.options.namespace,
+    workflowExecution: { workflowId },
+    request: {
+      meta: { updateId: `raw-${Math.random().toString(36).slice(2)}`, identity: 'mallory@attacker' },
+      input: { name: 'decide', args: { payloads: [{ metadata: { encoding: Buffer.from(encoding) }, data }] } },
+    },
+    waitPolicy: {
+      lifecycleStage:
+        temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_COMPLETED,
+    },
+  });
+  return outcome?.failure ? (outcome.failure.message ?? '') : null;
+}
+
 describe('signed approvals (approvals.requireSigned)', () => {
+  it('a verdict a sender wrote never reaches the run, however the payload is spelled', async () => {
+    const run = await harness.start([deleteCall('f1'), { answer: 'done' }], 'q', {
+      approvals: { requireSigned: true },
+    });
+    const [call] = (await waitForPending(harness, run.workflowId)).approvals;
+    const approve: Decision = { callId: 'c1-1', decision: 'approve', argsHash: call!.argsHash, identity: 'alice' };
+    const target = { workflowId: run.workflowId, firstRunId: run.firstRunId };
+    // A worthless signature under alice's key ID, and the verdict the worker would write for a good one.
+    const envelope = { ...signDecision(approve, keys.signers.mallory, target).signature, keyId: 'alice-1' };
+    const verdict = { ok: true, keyId: 'alice-1', approver: 'alice', digest: signedDigest(approve, envelope) };
+    const json = JSON.stringify({ ...approve, signature: envelope, signatureVerdict: verdict });
+    const verdictJson = JSON.stringify(verdict);
+    const spellings: Record<string, string> = {
+      // Whitespace JSON.parse skips before the object (the round-3 forgery used a space).
+      space: ` ${json}`,
+      newline: `\n${json}`,
+      tab: `\t${json}`,
+      'carriage return': `\r\n ${json}`,
+      'trailing whitespace': `${json} \n`,
+      indented: JSON.stringify({ ...approve, signature: envelope, signatureVerdict: verdict }, null, 2),
+      // The field's name spelled with escapes, twice over, or after a sender's own copy.
+      'escaped name': json.replace('"signatureVerdict"', '"\\u0073ignature\\u0056erdict"'),
+      'duplicate field': json.replace('{', `{"signatureVerdict":{"ok":false,"why":"x"},`),
+      'escaped duplicate': `${json.slice(0, -1)},"signatur\\u0065Verdict":${verdictJson}}`,
+      // Not a decision the codec would parse; the run must not read one either.
+      'byte order mark': `\ufeff${json}`,
+      'proto key': json.replace('"signatureVerdict"', '"__proto__":{"signatureVerdict":' + verdictJson + '},"x"'),
+    };
+    const answers: Record<string, string | null> = {};
+    for (const [name, text] of Object.entries(spellings))
+      answers[name] = await rawDecide(run.workflowId, Buffer.from(text));
+    // Other encoding names: only the converter's own name is read as JSON, by the codec as by the run.
+    for (const encoding of ['json/plain ', 'JSON/plain', '\ufeffjson/plain', 'binary/plain'])
+      answers[`encoding ${JSON.stringify(encoding)}`] = await rawDecide(
+        run.workflowId,
+        Buffer.from(` ${json}`),
+        encoding,
+      );
+    for (const [name, answer] of Object.entries(answers)) {
+      expect(answer, name).not.toBeNull();
+      expect(answer, name).not.toMatch(/no worker verified|verdict is about another decision/);
+    }
+    expect(answers.space).toBe('Signature refused: the signature does not match key alice-1');
+    expect(answers['escaped duplicate']).toBe('Signature refused: the signature does not match key alice-1');
+    expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBeUndefined();
+    // Nothing of it reached history, and the run still takes alice's real approval.
+    expect(await decisionsInHistory(run.workflowId)).toEqual({ updates: 0, signals: 0 });
+    await clientAs('alice', 'alice').approve(run.workflowId, 'c1-1');
+    expect((await run.result()).terminationReason).toBe('success');
+    expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBe(1);
+  });
+
   it('refuses unsigned, untrusted, forged, expired, misdirected and reused decisions before history; a signed one runs', async () => {
     const requireSigned = { approvals: { requireSigned: true } };
     const run = await harness.start([deleteCall('s1'), deleteCall('s2'), { answer: 'done' }], 'q', requireSigned);

@@ -1,11 +1,19 @@
-import type { Payload, PayloadCodec, SerializationContext } from '@temporalio/common';
+import {
+  defaultPayloadConverter,
+  type Payload,
+  type PayloadCodec,
+  type PayloadConverter,
+  type SerializationContext,
+} from '@temporalio/common';
 import { verifyDecision, type ApprovalKey } from '../../client/decision-signing';
 import { SIGNATURE_FIELD, VERDICT_FIELD } from '../../shared/signed-decision';
 
-const JSON_ENCODING = 'json/plain';
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-// Either field's name, or a JSON escape that could spell it: a payload with none of these cannot hold either field.
+/*
+ * Either field's name, or a JSON escape that could spell it. The workflow's UTF-8 decoding maps each ASCII byte to
+ * itself and never makes an ASCII character out of other bytes (overlong forms become U+FFFD), and JSON can spell a
+ * letter of a key only as itself or as a `\u` escape: so a payload whose bytes hold none of these cannot hold either
+ * field, however the workflow reads it.
+ */
 const NEEDLES = [Buffer.from('signature'), Buffer.from('\\u')];
 
 /**
@@ -15,12 +23,19 @@ const NEEDLES = [Buffer.from('signature'), Buffer.from('\\u')];
  * It always replaces a verdict a sender wrote, so a verdict the validator reads is this codec's. History keeps what
  * was sent (signature included, verdict never), and the keys stay in this process.
  *
- * It sees every payload, so it skips cheaply: activity payloads (no decision comes that way), non-JSON payloads, and
- * payloads whose bytes cannot hold either field are passed through untouched, without parsing; a parsed payload that
- * is not a decision (`callId` and `decision`) is passed through too.
+ * What it judges is what the workflow will read: the payload is converted by the same payload converter the workflow
+ * uses (encoding name and UTF-8 text included), never by a look at its first bytes, so no spelling of a payload
+ * (leading whitespace, another encoding name, escapes) reaches the workflow as a decision this codec did not see. It
+ * skips cheaply only what cannot hold either field: activity payloads (no decision comes that way) and payloads whose
+ * bytes have neither field's name nor an escape. A payload the converter cannot read is passed through: the workflow
+ * cannot read it either.
  */
 export class DecisionVerifierCodec implements PayloadCodec {
-  constructor(private readonly keys: readonly ApprovalKey[]) {}
+  /** `converter` must be the one the workflows read payloads with (the plugin passes the worker's own). */
+  constructor(
+    private readonly keys: readonly ApprovalKey[],
+    private readonly converter: PayloadConverter = defaultPayloadConverter,
+  ) {}
 
   async encode(payloads: Payload[]): Promise<Payload[]> {
     return payloads;
@@ -32,14 +47,13 @@ export class DecisionVerifierCodec implements PayloadCodec {
   }
 
   private decodeOne(payload: Payload): Payload {
-    const encoding = payload.metadata?.encoding;
     const data = payload.data;
-    if (!encoding || !data || data.length === 0 || decoder.decode(encoding) !== JSON_ENCODING) return payload;
+    if (!data || data.length === 0) return payload;
     const bytes = Buffer.from(data.buffer, data.byteOffset, data.byteLength);
-    if (bytes[0] !== 0x7b /* { */ || !NEEDLES.some((needle) => bytes.includes(needle))) return payload;
+    if (!NEEDLES.some((needle) => bytes.includes(needle))) return payload;
     let value: unknown;
     try {
-      value = JSON.parse(bytes.toString('utf8'));
+      value = this.converter.fromPayload(payload);
     } catch {
       return payload;
     }
@@ -53,6 +67,7 @@ export class DecisionVerifierCodec implements PayloadCodec {
     const verified = Object.hasOwn(rest, SIGNATURE_FIELD)
       ? { ...rest, [VERDICT_FIELD]: verifyDecision(this.keys, rest) }
       : rest;
-    return { ...payload, data: encoder.encode(JSON.stringify(verified)) };
+    // Written back by the workflows' own converter, so what the validator reads is exactly this object.
+    return this.converter.toPayload(verified);
   }
 }
