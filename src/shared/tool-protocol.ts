@@ -114,6 +114,11 @@ export interface RunToolInput {
    * earlier attempt's outcome unknown asks the tool's `reconcile` before running the handler again.
    */
   reconcile?: true;
+  /**
+   * Set on the run a person approved after its call's outcome was uncertain ("run it again"): its first attempt runs
+   * the handler without asking `reconcile` (the person overruled its `unknown`); its retries ask, as any retry does.
+   */
+  rerun?: true;
 }
 
 /** Input of the `reconcileTool` activity: the call whose last attempt's outcome nobody saw. */

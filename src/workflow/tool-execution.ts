@@ -68,18 +68,14 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
 }
 
 /**
- * One run of the tool's activity, its retries included; a lost outcome is an observation that says so. `askReconcile`
- * false: a person said to run it again, so the activity must not ask `reconcile` first (a local tool asks before every
- * first attempt, and would find the same `unknown` the person just overruled).
+ * One run of the tool's activity, its retries included; a lost outcome is an observation that says so. `rerun`: a
+ * person said to run it again, so its first attempt must not ask `reconcile` (a local tool asks before every first
+ * attempt, and would find the same `unknown` the person just overruled); its retries still do, or each would repeat
+ * the effect unchecked.
  */
-async function runOnce(
-  state: RunState,
-  call: ParsedToolCall,
-  tool: ToolInfo,
-  askReconcile = true,
-): Promise<ToolObservation> {
-  const reconciles = askReconcile && state.rules.reconcilesEffects && tool.reconciles;
-  const reconcile = reconciles ? { reconcile: true as const } : {};
+async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo, rerun = false): Promise<ToolObservation> {
+  const reconciles = state.rules.reconcilesEffects && tool.reconciles;
+  const reconcile = reconciles ? { reconcile: true as const, ...(rerun ? { rerun: true as const } : {}) } : {};
   // Older rules never saw a remote placement in their catalogs.
   const remote = state.rules.remoteTools ? tool.remote : undefined;
   const local = tool.local === true && remote === undefined;
@@ -185,7 +181,7 @@ async function settleUnseen(
       }
       approved = true;
     }
-    latest = await runOnce(state, call, tool, !approved);
+    latest = await runOnce(state, call, tool, approved);
     attempts += latest.attempts ?? latest.effect?.attempts ?? 1;
   }
   // Lost again on the last round: its own evidence; otherwise what the earlier rounds found, with every attempt.

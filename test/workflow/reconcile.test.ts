@@ -87,7 +87,36 @@ const payLocal = defineTool({
   reconcile: reconcilePayment,
 });
 
-const harness = useHarness({ tools: [pay2, payOnce, payBlind, payLocal] });
+/** Reconcile lookups per call key, for a provider whose search is down the first time it is asked. */
+const lookups = new Map<string, number>();
+
+/**
+ * Every attempt applies the payment and then hangs, so each outcome is lost; `reconcile` answers `unknown` the first
+ * time a key is looked up, then the truth. A person's "run it again" must pay once more, and no more than once.
+ */
+const payFlaky = defineTool({
+  name: 'pay_flaky',
+  description: 'Pays an amount through a provider that loses every answer.',
+  schema: z.object({ amount: z.number() }),
+  timeout: '1s',
+  retry: { maximumAttempts: 2, initialInterval: '100ms', backoffCoefficient: 1 },
+  handler: async ({ amount }, { idempotencyKey, signal }) => {
+    invocations.set(idempotencyKey, (invocations.get(idempotencyKey) ?? 0) + 1);
+    applied.set(idempotencyKey, (applied.get(idempotencyKey) ?? 0) + 1);
+    await new Promise((resolve) => signal.addEventListener('abort', resolve));
+    return { paid: amount, receipt: 'never-seen' };
+  },
+  reconcile: (key, { amount }) => {
+    const lookup = (lookups.get(key) ?? 0) + 1;
+    lookups.set(key, lookup);
+    if (lookup === 1) return { status: 'unknown' as const, detail: 'the provider search is down' };
+    return (applied.get(key) ?? 0) > 0
+      ? { status: 'done' as const, result: { paid: amount, receipt: 'found-by-reference' } }
+      : { status: 'not_done' as const };
+  },
+});
+
+const harness = useHarness({ tools: [pay2, payOnce, payBlind, payLocal, payFlaky] });
 const thought = 'The invoice is due, so I pay it now.';
 const payTurns = (tool: string, found: Payment['found']) => [
   { thought, toolCalls: [{ name: tool, args: { amount: 40, found } }] },
@@ -161,6 +190,26 @@ describe('reconcile: a call whose outcome nobody saw', () => {
       decision: { kind: 'approve', by },
     });
     expect(outcomeOf(run.firstRunId)).toEqual({ applied: 2, invocations: 2 }); // the person chose to pay again
+  });
+
+  it('"run it again" skips reconcile only before the re-run: its lost attempt is looked up, not paid a third time', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'pay_flaky', args: { amount: 5 } }] },
+      { answer: 'The invoice is settled.' },
+    ]);
+    await waitForPending(harness, run.workflowId, { callId: 'c1-1:uncertain' });
+    await harness.agents.approve(run.workflowId, 'c1-1:uncertain');
+    const result = await run.result();
+    const step = result.trace.steps[0] as ReActStep;
+    // The re-run's first attempt paid and lost its answer; its retry asked reconcile, which found that payment.
+    expect(step.observation).toContain('found-by-reference');
+    expect(step.effect).toMatchObject({
+      mayHaveHappened: true,
+      noticedBy: 'retry',
+      reconcile: 'done',
+      decision: { kind: 'approve', by },
+    });
+    expect(outcomeOf(run.firstRunId)).toEqual({ applied: 2, invocations: 2 }); // the first call and the approved one
   });
 
   it('unknown → respond: treated as done with the result the person gives; the call does not run again', async () => {

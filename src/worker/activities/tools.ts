@@ -146,9 +146,11 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
     // lookup, a missed one a duplicate effect.
     const unseen = attempt > 1 && !failedAttempts.has(attemptsKey);
     // A local activity re-run after its worker died starts at attempt 1 with nothing recorded: indistinguishable from
-    // a first run, so a local tool that reconciles asks before every first attempt.
+    // a first run, so a local tool that reconciles asks before every first attempt, except the first attempt of a run
+    // a person approved over reconcile's `unknown`. A retry of that run asks like any other: the person approved one
+    // more run, not every attempt the retry policy allows.
     const reconciles = input.reconcile === true && tool.reconcile !== undefined;
-    const askFirst = reconciles && (unseen || (context.info.isLocal && attempt === 1));
+    const askFirst = reconciles && (unseen || (context.info.isLocal && attempt === 1 && input.rerun !== true));
     return withHeartbeats(async (signal) => {
       let effect: StepEffect | undefined = unseen
         ? { attempts: attempt, mayHaveHappened: true, noticedBy: 'retry' }
