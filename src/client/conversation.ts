@@ -1,6 +1,7 @@
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { getEventsQuery, sendMessageUpdate } from '../shared/messages';
 import type { TerminationReason } from '../shared/types';
+import { updateLimitError } from './decisions';
 import { MessageRefusedError } from './errors';
 import { followEvents } from './events';
 import { queryRun } from './query';
@@ -18,6 +19,11 @@ export async function sendMessage(handle: WorkflowHandle, text: string): Promise
   try {
     return await handle.executeUpdate(sendMessageUpdate, { args: [{ text }] });
   } catch (error) {
+    const limit = updateLimitError(
+      error,
+      'send it again once the conversation has handed over to a new run, which it does between turns',
+    );
+    if (limit) throw new MessageRefusedError(`Message refused: ${limit.message}`);
     if (error instanceof WorkflowUpdateFailedError)
       throw new MessageRefusedError(error.cause?.message ?? error.message);
     // A closed run takes no updates at all.

@@ -159,8 +159,11 @@ export async function resolveCallId(handle: WorkflowHandle, callId: string | und
   );
 }
 
-/** A refused update as DecisionRefusedError (with the run's reason); other errors unchanged. */
-function refused(error: unknown): unknown {
+/**
+ * The error to throw when one of Temporal's update limits per run refused an update, or null when none did: the
+ * server's own message says no more than "Workflow Update failed". `instead` is what the sender can do meanwhile.
+ */
+export function updateLimitError(error: unknown, instead: string): Error | null {
   const limit = updateLimitReached(error);
   if (limit === 'in-flight') {
     return new Error(
@@ -170,12 +173,20 @@ function refused(error: unknown): unknown {
     );
   }
   if (limit === 'total') {
-    return new Error(
-      "the run has taken Temporal's 2,000 updates per run and takes no more; send the decision as a signal " +
-        '(Temporal UI or `temporal workflow signal`), or wait until it continues as new',
-      { cause: error },
-    );
+    return new Error(`the run has taken Temporal's 2,000 updates per run and takes no more; ${instead}`, {
+      cause: error,
+    });
   }
+  return null;
+}
+
+/** A refused update as DecisionRefusedError (with the run's reason); other errors unchanged. */
+function refused(error: unknown): unknown {
+  const limit = updateLimitError(
+    error,
+    'send the decision as a signal (Temporal UI or `temporal workflow signal`), or wait until it continues as new',
+  );
+  if (limit) return limit;
   if (!(error instanceof WorkflowUpdateFailedError) || !error.cause) return error;
   const details = error.cause instanceof ApplicationFailure ? error.cause.details : undefined;
   const reason = typeof details?.[0] === 'string' ? (details[0] as RefusalReason) : undefined;

@@ -162,9 +162,10 @@ export async function nextTurn(state: RunState): Promise<boolean> {
     if (!(await countedCondition(state.cost, () => conversation.inbox.length > 0, idleMs))) return false;
   } else {
     // A conversation of one-iteration turns never reaches the loop's check between iterations, so it hands over here
-    // too: the next run goes on waiting, with what is left of the idle timeout.
+    // too: the next run goes on waiting, with what is left of the idle timeout. Messages that are already waiting go
+    // with it (rule set 7): a conversation kept busy would otherwise never be idle, and never hand over.
     const remainingMs = Math.max(1, idleMs - (Date.now() - awaiting.sinceMs));
-    const due = () => conversation.inbox.length === 0 && idleHandOverDue(state);
+    const due = () => (conversation.inbox.length === 0 || state.rules.handsOverWhenBusy) && idleHandOverDue(state);
     if (!(await countedCondition(state.cost, () => conversation.inbox.length > 0 || due(), remainingMs))) return false;
     if (due()) await continueAsNewNow(state);
     delete conversation.awaiting;
@@ -192,8 +193,9 @@ function awaitingOf(state: RunState): NonNullable<ConversationState['awaiting']>
 }
 
 /**
- * Events a waiting conversation's run may hold before it hands over. Every update (a message, a decision, an event
- * poll) adds at least two, and Temporal refuses a run's 2,001st update: this stays well under that.
+ * Events a conversation's run may hold before it hands over between turns. Every update (a message, a decision, an
+ * event poll) adds at least two, and Temporal refuses a run's 2,001st update: this stays well under that (fewer than
+ * 1,500 updates), busy or idle.
  */
 const IDLE_HANDOVER_EVENTS = 3_000;
 

@@ -170,6 +170,11 @@ const GENERATIONS = [
        * schedule-to-start timeout after which the model hears that nobody polls that queue.
        */
       remoteTools: true,
+      /**
+       * A conversation hands over between turns when it is due (steps, history, the server's suggestion) even while
+       * messages wait, carrying them: one kept busy used to stay in one run until Temporal refused its updates.
+       */
+      handsOverWhenBusy: true,
     },
   },
 ] as const;

@@ -10,6 +10,9 @@ import { DuplicateToolError } from '../../src/worker';
 import { InvalidEnvironmentError } from '../../src/worker/env';
 import { PayloadCodecError } from '../../src/worker/codec';
 import { DurableAgentError, ErrorType } from '../../src/shared/errors';
+import type { WorkflowHandle } from '@temporalio/client';
+import { sendMessage } from '../../src/client/conversation';
+import { MessageRefusedError } from '../../src/client/errors';
 
 const SRC = path.resolve(__dirname, '../../src');
 
@@ -63,5 +66,22 @@ describe('one error family', () => {
     const values = Object.values(ErrorType);
     expect(new Set(values).size).toBe(values.length);
     for (const value of values) expect(value).toMatch(/^[A-Z]\w+Error$/);
+  });
+});
+
+describe("Temporal's update limits per run", () => {
+  // The server's own wording when a run has taken its 2,000th update; the client only shows "Workflow Update failed".
+  const refusedByServer = new Error('Workflow Update failed', {
+    cause: new Error('limit on the total number of distinct updates in this workflow has been reached'),
+  });
+
+  it('a message the server refuses for the limit says so in one line, with what to do', async () => {
+    const handle = { workflowId: 'chat-1', executeUpdate: () => Promise.reject(refusedByServer) };
+    const sending = sendMessage(handle as unknown as WorkflowHandle, 'hello');
+    await expect(sending).rejects.toThrow(MessageRefusedError);
+    await expect(sending).rejects.toThrow(
+      "Message refused: the run has taken Temporal's 2,000 updates per run and takes no more; send it again once " +
+        'the conversation has handed over to a new run, which it does between turns',
+    );
   });
 });

@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, inject, it } from 'vitest';
 import { MessageRefusedError } from '../../src/client/errors';
 import type { RecordedRequest, ScriptedResponder } from '../../src/testing/scripted-model';
@@ -167,6 +168,38 @@ describe('conversations', () => {
     expect(result.trace.turns?.map((turn) => turn.message)).toEqual(['first', 'second', 'third', 'fourth']);
     // No turn was answered twice by the run that took over.
     expect(harness.model.requests(run.modelName)).toHaveLength(4);
+  });
+
+  it('a conversation kept busy hands over with its waiting messages, and answers each of them once (T5)', async () => {
+    // The first turn waits for a person while four messages queue up: when it ends, a turn is always waiting, so the
+    // conversation is never idle. Before the fix it answered every queued turn in its first run, and a steady stream
+    // kept it there until Temporal refused its 2,001st update.
+    const run = await harness.start(
+      (request) =>
+        lastUser(request) === 'clean up' && !request.messages.some((message) => message.role === 'tool')
+          ? { thought, toolCalls: [{ name: 'delete_record', args: { id: 'b1' } }] }
+          : { answer: `Noted: ${lastUser(request)}` },
+      'clean up',
+      { conversation: { idleTimeout: '3s' }, history: { maxStepsPerRun: 2 } },
+    );
+    await waitForPending(harness, run.workflowId);
+    const queued = ['one', 'two', 'three', 'four'];
+    for (const message of queued) await run.send(message);
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    const result = await run.result();
+    expect(result.trace.turns?.map((turn) => turn.finalAnswer)).toEqual([
+      'Noted: clean up',
+      ...queued.map((message) => `Noted: ${message}`),
+    ]);
+    // The first run did its two steps, then handed over between turns with all four messages still waiting.
+    const { runIds } = await chainOf(run.workflowId);
+    const history = await harness.client.workflow.getHandle(run.workflowId, runIds[0]).fetchHistory();
+    const continued = history.events?.find((event) => event.workflowExecutionContinuedAsNewEventAttributes);
+    const [input] = continued?.workflowExecutionContinuedAsNewEventAttributes?.input?.payloads ?? [];
+    const carried = input ? defaultPayloadConverter.fromPayload<{ carried: { conversation: unknown } }>(input) : null;
+    expect(carried?.carried.conversation).toMatchObject({ turn: 1, inbox: queued });
+    // No turn was answered twice: one model call per turn, plus the first turn's tool step.
+    expect(harness.model.requests(run.modelName)).toHaveLength(queued.length + 2);
   });
 
   it('a long last answer is cut, with a note, when the conversation hands over while waiting', async () => {
