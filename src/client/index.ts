@@ -8,6 +8,7 @@ export {
 } from './agent-client';
 export {
   AgentRunError,
+  AttachRefusedError,
   DecisionRefusedError,
   InvalidConfigError,
   MessageRefusedError,

@@ -23,6 +23,7 @@ function sourceFiles(dir: string): string[] {
 describe('one error family', () => {
   const classes = {
     AgentRunError: root.AgentRunError,
+    AttachRefusedError: root.AttachRefusedError,
     DecisionRefusedError: root.DecisionRefusedError,
     InvalidConfigError: root.InvalidConfigError,
     SearchAttributesMissingError: root.SearchAttributesMissingError,
