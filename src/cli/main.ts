@@ -21,6 +21,7 @@ import { ensureSearchAttributes } from '../dev/search-attributes';
 import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { runWorkerProcess } from '../worker/process';
 import { InvalidEnvironmentError, readWorkerEnv } from '../worker/env';
+import { RemoteToolConfigError } from '../worker/tools/remote-tools';
 
 const USAGE = `Usage: durable-react-agent <command> [options]   (durable-react-agent <command> --help: one command)
 
@@ -273,6 +274,7 @@ export async function main(argv: string[]): Promise<number> {
       error instanceof UsageError ||
       error instanceof DecisionRefusedError ||
       error instanceof InvalidEnvironmentError ||
+      error instanceof RemoteToolConfigError ||
       error instanceof PayloadCodecError ||
       error instanceof SigningKeyError ||
       error instanceof DevServerBusyError ||

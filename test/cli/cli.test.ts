@@ -294,3 +294,32 @@ describe('durable-react-agent run', () => {
     );
   });
 });
+
+describe('files the worker and audit read: one line naming the file, exit 2 (T10)', () => {
+  it('a WORKER_REMOTE_TOOLS entry named like a built-in tool', async () => {
+    const file = path.join(workdir, `remote-${randomUUID()}.json`);
+    const declaration = { description: 'Computes on another worker.', parameters: { type: 'object' } };
+    await writeFile(
+      file,
+      JSON.stringify([{ name: 'calculator', taskQueue: 'math', activityType: 'calc', ...declaration }]),
+    );
+    const outcome = await cli(['worker'], { OPENAI_BASE_URL: model.baseURL, WORKER_REMOTE_TOOLS: file });
+    expect([outcome.code, outcome.stderr]).toEqual([
+      2,
+      `error: WORKER_REMOTE_TOOLS (${file}): "calculator" is already the name of another tool of this worker (a built-in or one of its own); declare the remote tool under another name\n`,
+    ]);
+  });
+
+  it('audit --verify --keys whose entry names a PEM file that is not there', async () => {
+    const keys = path.join(workdir, `keys-${randomUUID()}.json`);
+    await writeFile(
+      keys,
+      JSON.stringify({ keys: [{ id: 'alice-1', approver: 'alice', publicKeyFile: 'missing.pem' }] }),
+    );
+    const outcome = await cli(['audit', 'some-run', '--verify', '--keys', keys]);
+    expect([outcome.code, outcome.stderr]).toEqual([
+      2,
+      `error: approval keys file ${keys}: approval keys[0] (alice-1): cannot read publicKeyFile ${path.join(workdir, 'missing.pem')} (no such file)\n`,
+    ]);
+  });
+});
