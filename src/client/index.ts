@@ -8,7 +8,6 @@ export {
 } from './agent-client';
 export {
   AgentRunError,
-  AttachRefusedError,
   DecisionRefusedError,
   InvalidConfigError,
   MessageRefusedError,
