@@ -167,9 +167,16 @@ export async function decisionCommand(
     switch (command) {
       case 'approve': {
         const applied = await agents.decide(id, second, { decision: 'approve', always: values.always, ...hash });
+        // What the run applied, not what was asked: it takes no "always" for a call that may have happened.
         out(
-          `approved ${applied.callId} (${applied.tool})${values.always ? ' and every later call of it in this run' : ''}`,
+          `approved ${applied.callId} (${applied.tool})${applied.always ? ' and every later call of it in this run' : ''}`,
         );
+        if (values.always && !applied.always) {
+          say(
+            `note: --always not applied: approving ${applied.callId} runs that call again (it may have happened), ` +
+              'later calls of the tool still ask',
+          );
+        }
         return 0;
       }
       case 'reject': {

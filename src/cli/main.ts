@@ -21,6 +21,7 @@ import { ensureSearchAttributes } from '../dev/search-attributes';
 import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { runWorkerProcess } from '../worker/process';
 import { InvalidEnvironmentError, readWorkerEnv } from '../worker/env';
+import { RemoteToolConfigError } from '../worker/tools/remote-tools';
 
 const USAGE = `Usage: durable-react-agent <command> [options]   (durable-react-agent <command> --help: one command)
 
@@ -273,6 +274,7 @@ export async function main(argv: string[]): Promise<number> {
       error instanceof UsageError ||
       error instanceof DecisionRefusedError ||
       error instanceof InvalidEnvironmentError ||
+      error instanceof RemoteToolConfigError ||
       error instanceof PayloadCodecError ||
       error instanceof SigningKeyError ||
       error instanceof DevServerBusyError ||
@@ -291,7 +293,21 @@ function drained(stream: NodeJS.WriteStream): Promise<void> {
   return new Promise((resolve) => stream.write('', () => resolve()));
 }
 
+/**
+ * A reader that stops early (`trace <id> | head -1`) closes the pipe, and the next write fails with EPIPE: the reader
+ * had what it wanted, so this is no failure of the command. The CLI exits at once and quietly, with 0, as Node CLIs
+ * commonly do for a closed pipe: not 141 (a shell's code for a process SIGPIPE killed), which under `set -o pipefail`
+ * would fail a script for a `head` that had enough. Any other stdout error is thrown as before.
+ */
+function exitQuietlyWhenStdoutCloses(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+    throw error;
+  });
+}
+
 if (require.main === module) {
+  exitQuietlyWhenStdoutCloses();
   void main(process.argv.slice(2)).then(async (code) => {
     await Promise.all([drained(process.stdout), drained(process.stderr)]);
     // Exit explicitly all the same: a connection or timer left open must not keep a finished command alive.

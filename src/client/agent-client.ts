@@ -8,6 +8,7 @@ import { dataConverterFromEnv } from '../worker/codec';
 import { readEnv } from './env';
 import { stitchTrace } from './run-chain';
 import { startMetadata } from './run-metadata';
+import { checkAttached } from './attach';
 import { validateAgentConfig, type AgentConfig } from '../shared/agent-config';
 import { validateResolvedConfig, type ResolvedConfig } from '../shared/config';
 import { AGENT_WORKFLOW_TYPE, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
@@ -69,8 +70,9 @@ export interface StartOptions {
   /**
    * When a run with this `workflowId` is running: `fail` (default) throws Temporal's
    * WorkflowExecutionAlreadyStartedError; `attach` returns that run's handle and starts nothing (Temporal's
-   * USE_EXISTING conflict policy), so a webhook handler that retries with its business key gets the same run. Once
-   * that run has closed, the same ID starts a new run.
+   * USE_EXISTING conflict policy), so a webhook handler that retries with its business key gets the same run. A
+   * running run started with another query (whitespace aside), config, workflow type or task queue is not returned:
+   * AttachRefusedError says what differs. Once that run has closed, the same ID starts a new run.
    */
   ifRunning?: 'fail' | 'attach';
 }
@@ -235,6 +237,8 @@ export class AgentClient extends AgentDecisions {
     } catch (error) {
       throw explainMissingSearchAttributes(error);
     }
+    if (attach)
+      await checkAttached(this.client, workflowId, { workflowType: type, taskQueue, query: input.query, config });
     return this.handle(workflowId);
   }
 

@@ -170,7 +170,7 @@ export function parseApprovalKeys(json: unknown, baseDir = process.cwd()): Appro
       typeof raw.publicKey === 'string'
         ? raw.publicKey
         : typeof raw.publicKeyFile === 'string'
-          ? readFileSync(path.resolve(baseDir, raw.publicKeyFile), 'utf8')
+          ? readPublicKeyFile(path.resolve(baseDir, raw.publicKeyFile), `${where} (${raw.id})`)
           : undefined;
     if (pem === undefined)
       throw new SigningKeyError(`${where} (${raw.id}): give "publicKey", "publicKeyFile" or "secret"`);
@@ -186,7 +186,22 @@ export function parseApprovalKeys(json: unknown, baseDir = process.cwd()): Appro
   });
 }
 
-/** Reads a verification key set from a JSON file (WORKER_APPROVAL_KEYS); PEM files it names are relative to it. */
+/** A PEM file a key entry names; one that cannot be read is the entry's mistake, said as such (not a bare ENOENT). */
+function readPublicKeyFile(file: string, where: string): string {
+  try {
+    return readFileSync(file, 'utf8');
+  } catch (error) {
+    const { code, message } = error as NodeJS.ErrnoException;
+    throw new SigningKeyError(
+      `${where}: cannot read publicKeyFile ${file} (${code === 'ENOENT' ? 'no such file' : message})`,
+    );
+  }
+}
+
+/**
+ * Reads a verification key set from a JSON file (WORKER_APPROVAL_KEYS, `audit --keys`); PEM files it names are
+ * relative to it. Every problem is one line naming the file, the same whichever command read it.
+ */
 export function readApprovalKeysFile(file: string): ApprovalKey[] {
   let json: unknown;
   try {
@@ -194,7 +209,12 @@ export function readApprovalKeysFile(file: string): ApprovalKey[] {
   } catch (error) {
     throw new SigningKeyError(`cannot read approval keys file ${file}: ${(error as Error).message}`);
   }
-  return parseApprovalKeys(json, path.dirname(file));
+  try {
+    return parseApprovalKeys(json, path.dirname(file));
+  } catch (error) {
+    if (!(error instanceof SigningKeyError)) throw error;
+    throw new SigningKeyError(`approval keys file ${file}: ${error.message}`);
+  }
 }
 
 function signatureHolds(key: ApprovalKey, text: string, value: string): boolean {

@@ -43,6 +43,23 @@ export class MessageRefusedError extends DurableAgentError {
   override readonly name = 'MessageRefusedError';
 }
 
+/**
+ * `start(…, { ifRunning: 'attach' })` found a run with that ID running, but one that another request started (another
+ * query, config, workflow type or task queue): its approvals and limits are not the ones asked for, so no handle is
+ * returned. Nothing was started or changed.
+ */
+export class AttachRefusedError extends DurableAgentError {
+  override readonly name = 'AttachRefusedError';
+  constructor(
+    message: string,
+    readonly workflowId: string,
+    /** What differs: `query`, `workflowType`, `taskQueue`, `seed`, or `config.<field>` for each differing field. */
+    readonly differences: string[],
+  ) {
+    super(message);
+  }
+}
+
 /** An error's message and its causes', joined: to recognise a server's refusal whatever the SDK wrapped it in. */
 export function causeMessages(error: unknown): string {
   const parts: string[] = [];

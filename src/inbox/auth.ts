@@ -78,7 +78,7 @@ export const SESSION_TTL_MS = 12 * 60 * 60 * 1000;
 const MAX_SESSIONS_PER_USER = 50;
 /** Sessions kept at most; the oldest go first. */
 const MAX_SESSIONS = 10_000;
-/** Failed sign-ins (bad token) from one address within a minute before it is refused for a minute. */
+/** Wrong tokens from one address within a minute before its wrong tokens are refused for a minute. */
 export const MAX_FAILED_SIGN_INS = 20;
 const FAILURE_WINDOW_MS = 60_000;
 /** Addresses with recent failures kept at most. */
@@ -152,6 +152,12 @@ function singleHeader(request: IncomingMessage, name: string): string | undefine
   return values?.length === 1 ? values[0]!.trim() || undefined : undefined;
 }
 
+/** The token of an `Authorization: Bearer …` header, if the request has one. */
+export function bearerTokenOf(request: IncomingMessage): string | undefined {
+  const authorization = header(request, 'authorization');
+  return authorization?.toLowerCase().startsWith('bearer ') ? authorization.slice(7).trim() : undefined;
+}
+
 /** Checks requests against an {@link IdentitySource}; tokens are compared by digest in constant time. */
 export class Authenticator {
   private readonly byDigest: { digest: Buffer; user: InboxUser }[];
@@ -205,16 +211,26 @@ export class Authenticator {
     return sessionCookie('', 0, secure);
   }
 
-  /** Whether this address is refused for now after too many failed sign-ins. */
-  refused(address: string): boolean {
+  /**
+   * Whether a token check from this address is refused for now after too many wrong tokens. Given the `token`: true
+   * for a wrong one (counted as one more), false for a right one. The pause is there to stop guessing, and a right
+   * token is no guess: refusing it too let anyone behind the same address (a proxy, loopback) keep every token holder
+   * out. Without a token: whether the address is paused at all.
+   */
+  refused(address: string, token?: string): boolean {
     const until = this.refusedUntil.get(address);
     if (until === undefined) return false;
-    if (until > Date.now()) return true;
-    this.refusedUntil.delete(address);
-    return false;
+    if (until <= Date.now()) {
+      this.refusedUntil.delete(address);
+      return false;
+    }
+    if (token === undefined) return true;
+    if (this.userOfToken(token)) return false;
+    this.noteFailure(address);
+    return true;
   }
 
-  /** Records a failed sign-in (a wrong token); too many from one address refuse it for a minute, and say so. */
+  /** Records a failed sign-in (a wrong token); too many from one address refuse its wrong tokens for a minute. */
   noteFailure(address: string): void {
     const now = Date.now();
     // Addresses whose failures are older than the window are forgotten, so many addresses cannot grow the map.
@@ -230,7 +246,7 @@ export class Authenticator {
     if (recent.length >= MAX_FAILED_SIGN_INS) {
       this.failures.delete(address);
       this.refusedUntil.set(address, now + FAILURE_WINDOW_MS);
-      this.log(`${recent.length} wrong tokens from ${address} within a minute: refusing it for a minute`);
+      this.log(`${recent.length} wrong tokens from ${address} within a minute: refusing its wrong tokens for a minute`);
     }
   }
 
@@ -245,9 +261,9 @@ export class Authenticator {
 
   /** Who sent a request: a bearer token, the session cookie, or the trusted header, in that order; null if nobody. */
   authenticate(request: IncomingMessage): Authenticated | null {
-    const authorization = header(request, 'authorization');
-    if (authorization?.toLowerCase().startsWith('bearer ')) {
-      const user = this.userOfToken(authorization.slice(7).trim());
+    const token = bearerTokenOf(request);
+    if (token !== undefined) {
+      const user = this.userOfToken(token);
       if (!user) this.noteFailure(request.socket.remoteAddress ?? 'unknown');
       return user ? { user, method: 'bearer', csrf: this.csrfFor(`bearer:${user.name}`) } : null;
     }

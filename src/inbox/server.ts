@@ -5,7 +5,7 @@ import { WorkflowNotFoundError } from '@temporalio/common';
 import { listPending, type PendingCache } from '../client/decisions';
 import { cursorOf, streamRunEvents } from './event-stream';
 import { allowedHosts, listen } from '../client/http-listen';
-import { Authenticator, type Authenticated, type IdentitySource } from './auth';
+import { Authenticator, bearerTokenOf, type Authenticated, type IdentitySource } from './auth';
 import { INBOX_SCRIPT, INBOX_STYLE } from './browser-assets';
 import type { DecisionSigner } from '../client/decision-signing';
 import { answerAs, BadRequest, budgetAs, decideAs, httpStatus, readBody, type DecisionOutcome } from './decide';
@@ -128,20 +128,20 @@ async function route(
       error: `this inbox does not answer to Host "${visible(host)}": open it at ${[...hosts].join(' or ')}, or start it with --public-url`,
     });
   }
-  // Only token checks are refused after too many wrong tokens: a signed-in session or a proxy's user goes on
-  // working, so guessing from a shared address (loopback, a proxy) cannot lock everyone out.
+  // Only wrong tokens are refused after too many of them: a right token, a signed-in session or a proxy's user goes
+  // on working, so guessing from a shared address (loopback, a proxy) cannot lock everyone out.
   const address = request.socket.remoteAddress ?? 'unknown';
-  const checksToken =
-    (url.pathname === '/login' && method === 'POST') || /^bearer /i.test(request.headers.authorization ?? '');
-  if (checksToken && auth.refused(address)) {
-    return sendJson(response, 429, { error: 'too many wrong tokens from this address: wait a minute' });
-  }
+  const tooManyWrongTokens = () =>
+    sendJson(response, 429, { error: 'too many wrong tokens from this address: wait a minute' });
+  const bearer = bearerTokenOf(request);
+  if (bearer !== undefined && auth.refused(address, bearer)) return tooManyWrongTokens();
   if (url.pathname === '/login' && method === 'GET')
     return sendHtml(response, 200, loginPage(null, safeNext(url.searchParams.get('next'))));
   if (url.pathname === '/login' && method === 'POST') {
     if (crossOrigin(request)) return sendJson(response, 403, { error: 'cross-origin sign-in refused' });
     const body = await readBody(request);
     const token = typeof body.token === 'string' ? body.token.trim() : '';
+    if (auth.refused(address, token)) return tooManyWrongTokens();
     const user = auth.userOfToken(token);
     if (!user) {
       auth.noteFailure(address);

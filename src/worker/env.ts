@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { parseMcpServers, type McpServersConfig } from './mcp/config';
-import { parseRemoteTools, type RemoteToolConfig } from './tools/remote-tools';
+import { parseRemoteTools, withRemoteToolsOrigin, type RemoteToolConfig } from './tools/remote-tools';
 import { z } from 'zod';
 import { parseDuration } from '../shared/duration';
 import { formatZodIssues } from '../shared/validation';
@@ -122,14 +122,15 @@ export function readRemoteToolsFile(file: string): RemoteToolConfig[] {
   } catch (error) {
     throw new InvalidEnvironmentError(`cannot read WORKER_REMOTE_TOOLS file ${file}: ${(error as Error).message}`);
   }
+  const origin = `WORKER_REMOTE_TOOLS (${file})`;
   try {
-    parseRemoteTools(input, `WORKER_REMOTE_TOOLS (${file})`);
+    parseRemoteTools(input, origin);
   } catch (error) {
     throw new InvalidEnvironmentError(
       `Invalid worker environment: ${error instanceof Error ? error.message : String(error)}`,
     );
   }
-  return input as RemoteToolConfig[];
+  return withRemoteToolsOrigin(input as RemoteToolConfig[], origin);
 }
 
 function approvalKeysOf(file: string): ApprovalKey[] {

@@ -9,7 +9,12 @@ import type { AnyToolDefinition } from './tools/define-tool';
 import { ToolRegistry } from './tools/registry';
 import { parseMcpServers, type McpServersConfig } from './mcp/config';
 import { McpToolSource } from './mcp/tool-source';
-import { parseRemoteTools, type RemoteToolConfig } from './tools/remote-tools';
+import {
+  parseRemoteTools,
+  RemoteToolConfigError,
+  remoteToolsOrigin,
+  type RemoteToolConfig,
+} from './tools/remote-tools';
 import { stockBundleOptions } from './workflow-bundle';
 import { useLinearTimeRegexFallback } from './regex-engine';
 import { requestTimeoutMs, runTuningOf, type ModelCallOptions } from './model-calls';
@@ -123,9 +128,18 @@ export class DurableAgentPlugin extends SimplePlugin {
     const registry = registryOf(options);
     const mcp = options.mcpServers ? new McpToolSource(parseMcpServers(options.mcpServers)) : undefined;
     if (mcp) registry.attach(mcp);
-    for (const tool of parseRemoteTools(options.remoteTools ?? [], 'remoteTools')) {
-      // A registry reused by a restarted worker already holds them; any other tool of the name is a clash.
-      if (registry.get(tool.name)?.remote === undefined) registry.register(tool);
+    const remoteOrigin = remoteToolsOrigin(options.remoteTools, 'remoteTools');
+    for (const tool of parseRemoteTools(options.remoteTools ?? [], remoteOrigin)) {
+      // A registry reused by a restarted worker already holds them; any other tool of the name is a clash, said as
+      // the declaration's mistake (where it was declared), since the other tool is usually a built-in.
+      if (registry.get(tool.name)?.remote !== undefined) continue;
+      if (registry.get(tool.name)) {
+        throw new RemoteToolConfigError(
+          `${remoteOrigin}: "${tool.name}" is already the name of another tool of this worker (a built-in or one ` +
+            'of its own); declare the remote tool under another name',
+        );
+      }
+      registry.register(tool);
     }
     const tuning = runTuningOf(options.modelCalls, options.runAhead);
     const timeoutMs = requestTimeoutMs(tuning);

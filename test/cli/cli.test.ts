@@ -27,7 +27,12 @@ interface CliOutcome {
   stderr: string;
 }
 
-function cli(args: string[], env: Record<string, string | undefined> = {}): Promise<CliOutcome> {
+/** `stopReading`: the reader closes stdout after the first chunk, as `| head -1` does. */
+function cli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+  { stopReading = false }: { stopReading?: boolean } = {},
+): Promise<CliOutcome> {
   const base: NodeJS.ProcessEnv = { ...process.env, OPENAI_API_KEY: undefined, OPENAI_BASE_URL: undefined };
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: workdir,
@@ -41,7 +46,10 @@ function cli(args: string[], env: Record<string, string | undefined> = {}): Prom
   });
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => {
+    stdout += chunk.toString();
+    if (stopReading) child.stdout.destroy();
+  });
   child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
 }
@@ -81,7 +89,7 @@ describe('durable-react-agent run', () => {
     );
   });
 
-  it('--json output larger than a pipe holds arrives whole', async () => {
+  it('--json output larger than a pipe holds arrives whole; a reader that stops early ends the CLI quietly (T9)', async () => {
     // Over 64 KiB: the CLI used to exit before the pipe drained, leaving a cut, unparseable JSON.
     const answer = 'The long answer. '.repeat(9_000);
     const name = scripted([{ answer }]);
@@ -95,6 +103,11 @@ describe('durable-react-agent run', () => {
     expect(trace.code, trace.stderr).toBe(0);
     expect(trace.stdout.length).toBeGreaterThan(150_000);
     expect(JSON.parse(trace.stdout)).toMatchObject({ finalResult: answer.trim() });
+    // A reader that had enough after the first chunk (`trace <id> --json | head -1`): the rest of the output meets a
+    // closed pipe. The CLI ends quietly with 0, not with an EPIPE stack trace and 1.
+    const cut = await cli(['trace', result.workflowId, '--json'], {}, { stopReading: true });
+    expect(cut.stdout.length).toBeLessThan(150_000);
+    expect([cut.code, cut.stderr]).toEqual([0, '']);
   });
 
   it('model and tool text reaches the terminal with its control characters made visible (N21)', async () => {
@@ -279,5 +292,34 @@ describe('durable-react-agent run', () => {
     expect(outcome.stderr.trim().split('\n').at(-1)).toBe(
       `error: OPENAI_API_KEY rejected by ${model.baseURL} (HTTP 401): invalid key. Set OPENAI_API_KEY to a key valid for this endpoint.`,
     );
+  });
+});
+
+describe('files the worker and audit read: one line naming the file, exit 2 (T10)', () => {
+  it('a WORKER_REMOTE_TOOLS entry named like a built-in tool', async () => {
+    const file = path.join(workdir, `remote-${randomUUID()}.json`);
+    const declaration = { description: 'Computes on another worker.', parameters: { type: 'object' } };
+    await writeFile(
+      file,
+      JSON.stringify([{ name: 'calculator', taskQueue: 'math', activityType: 'calc', ...declaration }]),
+    );
+    const outcome = await cli(['worker'], { OPENAI_BASE_URL: model.baseURL, WORKER_REMOTE_TOOLS: file });
+    expect([outcome.code, outcome.stderr]).toEqual([
+      2,
+      `error: WORKER_REMOTE_TOOLS (${file}): "calculator" is already the name of another tool of this worker (a built-in or one of its own); declare the remote tool under another name\n`,
+    ]);
+  });
+
+  it('audit --verify --keys whose entry names a PEM file that is not there', async () => {
+    const keys = path.join(workdir, `keys-${randomUUID()}.json`);
+    await writeFile(
+      keys,
+      JSON.stringify({ keys: [{ id: 'alice-1', approver: 'alice', publicKeyFile: 'missing.pem' }] }),
+    );
+    const outcome = await cli(['audit', 'some-run', '--verify', '--keys', keys]);
+    expect([outcome.code, outcome.stderr]).toEqual([
+      2,
+      `error: approval keys file ${keys}: approval keys[0] (alice-1): cannot read publicKeyFile ${path.join(workdir, 'missing.pem')} (no such file)\n`,
+    ]);
   });
 });

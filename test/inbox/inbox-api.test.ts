@@ -75,15 +75,30 @@ describe('who may reach the inbox (red team N5, N14)', () => {
     }
   });
 
-  it('wrong tokens refuse only token checks from that address: signed-in sessions go on (N23)', async () => {
+  it('wrong tokens refuse only wrong tokens from that address: right tokens and sessions go on (N23, T10)', async () => {
     const guarded = await startInbox({ client: harness.client, identities: { tokens: PEOPLE } });
+    const signInStatus = async (token: string) =>
+      (
+        await fetch(`${guarded.url}/login`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded' },
+          body: new URLSearchParams({ token, next: '/' }),
+          redirect: 'manual',
+        })
+      ).status;
     try {
       const { cookie } = await signIn(guarded.url, ALICE_TOKEN);
       for (let guess = 0; guess < 20; guess++)
         await call(guarded.url, '/api/pending', { token: `guess-${guess}-abcdefgh` });
+      // Guessing goes no further from this address, by bearer or by the sign-in form.
       expect((await call(guarded.url, '/api/pending', { token: 'guess-21-abcdefgh' })).status).toBe(429);
-      expect((await call(guarded.url, '/api/pending', { token: ALICE_TOKEN })).status).toBe(429); // no guessing on
+      expect(await signInStatus('guess-22-abcdefgh')).toBe(429);
+      // A right token is no guess: the scripts and people behind the same address (a proxy) are not locked out.
+      expect((await call(guarded.url, '/api/pending', { token: ALICE_TOKEN })).status).toBe(200);
+      expect((await call(guarded.url, '/api/pending', { token: BOB_TOKEN })).status).toBe(200);
+      expect(await signInStatus(BOB_TOKEN)).toBe(303);
       expect((await call(guarded.url, '/api/pending', { cookie })).status).toBe(200);
+      expect((await call(guarded.url, '/api/pending', { token: 'guess-23-abcdefgh' })).status).toBe(429);
     } finally {
       await guarded.close();
     }

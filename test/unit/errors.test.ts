@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import * as root from '../../src';
 import { TemporalCliNotFoundError } from '../../src/testing';
 import { UsageError } from '../../src/cli/args';
+import { AttachRefusedError } from '../../src/client/errors';
 import { DevServerBusyError } from '../../src/dev/db-lock';
 import { ExpressionError, PathNotFoundError, PathOutsideRootError } from '../../src/worker/tools/builtin';
 import { DuplicateToolError } from '../../src/worker';
@@ -26,6 +27,7 @@ function sourceFiles(dir: string): string[] {
 describe('one error family', () => {
   const classes = {
     AgentRunError: root.AgentRunError,
+    AttachRefusedError,
     DecisionRefusedError: root.DecisionRefusedError,
     InvalidConfigError: root.InvalidConfigError,
     SearchAttributesMissingError: root.SearchAttributesMissingError,

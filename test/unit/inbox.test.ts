@@ -111,11 +111,12 @@ describe('inbox identities', () => {
       lines.push(line),
     );
     for (let guess = 0; guess < 19; guess++) auth.authenticate(request({ authorization: `Bearer guess-${guess}` }));
-    expect(auth.refused('127.0.0.1')).toBe(false);
+    expect(auth.refused('127.0.0.1', 'guess-x')).toBe(false);
     auth.authenticate(request({ authorization: 'Bearer guess-20' }));
-    expect(auth.refused('127.0.0.1')).toBe(true);
-    expect(auth.refused('10.0.0.9')).toBe(false);
-    expect(lines).toEqual(['20 wrong tokens from 127.0.0.1 within a minute: refusing it for a minute']);
+    expect(auth.refused('127.0.0.1', 'guess-x')).toBe(true);
+    expect(auth.refused('127.0.0.1', TOKEN)).toBe(false); // a right token is no guess
+    expect(auth.refused('10.0.0.9', 'guess-x')).toBe(false);
+    expect(lines).toEqual(['20 wrong tokens from 127.0.0.1 within a minute: refusing its wrong tokens for a minute']);
   });
 });
 

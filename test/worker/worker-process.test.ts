@@ -184,7 +184,7 @@ describe('the worker process', () => {
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     expect(await new Promise((resolve) => child.on('close', resolve))).toBe(2);
     expect(stderr).toBe(
-      'error: Invalid worker environment: WORKER_APPROVAL_KEYS: key alice-1: an HMAC secret is base64 of at least 32 bytes, got 5\n',
+      `error: Invalid worker environment: WORKER_APPROVAL_KEYS: approval keys file ${file}: key alice-1: an HMAC secret is base64 of at least 32 bytes, got 5\n`,
     );
   });
 

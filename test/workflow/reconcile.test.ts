@@ -1,10 +1,13 @@
-import { describe, expect, it } from 'vitest';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
 import type { ReActStep } from '../../src/shared/types';
 import { createListTools } from '../../src/worker/activities/tools';
 import { defineTool } from '../../src/worker/tools/define-tool';
 import { ToolRegistry } from '../../src/worker/tools/registry';
 import { TEST_REVIEWER, useHarness, waitForPending } from '../support/harness';
+import { CLI } from '../support/worker-process';
 
 /*
  * A payment whose provider has no idempotency keys: the handler's first attempt applies the payment and then hangs,
@@ -275,6 +278,23 @@ describe('reconcile: a call whose outcome nobody saw', () => {
     expect(outcomeOf(run.firstRunId)).toEqual({ applied: 1, invocations: 1 });
     const audit = await harness.agents.audit(run.workflowId);
     expect(audit.map((entry) => entry.payload.callId)).toEqual(['c1-1:uncertain']);
+  });
+
+  it('approve --always from the CLI on an uncertain call says what the run did: that call only (T10)', async () => {
+    const run = await harness.start(payTurns('pay_local', 'unknown'));
+    await waitForPending(harness, run.workflowId, { callId: 'c1-1:uncertain' });
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      [CLI, 'approve', run.workflowId, 'c1-1:uncertain', '--always'],
+      { env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress') } },
+    );
+    expect(stdout).toBe('approved c1-1:uncertain (pay_local)\n');
+    expect(stderr).toBe(
+      'note: --always not applied: approving c1-1:uncertain runs that call again (it may have happened), later calls of the tool still ask\n',
+    );
+    const step = (await run.result()).trace.steps[0] as ReActStep;
+    expect(step.effect?.decision).toMatchObject({ kind: 'approve' });
+    expect(step.effect?.decision).not.toHaveProperty('always');
   });
 
   it('reconcile-capable tools run remotely unless they say local: true, and the catalog says they reconcile', async () => {

@@ -2,6 +2,7 @@ import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { DecisionRefusedError, type PendingHandle } from '../../src';
+import type { AttachRefusedError } from '../../src/client/errors';
 import type { ScriptedTurn } from '../../src/testing/scripted-model';
 import { followPending } from '../../src/client/pending-handles';
 import { useHarness, waitForPending } from '../support/harness';
@@ -105,5 +106,37 @@ describe("start(…, { workflowId, ifRunning: 'attach' })", () => {
       runs.push(execution.runId);
     }
     expect(runs).toHaveLength(1);
+  });
+
+  it('a running run started with another query or config is refused by name, and keeps running; whitespace is no difference', async () => {
+    const workflowId = `order-${randomUUID()}`;
+    const modelName = `attach-${randomUUID()}`;
+    harness.model.script(modelName, [deleteCall('other'), { answer: 'done' }]);
+    const first = await harness.agents.start(
+      'delete the   order\n',
+      { model: modelName, limits: { maxIterations: 50 } },
+      { workflowId },
+    );
+    const stricter = harness.agents.start(
+      'refund order 42 only after approval',
+      { model: modelName, approvals: { require: ['calculator'] }, limits: { maxIterations: 2 } },
+      { workflowId, ifRunning: 'attach' },
+    );
+    const refusal = (await stricter.catch((error: unknown) => error)) as AttachRefusedError;
+    expect(refusal.name).toBe('AttachRefusedError');
+    expect(refusal.workflowId).toBe(workflowId);
+    expect(refusal.differences).toEqual(['query', 'config.maxIterations', 'config.requireConfirmation']);
+    expect(refusal.message).toMatch(/started with another query and config \(maxIterations, requireConfirmation\)/);
+    expect(refusal.message).toContain('another workflowId');
+    // The same query re-wrapped, with the same config, is the same request: it attaches.
+    const same = await harness.agents.start(
+      ' delete the order',
+      { model: modelName, limits: { maxIterations: 50 } },
+      { workflowId, ifRunning: 'attach' },
+    );
+    expect(same.workflowId).toBe(workflowId);
+    await waitForPending(harness, workflowId);
+    await harness.agents.approve(workflowId);
+    expect((await first.result()).finalAnswer).toBe('done');
   });
 });

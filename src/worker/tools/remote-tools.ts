@@ -61,6 +61,23 @@ export const remoteToolsSchema = z.array(remoteToolSchema).superRefine((tools, c
 });
 
 /**
+ * Where declarations read from a file came from (`WORKER_REMOTE_TOOLS (file)`), for the problems only the worker can
+ * see, once it knows its other tools: the plugin receives the bare array, and its user set a file, not `remoteTools`.
+ */
+const origins = new WeakMap<readonly RemoteToolConfig[], string>();
+
+/** Tags declarations with where they were read from (see {@link remoteToolsOrigin}); returns them. */
+export function withRemoteToolsOrigin(tools: RemoteToolConfig[], origin: string): RemoteToolConfig[] {
+  origins.set(tools, origin);
+  return tools;
+}
+
+/** Where these declarations were read from, else `fallback` (the plugin option's name). */
+export function remoteToolsOrigin(tools: readonly RemoteToolConfig[] | undefined, fallback: string): string {
+  return (tools && origins.get(tools)) ?? fallback;
+}
+
+/**
  * Checks remote tools' declarations and builds their definitions: the JSON Schema compiled to the validator the
  * worker checks arguments with (one it cannot compile, or a pattern it cannot run in linear time, is refused here
  * rather than let the model's arguments through unchecked). One line naming every problem when something is wrong.
