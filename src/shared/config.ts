@@ -119,7 +119,7 @@ export const resolvedConfigSchema = z.strictObject({
     .max(BUDGET_LIMIT_MAX.cost_budget)
     .optional()
     .describe(
-      "a cap on the run's money in USD (its subagents' included), priced from the worker's `prices` for the run's model; checked before each model call → `cost_budget`, or a request to raise it with `limits.onReached: 'ask'`. A run whose model has no price is refused at start",
+      "a cap on the run's money in USD (its subagents' included), priced from the worker's `prices` for the run's model; checked before each model call → `cost_budget`, or a request to raise it with `limits.onReached: 'ask'`. A run whose model, or a subagent's, has no price is refused at start",
     ),
   maxToolCallsPerReply: z
     .number()

@@ -175,6 +175,11 @@ const GENERATIONS = [
        * messages wait, carrying them: one kept busy used to stay in one run until Temporal refused its updates.
        */
       handsOverWhenBusy: true,
+      /**
+       * A subagent of a run with `limits.cost` gets what is left of it as its own cost budget, and none is started
+       * when nothing is left: its cost reaches the parent only when it returns.
+       */
+      subagentsShareCostBudget: true,
     },
   },
 ] as const;

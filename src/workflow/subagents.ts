@@ -5,7 +5,7 @@ import {
   isCancellation,
   workflowInfo,
 } from '@temporalio/workflow';
-import type { RunCost } from '../shared/cost';
+import { roundUsd, type RunCost } from '../shared/cost';
 import { BUDGET_APPROVERS } from '../shared/budget';
 import type { ResolvedConfigInput } from '../shared/config';
 import { AGENT_WORKFLOW_TYPE } from '../shared/messages';
@@ -16,7 +16,7 @@ import type { ToolObservation } from '../shared/tool-protocol';
 import type { AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
 import { recordUsage, type RunState } from './run-state';
 import { hasHooks } from './hooks';
-import { addSubagentCost, countChildStart } from './cost-ledger';
+import { addSubagentCost, countChildStart, spentUsd } from './cost-ledger';
 
 /** The cost in the trace a failed child attached to its failure (a model error), if it attached one. */
 function failedChildCost(error: unknown): RunCost | undefined {
@@ -43,7 +43,11 @@ function childType(state: RunState): string {
   return state.rules.subagentsKeepHooks && hasHooks(state.hooks) ? workflowInfo().workflowType : AGENT_WORKFLOW_TYPE;
 }
 
-function childConfig(state: RunState, agent: string, remainingTokens: number | undefined): ResolvedConfigInput {
+function childConfig(
+  state: RunState,
+  agent: string,
+  remaining: { tokens: number | undefined; usd: number | undefined },
+): ResolvedConfigInput {
   const { subagents, ...parent } = state.config;
   const sub = subagents[agent];
   const tools = sub?.tools ?? parent.tools;
@@ -73,9 +77,11 @@ function childConfig(state: RunState, agent: string, remainingTokens: number | u
     reasoningEffort: sub?.reasoningEffort ?? parent.reasoningEffort,
     parallelToolCalls: sub?.parallelToolCalls ?? parent.parallelToolCalls,
     timeoutSeconds: sub?.timeoutSeconds,
-    tokenBudget: remainingTokens,
-    // The parent's cost budget covers the child's cost, which comes back with its result: the child has none.
-    costBudget: undefined,
+    tokenBudget: remaining.tokens,
+    // The parent's cost budget covers the child's cost. Rule set 7 (`subagentsShareCostBudget`) gives the child what
+    // is left of it as its own, checked before each of its calls: its cost reaches the parent only when it returns, so
+    // a child with no cap of its own could spend any amount first. Older rules gave it none.
+    costBudget: remaining.usd,
   };
 }
 
@@ -106,14 +112,21 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
     };
   }
   const budget = state.config.tokenBudget;
-  const remaining = budget === undefined ? undefined : budget - state.counters.usage.totalTokens;
-  if (remaining !== undefined && remaining <= 0) {
+  const tokens = budget === undefined ? undefined : budget - state.counters.usage.totalTokens;
+  if (tokens !== undefined && tokens <= 0) {
     return {
       observation: errorObservation(call.tool, call.args, 'no token budget is left for a subagent', 'tool_limit'),
     };
   }
+  const costBudget = state.rules.subagentsShareCostBudget ? state.config.costBudget : undefined;
+  const usd = costBudget === undefined ? undefined : roundUsd(costBudget - spentUsd(state.cost));
+  if (usd !== undefined && usd <= 0) {
+    return {
+      observation: errorObservation(call.tool, call.args, 'no cost budget is left for a subagent', 'tool_limit'),
+    };
+  }
   const childWorkflowId = `${state.workflowId}/${call.callId}-${args.agent}`;
-  const input: AgentWorkflowInput = { query: args.task, config: childConfig(state, args.agent, remaining) };
+  const input: AgentWorkflowInput = { query: args.task, config: childConfig(state, args.agent, { tokens, usd }) };
   // Queries only: a client asking what the run waits for is pointed at the child, whose approvals are its own.
   state.approvals.delegate({ callId: call.callId, agent: args.agent, workflowId: childWorkflowId });
   state.events.emit({ type: 'subagent_started', callId: call.callId, agent: args.agent, childWorkflowId });

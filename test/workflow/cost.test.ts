@@ -9,6 +9,7 @@ import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../src
 import { z } from 'zod';
 import { startInbox } from '../../src/inbox';
 import { defineTool } from '../../src/worker/tools/define-tool';
+import { RESEARCHER, researcherSubagents } from '../support/delegation';
 import { useHarness, waitForPending } from '../support/harness';
 import { waitForBudget } from '../support/pending';
 import { ALICE_TOKEN, call, PEOPLE } from '../inbox/support';
@@ -214,7 +215,6 @@ describe('what a run cost', () => {
   });
 
   it("a subagent's cost is summed into its parent's: tokens, money and the child's actions", async () => {
-    const RESEARCHER = 'You are the researcher subagent.';
     const isChild = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(RESEARCHER);
     const parent: ScriptedTurn[] = [
       {
@@ -426,6 +426,47 @@ describe('limits.cost', () => {
     const handle = await harness.agents.start('q', { model, limits: { cost: 1 } });
     await expect(handle.result()).rejects.toThrow(
       `limits.cost needs a price for model "${model}": set it in the worker's prices (WORKER_PRICES)`,
+    );
+  });
+
+  it('holds through a subagent: the child gets what is left as its own cap, and the parent then stops too (T3)', async () => {
+    // Each child reply costs $0.028; the parent's first reply $0.00028. Before the fix the child had no cap of its
+    // own and spent all twenty replies' worth ($0.56) before its cost reached the parent's ledger.
+    const child = Array.from({ length: 20 }, (_, index) =>
+      calc(`${index}+1`, { promptTokens: 10_000, completionTokens: 1000 }),
+    );
+    const parent: ScriptedTurn[] = [
+      {
+        thought: 'The researcher can look this up.',
+        toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'Add up the numbers.' } }],
+        usage: { promptTokens: 100, completionTokens: 10 },
+      },
+      { answer: 'Done.', usage: { promptTokens: 100, completionTokens: 10 } },
+    ];
+    const isChild = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(RESEARCHER);
+    const run = await harness.start(
+      (request) => (isChild(request) ? child.shift() : parent.shift()) ?? { answer: 'out of script' },
+      'q',
+      { subagents: researcherSubagents, limits: { cost: 0.05 } },
+    );
+    const result = await run.result();
+    const childId = result.trace.steps[0]!.childWorkflowId!;
+    const childResult = await harness.agents.result(childId);
+    expect(childResult.terminationReason).toBe('cost_budget');
+    expect(result.terminationReason).toBe('cost_budget');
+    // Past the cap by one reply at most: the child's second reply was refused before it was asked for.
+    expect(result.trace.cost!.usd).toBeLessThanOrEqual(0.05 + 0.028);
+    expect(20 - child.length).toBe(2);
+  });
+
+  it("a subagent whose model has no price is refused at start, as the run's own model is", async () => {
+    const model = `unpriced-${randomUUID()}`;
+    const run = await harness.start([{ answer: 'never asked' }], 'q', {
+      limits: { cost: 1 },
+      subagents: { researcher: { ...researcherSubagents.researcher, model } },
+    });
+    await expect(run.result()).rejects.toThrow(
+      `limits.cost needs a price for subagent "researcher"'s model "${model}": set it in the worker's prices (WORKER_PRICES)`,
     );
   });
 });

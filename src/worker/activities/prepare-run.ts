@@ -26,6 +26,19 @@ export type PreparedRun =
     }
   | { ok: false; message: string };
 
+/**
+ * The first model of a run with `limits.cost` that has no price: the run's own, or a subagent's (whose spending the
+ * cap covers too, and could not count). Described for the refusal, or null when every model is priced.
+ */
+function unpricedModel(config: ResolvedConfig, model: string, prices: PriceTable): string | null {
+  if (priceOf(prices, model) === null) return `model "${model}"`;
+  for (const [name, subagent] of Object.entries(config.subagents)) {
+    const own = subagent.model ?? model;
+    if (priceOf(prices, own) === null) return `subagent "${name}"'s model "${own}"`;
+  }
+  return null;
+}
+
 /** What the workflow says of itself when it asks: its workflow task timeout (histories before it say nothing). */
 export interface RunTask {
   taskTimeoutMs?: number;
@@ -55,11 +68,13 @@ export function createPrepareRun(
     // The model this worker calls for the run, and its price: recorded, so the ledger replays as it was made.
     const model = fromCaller.model ?? defaultModel;
     const pricing = { model, price: priceOf(prices, model) };
-    if (fromCaller.costBudget !== undefined && pricing.price === null) {
-      return {
-        ok: false,
-        message: `limits.cost needs a price for model "${model}": set it in the worker's prices (WORKER_PRICES)`,
-      };
+    if (fromCaller.costBudget !== undefined) {
+      const unpriced = unpricedModel(fromCaller, model, prices);
+      if (unpriced)
+        return {
+          ok: false,
+          message: `limits.cost needs a price for ${unpriced}: set it in the worker's prices (WORKER_PRICES)`,
+        };
     }
     const config: ResolvedConfig = {
       ...fromCaller,
