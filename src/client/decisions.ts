@@ -58,8 +58,22 @@ export interface ListPendingOptions {
   cache?: PendingCache;
 }
 
-/** What {@link listPending} remembers of each waiting run between listings, by workflow ID. */
-export type PendingCache = Map<string, { key: string; at: number; items: PendingItem[]; exact: boolean }>;
+/**
+ * What {@link listPending} remembers of each waiting run between listings, by workflow ID: its items, or (`unreadable`)
+ * why it could not be read.
+ */
+export type PendingCache = Map<
+  string,
+  { key: string; at: number; items: PendingItem[]; exact: boolean; unreadable?: string }
+>;
+
+/**
+ * How long a run that could not be read is not asked again while its visibility record stays the same. Its query
+ * waits out {@link PENDING_QUERY_TIMEOUT_MS}, so asking again at every listing made each listing wait for every run
+ * whose worker was gone (red team T4: 25 such runs, 16 s a listing). A run that moves on changes its record and is
+ * asked at once; a worker that comes back for a run that stays put is noticed within this bound.
+ */
+export const UNREADABLE_RETRY_MS = 60_000;
 
 /**
  * How long a run's items are taken from the cache while its visibility record stays the same. A query replays a run
@@ -99,20 +113,26 @@ export async function listPending(client: Client, options: ListPendingOptions = 
   const found = new Map<string, PendingItem[]>();
   const { cache } = options;
   const now = Date.now();
+  const skipped = new Set<string>();
   if (cache) {
     for (const [workflowId, entry] of cache) {
       if (!keys.has(workflowId))
         cache.delete(workflowId); // no longer waiting
+      else if (entry.key !== keys.get(workflowId)) continue;
+      else if (entry.unreadable !== undefined) {
+        if (now - entry.at >= UNREADABLE_RETRY_MS) continue;
+        skipped.add(workflowId);
+        options.onUnreadable?.(workflowId, `${entry.unreadable} (not asked again until the run moves on)`);
+      }
       // A run naming its pending items in the memo is read again when they change, and only then.
-      else if (entry.key === keys.get(workflowId) && (entry.exact || now - entry.at < PENDING_CACHE_MS))
-        found.set(workflowId, entry.items);
+      else if (entry.exact || now - entry.at < PENDING_CACHE_MS) found.set(workflowId, entry.items);
     }
   }
   let next = 0;
   const readRuns = async () => {
     for (let index = next++; index < ids.length; index = next++) {
       const workflowId = ids[index]!;
-      if (found.has(workflowId)) continue;
+      if (found.has(workflowId) || skipped.has(workflowId)) continue;
       try {
         const deadline = Date.now() + PENDING_QUERY_TIMEOUT_MS;
         const handle = client.workflow.getHandle(workflowId);
@@ -122,7 +142,10 @@ export async function listPending(client: Client, options: ListPendingOptions = 
         cache?.set(workflowId, { key: keys.get(workflowId)!, at: Date.now(), items, exact: exact.has(workflowId) });
       } catch (error) {
         // Also a run that finished between the list and the query: it has nothing pending any more.
-        options.onUnreadable?.(workflowId, error instanceof Error ? error.message : String(error));
+        const reason = error instanceof Error ? error.message : String(error);
+        options.onUnreadable?.(workflowId, reason);
+        const key = keys.get(workflowId)!;
+        cache?.set(workflowId, { key, at: Date.now(), items: [], exact: false, unreadable: reason });
       }
     }
   };

@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from 'vitest';
-import { listPending, type PendingCache } from '../../src/client/decisions';
+import { listPending, UNREADABLE_RETRY_MS, type PendingCache } from '../../src/client/decisions';
 import { useHarness, waitForPending } from '../support/harness';
 
 /*
@@ -50,4 +50,43 @@ describe('listing what waits reads only runs that changed (N12)', () => {
     await harness.agents.approve(run.workflowId, 'c2-1');
     expect((await run.result()).finalAnswer).toBe('Done.');
   }, 60_000);
+
+  it('a run whose worker is gone is named, not asked again at every listing, and read again once it can be (T4)', async () => {
+    const run = await harness.start([calc('3+3'), { content: 'Six.' }], 'one sum', {
+      approvals: { require: ['calculator'] },
+    });
+    await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
+    await expect.poll(async () => (await itemsOf(run.workflowId, new Map())).length).toBe(1);
+    /** One listing: this run's items, whether it was asked (a query), and what the listing said of it. */
+    const listing = async (cache: PendingCache) => {
+      const getHandle = vi.spyOn(harness.client.workflow, 'getHandle');
+      const said: string[] = [];
+      try {
+        const items = await listPending(harness.client, {
+          cache,
+          onUnreadable: (id, reason) => (id === run.workflowId ? said.push(reason) : undefined),
+        });
+        const asked = getHandle.mock.calls.some(([id]) => id === run.workflowId);
+        return { items: items.filter((item) => item.workflowId === run.workflowId).length, asked, said };
+      } finally {
+        getHandle.mockRestore();
+      }
+    };
+    const cache: PendingCache = new Map();
+    await harness.restartWorker(async () => {
+      // No worker answers: the first listing waits out the query and names the run.
+      expect(await listing(cache)).toMatchObject({ items: 0, asked: true, said: [expect.any(String)] });
+      // The next listing names it again at once, without asking: before, each listing waited for it again.
+      expect(await listing(cache)).toEqual({
+        items: 0,
+        asked: false,
+        said: [expect.stringMatching(/not asked again until the run moves on/)],
+      });
+    });
+    // The worker is back, and the run has not moved: it is asked again once the back-off has passed.
+    cache.get(run.workflowId)!.at -= UNREADABLE_RETRY_MS;
+    expect(await listing(cache)).toEqual({ items: 1, asked: true, said: [] });
+    await harness.agents.approve(run.workflowId, 'c1-1');
+    expect((await run.result()).finalAnswer).toBe('Six.');
+  }, 90_000);
 });
