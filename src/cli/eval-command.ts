@@ -168,7 +168,9 @@ export async function evalCommand(argv: string[], out: Say, say: Say): Promise<n
     : undefined;
   const outDir = path.resolve(values.out ?? path.join('.data', 'eval', new Date().toISOString().replace(/[:.]/g, '-')));
 
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  // The SDK's native side prints its own log lines to stdout unless forwarded: stdout carries the answer, so
+  // they go through the logger, to stderr.
+  Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { forward: {} } } });
   const cleanups: Cleanup[] = [];
   try {
     const server = await connectServer(env, say, cleanups);

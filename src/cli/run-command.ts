@@ -149,7 +149,9 @@ export async function followRun(
         `OpenAI-compatible server on ${scripted.baseURL} (no real LLM). Everything else is real: Temporal, the worker, the tools.`,
       );
     }
-    Runtime.install({ logger: new DefaultLogger('WARN') });
+    // The SDK's native side prints its own log lines to stdout unless forwarded: stdout carries the answer, so
+    // they go through the logger, to stderr.
+    Runtime.install({ logger: new DefaultLogger('WARN'), telemetryOptions: { logging: { forward: {} } } });
     const server = await connectServer(env, say, cleanups);
     // A run with its own worker gets a queue of its own, unless told to join one: on the shared default queue another
     // worker (without this --root, this model) could pick the run up, and this worker would serve other runs.
