@@ -39,8 +39,9 @@ async function startHealthServer(address: string, worker: () => Worker | undefin
 }
 
 /**
- * The built-in tools and those of the user's module. A module that cannot be loaded, exports no tools, holds an entry
- * that is not a usable tool, or names a tool twice is one line and exit code 2, before the worker connects.
+ * The built-in tools and those of the user's module. A module that cannot be loaded (or takes too long to), exports
+ * no tools, holds an entry that is not a usable tool, or names a tool twice is one line and exit code 2, before the
+ * worker connects.
  */
 async function registryWithModule(toolsRoot: string | undefined, file: string): Promise<ToolRegistry> {
   let tools;

@@ -11,6 +11,7 @@ import { startDevServer } from '../../src/dev/dev-server';
 import { ensureSearchAttributes } from '../../src/dev/search-attributes';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedResponder } from '../../src/testing/scripted-model';
 import { freePort } from '../../src/testing/free-port';
+import { TOOLS_MODULE_LOAD_TIMEOUT_MS } from '../../src/worker/tools/tools-module';
 import { CLI, killWorkerProcesses, startWorkerProcess, workerExit } from '../support/worker-process';
 
 let model: ScriptedModelServer;
@@ -146,6 +147,21 @@ describe('the worker process', () => {
     else expect(stderr.replace(prefix, '')).toMatch(problem);
     expect(stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  it(
+    'refuses a --tools-module that never finishes loading, after its deadline, with one line and exit code 2 (T7)',
+    { timeout: 60_000 },
+    async () => {
+      const file = 'test/fixtures/tools-module/never-loads.mjs';
+      const { code, stderr } = await workerExit(['--tools-module', file]);
+      expect({ code, stderr }).toEqual({
+        code: 2,
+        stderr:
+          `${MODULE_REFUSED}/never-loads.mjs: the tools module ${path.resolve(__dirname, '../..', file)} did not ` +
+          `finish loading within ${TOOLS_MODULE_LOAD_TIMEOUT_MS / 1000}s (a top-level await that never settles?)\n`,
+      });
+    },
+  );
 
   it('refuses an invalid environment with one line and exit code 2', async () => {
     const child = spawn(process.execPath, [CLI, 'worker'], {
