@@ -39,8 +39,9 @@ async function startHealthServer(address: string, worker: () => Worker | undefin
 }
 
 /**
- * The built-in tools and those of the user's module. A module that cannot be loaded, exports no tools, or names a
- * tool twice is one line and exit code 2, before the worker connects.
+ * The built-in tools and those of the user's module. A module that cannot be loaded (or takes too long to), exports
+ * no tools, holds an entry that is not a usable tool, or names a tool twice is one line and exit code 2, before the
+ * worker connects.
  */
 async function registryWithModule(toolsRoot: string | undefined, file: string): Promise<ToolRegistry> {
   let tools;
@@ -79,6 +80,12 @@ export async function runWorkerProcess(
   const address = env.temporalAddress ?? LOCAL_TEMPORAL_ADDRESS;
   let worker: Worker | undefined;
   const health = workerEnv.healthAddress ? await startHealthServer(workerEnv.healthAddress, () => worker) : undefined;
+  const registry = workerEnv.toolsModule
+    ? await registryWithModule(workerEnv.toolsRoot, workerEnv.toolsModule).catch((error: unknown) => {
+        health?.close();
+        throw error;
+      })
+    : undefined;
   const connection = await NativeConnection.connect({ address }).catch((error: unknown) => {
     health?.close();
     throw error;
@@ -91,9 +98,7 @@ export async function runWorkerProcess(
       connection,
       env,
       toolsRoot: workerEnv.toolsRoot,
-      ...(workerEnv.toolsModule
-        ? { registry: await registryWithModule(workerEnv.toolsRoot, workerEnv.toolsModule) }
-        : {}),
+      ...(registry ? { registry } : {}),
       ...(workerEnv.mcpServers ? { mcpServers: workerEnv.mcpServers } : {}),
       ...(workerEnv.remoteTools ? { remoteTools: workerEnv.remoteTools } : {}),
       ...(bundle ? { workflowBundle: bundle } : {}),

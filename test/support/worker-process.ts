@@ -53,6 +53,29 @@ export async function startWorkerProcess(
   return { child, health, metrics: `http://127.0.0.1:${metricsPort}/metrics`, exited, stderr: () => stderr };
 }
 
+/**
+ * Runs `durable-react-agent worker` with `args` from the repository's root until it exits (one refused at its start),
+ * against the suite's server; its exit code and stderr. One still running after 45 s is killed (code null): a test of
+ * a refusal then fails on the code, not on its own timeout.
+ */
+export async function workerExit(
+  args: string[],
+  extraEnv: Record<string, string> = {},
+): Promise<{ code: number | null; stderr: string }> {
+  const child = spawn(process.execPath, [CLI, 'worker', ...args], {
+    cwd: path.resolve(__dirname, '../..'),
+    env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress'), ...extraEnv },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  children.push(child);
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const kill = setTimeout(() => child.kill('SIGKILL'), 45_000);
+  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+  clearTimeout(kill);
+  return { code, stderr };
+}
+
 /** Kills every worker process this file started (afterAll). */
 export function killWorkerProcesses(): void {
   for (const child of children.splice(0)) child.kill('SIGKILL');

@@ -131,10 +131,38 @@ describe('defineTool', () => {
     },
   );
 
+  it.each(['final_answer', 'request_clarification', 'delegate'])('refuses the built-in action name %j', (name) => {
+    expect(() => defineTool(definition(name))).toThrow(
+      `Tool name "${name}" is reserved: the agent's built-in ${name} action takes those calls`,
+    );
+  });
+
   it.each(['', '   ', '\n'])('refuses the empty description %j', (description) => {
     expect(() => defineTool(definition('double', description))).toThrow(
       'Tool "double" needs a description: models choose tools by it',
     );
+  });
+});
+
+describe('a registry given plain objects (T6: they skip defineTool)', () => {
+  const plain = { name: 'lookup', description: 'Looks up a record.', handler: () => 'found' };
+
+  it.each([
+    [{}, 'Tool name missing (got undefined) is invalid'],
+    [null, 'A tool is an object (defineTool({ name, description, schema, handler })), got null'],
+    [{ ...plain, parameters: { type: 'object' } }, 'Tool "lookup" needs a zod `schema`'],
+    [{ ...plain, schema: z.object({}), handler: 'found' }, 'Tool "lookup" needs a `handler` function'],
+    [{ ...plain, name: 'delegate', schema: z.object({}) }, 'Tool name "delegate" is reserved'],
+    [
+      { ...plain, schema: { safeParse: () => ({ success: true }) } },
+      'Tool "lookup" has a schema that gives no JSON Schema',
+    ],
+  ])('refuses %j when it is registered, not when a run uses it', (definition, problem) => {
+    expect(() => new ToolRegistry([definition as AnyToolDefinition])).toThrow(problem);
+  });
+
+  it('takes a plain object with a zod schema and a handler', () => {
+    expect(new ToolRegistry([{ ...plain, schema: z.object({}) }]).has('lookup')).toBe(true);
   });
 });
 

@@ -11,7 +11,8 @@ import { startDevServer } from '../../src/dev/dev-server';
 import { ensureSearchAttributes } from '../../src/dev/search-attributes';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedResponder } from '../../src/testing/scripted-model';
 import { freePort } from '../../src/testing/free-port';
-import { CLI, killWorkerProcesses, startWorkerProcess } from '../support/worker-process';
+import { TOOLS_MODULE_LOAD_TIMEOUT_MS } from '../../src/worker/tools/tools-module';
+import { CLI, killWorkerProcesses, startWorkerProcess, workerExit } from '../support/worker-process';
 
 let model: ScriptedModelServer;
 
@@ -114,20 +115,53 @@ describe('the worker process', () => {
     },
   );
 
-  it('refuses a --tools-module that exports no tools, with one line and exit code 2', async () => {
-    const child = spawn(process.execPath, [CLI, 'worker', '--tools-module', 'test/fixtures/tools-module/nothing.mjs'], {
-      cwd: path.resolve(__dirname, '../..'),
-      env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress') },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    expect(await new Promise((resolve) => child.on('close', resolve))).toBe(2);
-    expect(stderr).toMatch(
-      /^error: Invalid worker environment: WORKER_TOOLS_MODULE test\/fixtures\/tools-module\/nothing\.mjs: \S+ exports no tools/,
-    );
+  const MODULE_REFUSED = 'error: Invalid worker environment: WORKER_TOOLS_MODULE test/fixtures/tools-module';
+  const NAME_RULE = "use 1-64 letters, digits, '_' or '-', starting with a letter";
+  it.each([
+    ['exports no tools', 'nothing.mjs', /^\S+ exports no tools: export `tools`/],
+    [
+      'holds an entry that is no tool (T6)',
+      'empty-entry.mjs',
+      `tools[0]: Tool name missing (got undefined) is invalid: ${NAME_RULE}`,
+    ],
+    [
+      'has a tool with JSON Schema parameters and no zod schema (T6)',
+      'no-schema.mjs',
+      'tools[0]: Tool "lookup" needs a zod `schema`: every call\'s arguments are checked with it (`parameters` only shows the model a JSON Schema)',
+    ],
+    [
+      'names a tool like a built-in action (T6)',
+      'reserved-name.mjs',
+      'tools[1]: Tool name "request_clarification" is reserved: the agent\'s built-in request_clarification action takes those calls',
+    ],
+    [
+      'names a tool with control characters, shown escaped (T6)',
+      'control-characters.mjs',
+      `default[0]: Tool name "bad\\u001b[2Jname" is invalid: ${NAME_RULE}`,
+    ],
+  ])('refuses a --tools-module that %s, with one line and exit code 2', async (_, file, problem) => {
+    const { code, stderr } = await workerExit(['--tools-module', `test/fixtures/tools-module/${file}`]);
+    expect(code).toBe(2);
+    const prefix = `${MODULE_REFUSED}/${file}: `;
+    if (typeof problem === 'string') expect(stderr).toBe(`${prefix}${problem}\n`);
+    else expect(stderr.replace(prefix, '')).toMatch(problem);
     expect(stderr.trim().split('\n')).toHaveLength(1);
   });
+
+  it(
+    'refuses a --tools-module that never finishes loading, after its deadline, with one line and exit code 2 (T7)',
+    { timeout: 60_000 },
+    async () => {
+      const file = 'test/fixtures/tools-module/never-loads.mjs';
+      const { code, stderr } = await workerExit(['--tools-module', file]);
+      expect({ code, stderr }).toEqual({
+        code: 2,
+        stderr:
+          `${MODULE_REFUSED}/never-loads.mjs: the tools module ${path.resolve(__dirname, '../..', file)} did not ` +
+          `finish loading within ${TOOLS_MODULE_LOAD_TIMEOUT_MS / 1000}s (a top-level await that never settles?)\n`,
+      });
+    },
+  );
 
   it('refuses an invalid environment with one line and exit code 2', async () => {
     const child = spawn(process.execPath, [CLI, 'worker'], {

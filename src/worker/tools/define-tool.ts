@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { ConfirmationPolicy } from '../../shared/approvals';
 import type { RemoteToolPlacement } from '../../shared/tool-protocol';
 import { DurableAgentError } from '../../shared/errors';
+import { CLARIFICATION_TOOL, DELEGATE_TOOL, FINAL_ANSWER_TOOL } from '../../shared/protocol/builtin-actions';
 import { withLinearConfirmation } from './confirmation-patterns';
 import { checkRetryableErrors, type RetryableErrorMatcher } from './retryable-errors';
 
@@ -119,17 +120,53 @@ export type AnyToolDefinition = ToolDefinition<z.ZodType>;
 
 const TOOL_NAME_PATTERN = /^[a-zA-Z][a-zA-Z0-9_-]{0,63}$/;
 
-/** Declares a tool; the identity function plus checks that make a bad definition fail at start-up, not mid-run. */
-export function defineTool<Schema extends z.ZodType>(definition: ToolDefinition<Schema>): ToolDefinition<Schema> {
-  if (!TOOL_NAME_PATTERN.test(definition.name)) {
+/** The loop's built-in actions: it takes a call of one of these names itself, so a tool so named would never run. */
+const RESERVED_TOOL_NAMES: ReadonlySet<string> = new Set([FINAL_ANSWER_TOOL, CLARIFICATION_TOOL, DELEGATE_TOOL]);
+
+/**
+ * Throws a TypeError naming the first thing wrong with a tool definition that would otherwise fail its runs or calls
+ * rather than the start: a name models cannot call or the loop keeps for itself, no description, no zod `schema`
+ * (the worker checks every call's arguments with it), no `handler`. Plain objects never pass through defineTool (a
+ * tools module's entries, a registry given objects), so the registry runs this on every tool it takes.
+ */
+export function checkToolDefinition(definition: unknown): asserts definition is AnyToolDefinition {
+  if (typeof definition !== 'object' || definition === null || Array.isArray(definition)) {
+    const got = definition === null ? 'null' : Array.isArray(definition) ? 'an array' : typeof definition;
+    throw new TypeError(`A tool is an object (defineTool({ name, description, schema, handler })), got ${got}`);
+  }
+  const tool = definition as { [Key in keyof AnyToolDefinition]?: unknown };
+  // JSON.stringify keeps a name's control characters (an ESC, a newline) out of the one-line error.
+  const name = typeof tool.name === 'string' ? tool.name : undefined;
+  if (name === undefined || !TOOL_NAME_PATTERN.test(name)) {
     throw new TypeError(
-      `Tool name "${definition.name}" is invalid: use 1-64 letters, digits, '_' or '-', starting with a letter`,
+      `Tool name ${name === undefined ? `missing (got ${typeof tool.name})` : JSON.stringify(name)} is invalid: ` +
+        "use 1-64 letters, digits, '_' or '-', starting with a letter",
     );
   }
-  if (definition.description.trim() === '') {
-    throw new TypeError(`Tool "${definition.name}" needs a description: models choose tools by it`);
+  if (RESERVED_TOOL_NAMES.has(name)) {
+    throw new TypeError(`Tool name "${name}" is reserved: the agent's built-in ${name} action takes those calls`);
   }
-  if (definition.retryableErrors !== undefined) checkRetryableErrors(definition.name, definition.retryableErrors);
+  if (typeof tool.description !== 'string' || tool.description.trim() === '') {
+    throw new TypeError(`Tool "${name}" needs a description: models choose tools by it`);
+  }
+  if (typeof (tool.schema as { safeParse?: unknown } | undefined)?.safeParse !== 'function') {
+    throw new TypeError(
+      `Tool "${name}" needs a zod \`schema\`: every call's arguments are checked with it` +
+        (tool.parameters === undefined ? '' : ' (`parameters` only shows the model a JSON Schema)'),
+    );
+  }
+  if (typeof tool.handler !== 'function') throw new TypeError(`Tool "${name}" needs a \`handler\` function`);
+  if (tool.retryableErrors !== undefined) {
+    if (!Array.isArray(tool.retryableErrors)) {
+      throw new TypeError(`Tool "${name}": retryableErrors is a list of error classes, error names or RegExps`);
+    }
+    checkRetryableErrors(name, tool.retryableErrors);
+  }
+}
+
+/** Declares a tool; the identity function plus checks that make a bad definition fail at start-up, not mid-run. */
+export function defineTool<Schema extends z.ZodType>(definition: ToolDefinition<Schema>): ToolDefinition<Schema> {
+  checkToolDefinition(definition);
   // The workflow runs confirmation patterns against the model's arguments: refuse one that could fail or hang it.
   return withLinearConfirmation(definition);
 }

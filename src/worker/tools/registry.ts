@@ -1,10 +1,29 @@
-import { DEFAULT_TOOL_CATEGORY, type AnyToolDefinition } from './define-tool';
+import { checkToolDefinition, DEFAULT_TOOL_CATEGORY, type AnyToolDefinition } from './define-tool';
 import { DurableAgentError } from '../../shared/errors';
 import { withLinearConfirmation } from './confirmation-patterns';
+import { toolParametersSchema } from './catalog';
 
 /** Raised when two tools claim one name: the second would silently shadow the first. */
 export class DuplicateToolError extends DurableAgentError {
   override readonly name = 'DuplicateToolError';
+}
+
+/**
+ * The tool as a registry keeps it, or a TypeError naming what is wrong with it: {@link checkToolDefinition}, a zod
+ * schema this worker can turn into the JSON Schema every model call shows (a schema of another zod major cannot be),
+ * and confirmation patterns in linear-time form. Plain objects skip defineTool, so every tool a worker takes passes here.
+ */
+export function checkTool(tool: unknown): AnyToolDefinition {
+  checkToolDefinition(tool);
+  try {
+    toolParametersSchema(tool); // cached: the first model call pays nothing more
+  } catch (error) {
+    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    throw new TypeError(`Tool "${tool.name}" has a schema that gives no JSON Schema for the model: ${reason}`, {
+      cause: error,
+    });
+  }
+  return withLinearConfirmation(tool);
 }
 
 /** Tools that come and go at run time (an MCP server's): listed from a cache the activities refresh. */
@@ -28,13 +47,13 @@ export class ToolRegistry {
     for (const tool of tools) this.register(tool);
   }
 
-  /** Adds a tool; a name already taken is refused. */
+  /** Adds a tool; a name already taken is refused, and so is a definition {@link checkTool} refuses. */
   register(tool: AnyToolDefinition): this {
-    if (this.tools.has(tool.name)) {
-      throw new DuplicateToolError(`A tool named "${tool.name}" is already registered`);
+    const checked = checkTool(tool);
+    if (this.tools.has(checked.name)) {
+      throw new DuplicateToolError(`A tool named "${checked.name}" is already registered`);
     }
-    // Plain objects skip defineTool: their confirmation patterns get the same check here.
-    this.tools.set(tool.name, withLinearConfirmation(tool));
+    this.tools.set(checked.name, checked);
     return this;
   }
 
