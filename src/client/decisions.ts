@@ -60,20 +60,27 @@ export interface ListPendingOptions {
 
 /**
  * What {@link listPending} remembers of each waiting run between listings, by workflow ID: its items, or (`unreadable`)
- * why it could not be read.
+ * why it could not be read, and how many listings in a row could not (`failures`).
  */
 export type PendingCache = Map<
   string,
-  { key: string; at: number; items: PendingItem[]; exact: boolean; unreadable?: string }
+  { key: string; at: number; items: PendingItem[]; exact: boolean; unreadable?: string; failures?: number }
 >;
 
 /**
- * How long a run that could not be read is not asked again while its visibility record stays the same. Its query
- * waits out {@link PENDING_QUERY_TIMEOUT_MS}, so asking again at every listing made each listing wait for every run
- * whose worker was gone (red team T4: 25 such runs, 16 s a listing). A run that moves on changes its record and is
- * asked at once; a worker that comes back for a run that stays put is noticed within this bound.
+ * Longest a run that could not be read goes unasked while its visibility record stays the same. Its query waits out
+ * {@link PENDING_QUERY_TIMEOUT_MS}, so asking again at every listing made each listing wait for every run whose worker
+ * was gone (red team T4: 25 such runs, 16 s a listing). The pause starts at that timeout and doubles with each failure
+ * in a row up to this bound, so a query that failed once by chance hides its run for seconds, not a minute. A run that
+ * moves on changes its record and is asked at once; a worker that comes back for a run that stays put is noticed
+ * within the pause.
  */
 export const UNREADABLE_RETRY_MS = 60_000;
+
+/** The pause after `failures` failed queries in a row (see {@link UNREADABLE_RETRY_MS}). */
+function unreadablePauseMs(failures: number): number {
+  return Math.min(UNREADABLE_RETRY_MS, PENDING_QUERY_TIMEOUT_MS * 2 ** Math.max(0, failures - 1));
+}
 
 /**
  * How long a run's items are taken from the cache while its visibility record stays the same. A query replays a run
@@ -120,7 +127,7 @@ export async function listPending(client: Client, options: ListPendingOptions = 
         cache.delete(workflowId); // no longer waiting
       else if (entry.key !== keys.get(workflowId)) continue;
       else if (entry.unreadable !== undefined) {
-        if (now - entry.at >= UNREADABLE_RETRY_MS) continue;
+        if (now - entry.at >= unreadablePauseMs(entry.failures ?? 1)) continue;
         skipped.add(workflowId);
         options.onUnreadable?.(workflowId, `${entry.unreadable} (not asked again until the run moves on)`);
       }
@@ -145,7 +152,9 @@ export async function listPending(client: Client, options: ListPendingOptions = 
         const reason = error instanceof Error ? error.message : String(error);
         options.onUnreadable?.(workflowId, reason);
         const key = keys.get(workflowId)!;
-        cache?.set(workflowId, { key, at: Date.now(), items: [], exact: false, unreadable: reason });
+        const before = cache?.get(workflowId);
+        const failures = before?.unreadable !== undefined && before.key === key ? (before.failures ?? 1) + 1 : 1;
+        cache?.set(workflowId, { key, at: Date.now(), items: [], exact: false, unreadable: reason, failures });
       }
     }
   };
