@@ -92,7 +92,8 @@ describe('the inbox in a real browser', () => {
     const item = page.locator('article.item', { hasText: 'wire_funds' });
     await item.waitFor();
     await expect.poll(() => item.locator('pre.args').textContent()).toContain('"amount": 120');
-    await expect.poll(() => page.locator('#trace').textContent()).toContain(thought);
+    // The trace streams in over the page's event stream: on a busy machine it takes longer than poll's default second.
+    await expect.poll(() => page.locator('#trace').textContent(), { timeout: 15_000 }).toContain(thought);
 
     await item.getByText('Edit the arguments').click();
     const editor = item.getByLabel('Arguments (JSON)');
