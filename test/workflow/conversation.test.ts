@@ -120,7 +120,8 @@ describe('conversations', () => {
 
   it('keeps its turns across continue-as-new, and takes messages from the CLI', async () => {
     const calc = (expression: string) => ({ thought, toolCalls: [{ name: 'calculator', args: { expression } }] });
-    // Turn 2 makes three calls: with maxStepsPerRun 2 the run hands over in the middle of it.
+    // Turn 2 makes three calls: with maxStepsPerRun 2 the run hands over in the middle of it. The idle timeout leaves
+    // the CLI below time to start on a busy machine (3 s did not, once).
     const run = await harness.start(
       (request) => {
         const question = lastUser(request);
@@ -129,7 +130,7 @@ describe('conversations', () => {
         return { answer: question.includes('three sums') ? 'Sums done.' : `Noted: ${question}` };
       },
       'Remember the number 7.',
-      { conversation: { idleTimeout: '3s' }, history: { maxStepsPerRun: 2 } },
+      { conversation: { idleTimeout: '10s' }, history: { maxStepsPerRun: 2 } },
     );
     expect(await run.ask('Now do three sums.')).toMatchObject({ turn: 2, finalAnswer: 'Sums done.' });
     const cli = path.resolve(__dirname, '../../dist/cli/main.js');
