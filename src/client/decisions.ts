@@ -59,12 +59,12 @@ export interface ListPendingOptions {
 }
 
 /**
- * What {@link listPending} remembers of each waiting run between listings, by workflow ID: its items, or (`unreadable`)
- * why it could not be read, and how many listings in a row could not (`failures`).
+ * What {@link listPending} remembers of each waiting run between listings, by workflow ID: its items, or
+ * (`unreadable`) why it could not be read and how many listings in a row could not.
  */
 export type PendingCache = Map<
   string,
-  { key: string; at: number; items: PendingItem[]; exact: boolean; unreadable?: string; failures?: number }
+  { key: string; at: number; items: PendingItem[]; exact: boolean; unreadable?: { reason: string; failures: number } }
 >;
 
 /**
@@ -126,10 +126,15 @@ export async function listPending(client: Client, options: ListPendingOptions = 
       if (!keys.has(workflowId))
         cache.delete(workflowId); // no longer waiting
       else if (entry.key !== keys.get(workflowId)) continue;
-      else if (entry.unreadable !== undefined) {
-        if (now - entry.at >= unreadablePauseMs(entry.failures ?? 1)) continue;
+      else if (entry.unreadable) {
+        const pauseMs = unreadablePauseMs(entry.unreadable.failures);
+        if (now - entry.at >= pauseMs) continue;
         skipped.add(workflowId);
-        options.onUnreadable?.(workflowId, `${entry.unreadable} (not asked again until the run moves on)`);
+        const again = Math.ceil((entry.at + pauseMs - now) / 1000);
+        options.onUnreadable?.(
+          workflowId,
+          `${entry.unreadable.reason} (asked again in ${again} s, or as soon as the run moves on)`,
+        );
       }
       // A run naming its pending items in the memo is read again when they change, and only then.
       else if (entry.exact || now - entry.at < PENDING_CACHE_MS) found.set(workflowId, entry.items);
@@ -153,8 +158,8 @@ export async function listPending(client: Client, options: ListPendingOptions = 
         options.onUnreadable?.(workflowId, reason);
         const key = keys.get(workflowId)!;
         const before = cache?.get(workflowId);
-        const failures = before?.unreadable !== undefined && before.key === key ? (before.failures ?? 1) + 1 : 1;
-        cache?.set(workflowId, { key, at: Date.now(), items: [], exact: false, unreadable: reason, failures });
+        const failures = before?.unreadable && before.key === key ? before.unreadable.failures + 1 : 1;
+        cache?.set(workflowId, { key, at: Date.now(), items: [], exact: false, unreadable: { reason, failures } });
       }
     }
   };
