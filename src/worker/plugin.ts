@@ -6,7 +6,7 @@ import { createActivities } from './activities';
 import { createOpenAIClient } from './openai-client';
 import { createBuiltinTools } from './tools/builtin';
 import type { AnyToolDefinition } from './tools/define-tool';
-import { ToolRegistry } from './tools/registry';
+import { DuplicateToolError, ToolRegistry } from './tools/registry';
 import { parseMcpServers, type McpServersConfig } from './mcp/config';
 import { McpToolSource } from './mcp/tool-source';
 import {
@@ -130,16 +130,21 @@ export class DurableAgentPlugin extends SimplePlugin {
     if (mcp) registry.attach(mcp);
     const remoteOrigin = remoteToolsOrigin(options.remoteTools, 'remoteTools');
     for (const tool of parseRemoteTools(options.remoteTools ?? [], remoteOrigin)) {
-      // A registry reused by a restarted worker already holds them; any other tool of the name is a clash, said as
-      // the declaration's mistake (where it was declared), since the other tool is usually a built-in.
+      // A registry reused by a restarted worker already holds them.
       if (registry.get(tool.name)?.remote !== undefined) continue;
-      if (registry.get(tool.name)) {
-        throw new RemoteToolConfigError(
-          `${remoteOrigin}: "${tool.name}" is already the name of another tool of this worker (a built-in or one ` +
-            'of its own); declare the remote tool under another name',
-        );
+      try {
+        registry.register(tool);
+      } catch (error) {
+        // Whatever the registry refuses (a name another tool has, usually a built-in's, or one the loop keeps for its
+        // own actions) is the declaration's mistake: said where it was declared, as the other declaration errors are.
+        const why =
+          error instanceof DuplicateToolError
+            ? `"${tool.name}" is already the name of another tool of this worker (a built-in or one of its own)`
+            : error instanceof Error
+              ? error.message
+              : String(error);
+        throw new RemoteToolConfigError(`${remoteOrigin}: ${why}; declare the remote tool under another name`);
       }
-      registry.register(tool);
     }
     const tuning = runTuningOf(options.modelCalls, options.runAhead);
     const timeoutMs = requestTimeoutMs(tuning);

@@ -310,6 +310,17 @@ describe('files the worker and audit read: one line naming the file, exit 2 (T10
     ]);
   });
 
+  it("a WORKER_REMOTE_TOOLS entry named like one of the loop's own actions", async () => {
+    const file = path.join(workdir, `remote-${randomUUID()}.json`);
+    const declaration = { description: 'Hands work on.', parameters: { type: 'object' } };
+    await writeFile(file, JSON.stringify([{ name: 'delegate', taskQueue: 'q', activityType: 'd', ...declaration }]));
+    const outcome = await cli(['worker'], { OPENAI_BASE_URL: model.baseURL, WORKER_REMOTE_TOOLS: file });
+    expect([outcome.code, outcome.stderr]).toEqual([
+      2,
+      `error: WORKER_REMOTE_TOOLS (${file}): Tool name "delegate" is reserved: the agent's built-in delegate action takes those calls; declare the remote tool under another name\n`,
+    ]);
+  });
+
   it('audit --verify --keys whose entry names a PEM file that is not there', async () => {
     const keys = path.join(workdir, `keys-${randomUUID()}.json`);
     await writeFile(
