@@ -86,9 +86,10 @@ Time travel and evaluation:
        [--tools-module FILE] [--json]
                             Run a task suite (default: evals/suite.json) against OPENAI_BASE_URL and print the five
                             success criteria with 95% intervals; writes report.json and report.svg
-  eval --scripted [plain|no-text-calls|reasoning-field|think-tags|sloppy-text|all] [--seed 0] [--repeat 1]
+  eval --scripted [PERSONALITY|all] [--seed 0] [--repeat 1]
                             No endpoint: the good scripted agent plays the suite while the in-process scripted model
-                            replies the way a kind of server does (default plain); all ends with a table of them.
+                            replies the way a kind of server does: plain (default), no-text-calls, reasoning-field,
+                            think-tags, sloppy-text, mistral or unparsed-calls; all ends with a table of them.
                             --seed labels the runs (repeat k is seed N+k): nothing is random, it only shifts which
                             of sloppy-text's reply forms a task gets first
 

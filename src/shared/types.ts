@@ -17,10 +17,20 @@ export interface TokenUsage {
 
 /** What the agent decided to do in one step: a tagged union on `type`. */
 export type ReActAction =
-  | { type: 'tool_call'; tool: string; args: unknown; callId: string }
+  | ({ type: 'tool_call'; tool: string; args: unknown; callId: string } & ServerCallId)
   | { type: 'final_answer'; answer: string }
-  | { type: 'clarification'; question: string; callId?: string }
-  | { type: 'delegate'; agent: string; task: string; callId?: string };
+  | ({ type: 'clarification'; question: string; callId?: string } & ServerCallId)
+  | ({ type: 'delegate'; agent: string; task: string; callId?: string } & ServerCallId);
+
+/**
+ * The ID the model's server gave a call, beside the run's own `callId` (`c3-1`, which approvals, idempotency keys
+ * and history use). It is sent back to the server exactly: Mistral's API, and vLLM serving Mistral models, refuse a
+ * conversation whose call IDs are not the ones they issued. Absent when the server gave none or repeated one, and in
+ * runs of rule sets before 7 (which sent `callId`).
+ */
+export interface ServerCallId {
+  serverCallId?: string;
+}
 
 /** One Thought → Action → Observation step of the trace. */
 export interface ReActStep {

@@ -9,13 +9,25 @@ import { canonicalText, sloppyText } from './scripted-text';
  */
 
 /** Every personality, `plain` first (the default). */
-export const PERSONALITIES = ['plain', 'no-text-calls', 'reasoning-field', 'think-tags', 'sloppy-text'] as const;
+export const PERSONALITIES = [
+  'plain',
+  'no-text-calls',
+  'reasoning-field',
+  'think-tags',
+  'sloppy-text',
+  'mistral',
+  'unparsed-calls',
+] as const;
 
 /**
  * How the scripted model shapes a turn. `plain`: the thought is the text beside the tool calls. `no-text-calls`
  * (GPT-4o-style): no text beside tool calls. `reasoning-field` (vLLM's reasoning parsers, DeepSeek-reasoner): the
  * thought in `reasoning_content`. `think-tags` (Qwen3, DeepSeek-R1 via Ollama or llama.cpp): the thought in
  * `<think>…</think>` at the start of the text. `sloppy-text`: text mode written the ways small models write it.
+ * `mistral` (Mistral's API, vLLM serving Mistral models): nine-character call IDs, and a request that sends any other
+ * call ID back is refused with HTTP 400. `unparsed-calls` (vLLM or Ollama serving a model without its tool parser):
+ * native calls written into the text, as Hermes/Qwen `<tool_call>` blocks, Llama's bare JSON or Mistral's
+ * `[TOOL_CALLS]`, in turn.
  */
 export type Personality = (typeof PERSONALITIES)[number];
 
@@ -76,8 +88,13 @@ export function shapeTurn(turn: ScriptedTurn, personality: Personality, context:
   }
   switch (personality) {
     case 'plain':
+    case 'mistral': // Mistral's peculiarity is its call IDs (mistralCallId)
     case 'sloppy-text': // sloppiness is about text mode: with native tools it is plain
       return { content: turn.answer ?? turn.thought ?? '', toolCalls: calls };
+    case 'unparsed-calls':
+      return calls.length > 0
+        ? { content: writtenCalls(turn.thought ?? '', calls, context.index + context.seed), toolCalls: [] }
+        : { content: turn.answer ?? turn.thought ?? '', toolCalls: [] };
     case 'no-text-calls':
       return calls.length > 0
         ? { content: null, toolCalls: calls }
@@ -95,4 +112,76 @@ export function shapeTurn(turn: ScriptedTurn, personality: Personality, context:
         reasoning,
       );
   }
+}
+
+/**
+ * Calls as a model writes them when the server has no tool parser for it: Hermes/Qwen `<tool_call>` blocks after the
+ * thought, Llama's bare `{"name", "parameters"}` object (one call, nothing else), or Mistral's `[TOOL_CALLS]` list,
+ * chosen by `turn` so one script meets all three.
+ */
+function writtenCalls(thought: string, calls: readonly ScriptedToolCall[], turn: number): string {
+  const argsOf = (call: ScriptedToolCall): unknown => call.args ?? JSON.parse(call.rawArguments ?? '{}');
+  const form = calls.length > 1 && turn % 3 === 1 ? 0 : turn % 3;
+  if (form === 1) {
+    const [call] = calls;
+    return JSON.stringify({ name: call?.name, parameters: call ? argsOf(call) : {} });
+  }
+  if (form === 2) {
+    const list = calls.map((call) => ({ name: call.name, arguments: argsOf(call) }));
+    return `${thought}${thought ? '\n' : ''}[TOOL_CALLS]${JSON.stringify(list)}`;
+  }
+  const blocks = calls.map(
+    (call) => `<tool_call>\n${JSON.stringify({ name: call.name, arguments: argsOf(call) })}\n</tool_call>`,
+  );
+  return [thought, ...blocks].filter((part) => part !== '').join('\n');
+}
+
+const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A call ID as Mistral issues them (nine letters and digits, e.g. `D681PevKs`), the same for the same call. */
+export function mistralCallId(model: string, index: number, position: number): string {
+  let hash = 0x811c9dc5;
+  for (const char of `${model}:${index}:${position}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;
+  let id = '';
+  for (let place = 0; place < 9; place++) {
+    id += ALPHANUMERIC[hash % 62];
+    hash = Math.imul(hash ^ place, 0x01000193) >>> 0;
+  }
+  return id;
+}
+
+/** An error a personality's server answers a request with before reading it, as that server words it. */
+export interface RequestRefusal {
+  status: number;
+  body: unknown;
+}
+
+/**
+ * Mistral's API refuses a conversation that sends back a call ID that is not nine letters and digits, or a tool
+ * result whose ID no earlier call had (error body as Mistral's API sends it, code "3280").
+ */
+export function refusedRequest(personality: Personality, request: RecordedRequest): RequestRefusal | undefined {
+  if (personality !== 'mistral') return undefined;
+  const issued = new Set<string>();
+  for (const message of request.messages) {
+    const ids: string[] = [];
+    if (Array.isArray(message.tool_calls))
+      for (const call of message.tool_calls as Array<{ id?: unknown }>) ids.push(String(call.id));
+    if (message.role === 'tool') ids.push(String(message.tool_call_id));
+    for (const id of ids) {
+      const unpaired = message.role === 'tool' && !issued.has(id);
+      if (/^[A-Za-z0-9]{9}$/.test(id) && !unpaired) {
+        issued.add(id);
+        continue;
+      }
+      const text = unpaired
+        ? `Unexpected tool call id ${id} in tool results`
+        : `Tool call id was ${id} but must be a-z, A-Z, 0-9, with a length of 9.`;
+      return {
+        status: 400,
+        body: { object: 'error', message: text, type: 'invalid_function_call', param: null, code: '3280' },
+      };
+    }
+  }
+  return undefined;
 }

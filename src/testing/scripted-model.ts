@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CHARS_PER_TOKEN } from '../shared/observation';
-import { isTextModeRequest, shapeTurn, type Personality } from './personalities';
+import { isTextModeRequest, mistralCallId, refusedRequest, shapeTurn, type Personality } from './personalities';
 import type { RecordedRequest, ScriptedRawResponse, ScriptedResponder, ScriptedTurn } from './scripted-turn';
 import { sendEvents, sendStream, type CompletionBody } from './scripted-stream';
 
@@ -48,8 +48,10 @@ function completion(
   play: Required<ScriptOptions>,
 ): CompletionBody {
   const shaped = shapeTurn(turn, play.personality, { index, seed: play.seed, textMode: isTextModeRequest(request) });
+  const madeUpId = (position: number): string =>
+    play.personality === 'mistral' ? mistralCallId(model, index, position) : `call_${index}_${position}`;
   let toolCalls = shaped.toolCalls.map((call, position) => ({
-    id: call.id ?? `call_${index}_${position}`,
+    id: call.id ?? madeUpId(position),
     type: 'function',
     function: { name: call.name, arguments: call.rawArguments ?? JSON.stringify(call.args ?? {}) },
   }));
@@ -82,7 +84,8 @@ function completion(
         finish_reason: cut ? 'length' : toolCalls.length > 0 ? 'tool_calls' : 'stop',
         message: {
           role: 'assistant',
-          content,
+          content: turn.refusal !== undefined ? null : content,
+          ...(turn.refusal !== undefined ? { refusal: turn.refusal } : {}),
           ...(reasoning !== undefined ? { reasoning_content: reasoning } : {}),
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
         },
@@ -206,6 +209,8 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
       return sendError(response, turn.status, turn.errorMessage ?? `scripted fault ${turn.status}`, headers);
     }
     const play = plays.get(body.model) ?? { personality, seed: 0 };
+    const refused = refusedRequest(play.personality, body);
+    if (refused) return send(response, refused.status, refused.body);
     const reply = completion(body.model, index, turn, body, play);
     if (body.stream === true) {
       const options = body.stream_options as { include_usage?: boolean } | undefined;

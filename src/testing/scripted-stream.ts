@@ -14,6 +14,7 @@ export interface CompletionBody {
       role: 'assistant';
       content: string | null;
       reasoning_content?: string;
+      refusal?: string;
       tool_calls?: Array<{ id: string; type: string; function: object }>;
     };
   }>;
@@ -49,10 +50,11 @@ export async function sendStream(
     );
   response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
   const count = turn.streamChunks ?? 4;
-  const { content, reasoning_content: reasoning } = choice.message;
+  const { content, reasoning_content: reasoning, refusal } = choice.message;
   const deltas: object[] = [
     ...(reasoning === undefined ? [] : pieces(reasoning, count).map((text) => ({ reasoning_content: text }))),
     ...(content === null ? [] : pieces(content, count).map((text) => ({ content: text }))),
+    ...(refusal === undefined ? [] : pieces(refusal, count).map((text) => ({ refusal: text }))),
   ];
   // A reply with no text at all (tool calls only) still opens with the role, as OpenAI's streams do.
   if (deltas.length === 0) deltas.push({ content: null });

@@ -30,6 +30,8 @@ export interface ScriptedTurn {
   toolCalls?: ScriptedToolCall[];
   /** A final answer: the assistant text with no tool call. */
   answer?: string;
+  /** A refusal as OpenAI's newer models send it: `message.refusal` with `content: null` (streamed as `delta.refusal`). */
+  refusal?: string;
   /** Reply with this HTTP error status instead of a completion. */
   status?: number;
   /** The `retry-after` header sent with a fault. */

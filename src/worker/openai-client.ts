@@ -1,5 +1,6 @@
 import OpenAI from 'openai';
 import { DEFAULT_OPENAI_BASE_URL } from '../client/env';
+import { readErrorBody } from './activities/error-body';
 
 /**
  * The openai client's own timeout: below the model activity's 90 s start-to-close timeout so a hung request fails
@@ -20,23 +21,20 @@ export function createOpenAIClient(options: { apiKey?: string; baseURL?: string;
 }
 
 /**
- * fetch, with error bodies put in the shape the `openai` client reads. The client takes an error's message from the
- * body's `error` field only; vLLM (before its 2025 error format) and other servers send the fields at the top level
- * (`{ "object": "error", "message": … }`), whose message, such as "maximum context length is 4096 tokens", was lost.
+ * fetch, with every error body put in the one shape the `openai` client reads (see readErrorBody): the client takes
+ * an error's message from the body's `error` field only, so Gemini's array, FastAPI's `detail`, vLLM's flat object
+ * and a proxy's page all lost their words. A wait the body asks for (Google's `RetryInfo`) becomes `retry-after-ms`
+ * when no header says one.
  */
 export async function fetchKeepingErrorBodies(input: string | URL | Request, init?: RequestInit): Promise<Response> {
   const response = await fetch(input, init);
-  if (response.ok || !(response.headers.get('content-type') ?? '').includes('json')) return response;
-  const text = await response.text();
-  let body: unknown;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = undefined;
-  }
-  const wrapped =
-    typeof body === 'object' && body !== null && !Array.isArray(body) && !('error' in body)
-      ? JSON.stringify({ error: body })
-      : text;
-  return new Response(wrapped, { status: response.status, statusText: response.statusText, headers: response.headers });
+  if (response.ok) return response;
+  const { error, retryAfterMs } = readErrorBody(await response.text(), response.headers.get('content-type') ?? '');
+  const headers = new Headers(response.headers);
+  headers.set('content-type', 'application/json');
+  headers.delete('content-length');
+  headers.delete('content-encoding');
+  if (retryAfterMs !== undefined && !headers.has('retry-after') && !headers.has('retry-after-ms'))
+    headers.set('retry-after-ms', String(retryAfterMs));
+  return new Response(JSON.stringify({ error }), { status: response.status, statusText: response.statusText, headers });
 }

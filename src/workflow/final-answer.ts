@@ -63,6 +63,15 @@ export function acceptFinalAnswer(state: RunState, reply: ModelReply, answer: st
   return true;
 }
 
+/**
+ * Takes a refusal as the run's answer, unchecked (a refusal matches no output schema), so the caller reads the
+ * model's own words; the caller stops the run with `failure`. Asking again would only argue with it.
+ */
+export function acceptRefusal(state: RunState, reply: ModelReply & { type: 'refusal' }): void {
+  acceptAnswer(state.outcome, { text: reply.refusal, output: undefined, confidence: null });
+  finish(state, reply, reply.refusal);
+}
+
 /** The forced answer's slice past a time budget: this share of the budget, clamped to the bounds below. */
 export const FORCED_ANSWER_SLICE_SHARE = 0.1;
 /** The shortest slice: enough for one short reply from a slow endpoint. */

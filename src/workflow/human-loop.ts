@@ -12,7 +12,7 @@ import type { Checked, Resolution } from './approval-book';
 import { publishStatus } from './agent-status';
 import { countDecision, countDecisionRequest } from './metrics';
 import { askShouldStop, nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
-import type { ReActStep, TokenUsage } from '../shared/types';
+import type { ReActStep, ServerCallId, TokenUsage } from '../shared/types';
 import type { ToolInfo } from '../shared/tool-protocol';
 import type { Decider } from '../shared/identity';
 import { countActivity, countedCondition, countMessage } from './cost-ledger';
@@ -234,16 +234,16 @@ export async function askUser(
 export async function clarify(
   state: RunState,
   { thought, reasoningChars }: Pick<ReActStep, 'thought' | 'reasoningChars'>,
-  callId: string,
+  ids: { callId: string } & ServerCallId,
   question: string,
   usage: TokenUsage,
 ): Promise<void> {
-  const { text, by } = await askUser(state, callId, question);
+  const { text, by } = await askUser(state, ids.callId, question);
   const step: ReActStep = {
     iteration: state.counters.iterations,
     thought,
     ...(reasoningChars ? { reasoningChars } : {}),
-    action: { type: 'clarification', question, callId },
+    action: { type: 'clarification', question, ...ids },
     ...(by ? { answeredBy: by } : {}),
     observation: text,
     timestamp: nowIso(),

@@ -26,25 +26,66 @@ function byIteration(steps: readonly ReActStep[]): ReActStep[][] {
   return groups;
 }
 
+const WIRE_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/**
+ * A call ID made up for a call whose server gave none (or repeated one), derived from the run's own ID so every
+ * prompt sends the same one: nine letters and digits, the form Mistral's API requires and OpenAI's accepts.
+ */
+export function wireCallId(callId: string): string {
+  // Two FNV-1a hashes with different offsets: 62^9 IDs, so two calls of one run practically never share one.
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let index = 0; index < callId.length; index++) {
+    const code = callId.charCodeAt(index);
+    a = Math.imul(a ^ code, 0x01000193) >>> 0;
+    b = Math.imul(b ^ code, 0x01000193 + 2) >>> 0;
+  }
+  let id = '';
+  for (let position = 0; position < 9; position++) {
+    const source = position % 2 === 0 ? a : b;
+    id += WIRE_ID_ALPHABET[(source >>> (position * 3)) % 62];
+  }
+  return id;
+}
+
+/**
+ * The ID a step's call goes back to the server with. Rule set 7: the server's own, exactly, unless this prompt has
+ * sent it already (a server that repeats IDs across replies), else one made up from the run's. Older rule sets sent
+ * the run's own ID (`c3-1`), which Mistral refuses; their recorded runs replay with the prompt they sent.
+ */
+type WireIds = (step: ReActStep, callId: string) => string;
+
+function wireIds(serverCallIds: boolean): WireIds {
+  if (!serverCallIds) return (_step, callId) => callId;
+  const sent = new Set<string>();
+  return (step, callId) => {
+    const own = 'serverCallId' in step.action ? step.action.serverCallId : undefined;
+    const id = own !== undefined && own !== '' && !sent.has(own) ? own : wireCallId(callId);
+    sent.add(id);
+    return id;
+  };
+}
+
 /** A step as the call the model made: tools as themselves, a question as the built-in clarification action. */
-function asCall(step: ReActStep): ModelToolCall | null {
+function asCall(step: ReActStep, wireId: WireIds): ModelToolCall | null {
   const { action } = step;
   if (action.type === 'tool_call')
-    return { id: action.callId, name: action.tool, argumentsText: renderArguments(action.args) };
+    return { id: wireId(step, action.callId), name: action.tool, argumentsText: renderArguments(action.args) };
   if (action.type === 'clarification') {
-    const id = action.callId ?? `c${step.iteration}-1`;
+    const id = wireId(step, action.callId ?? `c${step.iteration}-1`);
     return { id, name: CLARIFICATION_TOOL, argumentsText: JSON.stringify({ question: action.question }) };
   }
   if (action.type === 'delegate') {
-    const id = action.callId ?? `c${step.iteration}-1`;
+    const id = wireId(step, action.callId ?? `c${step.iteration}-1`);
     return { id, name: DELEGATE_TOOL, argumentsText: JSON.stringify({ agent: action.agent, task: action.task }) };
   }
   return null;
 }
 
-function nativeTurn(group: readonly ReActStep[]): ChatMessage[] {
+function nativeTurn(group: readonly ReActStep[], wireId: WireIds): ChatMessage[] {
   const calls = group.flatMap((step) => {
-    const call = asCall(step);
+    const call = asCall(step, wireId);
     return call ? [{ step, call }] : [];
   });
   const assistant: ChatMessage = {
@@ -83,6 +124,8 @@ export interface PromptInput {
   notes?: readonly string[];
   /** A conversation's earlier turns, oldest first: shown as the user's messages and the agent's answers. */
   earlierTurns?: ReadonlyArray<{ user: string; assistant: string }>;
+  /** Send calls back with their servers' own IDs (rule set 7, `sendsServerCallIds`), not the run's. */
+  serverCallIds?: boolean;
 }
 
 /**
@@ -94,8 +137,9 @@ export function buildMessages(input: PromptInput): ChatMessage[] {
   const groups = byIteration(input.steps);
   const visible = config.enableScratchpad ? groups : groups.slice(-1);
   const tags = tagsOf(config);
+  const wireId = wireIds(input.serverCallIds === true);
   const history = visible.flatMap((group) =>
-    config.toolCalling === 'native' ? nativeTurn(group) : textTurn(group, tags),
+    config.toolCalling === 'native' ? nativeTurn(group, wireId) : textTurn(group, tags),
   );
   const messages: ChatMessage[] = [
     { role: 'system', content: `${config.systemPrompt}\n\n${config.thoughtPrompt}` },

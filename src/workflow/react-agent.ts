@@ -38,7 +38,7 @@ import { critiqueIteration } from './critic-step';
 import { refreshDetails } from './ui-details';
 import { countFinished, countIteration } from './metrics';
 import type { AgentHooks } from './hooks';
-import { acceptFinalAnswer, forceFinalAnswer } from './final-answer';
+import { acceptFinalAnswer, acceptRefusal, forceFinalAnswer } from './final-answer';
 import { promptFor, think } from './thinking';
 import { summarizeConversationIfDue } from './summaries';
 import { actOnToolCalls } from './tool-step';
@@ -126,6 +126,9 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
       if (failure) return stopRun(state, 'failure', `the answer contains the failure phrase "${failure}"`);
       return stopRun(state, 'success', 'the model gave a final answer');
     }
+    case 'refusal':
+      acceptRefusal(state, reply);
+      return stopRun(state, 'failure', `the model refused: ${eventText(reply.refusal, 300)}`);
     case 'clarification': {
       if (!config.allowClarification) {
         const feedback = 'Asking the user is disabled in this run: decide with the tools and what you know.';
@@ -134,7 +137,8 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
         return;
       }
       // Like a final answer, a question needs no separate thought: the question says what is missing.
-      return clarify(state, reply, `c${state.counters.iterations}-1`, reply.question, reply.usage);
+      const ids = { callId: `c${state.counters.iterations}-1`, ...serverCallIdOf(state, reply.callId) };
+      return clarify(state, reply, ids, reply.question, reply.usage);
     }
     case 'tool_calls':
       if (answering) {
@@ -172,6 +176,11 @@ async function reissue(
   const thought = `The critic asked for ${action.tool} again with a refined query: ${action.refinedQuery}`;
   await actOnToolCalls(state, { thought }, [call], tools, ZERO_USAGE);
   await critiqueIteration(state);
+}
+
+/** The server's ID of a call, kept from rule set 7 on (`sendsServerCallIds`); '' is none. */
+function serverCallIdOf(state: RunState, id: string): { serverCallId?: string } {
+  return state.rules.sendsServerCallIds && id !== '' ? { serverCallId: id } : {};
 }
 
 /** A reply with tool calls: validate the thought, check the phrases, then run the calls. */
@@ -215,7 +224,12 @@ async function act(
   if (failure) return stopRun(state, 'failure', `the thought contains the failure phrase "${failure}"`);
   // Call IDs are the workflow's own (iteration and position): unique in the run whatever the provider sends, short
   // enough to type in `durable-react-agent approve`, and a stale decision can never match a newer call.
-  const calls = reply.calls.map((call, index) => ({ ...call, callId: `c${state.counters.iterations}-${index + 1}` }));
+  // The server's own ID is kept beside, to be sent back to it exactly.
+  const calls = reply.calls.map((call, index) => ({
+    ...call,
+    callId: `c${state.counters.iterations}-${index + 1}`,
+    ...serverCallIdOf(state, call.callId),
+  }));
   await actOnToolCalls(state, reply, calls, tools, reply.usage);
   await critiqueIteration(state);
 }

@@ -180,6 +180,11 @@ const GENERATIONS = [
        * when nothing is left: its cost reaches the parent only when it returns.
        */
       subagentsShareCostBudget: true,
+      /**
+       * Issue 44: calls go back to the model's server with the IDs it gave them (`serverCallId`), or nine made-up
+       * letters and digits where it gave none, not the run's own `c3-1`, which Mistral refuses.
+       */
+      sendsServerCallIds: true,
     },
   },
 ] as const;

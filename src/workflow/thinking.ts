@@ -26,7 +26,17 @@ export function promptFor(state: RunState, feedback: readonly string[]): ChatMes
   const { summary, window: steps } = state.transcript;
   const { notes } = state.prompt;
   const earlierTurns = state.conversation?.history;
-  return buildMessages({ query, config, summary, steps: promptSteps(steps), feedback, notes, earlierTurns });
+  const serverCallIds = state.rules.sendsServerCallIds;
+  return buildMessages({
+    query,
+    config,
+    summary,
+    steps: promptSteps(steps),
+    feedback,
+    notes,
+    earlierTurns,
+    serverCallIds,
+  });
 }
 
 /**

@@ -174,13 +174,14 @@ function toStep(
   const { observation } = outcome;
   const args = 'args' in outcome ? outcome.args : (call.args ?? call.argumentsText);
   const delegated = outcome.childWorkflowId !== undefined ? (args as { agent: string; task: string }) : null;
+  const serverCallId = call.serverCallId !== undefined ? { serverCallId: call.serverCallId } : {};
   return {
     iteration: state.counters.iterations,
     thought,
     ...(reasoningChars ? { reasoningChars } : {}),
     action: delegated
-      ? { type: 'delegate', agent: delegated.agent, task: delegated.task, callId: call.callId }
-      : { type: 'tool_call', tool: call.tool, args, callId: call.callId },
+      ? { type: 'delegate', agent: delegated.agent, task: delegated.task, callId: call.callId, ...serverCallId }
+      : { type: 'tool_call', tool: call.tool, args, callId: call.callId, ...serverCallId },
     ...(outcome.childWorkflowId ? { childWorkflowId: outcome.childWorkflowId } : {}),
     ...(outcome.decision ? { decision: outcome.decision } : {}),
     observation: observation.text,

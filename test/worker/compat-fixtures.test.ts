@@ -74,6 +74,12 @@ describe('compatibility fixtures', () => {
         const failure = outcome as ApplicationFailure;
         expect(failure.type).toBe(`${wanted.errorType}Error`);
         expect(failure.nonRetryable).toBe(!wanted.retryable);
+        // The server's own words survive, whatever shape its error body had.
+        expect(failure.message).not.toContain('(no body)');
+        if (wanted.messageIncludes !== undefined) expect(failure.message).toContain(wanted.messageIncludes);
+        if (wanted.contextWindow !== undefined)
+          expect(failure.details?.[0]).toEqual({ contextWindow: wanted.contextWindow });
+        if (wanted.retryAfterMs !== undefined) expect(failure.nextRetryDelay).toBe(wanted.retryAfterMs);
         return;
       }
       if (outcome instanceof ApplicationFailure) throw new Error(`unexpected failure: ${outcome.message}`);
@@ -92,6 +98,9 @@ describe('compatibility fixtures', () => {
       if (wanted.type === 'malformed' && outcome.type === 'malformed') {
         expect(outcome.problem).toContain(wanted.problemIncludes);
       }
+      if (wanted.type === 'refusal' && outcome.type === 'refusal') {
+        expect(outcome.refusal).toContain(wanted.refusalIncludes);
+      }
     },
   );
 });
@@ -107,6 +116,7 @@ describe('any reply', () => {
       content: fc.oneof(json, fc.string()),
       reasoning_content: json,
       reasoning: json,
+      refusal: json,
       tool_calls: fc.array(call, { maxLength: 3 }),
     },
     { requiredKeys: [] },
@@ -158,7 +168,7 @@ describe('any reply', () => {
           expect: { type: 'malformed', problemIncludes: '' },
         });
         if (outcome instanceof ApplicationFailure) expect(outcome.type).toMatch(/^Model\w+Error$/);
-        else expect(['tool_calls', 'final_answer', 'clarification', 'malformed']).toContain(outcome.type);
+        else expect(['tool_calls', 'final_answer', 'clarification', 'malformed', 'refusal']).toContain(outcome.type);
       }),
       { numRuns: 200 },
     );

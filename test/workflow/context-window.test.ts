@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { SUMMARIZER_MARKER } from '../../src/shared/summaries';
-import type { RecordedRequest, ScriptedResponder } from '../../src/testing/scripted-model';
+import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../src/testing/scripted-model';
 import { useHarness } from '../support/harness';
 
 const harness = useHarness();
@@ -14,18 +14,27 @@ const promptTokens = (request: RecordedRequest) => Math.ceil(JSON.stringify(requ
  * A model with a real context window: like vLLM or OpenAI, it refuses a prompt over the window with HTTP 400 and
  * says how large the window is. Otherwise it reads five 6 KiB texts (about 1,500 tokens each), then answers.
  */
-function modelWithWindow(window: number, thinks: ScriptedResponder): ScriptedResponder {
+function modelWithWindow(window: number, thinks: ScriptedResponder, says = overWindowLikeVllm): ScriptedResponder {
   return (request, index) => {
     const tokens = promptTokens(request);
-    if (tokens > window) {
-      return {
-        status: 400,
-        errorMessage: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens.`,
-      };
-    }
+    if (tokens > window) return says(window, tokens);
     if (isSummaryRequest(request)) return { content: 'SUMMARY: read the earlier bulk texts; all were filler.' };
     return thinks(request, index);
   };
+}
+
+/** How OpenAI, vLLM and most servers refuse a prompt over the window: HTTP 400, the window in the message. */
+function overWindowLikeVllm(window: number, tokens: number): ScriptedTurn {
+  return {
+    status: 400,
+    errorMessage: `This model's maximum context length is ${window} tokens. However, your messages resulted in ${tokens} tokens.`,
+  };
+}
+
+/** How Gemini's OpenAI-compatible endpoint refuses it: a JSON array of Google error objects (issue 44). */
+function overWindowLikeGemini(window: number, tokens: number): ScriptedTurn {
+  const message = `The input token count (${tokens}) exceeds the maximum number of tokens allowed (${window}).`;
+  return { raw: { kind: 'json', status: 400, body: [{ error: { code: 400, message, status: 'INVALID_ARGUMENT' } }] } };
 }
 
 /** Reads five texts (each call new arguments, so no stall), then answers; counts only the replies it gave. */
@@ -42,8 +51,12 @@ function readFive(): ScriptedResponder {
 }
 
 /** A run with no contextWindow assumes 32,768 tokens until the model refuses and says 4,000; it compacts and goes on. */
-async function expectLearnsWindow(on: Pick<typeof harness, 'start'>): Promise<void> {
-  const run = await on.start(modelWithWindow(4000, readFive()), 'read the bulk texts', {
+async function expectLearnsWindow(
+  on: Pick<typeof harness, 'start'>,
+  says = overWindowLikeVllm,
+  words = 'maximum context length is 4000 tokens',
+): Promise<void> {
+  const run = await on.start(modelWithWindow(4000, readFive(), says), 'read the bulk texts', {
     limits: { maxIterations: 12 },
   });
   const result = await run.result();
@@ -52,7 +65,7 @@ async function expectLearnsWindow(on: Pick<typeof harness, 'start'>): Promise<vo
   expect(result.finalAnswer).toBe('All five texts were filler.');
   const refusals = result.trace.errorHistory.filter((entry) => entry.kind === 'model_error');
   expect(refusals).toHaveLength(1);
-  expect(refusals[0]?.message).toContain('maximum context length is 4000 tokens');
+  expect(refusals[0]?.message).toContain(words);
   expect(result.trace.summary).toContain('SUMMARY');
 }
 
@@ -75,6 +88,10 @@ describe('context window', () => {
 
   it("learns the window from the provider's context-length error, compacts and goes on", async () => {
     await expectLearnsWindow(harness);
+  });
+
+  it("learns it from Gemini's array-shaped error as well (issue 44)", async () => {
+    await expectLearnsWindow(harness, overWindowLikeGemini, 'exceeds the maximum number of tokens allowed (4000)');
   });
 
   it('stops with token_budget, not a failed run, when even a compacted prompt cannot fit', async () => {

@@ -84,6 +84,8 @@ describe('the eval on personalities', () => {
       '| reasoning-field',
       '| think-tags',
       '| sloppy-text',
+      '| mistral',
+      '| unparsed-calls',
     ]);
     expect(rows[0]).toContain('| ✓ 100% (2/2) | ✓ 100% (2/2) |');
     expect(rows[0]).toMatch(/\| 0\/2 \| 0 \|$/);

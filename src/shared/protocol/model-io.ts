@@ -1,6 +1,6 @@
 import type { ModelSettings } from '../model-settings';
 import { visibleThought } from './reasoning';
-import type { TokenUsage } from '../types';
+import type { ServerCallId, TokenUsage } from '../types';
 import type { PromptDelta } from './prompt-delta';
 import type { RanAhead, RunAheadRequest } from '../tool-protocol';
 import type { AgentEvent } from '../events';
@@ -67,7 +67,8 @@ export interface CallModelInput {
 }
 
 /** A parsed tool call: args are present when the arguments text was valid JSON. */
-export interface ParsedToolCall {
+export interface ParsedToolCall extends ServerCallId {
+  /** As read: the server's ID ('' when it gave none or repeated one); the loop then gives it the run's own. */
   callId: string;
   tool: string;
   argumentsText: string;
@@ -108,6 +109,7 @@ export type OutputCheck = { ok: true; value: unknown } | { ok: false; message: s
  */
 export function answerCandidate(reply: ModelReply): string {
   if (reply.type === 'final_answer') return reply.answer;
+  if (reply.type === 'refusal') return reply.refusal;
   if (reply.type === 'tool_calls') return visibleThought(reply.thought, reply.reasoningChars);
   return reply.assistantMessage.content.trim();
 }
@@ -131,6 +133,11 @@ export type ModelReply = ReplyBase &
       }
     | { type: 'clarification'; callId: string; question: string }
     | { type: 'malformed'; problem: string }
+    /**
+     * The model declined (`message.refusal`, or a content filter that let nothing through): the run ends with
+     * `failure` and the refusal as its answer. Arguing with a refusal only repeats it.
+     */
+    | { type: 'refusal'; refusal: string }
   );
 
 /** The reply shape workers returned before the tagged union: nullable fields. Recorded histories still hold it. */

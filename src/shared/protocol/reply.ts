@@ -4,6 +4,7 @@ import type { ModelReply, ModelToolCall, ParsedToolCall, ReplyBase, TextTags } f
 import { parseLooseJson } from './loose-json';
 import { joinReasoning, splitReasoning, thoughtFrom } from './reasoning';
 import { parseTextReply } from './text-format';
+import { readWrittenCalls } from './written-calls';
 
 /** Parses one call's arguments; bad JSON is kept as a parse error the model will be told about, never thrown. */
 export function parseToolCall(call: ModelToolCall): ParsedToolCall {
@@ -37,20 +38,31 @@ function settledBy(call: ParsedToolCall, base: ReplyBase): ModelReply | null {
   return null;
 }
 
+/** A refusal (`message.refusal`, or a content filter that let nothing through); reasoning sent apart is its thought. */
+export function readRefusal(refusal: string, usage: TokenUsage, reasoning = ''): ModelReply {
+  const assistantMessage = { role: 'assistant' as const, content: '' };
+  return { ...thoughtFrom(reasoning, ''), usage, assistantMessage, type: 'refusal', refusal };
+}
+
 /**
  * Understands a native tool-calling reply: tool calls are actions, no call is the answer. The thought is the reasoning
  * the server sent apart (`reasoning`: a `reasoning_content`/`reasoning` field) or in a leading `<think>` block, then
- * the text beside the calls; a final answer is the text alone, its reasoning never part of it.
+ * the text beside the calls; a final answer is the text alone, its reasoning never part of it. With `offered` (the
+ * tools the request offered), calls the model wrote in its text are its calls.
  */
 export function readNativeReply(
   content: string,
-  toolCalls: ModelToolCall[],
+  nativeCalls: ModelToolCall[],
   usage: TokenUsage,
   reasoning = '',
+  offered?: ReadonlySet<string>,
 ): ModelReply {
   const split = splitReasoning(content);
   const thinking = joinReasoning(reasoning, split.reasoning);
-  const text = split.text;
+  // Calls written in the text (a server without a tool parser) are calls, never the answer: see readWrittenCalls.
+  const written = offered && nativeCalls.length === 0 ? readWrittenCalls(split.text, offered) : undefined;
+  const text = written && 'calls' in written ? written.text : split.text;
+  const toolCalls = written && 'calls' in written ? written.calls : nativeCalls;
   const base: ReplyBase = {
     // A final answer's text is the answer, not a thought; with no reasoning it stands for both, as it always has.
     ...thoughtFrom(thinking, toolCalls.length > 0 || thinking === '' ? text : ''),
@@ -58,6 +70,7 @@ export function readNativeReply(
     // Only the text goes back to the model: servers refuse or mis-template reasoning sent back as input.
     assistantMessage: { role: 'assistant', content: text, ...(toolCalls.length ? { toolCalls } : {}) },
   };
+  if (written && 'problem' in written) return { ...base, type: 'malformed', problem: written.problem };
   if (toolCalls.length === 0) {
     if (text === '') {
       const problem =

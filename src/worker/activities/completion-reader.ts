@@ -1,5 +1,6 @@
 import { ErrorType } from '../../shared/errors';
 import type { ModelToolCall } from '../../shared/protocol';
+import { errorObjectOf } from './error-body';
 import { badResponseMessage, classifyResponse, UnreadableReply, type ModelEndpoint } from './model-errors';
 
 /**
@@ -13,6 +14,8 @@ export interface CompletionReply {
   content: string;
   /** Reasoning from `reasoning_content`, `reasoning` or `reasoning_details`; empty when the server sent none. */
   reasoning: string;
+  /** Why the model declined (`refusal`), or that a content filter let nothing through; empty when it did not. */
+  refusal: string;
   toolCalls: ModelToolCall[];
   finishReason: string | null;
   /** The usage object as reported, unchecked (readUsage checks it). */
@@ -38,13 +41,27 @@ export const textOf = (value: unknown): string => (typeof value === 'string' ? v
 
 /**
  * Message content as text: a string, or an array of parts (`{ type: 'text', text }`) as some servers send it. Parts
- * that are not text (images, refusals) carry nothing the loop reads.
+ * that are not text (images, refusals) carry nothing the answer reads.
  */
 export function contentText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content.map((part) => (isJsonObject(part) ? textOf(part.text) : textOf(part))).join('');
 }
+
+/**
+ * A refusal's words: OpenAI's `refusal` field (a stream sends it in pieces, which the caller joins), or refusal parts
+ * of a content array (`{ type: 'refusal', refusal }`).
+ */
+export function refusalText(message: Json): string {
+  const parts = Array.isArray(message.content) ? message.content : [];
+  const inParts = parts.map((part) => (isJsonObject(part) && part.type === 'refusal' ? textOf(part.refusal) : ''));
+  return textOf(message.refusal) + inParts.join('');
+}
+
+/** What stands for a refusal when a content filter (Azure's `finish_reason: "content_filter"`) let nothing through. */
+export const FILTERED_REPLY =
+  "The provider's content filter withheld the reply (finish_reason: content_filter); nothing came back to use.";
 
 /**
  * Reasoning as the servers that send it apart name it: `reasoning_content` (vLLM's reasoning parsers, DeepSeek,
@@ -71,21 +88,22 @@ export function argumentsText(value: unknown): string {
 }
 
 /**
- * The calls of a message, each with a unique ID: servers omit IDs (or repeat one for every call), and the ID is what
- * ties a call to its result in the next prompt. The legacy `function_call` counts as one call.
+ * The calls of a message, each with the ID its server gave it, sent back to it exactly in the next prompt. Servers
+ * omit IDs (or repeat one for every call): such a call's ID is '', and the loop makes one up that every known server
+ * accepts (see wireCallId). The legacy `function_call` counts as one call.
  */
 export function readToolCalls(message: Json): ModelToolCall[] {
   const raw: unknown[] = Array.isArray(message.tool_calls) ? message.tool_calls : [];
   const listed = raw.length === 0 && isJsonObject(message.function_call) ? [{ function: message.function_call }] : raw;
   const seen = new Set<string>();
   const calls: ModelToolCall[] = [];
-  for (const [position, entry] of listed.entries()) {
+  for (const entry of listed) {
     if (!isJsonObject(entry)) continue;
     const fn = isJsonObject(entry.function) ? entry.function : entry;
     const name = textOf(fn.name).trim();
     let id = textOf(entry.id);
-    if (id === '' || seen.has(id)) id = `call_${position}${id === '' ? '' : `_${id}`}`;
-    seen.add(id);
+    if (seen.has(id)) id = '';
+    if (id !== '') seen.add(id);
     calls.push({ id, name, argumentsText: argumentsText(fn.arguments ?? fn.parameters) });
   }
   return calls;
@@ -93,10 +111,10 @@ export function readToolCalls(message: Json): ModelToolCall[] {
 
 /** A body that is not a completion, classified; an `error` object in a 200 body is the error it describes. */
 function notACompletion(body: unknown, endpoint: ModelEndpoint): UnreadableReply {
-  const error = isJsonObject(body) ? body.error : undefined;
-  if (error !== undefined && error !== null) {
-    const detail = (isJsonObject(error) ? textOf(error.message) : textOf(error)) || JSON.stringify(error);
-    const code = isJsonObject(error) ? Number(error.code ?? error.status) : NaN;
+  const error = errorObjectOf(body);
+  if (error !== undefined) {
+    const detail = textOf(error.message) || JSON.stringify(error);
+    const code = Number(error.code ?? error.status);
     const status = Number.isInteger(code) && code >= 400 && code < 600 ? code : 500;
     return new UnreadableReply(classifyResponse({ status, detail, body: error }, endpoint));
   }
@@ -141,12 +159,17 @@ export function readCompletion(body: unknown, endpoint: ModelEndpoint): Completi
   const message = isJsonObject(choice.message) ? choice.message : isJsonObject(choice.delta) ? choice.delta : {};
   // Legacy completions-style servers put the text on the choice itself.
   const content = contentText(message.content) || textOf(choice.text);
+  const toolCalls = readToolCalls(message);
+  const finishReason = textOf(choice.finish_reason) || null;
+  // Azure stops a reply its filter flags with `content_filter`: when nothing usable came, that is a refusal too.
+  const filtered = finishReason === 'content_filter' && content.trim() === '' && toolCalls.length === 0;
   return {
     id: textOf(parsed.id),
     content,
     reasoning: reasoningText(message),
-    toolCalls: readToolCalls(message),
-    finishReason: textOf(choice.finish_reason) || null,
+    refusal: refusalText(message).trim() || (filtered ? FILTERED_REPLY : ''),
+    toolCalls,
+    finishReason,
     usage: parsed.usage,
     ...(typeof parsed.model === 'string' ? { model: parsed.model } : {}),
   };

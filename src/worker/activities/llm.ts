@@ -16,6 +16,7 @@ import {
   FINAL_ANSWER_TOOL,
   finalAnswerParameters,
   readNativeReply,
+  readRefusal,
   readTextReply,
   splitReasoning,
   textProtocolInstructions,
@@ -219,10 +220,14 @@ async function readReply(deps: ModelDependencies, input: ResolvedModelInput): Pr
     splitReasoning(content).text.length +
     toolCalls.reduce((sum, call) => sum + call.name.length + call.argumentsText.length, 0);
   if (size > MAX_REPLY_CHARS) return oversized(size, content, usage);
+  // A refusal ends the run with its words: nothing else in the reply is acted on, and asking again only repeats it.
+  if (completion.refusal !== '' && toolCalls.length === 0) return readRefusal(completion.refusal, usage, reasoning);
   const cut = completion.finishReason === 'length';
+  // The names the request offered natively: a call written in the text must name one of them to count as a call.
+  const offered = new Set((request.tools ?? []).map((tool) => (tool.type === 'function' ? tool.function.name : '')));
   const reply = settleArguments(
     input.mode === 'native'
-      ? readNativeReply(content, toolCalls, usage, reasoning)
+      ? readNativeReply(content, toolCalls, usage, reasoning, request.tools ? offered : undefined)
       : readTextReply(content, input.tags, completion.id || 'chatcmpl-unknown', usage, reasoning),
     tools,
   );

@@ -1,4 +1,12 @@
-import { argumentsText, contentText, isJsonObject, reasoningText, textOf, type Json } from './completion-reader';
+import {
+  argumentsText,
+  contentText,
+  isJsonObject,
+  reasoningText,
+  refusalText,
+  textOf,
+  type Json,
+} from './completion-reader';
 
 /** Whether streamed arguments are complete: a call sent whole, not one still arriving. */
 function isWholeJson(text: string): boolean {
@@ -24,6 +32,8 @@ interface CallPieces {
 export class StreamAssembly {
   content = '';
   reasoning = '';
+  /** A refusal's pieces (`delta.refusal`), joined. */
+  refusal = '';
   finishReason = 'stop';
   private readonly calls: CallPieces[] = [];
   /** Where the latest call of each `index` is: Ollama numbers every whole call 0. */
@@ -35,6 +45,7 @@ export class StreamAssembly {
     const reasoning = reasoningText(delta);
     this.content += text;
     this.reasoning += reasoning;
+    this.refusal += refusalText(delta);
     if (Array.isArray(delta.tool_calls))
       for (const piece of delta.tool_calls) if (isJsonObject(piece)) this.addCall(piece);
     if (textOf(finishReason) !== '') this.finishReason = textOf(finishReason);
@@ -76,6 +87,7 @@ export class StreamAssembly {
     return (
       this.content.length +
       this.reasoning.length +
+      this.refusal.length +
       this.calls.reduce((sum, call) => sum + call.name.length + call.args.length, 0)
     );
   }
@@ -86,6 +98,7 @@ export class StreamAssembly {
       role: 'assistant',
       content: this.content,
       ...(this.reasoning !== '' ? { reasoning_content: this.reasoning } : {}),
+      ...(this.refusal !== '' ? { refusal: this.refusal } : {}),
       ...(this.calls.length > 0
         ? {
             tool_calls: this.calls.map((call) => ({
