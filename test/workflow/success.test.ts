@@ -42,7 +42,9 @@ describe('a successful run', () => {
     const requests = harness.model.requests(run.modelName);
     expect(requests).toHaveLength(2);
     const toolMessage = requests[1]?.messages.find((message) => message.role === 'tool');
-    expect(toolMessage?.tool_call_id).toBe(step?.action.type === 'tool_call' ? step.action.callId : undefined);
+    // The server's own ID, as it issued it (issue 44): the run's c1-1 stays the run's.
+    expect(toolMessage?.tool_call_id).toBe('call_0_0');
+    expect(step?.action).toMatchObject({ callId: 'c1-1', serverCallId: 'call_0_0' });
     expect(String(toolMessage?.content)).toContain('42');
     expect(requests[0]?.authorization).toBe('Bearer test-key');
     expect(requests[0]?.tools?.map((tool) => tool.function.name)).toContain('calculator');
