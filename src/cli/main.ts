@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { SigningKeyError } from '../client/decision-signing';
-import { AgentRunError, DecisionRefusedError, InvalidConfigError } from '../client/errors';
+import { AgentRunError, DecisionRefusedError, InvalidConfigError, unreachableServerMessage } from '../client/errors';
 import { ErrorType } from '../shared/errors';
 import { UsageError } from './args';
 import { DECISION_COMMANDS, decisionCommand } from './decision-commands';
@@ -16,7 +16,7 @@ import { startDevServer } from '../dev/dev-server';
 import { parseArgs } from 'node:util';
 import { EncryptionCodec, parseEncryptionKeys, PayloadCodecError } from '../worker/codec';
 import { startCodecServer } from '../worker/codec/codec-server';
-import { readEnv } from '../client/env';
+import { LOCAL_TEMPORAL_ADDRESS, readEnv } from '../client/env';
 import { ensureSearchAttributes } from '../dev/search-attributes';
 import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { runWorkerProcess } from '../worker/process';
@@ -269,7 +269,10 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"; try --help`);
     }
   } catch (error) {
-    const message = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    const address = process.env.TEMPORAL_ADDRESS?.trim() || LOCAL_TEMPORAL_ADDRESS;
+    // A server that is down may come back: exit 1, as for any condition that can pass, not 2 (input to fix).
+    const unreachable = unreachableServerMessage(error, address);
+    const message = unreachable ?? (error instanceof Error ? error.message : String(error)).split('\n')[0];
     say(`error: ${message}`);
     const invalidInput =
       error instanceof UsageError ||

@@ -66,3 +66,21 @@ export function causeMessages(error: unknown): string {
   for (let cause = error; cause instanceof Error; cause = cause.cause) parts.push(cause.message);
   return parts.join(' | ');
 }
+
+/**
+ * What to tell an operator whose Temporal server cannot be reached, or undefined when `error` is something else. The
+ * SDKs report it as a Rust transport dump (`tonic::transport::Error(Transport, ConnectError(…))`, the worker's native
+ * connection) or "Failed to connect before the deadline" (the client): neither names the address or what to do.
+ */
+export function unreachableServerMessage(error: unknown, address: string): string | undefined {
+  const text = causeMessages(error);
+  if (!/tonic::transport|ConnectError|Failed to connect before the deadline|dns error/i.test(text)) return undefined;
+  // The OS's own words when the dump carries them ("Connection refused"), else the SDK's.
+  const why =
+    /message: "([^"]+)"/.exec(text)?.[1] ??
+    (/dns error|failed to lookup/i.test(text) ? 'the host name does not resolve' : 'no answer before the deadline');
+  return (
+    `cannot reach the Temporal server at ${address} (TEMPORAL_ADDRESS): ${why}. ` +
+    'Start one (npx durable-react-agent server), or set TEMPORAL_ADDRESS to where it listens.'
+  );
+}

@@ -176,6 +176,29 @@ describe('the worker process', () => {
     );
   });
 
+  it.each([
+    ['worker', []],
+    ['trace', ['agent-nothing']],
+  ])(
+    '`%s` against an unreachable Temporal address says so in one line naming it, no transport dump (issue 45)',
+    { timeout: 60_000 },
+    async (command, args) => {
+      // A port nothing listens on: bound, then closed.
+      const port = await freePort();
+      const child = spawn(process.execPath, [CLI, command, ...args], {
+        env: { ...process.env, TEMPORAL_ADDRESS: `127.0.0.1:${port}` },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+      // 1, not 2: a server that is down may come back, so a supervisor should restart the worker.
+      expect(await new Promise((resolve) => child.on('close', resolve))).toBe(1);
+      expect(stderr.trim().split('\n')).toHaveLength(1);
+      expect(stderr).toContain(`error: cannot reach the Temporal server at 127.0.0.1:${port} (TEMPORAL_ADDRESS): `);
+      expect(stderr).not.toMatch(/tonic|ConnectError|Failed to connect/);
+    },
+  );
+
   it('refuses an MCP servers file with a bad server, naming it, with exit code 2', async () => {
     const file = path.join(mkdtempSync(path.join(os.tmpdir(), 'dra-mcp-env-')), 'servers.json');
     writeFileSync(file, JSON.stringify({ github: { command: 'npx', url: 'http://127.0.0.1:1/mcp' } }));
