@@ -19,7 +19,7 @@ import { checkVerdict, signatureDigest, type SigningFacts } from '../shared/sign
 /** How a pending call was settled: run it (with these arguments), or give the model this observation instead. */
 export type Resolution =
   | { outcome: 'run'; args: unknown; decision: DecisionOutcome }
-  | { outcome: 'observe'; text: string; isError: boolean; decision: DecisionOutcome };
+  | { outcome: 'observe'; text: string; isError: boolean; decision: DecisionOutcome; truncated?: boolean };
 
 /** The outcome of a call an approve-always decision let through. */
 const ALWAYS: DecisionOutcome = { kind: 'approve', always: true };

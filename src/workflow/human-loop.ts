@@ -5,7 +5,7 @@ import { argsHash } from '../shared/canonical';
 import { formatDuration, parseDuration } from '../shared/duration';
 import { answerSignal, answerUpdate, decideSignal, decideUpdate, getPendingQuery } from '../shared/messages';
 import { ErrorType } from '../shared/errors';
-import { describeCall } from '../shared/observation';
+import { describeCall, truncateToTokens } from '../shared/observation';
 import { argsText, eventText } from '../shared/events';
 import { validateToolArgs } from './activity-proxies';
 import type { Checked, Resolution } from './approval-book';
@@ -178,7 +178,7 @@ export async function awaitDecision(
     if (await countedCondition(state.cost, () => entry.resolution !== undefined, ms)) {
       const resolution = entry.resolution as Resolution;
       state.events.emit({ type: 'approval_decided', callId, decision: resolution.decision });
-      return resolution;
+      return capResponded(state, resolution);
     }
     state.events.emit({ type: 'approval_decided', callId, decision: { kind: 'timeout' } });
     const message = `no decision arrived within ${label}; the call was not run`;
@@ -195,6 +195,17 @@ export async function awaitDecision(
     state.approvals.close(callId);
     publishStatus(state);
   }
+}
+
+/**
+ * A result a person gave (`respond`) is an observation like a tool's, so it is cut to `maxObservationTokens` as a
+ * tool's is (rule set 7): a megabyte pasted into a decision used to enter every later prompt whole.
+ */
+function capResponded(state: RunState, resolution: Resolution): Resolution {
+  if (!state.rules.capsRespondedResults || resolution.outcome !== 'observe' || resolution.decision.kind !== 'respond')
+    return resolution;
+  const { text, truncated } = truncateToTokens(resolution.text, state.config.maxObservationTokens);
+  return truncated ? { ...resolution, text, truncated } : resolution;
 }
 
 /** Asks the user the model's question and waits for the answer, which becomes the observation. */

@@ -185,6 +185,8 @@ const GENERATIONS = [
        * letters and digits where it gave none, not the run's own `c3-1`, which Mistral refuses.
        */
       sendsServerCallIds: true,
+      /** Issue 45: a result a person gives (`respond`) is cut to `maxObservationTokens`, as a tool's result is. */
+      capsRespondedResults: true,
     },
   },
 ] as const;

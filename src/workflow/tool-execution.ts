@@ -177,7 +177,8 @@ async function settleUnseen(
       countDecision(resolution.decision.kind);
       earlier = { ...earlier, decision: resolution.decision };
       if (resolution.outcome === 'observe') {
-        return { text: resolution.text, isError: resolution.isError, truncated: false, attempts, effect: earlier };
+        const truncated = resolution.truncated === true;
+        return { text: resolution.text, isError: resolution.isError, truncated, attempts, effect: earlier };
       }
       approved = true;
     }

@@ -148,7 +148,7 @@ async function settleAdmitted(
   const resolution = await awaitDecision(state, call.callId, tool, call.args);
   if (resolution.outcome === 'observe') {
     return {
-      observation: { text: resolution.text, isError: resolution.isError, truncated: false },
+      observation: { text: resolution.text, isError: resolution.isError, truncated: resolution.truncated === true },
       decision: resolution.decision,
     };
   }

@@ -2,6 +2,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { describe, expect, inject, it } from 'vitest';
 import { z } from 'zod';
+import { AgentClient } from '../../src/client/agent-client';
+import { decideSignal } from '../../src/shared/messages';
 import type { ReActStep } from '../../src/shared/types';
 import { createListTools } from '../../src/worker/activities/tools';
 import { defineTool } from '../../src/worker/tools/define-tool';
@@ -229,6 +231,63 @@ describe('reconcile: a call whose outcome nobody saw', () => {
     expect(audit).toEqual([
       expect.objectContaining({ payload: expect.objectContaining({ callId: 'c1-1:uncertain' }) as object }),
     ]);
+  });
+
+  it('unknown → respond: the result a person gives is cut like any observation (issue 45)', async () => {
+    const run = await harness.start(payTurns('pay', 'unknown'), 'q', { history: { maxObservationTokens: 50 } });
+    await waitForPending(harness, run.workflowId, { callId: 'c1-1:uncertain' });
+    await harness.agents.respond(run.workflowId, 'c1-1:uncertain', `Paid 40. ${'receipt line '.repeat(10_000)}`);
+    const result = await run.result();
+    const step = result.trace.steps[0] as ReActStep;
+    expect(step.observation?.startsWith('Paid 40. receipt line')).toBe(true);
+    expect(step.observation?.length).toBeLessThan(400);
+    expect(step.truncated).toBe(true);
+    // The model read the cut text, not 120,000 characters.
+    const [, next] = harness.model.requests(run.modelName);
+    const tool = next?.messages.find((message) => message.role === 'tool');
+    expect(String(tool?.content).length).toBeLessThan(400);
+  });
+
+  it('respond to an ordinary approval: the result is cut like any observation too (issue 45)', async () => {
+    const run = await harness.start(payTurns('pay_blind', 'done'), 'q', {
+      approvals: { require: ['pay_blind'] },
+      history: { maxObservationTokens: 50 },
+    });
+    await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
+    await harness.agents.respond(run.workflowId, 'c1-1', `Paid 40. ${'receipt line '.repeat(10_000)}`);
+    const result = await run.result();
+    const step = result.trace.steps[0] as ReActStep;
+    expect(step.observation?.length).toBeLessThan(400);
+    expect(step.truncated).toBe(true);
+    const [, next] = harness.model.requests(run.modelName);
+    const tool = next?.messages.find((message) => message.role === 'tool');
+    expect(String(tool?.content).length).toBeLessThan(400);
+  });
+
+  it("only the tool's approvers may decide whether an uncertain call runs again (issue 45)", async () => {
+    const run = await harness.start(payTurns('pay', 'unknown'), 'q', {
+      approvals: { approvers: { pay: ['role:finance'] } },
+    });
+    await waitForPending(harness, run.workflowId, { callId: 'c1-1:uncertain' });
+    const bob = new AgentClient({ client: harness.client, identity: 'bob', channel: 'client' });
+    for (const attempt of [
+      () => bob.approve(run.workflowId, 'c1-1:uncertain'),
+      () => bob.respond(run.workflowId, 'c1-1:uncertain', 'Paid already, trust me.'),
+    ]) {
+      await expect(attempt()).rejects.toMatchObject({ reason: 'not_allowed' });
+    }
+    // An anonymous raw signal (the Temporal UI's) decides nothing either.
+    await harness.client.workflow
+      .getHandle(run.workflowId)
+      .signal(decideSignal, { callId: 'c1-1:uncertain', decision: 'approve' });
+    expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual([
+      'c1-1:uncertain',
+    ]);
+    const alice = new AgentClient({ client: harness.client, identity: 'alice', roles: ['finance'], channel: 'client' });
+    await alice.reject(run.workflowId, 'c1-1:uncertain', 'I will check the bank first.');
+    const result = await run.result();
+    expect(result.trace.steps[0]?.effect).toMatchObject({ decision: { kind: 'reject', by: { identity: 'alice' } } });
+    expect(outcomeOf(run.firstRunId)).toEqual({ applied: 1, invocations: 1 });
   });
 
   it('unknown → reject: skipped, the model reads that it may have happened', async () => {
