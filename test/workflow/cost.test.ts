@@ -429,6 +429,16 @@ describe('limits.cost', () => {
     );
   });
 
+  it.each(['constructor', 'toString', '__proto__'])(
+    'a model named %j has no price either: refused at start, not priced by Object (issue 45)',
+    async (model) => {
+      const handle = await harness.agents.start('q', { model, limits: { cost: 1 } });
+      await expect(handle.result()).rejects.toThrow(
+        `limits.cost needs a price for model "${model}": set it in the worker's prices (WORKER_PRICES)`,
+      );
+    },
+  );
+
   it('holds through a subagent: the child gets what is left as its own cap, and the parent then stops too (T3)', async () => {
     // Each child reply costs $0.028; the parent's first reply $0.00028. Before the fix the child had no cap of its
     // own and spent all twenty replies' worth ($0.56) before its cost reached the parent's ledger.
