@@ -269,7 +269,7 @@ export async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${command}"; try --help`);
     }
   } catch (error) {
-    const address = process.env.TEMPORAL_ADDRESS?.trim() || LOCAL_TEMPORAL_ADDRESS;
+    const address = readEnv().temporalAddress ?? LOCAL_TEMPORAL_ADDRESS;
     // A server that is down may come back: exit 1, as for any condition that can pass, not 2 (input to fix).
     const unreachable = unreachableServerMessage(error, address);
     const message = unreachable ?? (error instanceof Error ? error.message : String(error)).split('\n')[0];

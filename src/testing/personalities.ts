@@ -136,18 +136,13 @@ function writtenCalls(thought: string, calls: readonly ScriptedToolCall[], turn:
   return [thought, ...blocks].filter((part) => part !== '').join('\n');
 }
 
-const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-
-/** A call ID as Mistral issues them (nine letters and digits, e.g. `D681PevKs`), the same for the same call. */
-export function mistralCallId(model: string, index: number, position: number): string {
-  let hash = 0x811c9dc5;
-  for (const char of `${model}:${index}:${position}`) hash = Math.imul(hash ^ char.charCodeAt(0), 0x01000193) >>> 0;
-  let id = '';
-  for (let place = 0; place < 9; place++) {
-    id += ALPHANUMERIC[hash % 62];
-    hash = Math.imul(hash ^ place, 0x01000193) >>> 0;
-  }
-  return id;
+/**
+ * A call ID in Mistral's form (nine letters and digits; its own look random, like `D681PevKs`), one per reply and
+ * position: `M`, the reply's index and `X`, the position, in base 36, padded with `Z` (base 36 is lower case, so no
+ * two calls share one).
+ */
+export function mistralCallId(index: number, position: number): string {
+  return `M${index.toString(36)}X${position.toString(36)}`.padEnd(9, 'Z');
 }
 
 /** An error a personality's server answers a request with before reading it, as that server words it. */

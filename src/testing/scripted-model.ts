@@ -49,7 +49,7 @@ function completion(
 ): CompletionBody {
   const shaped = shapeTurn(turn, play.personality, { index, seed: play.seed, textMode: isTextModeRequest(request) });
   const madeUpId = (position: number): string =>
-    play.personality === 'mistral' ? mistralCallId(model, index, position) : `call_${index}_${position}`;
+    play.personality === 'mistral' ? mistralCallId(index, position) : `call_${index}_${position}`;
   let toolCalls = shaped.toolCalls.map((call, position) => ({
     id: call.id ?? madeUpId(position),
     type: 'function',

@@ -32,7 +32,7 @@ const WIRE_ID_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz01
  * A call ID made up for a call whose server gave none (or repeated one), derived from the run's own ID so every
  * prompt sends the same one: nine letters and digits, the form Mistral's API requires and OpenAI's accepts.
  */
-export function wireCallId(callId: string): string {
+function wireCallId(callId: string): string {
   // Two FNV-1a hashes with different offsets: 62^9 IDs, so two calls of one run practically never share one.
   let a = 0x811c9dc5;
   let b = 0x01000193 ^ 0x5bd1e995;

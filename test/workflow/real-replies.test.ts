@@ -158,8 +158,8 @@ describe('call IDs go back to the server as it gave them (issue 44)', () => {
     const requests = harness.model.requests(run.modelName);
     expect(requests).toHaveLength(3);
     // Exactly the IDs the server issued, in the calls and in their results.
-    const first = mistralCallId(run.modelName, 0, 0);
-    const second = mistralCallId(run.modelName, 1, 0);
+    const first = mistralCallId(0, 0);
+    const second = mistralCallId(1, 0);
     expect(sentIds(requests[1])).toEqual({ calls: [first], results: [first] });
     expect(sentIds(requests[2])).toEqual({ calls: [first, second], results: [first, second] });
     // The run's own IDs are unchanged: approvals and history still say c1-1.

@@ -233,32 +233,22 @@ describe('reconcile: a call whose outcome nobody saw', () => {
     ]);
   });
 
-  it('unknown → respond: the result a person gives is cut like any observation (issue 45)', async () => {
-    const run = await harness.start(payTurns('pay', 'unknown'), 'q', { history: { maxObservationTokens: 50 } });
-    await waitForPending(harness, run.workflowId, { callId: 'c1-1:uncertain' });
-    await harness.agents.respond(run.workflowId, 'c1-1:uncertain', `Paid 40. ${'receipt line '.repeat(10_000)}`);
+  it.each([
+    { item: 'an uncertain call', tool: 'pay', found: 'unknown' as const, callId: 'c1-1:uncertain', require: [] },
+    { item: 'an ordinary approval', tool: 'pay_blind', found: 'done' as const, callId: 'c1-1', require: ['pay_blind'] },
+  ])('respond to $item: the result a person gives is cut like any observation (issue 45)', async (item) => {
+    const run = await harness.start(payTurns(item.tool, item.found), 'q', {
+      approvals: { require: item.require },
+      history: { maxObservationTokens: 50 },
+    });
+    await waitForPending(harness, run.workflowId, { callId: item.callId });
+    await harness.agents.respond(run.workflowId, item.callId, `Paid 40. ${'receipt line '.repeat(10_000)}`);
     const result = await run.result();
     const step = result.trace.steps[0] as ReActStep;
     expect(step.observation?.startsWith('Paid 40. receipt line')).toBe(true);
     expect(step.observation?.length).toBeLessThan(400);
     expect(step.truncated).toBe(true);
     // The model read the cut text, not 120,000 characters.
-    const [, next] = harness.model.requests(run.modelName);
-    const tool = next?.messages.find((message) => message.role === 'tool');
-    expect(String(tool?.content).length).toBeLessThan(400);
-  });
-
-  it('respond to an ordinary approval: the result is cut like any observation too (issue 45)', async () => {
-    const run = await harness.start(payTurns('pay_blind', 'done'), 'q', {
-      approvals: { require: ['pay_blind'] },
-      history: { maxObservationTokens: 50 },
-    });
-    await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
-    await harness.agents.respond(run.workflowId, 'c1-1', `Paid 40. ${'receipt line '.repeat(10_000)}`);
-    const result = await run.result();
-    const step = result.trace.steps[0] as ReActStep;
-    expect(step.observation?.length).toBeLessThan(400);
-    expect(step.truncated).toBe(true);
     const [, next] = harness.model.requests(run.modelName);
     const tool = next?.messages.find((message) => message.role === 'tool');
     expect(String(tool?.content).length).toBeLessThan(400);

@@ -23,14 +23,10 @@ const LLAMA_SUFFIX = /(?:<\|python_end\|>|<\|eom_id\|>|<\|eot_id\|>)\s*$/;
 const NATIVE_PLEASE =
   'Call tools through the tool-calling interface (a native tool call), not by writing the call in your text.';
 
-/** JSON as written: strict first, then the lenient reader (models write Python dicts and trailing commas). */
+/** JSON as models write it (Python dicts and trailing commas too), or undefined. */
 function readJson(text: string): unknown {
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    const loose = parseLooseJson(text);
-    return loose.ok ? loose.value : undefined;
-  }
+  const read = parseLooseJson(text);
+  return read.ok ? read.value : undefined;
 }
 
 /** One call object as the families write it: `{name, arguments}`, `{name, parameters}`, or wrapped in `function`. */

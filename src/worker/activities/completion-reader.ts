@@ -1,6 +1,7 @@
 import { ErrorType } from '../../shared/errors';
 import type { ModelToolCall } from '../../shared/protocol';
 import { errorObjectOf } from './error-body';
+import { isJsonObject, textOf, type Json } from './server-json';
 import { badResponseMessage, classifyResponse, UnreadableReply, type ModelEndpoint } from './model-errors';
 
 /**
@@ -31,14 +32,6 @@ export interface CompletionReply {
  */
 export const MAX_REPLY_CHARS = 200_000;
 
-/** A JSON object as a server sent it, unchecked. */
-export type Json = Record<string, unknown>;
-/** Whether a value is a JSON object (not null, not an array). */
-export const isJsonObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-/** A value that should be text, or '' when it is anything else. */
-export const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
-
 /**
  * Message content as text: a string, or an array of parts (`{ type: 'text', text }`) as some servers send it. Parts
  * that are not text (images, refusals) carry nothing the answer reads.
@@ -60,7 +53,7 @@ export function refusalText(message: Json): string {
 }
 
 /** What stands for a refusal when a content filter (Azure's `finish_reason: "content_filter"`) let nothing through. */
-export const FILTERED_REPLY =
+const FILTERED_REPLY =
   "The provider's content filter withheld the reply (finish_reason: content_filter); nothing came back to use.";
 
 /**

@@ -1,8 +1,4 @@
-/** A JSON object as a server sent it (completion-reader reads replies, and reads its errors here). */
-type Json = Record<string, unknown>;
-const isJsonObject = (value: unknown): value is Json =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
-const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
+import { isJsonObject, textOf, type Json } from './server-json';
 
 /**
  * Error bodies as OpenAI-compatible servers really send them, read into the one shape the `openai` client and the

@@ -1,12 +1,5 @@
-import {
-  argumentsText,
-  contentText,
-  isJsonObject,
-  reasoningText,
-  refusalText,
-  textOf,
-  type Json,
-} from './completion-reader';
+import { argumentsText, contentText, reasoningText, refusalText } from './completion-reader';
+import { isJsonObject, textOf, type Json } from './server-json';
 
 /** Whether streamed arguments are complete: a call sent whole, not one still arriving. */
 function isWholeJson(text: string): boolean {

@@ -3,7 +3,8 @@ import type { Client } from '@temporalio/client';
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import { modelDeltaSignal } from '../../shared/messages';
-import { isJsonObject, MAX_REPLY_CHARS, type Json } from './completion-reader';
+import { MAX_REPLY_CHARS } from './completion-reader';
+import { isJsonObject, type Json } from './server-json';
 import { StreamAssembly } from './stream-assembly';
 
 /** How often a sender looks for streamed text to send: the first batch of a call goes out this soon. */
