@@ -184,10 +184,15 @@ export class DurableAgentPlugin extends SimplePlugin {
   override configureWorker(options: WorkerOptions): WorkerOptions {
     const configured = withVerifier(withCacheBound(super.configureWorker(options)), this.approvalKeys);
     if (configured.workflowsPath !== undefined || configured.workflowBundle !== undefined) return configured;
-    const { workflowsPath, preloadModules } = stockBundleOptions({ stackTraces: this.stackTraces });
+    const { workflowsPath, preloadModules, failureConverterPath } = stockBundleOptions({
+      stackTraces: this.stackTraces,
+    });
     const bundlerOptions = configured.bundlerOptions ?? {};
+    // The worker bundles with its data converter's failure converter: the stock one unless the worker names its own.
+    const dataConverter = configured.dataConverter ?? {};
     return {
       ...configured,
+      dataConverter: { failureConverterPath, ...dataConverter },
       workflowsPath,
       bundlerOptions: {
         ...bundlerOptions,

@@ -7,12 +7,23 @@ export const STOCK_WORKFLOWS_PATH = path.join(__dirname, '..', 'workflows');
 export const SANDBOX_SETUP_PATH = path.join(STOCK_WORKFLOWS_PATH, 'sandbox-setup');
 
 /**
+ * The failure converter every stock bundle carries (see src/workflow/failure-converter.ts); encrypted workers bundle
+ * at start with the one their data converter names instead.
+ */
+export const FAILURE_CONVERTER_PATH = path.join(__dirname, '..', 'workflow', 'failure-converter');
+
+/**
  * How the stock workflows are bundled, wherever that happens (`npm run build`, a worker bundling at start, the test
  * harness): the entry, and the sandbox set-up preloaded unless workflow stack traces are wanted.
  */
 export function stockBundleOptions(options: { stackTraces?: boolean } = {}): {
   workflowsPath: string;
   preloadModules: string[];
+  failureConverterPath: string;
 } {
-  return { workflowsPath: STOCK_WORKFLOWS_PATH, preloadModules: options.stackTraces ? [] : [SANDBOX_SETUP_PATH] };
+  return {
+    workflowsPath: STOCK_WORKFLOWS_PATH,
+    preloadModules: options.stackTraces ? [] : [SANDBOX_SETUP_PATH],
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+  };
 }

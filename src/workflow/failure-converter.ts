@@ -1,8 +1,40 @@
 /**
- * Loaded by path (also inside the workflow sandbox, so it imports nothing from Node): failure messages and stack
- * traces go through the payload codec instead of sitting in history as plain text.
+ * Loaded by path (also inside the workflow sandbox, so it imports nothing from Node). Every stock workflow bundle
+ * carries it: a failure the workflow reads (another worker's activity, a child) may hold details in an encoding this
+ * worker cannot read, and the SDK decodes them before any workflow code runs. Read strictly, one such detail failed
+ * every workflow task of the run, forever; read here, it becomes a line of text and the run goes on.
  */
-import { DefaultFailureConverter } from '@temporalio/common';
+import {
+  DefaultFailureConverter,
+  type Payload,
+  type PayloadConverter,
+  type ProtoFailure,
+  type SerializationContext,
+} from '@temporalio/common';
 
-/** The failure converter the encrypted data converter names. */
-export const failureConverter = new DefaultFailureConverter({ encodeCommonAttributes: true });
+export class TolerantFailureConverter extends DefaultFailureConverter {
+  override failureToError(
+    failure: ProtoFailure,
+    payloadConverter: PayloadConverter,
+    context?: SerializationContext,
+  ): Error {
+    return super.failureToError(failure, readingAnything(payloadConverter), context);
+  }
+}
+
+/** A payload converter whose reading never throws: what it cannot read is a short text naming why. */
+function readingAnything(converter: PayloadConverter): PayloadConverter {
+  return {
+    toPayload: (value, context) => converter.toPayload(value, context),
+    fromPayload: <T>(payload: Payload, context?: SerializationContext): T => {
+      try {
+        return converter.fromPayload<T>(payload, context);
+      } catch (error) {
+        return `[unreadable: ${error instanceof Error ? error.message : String(error)}]` as T;
+      }
+    },
+  };
+}
+
+/** The failure converter of plain (unencrypted) workers: failure messages stay readable text in history. */
+export const failureConverter = new TolerantFailureConverter();

@@ -1,3 +1,4 @@
+import { defaultPayloadConverter, type RawValue, rawValueTypeInfo } from '@temporalio/common';
 import { ActivityCancellationType, ActivityFailure, proxyActivities, TimeoutFailure } from '@temporalio/workflow';
 import type { ParsedToolCall } from '../shared/protocol';
 import { describeCall, errorObservation, successObservation } from '../shared/observation';
@@ -12,8 +13,12 @@ import { fullTextOver } from './summaries';
  * own task queue. The contract such a worker implements is docs/tools-in-other-languages.md.
  */
 
-/** A remote tool's activity as the workflow sees it: one JSON argument, any JSON result. */
-type RemoteActivity = (input: RemoteToolInput) => Promise<unknown>;
+/**
+ * A remote tool's activity as the workflow sees it: one JSON argument, and its result as the other worker encoded it.
+ * The workflow reads that result itself: decoded by the SDK, a payload this worker cannot read (another converter's
+ * encoding, broken JSON) failed every workflow task of the run, forever, before any workflow code could see it.
+ */
+type RemoteActivity = (input: RemoteToolInput) => Promise<RawValue>;
 
 /**
  * The arguments checked against the tool's JSON Schema on this worker, in a local activity: arguments it refuses are
@@ -46,11 +51,24 @@ export async function runRemoteTool(
     retry: tool.retry,
     // A tool may have side effects: a stopped run waits until the other worker has finished with the call.
     cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
+    activityTypeInfo: { [remote.activityType]: { outputType: rawValueTypeInfo } },
   });
-  const output = await activities[remote.activityType]!.executeWithOptions(
+  const result = await activities[remote.activityType]!.executeWithOptions(
     { summary: `tool · ${describeCall(call.tool, call.args, 60)}` },
     [{ tool: call.tool, args: call.args ?? {}, callId: call.callId, idempotencyKey }],
   );
+  let output: unknown;
+  try {
+    // The contract is JSON whatever the workflows' own payload converter is: the SDK's default reads exactly that.
+    output = defaultPayloadConverter.fromPayload(result.payload);
+  } catch (error) {
+    const why = error instanceof Error ? error.message : String(error);
+    return errorObservation(
+      call.tool,
+      call.args,
+      `the tool's worker answered with a result that could not be read: ${why} (a remote tool returns one JSON value)`,
+    );
+  }
   const { fullTextOver: over } = fullTextOver(state);
   return successObservation(output, state.config.maxObservationTokens, over);
 }

@@ -9,7 +9,7 @@ import { ALICE_TOKEN, call, PEOPLE } from './support';
 
 // Worker and client share the encryption key, as PAYLOAD_ENCRYPTION_KEYS gives it to the worker and the inbox. Tests
 // run from sources; the client requires the compiled failure converter (npm test builds dist/ first).
-const failureConverter = path.resolve(__dirname, '../../dist/workflow/failure-converter.js');
+const failureConverter = path.resolve(__dirname, '../../dist/workflow/encoded-failure-converter.js');
 const harness = useHarness({
   dataConverter: encryptedDataConverter([{ id: 'k1', key: randomBytes(32) }], failureConverter),
 });

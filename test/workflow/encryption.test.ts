@@ -88,7 +88,7 @@ describe('payload encryption', () => {
     async () => {
       const keys = [{ id: 'k1', key: randomBytes(32) }];
       // Tests run from sources; the client requires the compiled failure converter (npm test builds dist/ first).
-      const failureConverter = path.resolve(__dirname, '../../dist/workflow/failure-converter.js');
+      const failureConverter = path.resolve(__dirname, '../../dist/workflow/encoded-failure-converter.js');
       const dataConverter = encryptedDataConverter(keys, failureConverter);
       // A failure converter is part of the workflow bundle: a prebuilt bundle must be built with it (workers that
       // bundle at start, like the CLI's and the Docker image's, pick it up from the data converter).

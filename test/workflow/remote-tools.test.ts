@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
-import { ApplicationFailure } from '@temporalio/common';
+import { CompleteAsyncError, Context } from '@temporalio/activity';
+import { Client, Connection } from '@temporalio/client';
+import { ApplicationFailure, RawValue } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import type { RemoteToolInput } from '../../src/shared/tool-protocol';
@@ -58,6 +60,33 @@ const remoteTools: RemoteToolConfig[] = [
     retry: { maximumAttempts: 2, initialInterval: '100ms', backoffCoefficient: 1 },
   },
   {
+    name: 'odd_result',
+    description: 'Answers with a payload in the encoding it is asked for, as a worker with another converter would.',
+    parameters: {
+      type: 'object',
+      properties: { encoding: { type: 'string' }, data: { type: 'string' }, as: { enum: ['result', 'error detail'] } },
+      required: ['encoding', 'data', 'as'],
+    },
+    taskQueue: remoteQueue,
+    activityType: 'OddResult',
+    readOnly: true,
+    retry: { maximumAttempts: 1 },
+  },
+  {
+    name: 'misbehaving',
+    description: 'Misbehaves in the way it is asked to, as a hung or careless worker would.',
+    parameters: {
+      type: 'object',
+      properties: { how: { enum: ['hang', 'heartbeat forever', 'huge result', 'complete twice'] } },
+      required: ['how'],
+    },
+    taskQueue: remoteQueue,
+    activityType: 'Misbehaving',
+    readOnly: true,
+    timeout: '3s',
+    retry: { maximumAttempts: 2, initialInterval: '100ms', backoffCoefficient: 1 },
+  },
+  {
     name: 'ghost_tool',
     description: 'A tool whose worker is not running.',
     parameters: { type: 'object', properties: {} },
@@ -70,18 +99,58 @@ const remoteTools: RemoteToolConfig[] = [
 const harness = useHarness({ remoteTools });
 
 let connection: NativeConnection | undefined;
+let remoteClient: Client | undefined;
+let secondCompletion: unknown;
 let remoteWorker: Worker | undefined;
 let running: Promise<void> | undefined;
 
 beforeAll(async () => {
   connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+  remoteClient = new Client({
+    connection: await Connection.connect({ address: inject('temporalAddress') }),
+    namespace: inject('temporalNamespace'),
+  });
   remoteWorker = await Worker.create({
     connection,
     namespace: inject('temporalNamespace'),
     taskQueue: remoteQueue,
+    shutdownGraceTime: '1s',
     activities: {
       StockLevel: recording('StockLevel', (input) => `${(input.args as { sku: string }).sku}: 12 units in stock`),
       ReserveStock: recording('ReserveStock', (input) => ({ reserved: (input.args as { quantity: number }).quantity })),
+      OddResult: recording('OddResult', (input) => {
+        const { encoding, data, as } = input.args as { encoding: string; data: string; as: string };
+        const payload = RawValue.fromPayload({
+          metadata: { encoding: new TextEncoder().encode(encoding) },
+          data: new TextEncoder().encode(data),
+        });
+        if (as === 'result') return payload;
+        throw ApplicationFailure.create({ message: 'with an odd detail', nonRetryable: true, details: [payload] });
+      }),
+      Misbehaving: recording('Misbehaving', async (input) => {
+        const { how } = input.args as { how: string };
+        const context = Context.current();
+        // Never answers; only the worker's own shutdown ends it, after the test.
+        if (how === 'hang') return context.cancelled;
+        if (how === 'heartbeat forever')
+          for (;;) {
+            context.heartbeat('still busy');
+            await context.sleep(200);
+          }
+        // Over the server's 2 MB limit on a payload: the server refuses the completion.
+        if (how === 'huge result') return 'x'.repeat(3 * 1024 * 1024);
+        // Completes through the client, twice, from outside the activity (as an async-completing worker would).
+        const { taskToken } = context.info;
+        setTimeout(() => {
+          void (async () => {
+            await remoteClient!.activity.complete(taskToken, 'first completion');
+            await remoteClient!.activity.complete(taskToken, 'second completion').catch((error: unknown) => {
+              secondCompletion = error;
+            });
+          })();
+        }, 100);
+        throw new CompleteAsyncError();
+      }),
       WarehouseSync: recording('WarehouseSync', () => {
         throw ApplicationFailure.create({ message: 'warehouse offline', type: 'WarehouseOffline' });
       }),
@@ -94,6 +163,7 @@ afterAll(async () => {
   remoteWorker?.shutdown();
   await running;
   await connection?.close();
+  await remoteClient?.connection.close();
 });
 
 const thought = 'The order needs stock, so the warehouse tools are the way to find and hold it.';
@@ -189,6 +259,55 @@ describe('remote tools (activities of another worker, on its task queue)', () =>
       { tool: 'warehouse_sync', args: {}, callId: 'c1-1', idempotencyKey: `${run.firstRunId}:c1-1` },
       { tool: 'warehouse_sync', args: {}, callId: 'c1-1', idempotencyKey: `${run.firstRunId}:c1-1` },
     ]);
+  });
+
+  // A rogue or sloppy worker on the queue (another language's converter, a broken serialiser, other encryption keys)
+  // costs the run one clear observation: its payload used to fail every workflow task of the run, forever.
+  it.each([
+    ['an unknown encoding', 'x/evil', '{"a":1}', 'result', /could not be read: Unknown encoding: x\/evil/],
+    ['protobuf JSON', 'json/protobuf', '{"a":1}', 'result', /could not be read: Unknown encoding: json\/protobuf/],
+    ['broken JSON', 'json/plain', '{"a":', 'result', /could not be read: .*JSON/],
+    ['an error detail in an unknown encoding', 'x/evil', 'boom', 'error detail', /with an odd detail$/],
+  ])('a result in %s is an observation the model can act on, and the run goes on', async (_, encoding, data, as, text) => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'odd_result', args: { encoding, data, as } }] },
+      { answer: 'The odd tool answered in a way nobody can read.' },
+    ]);
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('The odd tool answered in a way nobody can read.');
+    expect(result.trace.steps[0]?.isError).toBe(true);
+    expect(result.trace.steps[0]?.observation).toMatch(text);
+    const history = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
+    expect(history.events?.filter((event) => event.workflowTaskFailedEventAttributes)).toEqual([]);
+  });
+
+  // Whatever the other worker does, the run pays at most the tool's timeout (3 s × 2 attempts here) for it.
+  it.each([
+    ['never completes', 'hang', /timed out after 3s/],
+    ['heartbeats forever', 'heartbeat forever', /timed out after 3s/],
+    ['returns more than the server takes', 'huge result', /Complete result exceeds size limit/],
+  ])('a worker that %s costs the run one observation within its timeout', async (_, how, text) => {
+    const started = Date.now();
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'misbehaving', args: { how } }] },
+      { answer: 'The tool misbehaved.' },
+    ]);
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('The tool misbehaved.');
+    expect(result.trace.steps[0]?.isError).toBe(true);
+    expect(result.trace.steps[0]?.observation).toMatch(text);
+    expect(Date.now() - started).toBeLessThan(20_000);
+  });
+
+  it('a worker that completes a call twice gives the run its first result; the server refuses the second', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'misbehaving', args: { how: 'complete twice' } }] },
+      { answer: 'Done.' },
+    ]);
+    const result = await run.result();
+    expect(result.trace.steps[0]).toMatchObject({ observation: 'first completion', isError: false });
+    await expect.poll(() => secondCompletion).toBeDefined();
+    expect(String(secondCompletion)).toMatch(/not found|already completed/i);
   });
 
   it('a tool whose task queue nobody polls is a clear observation after its schedule-to-start timeout', async () => {

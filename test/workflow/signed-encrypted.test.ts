@@ -8,7 +8,7 @@ import { useHarness, waitForPending } from '../support/harness';
 import { testSigningKeys } from '../support/signing-keys';
 
 // The client requires the compiled failure converter, as in the inbox's encryption test (npm test builds dist/ first).
-const failureConverter = path.resolve(__dirname, '../../dist/workflow/failure-converter.js');
+const failureConverter = path.resolve(__dirname, '../../dist/workflow/encoded-failure-converter.js');
 const keys = testSigningKeys();
 const harness = useHarness({
   dataConverter: encryptedDataConverter([{ id: 'k1', key: randomBytes(32) }], failureConverter),
