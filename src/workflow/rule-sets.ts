@@ -177,7 +177,8 @@ const GENERATIONS = [
       handsOverWhenBusy: true,
       /**
        * A subagent of a run with `limits.cost` gets what is left of it as its own cost budget, and none is started
-       * when nothing is left: its cost reaches the parent only when it returns.
+       * when nothing is left: its cost reaches the parent only when it returns. Delegations of one reply take turns
+       * under a cost cap, so each is handed what the ones before it left.
        */
       subagentsShareCostBudget: true,
       /**

@@ -111,20 +111,52 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
       ),
     };
   }
+  const costBudget = state.rules.subagentsShareCostBudget ? state.config.costBudget : undefined;
+  if (costBudget === undefined) return runWithinBudgets(state, call, args, undefined);
+  // Delegations of one reply take turns under a cost cap: each child is handed what the ones before it left. Started
+  // together, every one of them got the whole remainder, and parallel children spent it several times over.
+  const before = costedTurns.get(state.cost) ?? Promise.resolve();
+  let done = (): void => undefined;
+  costedTurns.set(state.cost, new Promise<void>((resolve) => (done = resolve)));
+  try {
+    await before;
+    return await runWithinBudgets(state, call, args, costBudget);
+  } finally {
+    done();
+  }
+}
+
+/** The last costed delegation of each run, which the next one waits for (keyed by the run's ledger). */
+const costedTurns = new WeakMap<object, Promise<void>>();
+
+/** Runs the child with what is left of the parent's budgets as its own, or refuses when nothing is. */
+function runWithinBudgets(
+  state: RunState,
+  call: ParsedToolCall,
+  args: { agent: string; task: string },
+  costBudget: number | undefined,
+): Promise<Delegation> | Delegation {
   const budget = state.config.tokenBudget;
   const tokens = budget === undefined ? undefined : budget - state.counters.usage.totalTokens;
-  if (tokens !== undefined && tokens <= 0) {
+  if (tokens !== undefined && tokens <= 0)
     return {
       observation: errorObservation(call.tool, call.args, 'no token budget is left for a subagent', 'tool_limit'),
     };
-  }
-  const costBudget = state.rules.subagentsShareCostBudget ? state.config.costBudget : undefined;
   const usd = costBudget === undefined ? undefined : roundUsd(costBudget - spentUsd(state.cost));
-  if (usd !== undefined && usd <= 0) {
+  if (usd !== undefined && usd <= 0)
     return {
       observation: errorObservation(call.tool, call.args, 'no cost budget is left for a subagent', 'tool_limit'),
     };
-  }
+  return runChild(state, call, args, tokens, usd);
+}
+
+async function runChild(
+  state: RunState,
+  call: ParsedToolCall,
+  args: { agent: string; task: string },
+  tokens: number | undefined,
+  usd: number | undefined,
+): Promise<Delegation> {
   const childWorkflowId = `${state.workflowId}/${call.callId}-${args.agent}`;
   const input: AgentWorkflowInput = { query: args.task, config: childConfig(state, args.agent, { tokens, usd }) };
   // Queries only: a client asking what the run waits for is pointed at the child, whose approvals are its own.

@@ -469,6 +469,40 @@ describe('limits.cost', () => {
     expect(20 - child.length).toBe(2);
   });
 
+  it('holds through parallel subagents: delegations of one reply take turns, each handed what is left', async () => {
+    // Three delegations in one reply. Before the fix each child got the whole remainder and spent two replies'
+    // worth: $0.168 against a $0.05 cap.
+    const child = Array.from({ length: 20 }, (_, index) =>
+      calc(`${index}+1`, { promptTokens: 10_000, completionTokens: 1000 }),
+    );
+    const task = { agent: 'researcher', task: 'Add up the numbers.' };
+    const parent: ScriptedTurn[] = [
+      {
+        thought: 'Three researchers at once.',
+        toolCalls: [1, 2, 3].map(() => ({ name: 'delegate', args: task })),
+        usage: { promptTokens: 100, completionTokens: 10 },
+      },
+      { answer: 'Done.', usage: { promptTokens: 100, completionTokens: 10 } },
+    ];
+    const isChild = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(RESEARCHER);
+    const run = await harness.start(
+      (request) => (isChild(request) ? child.shift() : parent.shift()) ?? { answer: 'out of script' },
+      'q',
+      { subagents: researcherSubagents, limits: { cost: 0.05 } },
+    );
+    const result = await run.result();
+    expect(result.terminationReason).toBe('cost_budget');
+    const [first, second, third] = result.trace.steps;
+    expect(first?.childWorkflowId).toBeDefined();
+    // The first child spent the cap; the others were not started.
+    for (const step of [second, third]) {
+      expect(step?.childWorkflowId).toBeUndefined();
+      expect(step?.observation).toMatch(/no cost budget is left for a subagent/);
+    }
+    expect(result.trace.cost!.usd).toBeLessThanOrEqual(0.05 + 0.028);
+    expect(20 - child.length).toBe(2);
+  });
+
   it("a subagent whose model has no price is refused at start, as the run's own model is", async () => {
     const model = `unpriced-${randomUUID()}`;
     const run = await harness.start([{ answer: 'never asked' }], 'q', {
