@@ -115,6 +115,40 @@ describe('who may reach the inbox (red team N5, N14)', () => {
   });
 });
 
+describe('sessions under attack (issue 45, item 6)', () => {
+  it('a cookie planted before sign-in is refused, and signing in while holding it gives a new session ID', async () => {
+    const planted = 'dra_inbox=planted-by-an-attacker-0123456789abcdefghijklmnopqrstuv';
+    expect((await call(inbox.url, '/api/pending', { cookie: planted })).status).toBe(401);
+    const login = await fetch(`${inbox.url}/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', cookie: planted },
+      body: new URLSearchParams({ token: ALICE_TOKEN, next: '/' }),
+      redirect: 'manual',
+    });
+    expect(login.status).toBe(303);
+    const issued = (login.headers.get('set-cookie') ?? '').split(';')[0] ?? '';
+    expect(issued).toMatch(/^dra_inbox=[\w-]{40,}$/);
+    expect(issued).not.toBe(planted);
+    // The planted ID is still nobody's session.
+    expect((await call(inbox.url, '/api/pending', { cookie: planted })).status).toBe(401);
+    expect((await call(inbox.url, '/api/pending', { cookie: issued })).status).toBe(200);
+  });
+
+  // Every route that changes anything: a session post needs its CSRF token and the inbox's own origin.
+  it.each(['/logout', '/runs/some-run/decide', '/runs/some-run/answer', '/runs/some-run/budget'])(
+    'POST %s with a session refuses a missing or wrong CSRF token and another origin',
+    async (path) => {
+      const { cookie, csrf } = await signIn(inbox.url, ALICE_TOKEN);
+      const body = { callId: 'c1-1', decision: 'approve', answer: 'yes', extend: { maxIterations: 5 } };
+      expect((await call(inbox.url, path, { cookie, body })).status).toBe(403);
+      expect((await call(inbox.url, path, { cookie, body, csrf: 'forged' })).status).toBe(403);
+      expect((await call(inbox.url, path, { cookie, body, csrf, origin: 'http://evil.example' })).status).toBe(403);
+      // The refused posts changed nothing: the session is still signed in.
+      expect((await call(inbox.url, '/api/pending', { cookie })).status).toBe(200);
+    },
+  );
+});
+
 describe('runs whose worker is gone', () => {
   it('are named on the list and their page says why, within seconds, instead of showing nothing waiting', async () => {
     const run = await harness.start(deleteTurns('r-gone'), 'clean up');

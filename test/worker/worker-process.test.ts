@@ -135,6 +135,11 @@ describe('the worker process', () => {
       'tools[1]: Tool name "request_clarification" is reserved: the agent\'s built-in request_clarification action takes those calls',
     ],
     [
+      'calls process.exit(0) while loading',
+      'exits-while-loading.mjs',
+      /^the tools module \S+exits-while-loading\.mjs called process\.exit\(0\) while loading: a tools module only exports tools\n$/,
+    ],
+    [
       'names a tool with control characters, shown escaped (T6)',
       'control-characters.mjs',
       `default[0]: Tool name "bad\\u001b[2Jname" is invalid: ${NAME_RULE}`,

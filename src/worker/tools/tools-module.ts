@@ -26,12 +26,22 @@ async function importWithin(file: string): Promise<{ tools?: unknown; default?: 
       TOOLS_MODULE_LOAD_TIMEOUT_MS,
     );
   });
+  // A module that ends the process while loading would leave with its status (often 0) and no word: a supervisor
+  // reads that as a clean stop. Its call throws instead, and the import fails with a line saying so.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- put back as it was, never called from here
+  const exit = process.exit;
+  process.exit = (code?: number | string | null): never => {
+    throw new Error(
+      `the tools module ${file} called process.exit(${code ?? ''}) while loading: a tools module only exports tools`,
+    );
+  };
   try {
     return await Promise.race([
       import(pathToFileURL(file).href) as Promise<{ tools?: unknown; default?: unknown }>,
       deadline,
     ]);
   } finally {
+    process.exit = exit;
     clearTimeout(timer);
   }
 }
