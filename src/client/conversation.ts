@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { getEventsQuery, sendMessageUpdate } from '../shared/messages';
 import type { TerminationReason } from '../shared/types';
@@ -14,11 +15,29 @@ export interface TurnAnswer {
   detail: string | null;
 }
 
-/** Sends a follow-up message; the run's validator refuses what it cannot take, leaving nothing in history. */
-export async function sendMessage(handle: WorkflowHandle, text: string): Promise<{ turn: number }> {
+/**
+ * How many times a message goes to the conversation's next run after the one it reached closed: a hand-over between
+ * turns closes one run and starts the next at once, so one more try lands; three ride out a quick series.
+ */
+const HAND_OVER_TRIES = 3;
+
+/**
+ * Sends a follow-up message; the run's validator refuses what it cannot take, leaving nothing in history. A message
+ * that reached a run while it handed over to the next (the server then reports the run gone, or the update not
+ * processed) goes to the next run with the same ID, which answers the turn it was given if the closing run took it:
+ * taken once, and never reported refused when it was taken.
+ */
+export async function sendMessage(
+  handle: WorkflowHandle,
+  text: string,
+  id: string = randomUUID(),
+  tries = HAND_OVER_TRIES,
+): Promise<{ turn: number }> {
   try {
-    return await handle.executeUpdate(sendMessageUpdate, { args: [{ text }] });
+    return await handle.executeUpdate(sendMessageUpdate, { args: [{ text, id }], updateId: id });
   } catch (error) {
+    if (tries > 1 && lostInHandOver(error) && (await runningAgain(handle)))
+      return sendMessage(handle, text, id, tries - 1);
     const limit = updateLimitError(
       error,
       'send it again once the conversation has handed over to a new run, which it does between turns',
@@ -32,6 +51,21 @@ export async function sendMessage(handle: WorkflowHandle, text: string): Promise
     }
     throw error;
   }
+}
+
+/** The server's answers for an update whose run closed before, or while, it was taken. */
+function lostInHandOver(error: unknown): boolean {
+  if (error instanceof WorkflowNotFoundError) return true;
+  return (
+    error instanceof WorkflowUpdateFailedError &&
+    /wasn't processed by worker|conversation has ended/.test(error.cause?.message ?? '')
+  );
+}
+
+/** Whether the workflow ID's latest run is running (the handle names no run): the one a message reached handed over. */
+async function runningAgain(handle: WorkflowHandle): Promise<boolean> {
+  const description = await handle.describe().catch(() => null);
+  return description?.status.name === 'RUNNING';
 }
 
 /**

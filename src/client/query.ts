@@ -92,10 +92,19 @@ async function explainUnanswered(handle: WorkflowHandle, queryName: string, erro
 }
 
 /**
+ * Whether the run cannot answer queries yet: its handlers are not registered, or (the run just started, or a
+ * conversation just handed over to it) its first workflow task is not even scheduled, which the server refuses with
+ * FAILED_PRECONDITION.
+ */
+function notReadyYet(error: unknown): boolean {
+  return error instanceof QueryNotRegisteredError || /Workflow task is not scheduled yet/.test(causeMessages(error));
+}
+
+/**
  * Queries an agent run. A run registers its query handlers once its start is checked (a local activity that
  * validates the config and lists the tools), so a query in the first moments after the start finds none, and
- * Temporal does not hold queries for handlers to come the way it holds signals and updates. Such a query is tried
- * again while the run is running, for up to 10 s; a closed run that never registered them (refused at its start)
+ * Temporal does not hold queries for handlers to come the way it holds signals and updates. Such a query (or one
+ * that finds the run's first workflow task not yet scheduled) is tried again while the run is running, for up to 10 s; a closed run that never registered them (refused at its start)
  * fails at once. A query no worker answers within {@link QUERY_ANSWER_WITHIN_MS} (10 s) fails with a
  * {@link QueryUnansweredError}.
  */
@@ -120,7 +129,7 @@ export async function queryRunWith<Result, Args extends unknown[]>(
       return await askOnce(handle, query, options, args);
     } catch (error) {
       if (options.signal?.aborted) throw error;
-      if (!(error instanceof QueryNotRegisteredError) || Date.now() > deadline) {
+      if (!notReadyYet(error) || Date.now() > deadline) {
         throw await explainUnanswered(handle, query.name, error, options.answerWithinMs ?? QUERY_ANSWER_WITHIN_MS);
       }
       const { status } = await handle.describe();

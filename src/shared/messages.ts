@@ -19,6 +19,11 @@ export interface EventCursor {
 /** A follow-up message for a conversation. */
 export interface FollowUpMessage {
   text: string;
+  /**
+   * The sender's ID for this message, the same when it sends the message again: a conversation that handed over to a
+   * new run while the message was on its way takes it once (its recent IDs travel with it) and answers the same turn.
+   */
+  id?: string;
 }
 
 /** What `sendMessage` answers: the turn the message will be answered in. */

@@ -225,6 +225,8 @@ export interface ConversationState {
   iterationsAtTurnStart: number;
   tokensAtTurnStart: number;
   turnStartedAtMs: number;
+  /** The newest messages' sender IDs and the turns they were given, oldest first (absent until a message has one). */
+  taken?: Array<[id: string, turn: number]>;
   /**
    * Set while the conversation waits for a message (rule set 6): when the wait began, and how the last turn ended, so
    * a run that takes over mid-wait waits out the rest of the idle timeout and, if nothing comes, returns that turn.

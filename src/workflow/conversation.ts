@@ -3,7 +3,7 @@ import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { parseDuration } from '../shared/duration';
 import { eventText } from '../shared/events';
 import { headOf } from '../shared/well-formed';
-import { sendMessageUpdate } from '../shared/messages';
+import { sendMessageUpdate, type FollowUpMessage } from '../shared/messages';
 import type { ConversationState, TurnRecord } from '../shared/types';
 import { publishStatus } from './agent-status';
 import type { RunState } from './run-state';
@@ -34,6 +34,11 @@ const HISTORY_TURNS = 10;
 const HISTORY_CHARS = 4000;
 /** Turn records a run keeps (and carries): the newest; each is a few previews. */
 const TURNS_KEPT = 200;
+/**
+ * Sender IDs of messages a run remembers (and carries): a sender tries a message again within seconds of a
+ * hand-over, by which time fewer than this many others can have been taken (the queue holds 20).
+ */
+const TAKEN_IDS_KEPT = 100;
 
 /**
  * Makes the run a conversation when it is configured with `conversation.idleTimeout`: the one carried from the
@@ -81,20 +86,36 @@ function refusal(state: RunState, text: unknown): string | null {
 export function installConversationHandlers(state: RunState): void {
   setHandler(
     sendMessageUpdate,
-    ({ text }) => {
+    ({ text, id }) => {
       countMessage(state.cost, 'updates');
       const conversation = state.conversation!; // the validator refused the message otherwise
+      const turn = takenTurn(conversation, id);
+      if (turn !== undefined) return { turn };
       conversation.inbox.push(text);
       conversation.assigned += 1;
+      if (typeof id === 'string') {
+        const taken = (conversation.taken ??= []);
+        taken.push([id, conversation.assigned]);
+        taken.splice(0, taken.length - TAKEN_IDS_KEPT);
+      }
       return { turn: conversation.assigned };
     },
     {
       validator: (input) => {
-        const problem = refusal(state, (input as { text?: unknown } | null)?.text);
+        const message = input as Partial<FollowUpMessage> | null;
+        // A message taken before (sent again after a hand-over) is answered with its turn, whatever the queue holds.
+        if (state.conversation && takenTurn(state.conversation, message?.id) !== undefined) return;
+        const problem = refusal(state, message?.text);
         if (problem !== null) throw new Error(`Message refused: ${problem}`);
       },
     },
   );
+}
+
+/** The turn a message with this sender ID was given, if this conversation took it already. */
+function takenTurn(conversation: ConversationState, id: unknown): number | undefined {
+  if (typeof id !== 'string') return undefined;
+  return conversation.taken?.find(([taken]) => taken === id)?.[1];
 }
 
 /** Records how the current turn ended: in the trace's turns, in the model's view of earlier turns, as an event. */
