@@ -46,6 +46,9 @@ export function runGoProgram(file: string, args: readonly string[]): Promise<GoR
   });
 }
 
+/** How long a Go program may take to connect and say it is ready (it takes well under a second when all is well). */
+const READY_WITHIN_MS = 30_000;
+
 /** Starts a long-running Go program and resolves once it prints `ready` (it then polls its task queue). */
 export function startGoProgram(
   file: string,
@@ -55,11 +58,25 @@ export function startGoProgram(
   return new Promise((resolve, reject) => {
     const child = spawn(file, args, { env: { ...serverEnv(), ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stderr = '';
+    // A program that never says "ready" (a worker that cannot reach the server, say) fails here, naming itself and
+    // what it printed, instead of the test timing out with no word of why.
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`${file} did not print "ready" within ${READY_WITHIN_MS / 1000} s: ${stderr.trim()}`));
+    }, READY_WITHIN_MS);
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.stdout.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve(child);
+      if (!chunk.toString().includes('ready')) return;
+      clearTimeout(timer);
+      resolve(child);
     });
-    child.on('error', reject);
-    child.on('close', (code) => reject(new Error(`${file} exited with ${code} before it was ready: ${stderr.trim()}`)));
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`${file} exited with ${code} before it was ready: ${stderr.trim()}`));
+    });
   });
 }
