@@ -5,6 +5,7 @@
  * every workflow task of the run, forever; read here, it becomes a line of text and the run goes on.
  */
 import {
+  ApplicationFailure,
   DefaultFailureConverter,
   type Payload,
   type PayloadConverter,
@@ -13,6 +14,29 @@ import {
 } from '@temporalio/common';
 
 export class TolerantFailureConverter extends DefaultFailureConverter {
+  /**
+   * A failure (or a cause deep in its chain) whose shape the SDK refuses, such as a child-workflow or activity failure
+   * without its type, as a worker in another language may write: read as a plain failure with its message, the
+   * reason in its details, instead of failing every workflow task.
+   */
+  override failureToErrorInner(
+    failure: ProtoFailure,
+    payloadConverter: PayloadConverter,
+    context?: SerializationContext,
+  ): Error {
+    try {
+      return super.failureToErrorInner(failure, payloadConverter, context);
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      return ApplicationFailure.create({
+        message: failure.message ?? '',
+        type: 'UnreadableFailure',
+        nonRetryable: true,
+        details: [`[unreadable failure: ${why}]`],
+      });
+    }
+  }
+
   override failureToError(
     failure: ProtoFailure,
     payloadConverter: PayloadConverter,

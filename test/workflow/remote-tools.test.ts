@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import os from 'node:os';
+import path from 'node:path';
 import { CompleteAsyncError, Context } from '@temporalio/activity';
 import { Client, Connection } from '@temporalio/client';
 import { ApplicationFailure, RawValue } from '@temporalio/common';
@@ -64,7 +65,11 @@ const remoteTools: RemoteToolConfig[] = [
     description: 'Answers with a payload in the encoding it is asked for, as a worker with another converter would.',
     parameters: {
       type: 'object',
-      properties: { encoding: { type: 'string' }, data: { type: 'string' }, as: { enum: ['result', 'error detail'] } },
+      properties: {
+        encoding: { type: 'string' },
+        data: { type: 'string' },
+        as: { enum: ['result', 'error detail', 'malformed cause'] },
+      },
       required: ['encoding', 'data', 'as'],
     },
     taskQueue: remoteQueue,
@@ -115,6 +120,7 @@ beforeAll(async () => {
     namespace: inject('temporalNamespace'),
     taskQueue: remoteQueue,
     shutdownGraceTime: '1s',
+    dataConverter: { failureConverterPath: path.resolve(__dirname, '../fixtures/remote/verbatim-failures.cjs') },
     activities: {
       StockLevel: recording('StockLevel', (input) => `${(input.args as { sku: string }).sku}: 12 units in stock`),
       ReserveStock: recording('ReserveStock', (input) => ({ reserved: (input.args as { quantity: number }).quantity })),
@@ -125,7 +131,16 @@ beforeAll(async () => {
           data: new TextEncoder().encode(data),
         });
         if (as === 'result') return payload;
-        throw ApplicationFailure.create({ message: 'with an odd detail', nonRetryable: true, details: [payload] });
+        if (as === 'error detail')
+          throw ApplicationFailure.create({ message: 'with an odd detail', nonRetryable: true, details: [payload] });
+        // Failure protos as another SDK (or a hostile worker) may write them: sent verbatim by the worker's converter.
+        const top = {
+          message: 'a failure with an odd cause',
+          applicationFailureInfo: { type: 'Odd', nonRetryable: true },
+        };
+        throw Object.assign(ApplicationFailure.create({ message: 'replaced' }), {
+          verbatimFailure: { ...top, cause: { message: 'no type', childWorkflowExecutionFailureInfo: {} } },
+        });
       }),
       Misbehaving: recording('Misbehaving', async (input) => {
         const { how } = input.args as { how: string };
@@ -268,18 +283,22 @@ describe('remote tools (activities of another worker, on its task queue)', () =>
     ['protobuf JSON', 'json/protobuf', '{"a":1}', 'result', /could not be read: Unknown encoding: json\/protobuf/],
     ['broken JSON', 'json/plain', '{"a":', 'result', /could not be read: .*JSON/],
     ['an error detail in an unknown encoding', 'x/evil', 'boom', 'error detail', /with an odd detail$/],
-  ])('a result in %s is an observation the model can act on, and the run goes on', async (_, encoding, data, as, text) => {
-    const run = await harness.start([
-      { thought, toolCalls: [{ name: 'odd_result', args: { encoding, data, as } }] },
-      { answer: 'The odd tool answered in a way nobody can read.' },
-    ]);
-    const result = await run.result();
-    expect(result.finalAnswer).toBe('The odd tool answered in a way nobody can read.');
-    expect(result.trace.steps[0]?.isError).toBe(true);
-    expect(result.trace.steps[0]?.observation).toMatch(text);
-    const history = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
-    expect(history.events?.filter((event) => event.workflowTaskFailedEventAttributes)).toEqual([]);
-  });
+    ['a failure whose cause has no type', '', '', 'malformed cause', /a failure with an odd cause$/],
+  ])(
+    'a result in %s is an observation the model can act on, and the run goes on',
+    async (_, encoding, data, as, text) => {
+      const run = await harness.start([
+        { thought, toolCalls: [{ name: 'odd_result', args: { encoding, data, as } }] },
+        { answer: 'The odd tool answered in a way nobody can read.' },
+      ]);
+      const result = await run.result();
+      expect(result.finalAnswer).toBe('The odd tool answered in a way nobody can read.');
+      expect(result.trace.steps[0]?.isError).toBe(true);
+      expect(result.trace.steps[0]?.observation).toMatch(text);
+      const history = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
+      expect(history.events?.filter((event) => event.workflowTaskFailedEventAttributes)).toEqual([]);
+    },
+  );
 
   // Whatever the other worker does, the run pays at most the tool's timeout (3 s × 2 attempts here) for it.
   it.each([
