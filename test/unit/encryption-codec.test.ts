@@ -33,12 +33,24 @@ describe('EncryptionCodec', () => {
     await expect(new EncryptionCodec([old]).decode([after!])).rejects.toThrow('No decryption key "2026" (known: 2025)');
   });
 
-  it('refuses tampered ciphertext and passes unencrypted payloads through', async () => {
+  it('decodes ciphertext no key can ever read to a payload nobody reads, and passes unencrypted ones through', async () => {
     const codec = new EncryptionCodec([key('k1')]);
     const [encrypted] = await codec.encode([defaultPayloadConverter.toPayload('x')]);
     const data = Buffer.from(encrypted!.data!);
     data[20] = (data[20] ?? 0) ^ 0xff;
-    await expect(codec.decode([{ ...encrypted!, data }])).rejects.toThrow();
+    const noKeyId = { ...encrypted!, metadata: { encoding: encrypted!.metadata!.encoding! } };
+    const short = { ...encrypted!, data: new Uint8Array(3) };
+    const decoded = await codec.decode([{ ...encrypted!, data }, noKeyId, short]);
+    // Not thrown: a throw fails the whole workflow task, every time, wherever the payload sits (issue 45, B4).
+    expect(decoded.map((payload) => new TextDecoder().decode(payload.metadata?.encoding))).toEqual([
+      'binary/undecryptable',
+      'binary/undecryptable',
+      'binary/undecryptable',
+    ]);
+    expect(() => defaultPayloadConverter.fromPayload(decoded[0]!)).toThrow('Unknown encoding: binary/undecryptable');
+    expect(new TextDecoder().decode(decoded[1]!.data)).toBe(
+      'an encrypted payload that cannot be decrypted: it names no key',
+    );
     const plain = defaultPayloadConverter.toPayload('plain');
     expect(await codec.decode([plain])).toEqual([plain]);
   });

@@ -64,19 +64,41 @@ export class EncryptionCodec implements PayloadCodec {
       if (!encoding || decoder.decode(encoding) !== ENCRYPTED_ENCODING) return payload;
       const keyIdBytes = payload.metadata?.[KEY_ID_METADATA];
       const keyId = keyIdBytes ? decoder.decode(keyIdBytes) : '';
+      if (keyId === '') return undecryptable('it names no key');
       const key = this.byId.get(keyId);
+      // A key this worker lacks is an operator's fix: the task fails until the key is added, then the run goes on.
       if (!key)
         throw new PayloadCodecError(`No decryption key "${keyId}" (known: ${[...this.byId.keys()].join(', ')})`);
       const data = Buffer.from(payload.data ?? new Uint8Array());
-      const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, IV_BYTES));
-      decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
-      const plain = Buffer.concat([
-        decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
-        decipher.final(),
-      ]);
-      return temporal.api.common.v1.Payload.decode(inflateRawSync(plain));
+      if (data.length < IV_BYTES + TAG_BYTES) return undecryptable('it is too short to be ciphertext');
+      try {
+        const decipher = createDecipheriv('aes-256-gcm', key, data.subarray(0, IV_BYTES));
+        decipher.setAuthTag(data.subarray(data.length - TAG_BYTES));
+        const plain = Buffer.concat([
+          decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
+          decipher.final(),
+        ]);
+        return temporal.api.common.v1.Payload.decode(inflateRawSync(plain));
+      } catch (error) {
+        return undecryptable(`under key "${keyId}": ${(error as Error).message}`);
+      }
     });
   }
+}
+
+/** Metadata `encoding` of a payload the codec could not decrypt and no key ever will: no converter reads it. */
+export const UNDECRYPTABLE_ENCODING = 'binary/undecryptable';
+
+/**
+ * What an encrypted payload that can never be read decodes to: one naming why, which every reader refuses in its own
+ * way (a remote tool's result becomes an error observation). Thrown instead, as a payload with a missing key is, it
+ * failed the whole workflow task, every time, however the run's code would have handled it.
+ */
+function undecryptable(why: string): Payload {
+  return {
+    metadata: { encoding: encoder.encode(UNDECRYPTABLE_ENCODING) },
+    data: encoder.encode(`an encrypted payload that cannot be decrypted: ${why}`),
+  };
 }
 
 /**
