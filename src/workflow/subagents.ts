@@ -128,6 +128,11 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
 
 /** The last costed delegation of each run, which the next one waits for (keyed by the run's ledger). */
 const costedTurns = new WeakMap<object, Promise<void>>();
+/**
+ * What the run handed to children that ended without saying what they spent (terminated, timed out): counted as spent
+ * when the next child is handed its share, or it would be handed the same money again.
+ */
+const unreported = new WeakMap<object, number>();
 
 /** Runs the child with what is left of the parent's budgets as its own, or refuses when nothing is. */
 function runWithinBudgets(
@@ -142,7 +147,10 @@ function runWithinBudgets(
     return {
       observation: errorObservation(call.tool, call.args, 'no token budget is left for a subagent', 'tool_limit'),
     };
-  const usd = costBudget === undefined ? undefined : roundUsd(costBudget - spentUsd(state.cost));
+  const usd =
+    costBudget === undefined
+      ? undefined
+      : roundUsd(costBudget - spentUsd(state.cost) - (unreported.get(state.cost) ?? 0));
   if (usd !== undefined && usd <= 0)
     return {
       observation: errorObservation(call.tool, call.args, 'no cost budget is left for a subagent', 'tool_limit'),
@@ -188,7 +196,9 @@ async function runChild(
     if (isCancellation(error)) throw error;
     const cause = error instanceof ChildWorkflowFailure && error.cause ? error.cause.message : String(error);
     // A child that failed on a model error attached its trace: what it spent before failing is still spent.
-    addSubagentCost(state.cost, childWorkflowId, failedChildCost(error));
+    const spent = failedChildCost(error);
+    addSubagentCost(state.cost, childWorkflowId, spent);
+    if (spent === undefined && usd !== undefined) unreported.set(state.cost, (unreported.get(state.cost) ?? 0) + usd);
     return {
       observation: errorObservation(call.tool, call.args, `subagent ${args.agent} failed: ${cause}`, 'tool_error'),
       childWorkflowId,

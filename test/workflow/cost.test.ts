@@ -503,6 +503,38 @@ describe('limits.cost', () => {
     expect(20 - child.length).toBe(2);
   });
 
+  it('a terminated subagent, which cannot say what it spent, leaves the next one nothing of its share', async () => {
+    const task = { agent: 'researcher', task: 'Add up the numbers.' };
+    const parent: ScriptedTurn[] = [
+      {
+        thought: 'Two researchers, one after the other.',
+        toolCalls: [1, 2].map(() => ({ name: 'delegate', args: task })),
+        usage: { promptTokens: 100, completionTokens: 10 },
+      },
+      { answer: 'Done.', usage: { promptTokens: 100, completionTokens: 10 } },
+    ];
+    const isChild = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(RESEARCHER);
+    // The first child's reply never comes in time: it is terminated while it waits.
+    const run = await harness.start(
+      (request) =>
+        isChild(request)
+          ? { ...calc('1+1', { promptTokens: 10_000, completionTokens: 1000 }), delayMs: 30_000 }
+          : (parent.shift() ?? { answer: 'out of script' }),
+      'q',
+      { subagents: researcherSubagents, limits: { cost: 0.05 } },
+    );
+    const first = harness.client.workflow.getHandle(`${run.workflowId}/c1-1-researcher`);
+    await expect
+      .poll(async () => (await first.describe().catch(() => null))?.status.name, { timeout: 20_000 })
+      .toBe('RUNNING');
+    await first.terminate('an operator stops it');
+    const result = await run.result();
+    expect(result.trace.steps[0]?.observation).toMatch(/subagent researcher failed/);
+    // Before the fix the second child was handed the whole cap again.
+    expect(result.trace.steps[1]?.childWorkflowId).toBeUndefined();
+    expect(result.trace.steps[1]?.observation).toMatch(/no cost budget is left for a subagent/);
+  });
+
   it("a subagent whose model has no price is refused at start, as the run's own model is", async () => {
     const model = `unpriced-${randomUUID()}`;
     const run = await harness.start([{ answer: 'never asked' }], 'q', {
