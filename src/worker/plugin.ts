@@ -163,6 +163,7 @@ export class DurableAgentPlugin extends SimplePlugin {
         tuning,
         ...(options.promptCacheChars !== undefined ? { promptCacheChars: options.promptCacheChars } : {}),
         prices: pricesOf(options.prices),
+        verifiesSignatures: (options.approvalKeys?.length ?? 0) > 0,
       }),
       // The worker's stdio MCP servers stop when it does.
       runContext: async (next) => {

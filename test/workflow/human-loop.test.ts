@@ -209,3 +209,18 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     expect((await run.result()).finalAnswer).toBe('deleted');
   });
 });
+
+describe('signed approvals on a worker that cannot verify them (issue 50, F2)', () => {
+  it.each([true, ['delete_record']])(
+    'a run with approvals.requireSigned %j is refused at start, in one line, instead of refusing every decision',
+    async (requireSigned) => {
+      const run = await harness.start([{ answer: 'never asked' }], 'q', { approvals: { requireSigned } });
+      await expect(run.result()).rejects.toThrow(
+        "approvals.requireSigned needs a worker that verifies signatures: give it the approvers' public keys " +
+          '(WORKER_APPROVAL_KEYS, or the plugin option approvalKeys)',
+      );
+      // The model was never asked: nothing ran before the refusal.
+      expect(harness.model.requests(run.modelName)).toEqual([]);
+    },
+  );
+});

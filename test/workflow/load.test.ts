@@ -90,17 +90,17 @@ describe('under load', () => {
       }
       // The conversation still answers, after every queued message had its turn.
       // As the refusal says: send again once a turn has started (the queue may still be full when the flood ends).
-    const askWhenTaken = async (): Promise<unknown> => {
-      for (;;) {
-        try {
-          return await run.ask('still there?');
-        } catch (error) {
-          if (!(error instanceof MessageRefusedError) || !/already waiting/.test(error.message)) throw error;
-          await new Promise((resolve) => setTimeout(resolve, 200));
+      const askWhenTaken = async (): Promise<unknown> => {
+        for (;;) {
+          try {
+            return await run.ask('still there?');
+          } catch (error) {
+            if (!(error instanceof MessageRefusedError) || !/already waiting/.test(error.message)) throw error;
+            await new Promise((resolve) => setTimeout(resolve, 200));
+          }
         }
-      }
-    };
-    expect(await askWhenTaken()).toMatchObject({ finalAnswer: 're: still there?', reason: 'success' });
+      };
+      expect(await askWhenTaken()).toMatchObject({ finalAnswer: 're: still there?', reason: 'success' });
       const result = await run.result();
       const messages = result.trace.turns?.map((turn) => turn.message) ?? [];
       expect(messages.slice(0, 1)).toEqual(['hello']);

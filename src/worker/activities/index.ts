@@ -22,6 +22,8 @@ export interface ActivityDependencies {
   tuning?: RunTuning;
   /** Model prices every run this worker starts records for its model (default: none, runs show "no price"). */
   prices?: PriceTable;
+  /** Whether this worker verifies signed decisions (it holds approval keys): `approvals.requireSigned` needs it. */
+  verifiesSignatures?: boolean;
 }
 
 /** Builds every activity the agent workflow calls. */
@@ -41,6 +43,7 @@ export function createActivities(deps: ActivityDependencies) {
       deps.tuning ?? { modelCalls: 'activity', runAhead: true },
       deps.prices ?? {},
       latency,
+      deps.verifiesSignatures ?? false,
     ),
     validateToolArgs: createValidateToolArgs(deps.registry),
   });

@@ -56,6 +56,7 @@ export function createPrepareRun(
   tuning: RunTuning,
   prices: PriceTable = {},
   latency?: ModelLatency,
+  verifiesSignatures = false,
 ): (config: unknown, run?: RunTask) => Promise<PreparedRun> {
   return async function prepareRun(input: unknown, run: RunTask = {}): Promise<PreparedRun> {
     const checked = validateWorkflowConfig(input);
@@ -76,6 +77,16 @@ export function createPrepareRun(
           message: `limits.cost needs a price for ${unpriced}: set it in the worker's prices (WORKER_PRICES)`,
         };
     }
+    // Without keys every decision would be refused as unsigned, a rejection too, and the run would wait out its
+    // approval timeout: refused here, in one line, as an unpriced cost cap is.
+    const signed = fromCaller.requireSigned;
+    if (!verifiesSignatures && (signed === true || (Array.isArray(signed) && signed.length > 0)))
+      return {
+        ok: false,
+        message:
+          "approvals.requireSigned needs a worker that verifies signatures: give it the approvers' public keys " +
+          '(WORKER_APPROVAL_KEYS, or the plugin option approvalKeys)',
+      };
     const config: ResolvedConfig = {
       ...fromCaller,
       ...placement,
