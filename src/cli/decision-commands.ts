@@ -4,6 +4,7 @@ import { auditTrail, type AuditEntry, type Verification } from '../client/audit'
 import { readApprovalKeysFile } from '../client/decision-signing';
 import { readEnv } from '../client/env';
 import { PENDING_QUERY_TIMEOUT_MS } from '../client/decisions';
+import { QueryUnansweredError } from '../client/query';
 import { describeCall } from '../shared/observation';
 import { cliIdentity, UsageError } from './args';
 import { formatStep } from './trace-printer';
@@ -122,6 +123,9 @@ function formatAuditEntry(entry: AuditEntry): string {
 }
 
 /** Runs one of {@link DECISION_COMMANDS} against --address, else TEMPORAL_ADDRESS, else localhost:7233. */
+/** How long `events` waits for a first event before it asks whether any worker serves the run. */
+const EVENTS_QUIET_MS = 3_000;
+
 export async function decisionCommand(
   command: (typeof DECISION_COMMANDS)[number],
   argv: string[],
@@ -271,10 +275,30 @@ export async function decisionCommand(
         const after = Number(values.after);
         if (!Number.isSafeInteger(after) || after < 0)
           throw new UsageError(`--after expects a seq >= 0, got "${values.after}"`);
-        // Follows the run live until its last event; --json prints each event as one JSON line.
-        for await (const event of agents.events(id, { after })) {
-          const line = values.json ? JSON.stringify(event) : formatEvent(event);
-          if (line !== undefined) out(values.json ? line : `#${event.seq} ${line.trimStart()}`);
+        // Follows the run live until its last event; --json prints each event as one JSON line. A run no worker
+        // serves has no events to give: said on stderr within seconds, in trace's words, while the follow goes on
+        // (a worker may yet start; Ctrl-C ends it).
+        let heard = false;
+        const quiet = setTimeout(() => {
+          agents
+            .handle(id)
+            .getStatus()
+            .then(
+              () => undefined,
+              (error: unknown) => {
+                if (!heard && error instanceof QueryUnansweredError)
+                  say(`${visible(error.message)}; waiting for its events (Ctrl-C to stop)`);
+              },
+            );
+        }, EVENTS_QUIET_MS);
+        try {
+          for await (const event of agents.events(id, { after })) {
+            heard = true;
+            const line = values.json ? JSON.stringify(event) : formatEvent(event);
+            if (line !== undefined) out(values.json ? line : `#${event.seq} ${line.trimStart()}`);
+          }
+        } finally {
+          clearTimeout(quiet);
         }
         return 0;
       }

@@ -4,7 +4,9 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
+import { Client, Connection } from '@temporalio/client';
 import { startScriptedModel, type ScriptedModelServer } from '../../src/testing/scripted-model';
+import { AGENT_WORKFLOW_TYPE } from '../../src/shared/messages';
 
 const CLI = path.resolve(__dirname, '../../dist/cli/main.js');
 let model: ScriptedModelServer;
@@ -308,3 +310,37 @@ interface ReActResultLike {
   finalAnswer: string | null;
   trace: { totalIterations: number };
 }
+
+describe('events on a run no worker serves (issue 50, F8)', () => {
+  it('says so on stderr within seconds, in the words trace uses, and goes on waiting', async () => {
+    const nobody = `nobody-polls-${randomUUID()}`;
+    const connection = await Connection.connect({ address: inject('temporalAddress') });
+    try {
+      const client = new Client({ connection, namespace: inject('temporalNamespace') });
+      const workflowId = `unserved-${randomUUID()}`;
+      await client.workflow.start(AGENT_WORKFLOW_TYPE, {
+        taskQueue: nobody,
+        workflowId,
+        args: [{ query: 'q', config: {} }],
+      });
+      const started = Date.now();
+      const { output, done, kill } = start(['events', workflowId]);
+      for (let waited = 0; waited < 20_000 && !output.stderr.includes('\n'); waited += 100)
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      const saidWithinMs = Date.now() - started;
+      kill();
+      await done;
+      // Before the fix: nothing at all, however long it ran.
+      // One line: trace's explanation (which words depend on whether the server has seen a poller), then ours.
+      expect(output.stderr.split('\n')).toEqual([expect.any(String), '']);
+      expect(output.stderr).toContain(`The getStatus query of ${workflowId} got no answer: no worker `);
+      expect(output.stderr).toContain(`task queue "${nobody}"`);
+      expect(output.stderr).toMatch(/the run is running: start a worker on that task queue; waiting for its events/);
+      expect(output.stdout).toBe('');
+      expect(saidWithinMs).toBeLessThan(20_000);
+      await client.workflow.getHandle(workflowId).terminate('test over');
+    } finally {
+      await connection.close();
+    }
+  });
+});
