@@ -48,7 +48,8 @@ export function costReport(cost: RunCost): string[] {
   ];
   const calls = cost.calls.map(
     (call) =>
-      `  ${call.kind} · step ${call.iteration}: ${call.usage.totalTokens} tokens, ${formatUsd(call.usd)}` +
+      `  ${call.kind === 'final_answer' ? 'forced final answer · after step' : `${call.kind} · step`} ` +
+      `${call.iteration}: ${call.usage.totalTokens} tokens, ${formatUsd(call.usd)}` +
       (call.attempts > 1 ? `, ${call.attempts} attempts` : ''),
   );
   if (calls.length > 0) lines.push(`Model calls of this run (${calls.length}):`, ...calls);

@@ -158,7 +158,7 @@ async function askForFinalAnswer(state: RunState): Promise<void> {
     // A hard budget wins over the forced answer: skip it, and say so where the user reads why the run stopped.
     if ('refused' in allowed) return skip(`it would not fit in the token budget: ${allowed.refused}`);
     try {
-      const reply = await think(state, messages, [], 'final answer · forced', allowed.maxTokens);
+      const reply = await think(state, messages, [], 'final answer · forced', allowed.maxTokens, 'final_answer');
       // Rule set 5: a reply that was all reasoning (or calls, with no tools offered) gives no text, and the reasoning
       // is never the answer; the user still reads why the run stopped instead of an empty answer.
       const candidate = answerCandidate(reply);

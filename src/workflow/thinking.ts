@@ -104,7 +104,7 @@ async function placeCall(
 
 /**
  * One model call; `tools` empty means the model must answer now (no tools, no question, no delegation). `maxTokens`
- * caps the reply when the run has a token budget. The config's model settings go with every call, the forced final
+ * caps the reply when the run has a token budget; `kind` is what the cost ledger files it under. The config's model settings go with every call, the forced final
  * answer's too; only the activity's input changes with them, never what the workflow does.
  */
 export async function think(
@@ -113,6 +113,7 @@ export async function think(
   tools: string[],
   summary: string,
   maxTokens?: number,
+  kind: 'think' | 'final_answer' = 'think',
 ): Promise<ModelReply> {
   const { config } = state;
   const offering = tools.length > 0;
@@ -142,7 +143,7 @@ export async function think(
   keepRanAhead(state, reply);
   recordUsage(state, reply.usage);
   recordModelCall(state.cost, config, {
-    kind: 'think',
+    kind,
     iteration: state.counters.iterations,
     usage: reply.usage,
     ...(reply.attempts !== undefined ? { attempts: reply.attempts } : {}),

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { describe, expect, inject, it } from 'vitest';
 import { chainEngineActions, engineActionsTotal } from '../../src/replay';
 import { decideSignal, getTraceQuery } from '../../src/shared/messages';
-import type { RunCost } from '../../src/shared/cost';
+import { formatUsd, type RunCost } from '../../src/shared/cost';
+import { costReport } from '../../src/shared/cost-report';
 import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../src/testing/scripted-model';
 import { z } from 'zod';
 import { startInbox } from '../../src/inbox';
@@ -183,6 +184,29 @@ describe('what a run cost', () => {
     const cost = (await run.result()).trace.cost!;
     expect(cost.engineActions).toMatchObject({ timers: 2, updates: 1, signals: 1 });
     expect(cost.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
+  });
+
+  it('the forced final answer is filed as what it is, not as another step (issue 50, F5)', async () => {
+    const run = await harness.start(
+      [
+        calc('1+1', { promptTokens: 1000, completionTokens: 100 }),
+        { answer: 'Stopped after one step: 2.', usage: { promptTokens: 1200, completionTokens: 30 } },
+      ],
+      'q',
+      { limits: { maxIterations: 1 } },
+    );
+    const result = await run.result();
+    expect(result.terminationReason).toBe('max_iterations');
+    const cost = result.trace.cost!;
+    expect(cost.calls.map((call) => [call.kind, call.iteration])).toEqual([
+      ['think', 1],
+      ['final_answer', 1],
+    ]);
+    // What `durable-react-agent cost` and the inbox print (before: a second "think · step 1").
+    expect(costReport(cost).filter((line) => /^ {2}\S.* · /.test(line))).toEqual([
+      `  think · step 1: 1100 tokens, ${formatUsd(usd(1000, 0, 100))}`,
+      `  forced final answer · after step 1: 1230 tokens, ${formatUsd(usd(1200, 0, 30))}`,
+    ]);
   });
 
   it('a model with no price shows its tokens and "no price", never $0', async () => {
