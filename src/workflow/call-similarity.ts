@@ -39,26 +39,36 @@ export interface QueryTokens {
   readonly words: readonly string[];
   /** Tokens with a digit ("2023", "q3", "1.5"), sorted: they must match exactly (another page, year, quarter). */
   readonly numbers: readonly string[];
+  /**
+   * Names: capitalised content words past the first ("Apple", "Microsoft"), folded as `words` are, sorted and
+   * distinct. The same question about another company or person is new work, however many words it shares.
+   */
+  readonly names: readonly string[];
 }
 
 /** The tokens of `text` when it reads as a query, or null when it must compare exactly. */
 export function queryTokens(text: string): QueryTokens | null {
   // Possessives and hyphenated words read as plain words: "apple's" is "apple", "share-price" is "share price".
-  const plain = text
-    .toLowerCase()
-    .replace(/['’]s\b/gu, '')
+  const cased = text
+    .replace(/['’][sS]\b/gu, '')
     .replace(/(?<=[\p{L}\p{N}])[-’'](?=[\p{L}\p{N}])/gu, ' ')
     .trim();
-  if (!/\s/u.test(plain) || !QUERY_TEXT.test(plain)) return null;
-  const tokens = plain.match(TOKEN) ?? [];
+  if (!/\s/u.test(cased) || !QUERY_TEXT.test(cased)) return null;
+  const tokens = cased.match(TOKEN) ?? [];
   if (tokens.length > MAX_QUERY_WORDS) return null;
   const words = new Set<string>();
+  const names = new Set<string>();
   const numbers: string[] = [];
-  for (const token of tokens) {
-    if (DIGIT.test(token)) numbers.push(token);
-    else if (!STOP_WORDS.has(token)) words.add(foldPlural(token));
-  }
-  return { words: [...words].sort(), numbers: numbers.sort() };
+  tokens.forEach((token, index) => {
+    const lower = token.toLowerCase();
+    if (DIGIT.test(lower)) numbers.push(lower);
+    else if (!STOP_WORDS.has(lower)) {
+      words.add(foldPlural(lower));
+      // The first word is capitalised as a sentence's is; later capitals mark a name.
+      if (index > 0 && /^\p{Lu}/u.test(token)) names.add(foldPlural(lower));
+    }
+  });
+  return { words: [...words].sort(), numbers: numbers.sort(), names: [...names].sort() };
 }
 
 /** A crude plural fold ("prices" → "price"), enough for the paraphrases a model makes; never for "ss", "us", "is". */
@@ -82,27 +92,33 @@ export function jaccard(a: readonly string[], b: readonly string[]): number {
 export interface CallPrint {
   readonly shape: string;
   readonly texts: readonly (readonly string[])[];
+  /** The names of each query-like text, as `texts` (absent in prints carried from before names were read). */
+  readonly names?: readonly (readonly string[])[];
 }
 
 /** The print of one call (arguments as the step recorded them). */
 export function callPrint(tool: string, args: unknown): CallPrint {
   const texts: string[][] = [];
-  const shape = reduce(args, texts);
-  return { shape: argsHash([tool, shape]), texts };
+  const names: string[][] = [];
+  const shape = reduce(args, texts, names);
+  return names.some((list) => list.length > 0)
+    ? { shape: argsHash([tool, shape]), texts, names }
+    : { shape: argsHash([tool, shape]), texts };
 }
 
-function reduce(value: unknown, texts: string[][]): unknown {
+function reduce(value: unknown, texts: string[][], names: string[][]): unknown {
   if (typeof value === 'string') {
     const tokens = queryTokens(value);
     if (!tokens) return value.trim().replace(/\s+/gu, ' ').toLowerCase();
     texts.push([...tokens.words]);
+    names.push([...tokens.names]);
     // A marker no JSON argument can hold (an object key starting with NUL), carrying the numbers that must match.
     return { '\u0000query': tokens.numbers };
   }
-  if (Array.isArray(value)) return value.map((item) => reduce(item, texts));
+  if (Array.isArray(value)) return value.map((item) => reduce(item, texts, names));
   if (value !== null && typeof value === 'object') {
     const entries = Object.entries(value as Record<string, unknown>).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return Object.fromEntries(entries.map(([key, item]) => [key, reduce(item, texts)]));
+    return Object.fromEntries(entries.map(([key, item]) => [key, reduce(item, texts, names)]));
   }
   return value ?? null;
 }
@@ -115,8 +131,20 @@ export function nearDuplicateCalls(a: CallPrint, b: CallPrint): boolean {
   return (
     a.shape === b.shape &&
     a.texts.length === b.texts.length &&
-    a.texts.every((words, index) => jaccard(words, b.texts[index] ?? []) >= NEAR_DUPLICATE_SIMILARITY)
+    a.texts.every(
+      (words, index) =>
+        jaccard(words, b.texts[index] ?? []) >= NEAR_DUPLICATE_SIMILARITY &&
+        sameSubject(a.names?.[index] ?? [], b.names?.[index] ?? []),
+    )
   );
+}
+
+/**
+ * Whether two queries can be about the same subject: unless both name someone and share no name. "Apple stock
+ * price" and "price of apple" can; the same report "for Microsoft" and "for Alphabet" cannot (issue 50, F1).
+ */
+function sameSubject(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === 0 || b.length === 0 || a.some((name) => b.includes(name));
 }
 
 /** The distinct prints of a reply's calls, in a stable order (a reply's calls are a set, as for exact repeats). */

@@ -14,13 +14,21 @@ const search = (query: string, extra: Record<string, unknown> = {}) => ({ query,
 
 describe('queryTokens', () => {
   it('keeps content words, lower-cased, without stop words, possessives or plural s', () => {
-    expect(queryTokens('What is the price of Apple?')).toEqual({ words: ['apple', 'price'], numbers: [] });
-    expect(queryTokens("Apple's share-prices")).toEqual({ words: ['apple', 'price', 'share'], numbers: [] });
+    expect(queryTokens('What is the price of Apple?')).toEqual({
+      words: ['apple', 'price'],
+      numbers: [],
+      names: ['apple'],
+    });
+    expect(queryTokens("Apple's share-prices")).toEqual({ words: ['apple', 'price', 'share'], numbers: [], names: [] });
   });
 
   it('keeps tokens with digits apart, to be matched exactly', () => {
-    expect(queryTokens('apple revenue Q3 2023')).toEqual({ words: ['apple', 'revenue'], numbers: ['2023', 'q3'] });
-    expect(queryTokens('growth of 1.5 percent')).toEqual({ words: ['growth', 'percent'], numbers: ['1.5'] });
+    expect(queryTokens('apple revenue Q3 2023')).toEqual({
+      words: ['apple', 'revenue'],
+      numbers: ['2023', 'q3'],
+      names: [],
+    });
+    expect(queryTokens('growth of 1.5 percent')).toEqual({ words: ['growth', 'percent'], numbers: ['1.5'], names: [] });
   });
 
   it('refuses identifiers, paths, expressions and code: they compare exactly', () => {
@@ -69,6 +77,18 @@ describe('nearDuplicateCalls', () => {
       false,
     );
     expect(near('search', search('weather in Paris'), 'search', search('weather in London'))).toBe(false);
+  });
+
+  it('tells the same question about another named subject apart (issue 50, F1)', () => {
+    const reports = ['Apple Inc', 'Microsoft', 'Alphabet', 'Microsoft Corporation'].map(
+      (company) => `latest quarterly revenue report for ${company}`,
+    );
+    // Microsoft and Alphabet shared four words of six: a near-repeat before names were read.
+    expect(near('search', search(reports[1]!), 'search', search(reports[2]!))).toBe(false);
+    expect(near('search', search(reports[0]!), 'search', search(reports[2]!))).toBe(false);
+    // The same subject, reworded, is still the same question.
+    expect(near('search', search(reports[1]!), 'search', search(reports[3]!))).toBe(true);
+    expect(near('search', search('Apple stock price'), 'search', search('the price of apple stock'))).toBe(true);
   });
 
   it('treats numbers that differ as different calls, in a text or as an argument', () => {

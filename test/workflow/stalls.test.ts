@@ -72,6 +72,21 @@ describe('stalls beyond identical repeats', () => {
     expect(result.finalAnswer).toBe('I went round in circles: AAPL is 227.5 USD.');
   });
 
+  it('the same search about one company after another is work, not a stall (issue 50, F1)', async () => {
+    const companies = ['Apple Inc', 'Microsoft', 'Alphabet', 'Amazon', 'Meta Platforms'];
+    const replies = companies.map((company) => search(`latest quarterly revenue report for ${company}`));
+    const run = await harness.start(
+      [...replies, { answer: 'All five reports are in.' }],
+      'Compare the latest quarterly revenue of five big tech companies.',
+      // The default stall threshold, as the audit ran it.
+      { limits: { maxIterations: 10 } },
+    );
+    const result = await run.result();
+    expect(result.terminationReason).toBe('success');
+    expect(toolSteps(result.trace.steps)).toBe(companies.length);
+    expect(result.finalAnswer).toBe('All five reports are in.');
+  });
+
   it('real progress with similar-looking but different calls runs to its answer', async () => {
     const replies = [
       calc('227.5 * 2'),
