@@ -463,6 +463,24 @@ describe('limits.cost', () => {
     },
   );
 
+  it('keeps room for the forced final answer, so the run ends within its cap (issue 50, F3)', async () => {
+    // Each step costs $0.028 (10,000 prompt tokens, 1,000 completion), the forced answer $0.0208. Before the fix the
+    // run took a second step and paid the answer on top: $0.0768 against $0.06.
+    const run = await harness.start(
+      (request) =>
+        request.tools === undefined
+          ? { answer: 'Stopped at the cap: 2.', usage: { promptTokens: 10_000, completionTokens: 100 } }
+          : calc('1+1', { promptTokens: 10_000, completionTokens: 1000 }),
+      'q',
+      { limits: { cost: 0.06, maxIterations: 10 } },
+    );
+    const result = await run.result();
+    expect(result.terminationReason).toBe('cost_budget');
+    expect(result.trace.cost!.usd).toBeLessThanOrEqual(0.06);
+    expect(result.trace.terminationDetail).toMatch(/keeping ~\$[\d.]+ for the final answer/);
+    expect(result.finalAnswer).toBe('Stopped at the cap: 2.');
+  });
+
   it('holds through a subagent: the child gets what is left as its own cap, and the parent then stops too (T3)', async () => {
     // Each child reply costs $0.028; the parent's first reply $0.00028. Before the fix the child had no cap of its
     // own and spent all twenty replies' worth ($0.56) before its cost reached the parent's ledger.
