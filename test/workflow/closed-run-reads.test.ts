@@ -78,7 +78,9 @@ describe('reading runs whose worker is gone', () => {
     await harness.restartWorker(async () => {
       const started = Date.now();
       const error = await run.getStatus().catch((caught: unknown) => caught);
-      expect(Date.now() - started).toBeLessThan(12_000);
+      // The query's own 10 s bound, not the server's 35 s: the slack is for a loaded machine (12 s was once missed by
+      // 27 ms while other suites ran).
+      expect(Date.now() - started).toBeLessThan(15_000);
       expect(error).toBeInstanceOf(QueryUnansweredError);
       const { message } = error as QueryUnansweredError;
       expect(message).not.toContain('\n');
