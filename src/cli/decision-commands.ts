@@ -122,10 +122,10 @@ function formatAuditEntry(entry: AuditEntry): string {
     .join('  ');
 }
 
-/** Runs one of {@link DECISION_COMMANDS} against --address, else TEMPORAL_ADDRESS, else localhost:7233. */
 /** How long `events` waits for a first event before it asks whether any worker serves the run. */
 const EVENTS_QUIET_MS = 3_000;
 
+/** Runs one of {@link DECISION_COMMANDS} against --address, else TEMPORAL_ADDRESS, else localhost:7233. */
 export async function decisionCommand(
   command: (typeof DECISION_COMMANDS)[number],
   argv: string[],

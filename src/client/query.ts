@@ -104,8 +104,8 @@ function notReadyYet(error: unknown): boolean {
  * Queries an agent run. A run registers its query handlers once its start is checked (a local activity that
  * validates the config and lists the tools), so a query in the first moments after the start finds none, and
  * Temporal does not hold queries for handlers to come the way it holds signals and updates. Such a query (or one
- * that finds the run's first workflow task not yet scheduled) is tried again while the run is running, for up to 10 s; a closed run that never registered them (refused at its start)
- * fails at once. A query no worker answers within {@link QUERY_ANSWER_WITHIN_MS} (10 s) fails with a
+ * that finds the run's first workflow task not yet scheduled) is tried again while the run is running, for up to
+ * 10 s; a closed run that never registered them (refused at its start) fails at once. A query no worker answers within {@link QUERY_ANSWER_WITHIN_MS} (10 s) fails with a
  * {@link QueryUnansweredError}.
  */
 export function queryRun<Result, Args extends unknown[]>(

@@ -27,12 +27,11 @@ export class TolerantFailureConverter extends DefaultFailureConverter {
     try {
       return super.failureToErrorInner(failure, payloadConverter, context);
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
       return ApplicationFailure.create({
         message: failure.message ?? '',
         type: 'UnreadableFailure',
         nonRetryable: true,
-        details: [`[unreadable failure: ${why}]`],
+        details: [`[unreadable failure: ${messageOf(error)}]`],
       });
     }
   }
@@ -46,19 +45,27 @@ export class TolerantFailureConverter extends DefaultFailureConverter {
   }
 }
 
+/** Converters that already read anything: a failure's causes are read with the one its top level got. */
+const tolerant = new WeakSet<PayloadConverter>();
+
 /** A payload converter whose reading never throws: what it cannot read is a short text naming why. */
 function readingAnything(converter: PayloadConverter): PayloadConverter {
-  return {
+  if (tolerant.has(converter)) return converter;
+  const reading: PayloadConverter = {
     toPayload: (value, context) => converter.toPayload(value, context),
     fromPayload: <T>(payload: Payload, context?: SerializationContext): T => {
       try {
         return converter.fromPayload<T>(payload, context);
       } catch (error) {
-        return `[unreadable: ${error instanceof Error ? error.message : String(error)}]` as T;
+        return `[unreadable: ${messageOf(error)}]` as T;
       }
     },
   };
+  tolerant.add(reading);
+  return reading;
 }
+
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** The failure converter of plain (unencrypted) workers: failure messages stay readable text in history. */
 export const failureConverter = new TolerantFailureConverter();

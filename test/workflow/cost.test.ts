@@ -52,6 +52,21 @@ const calc = (expression: string, usage: ScriptedTurn['usage']): ScriptedTurn =>
   usage,
 });
 
+/** A parent whose first reply delegates `count` tasks to the researcher ($0.00028), then answers. */
+const delegatingParent = (count: number, thought: string): ScriptedTurn[] => [
+  {
+    thought,
+    toolCalls: Array.from({ length: count }, () => ({
+      name: 'delegate',
+      args: { agent: 'researcher', task: 'Add up the numbers.' },
+    })),
+    usage: { promptTokens: 100, completionTokens: 10 },
+  },
+  { answer: 'Done.', usage: { promptTokens: 100, completionTokens: 10 } },
+];
+/** Whether a request is the researcher subagent's (its system prompt), not its parent's. */
+const isChild = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(RESEARCHER);
+
 describe('what a run cost', () => {
   it('trace.cost has the tokens the model reported, their price, and the engine actions its history shows', async () => {
     const run = await harness.start(
@@ -239,7 +254,6 @@ describe('what a run cost', () => {
   });
 
   it("a subagent's cost is summed into its parent's: tokens, money and the child's actions", async () => {
-    const isChild = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(RESEARCHER);
     const parent: ScriptedTurn[] = [
       {
         thought: 'The researcher can look this up.',
@@ -487,15 +501,7 @@ describe('limits.cost', () => {
     const child = Array.from({ length: 20 }, (_, index) =>
       calc(`${index}+1`, { promptTokens: 10_000, completionTokens: 1000 }),
     );
-    const parent: ScriptedTurn[] = [
-      {
-        thought: 'The researcher can look this up.',
-        toolCalls: [{ name: 'delegate', args: { agent: 'researcher', task: 'Add up the numbers.' } }],
-        usage: { promptTokens: 100, completionTokens: 10 },
-      },
-      { answer: 'Done.', usage: { promptTokens: 100, completionTokens: 10 } },
-    ];
-    const isChild = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(RESEARCHER);
+    const parent = delegatingParent(1, 'The researcher can look this up.');
     const run = await harness.start(
       (request) => (isChild(request) ? child.shift() : parent.shift()) ?? { answer: 'out of script' },
       'q',
@@ -517,16 +523,7 @@ describe('limits.cost', () => {
     const child = Array.from({ length: 20 }, (_, index) =>
       calc(`${index}+1`, { promptTokens: 10_000, completionTokens: 1000 }),
     );
-    const task = { agent: 'researcher', task: 'Add up the numbers.' };
-    const parent: ScriptedTurn[] = [
-      {
-        thought: 'Three researchers at once.',
-        toolCalls: [1, 2, 3].map(() => ({ name: 'delegate', args: task })),
-        usage: { promptTokens: 100, completionTokens: 10 },
-      },
-      { answer: 'Done.', usage: { promptTokens: 100, completionTokens: 10 } },
-    ];
-    const isChild = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(RESEARCHER);
+    const parent = delegatingParent(3, 'Three researchers at once.');
     const run = await harness.start(
       (request) => (isChild(request) ? child.shift() : parent.shift()) ?? { answer: 'out of script' },
       'q',
@@ -546,16 +543,7 @@ describe('limits.cost', () => {
   });
 
   it('a terminated subagent, which cannot say what it spent, leaves the next one nothing of its share', async () => {
-    const task = { agent: 'researcher', task: 'Add up the numbers.' };
-    const parent: ScriptedTurn[] = [
-      {
-        thought: 'Two researchers, one after the other.',
-        toolCalls: [1, 2].map(() => ({ name: 'delegate', args: task })),
-        usage: { promptTokens: 100, completionTokens: 10 },
-      },
-      { answer: 'Done.', usage: { promptTokens: 100, completionTokens: 10 } },
-    ];
-    const isChild = (request: RecordedRequest) => String(request.messages[0]?.content).startsWith(RESEARCHER);
+    const parent = delegatingParent(2, 'Two researchers, one after the other.');
     // The first child's reply never comes in time: it is terminated while it waits.
     const run = await harness.start(
       (request) =>
