@@ -132,12 +132,33 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       return { ...handle, modelName, firstRunId: await firstRunIdOf(client, handle.workflowId) };
     },
     async close() {
+      await endRunsLeftRunning(client, taskQueue);
       await stopWorker();
       await nativeConnection.close();
       await connection.close();
       await model.close();
     },
   };
+}
+
+/**
+ * Terminates this harness's runs that a test left running (usually waiting on a decision). Every file shares one
+ * namespace, and a listing of what waits asks each waiting run: runs whose worker had closed with their file made every
+ * later listing wait out one query timeout per such run, and a suite's worth of them outlasted a test's timeout.
+ */
+async function endRunsLeftRunning(client: Client, taskQueue: string): Promise<void> {
+  const ids: string[] = [];
+  for await (const execution of client.workflow.list({
+    query: `TaskQueue = '${taskQueue}' AND ExecutionStatus = 'Running'`,
+  }))
+    ids.push(execution.workflowId);
+  // A run may end (or its parent end it) between the listing and the call: that is what was wanted.
+  const terminate = (id: string) =>
+    client.workflow
+      .getHandle(id)
+      .terminate('test file finished')
+      .catch(() => undefined);
+  for (let start = 0; start < ids.length; start += 20) await Promise.all(ids.slice(start, start + 20).map(terminate));
 }
 
 /**
