@@ -69,7 +69,8 @@ export function nonNegativeInteger(name: string, value: string | undefined): num
   return parsed;
 }
 
-function decimal(name: string, value: string | undefined): number | undefined {
+/** A flag that must be a number, or absent (its range is the config schema's to check). */
+export function decimal(name: string, value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
   const parsed = Number(value);
   if (value.trim() === '' || !Number.isFinite(parsed))
@@ -131,6 +132,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
     'stall-threshold': { type: 'string' },
     timeout: { type: 'string' },
     'token-budget': { type: 'string' },
+    cost: { type: 'string' },
     model: { type: 'string' },
     temperature: { type: 'string' },
     'max-tokens': { type: 'string' },
@@ -170,6 +172,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
       maxIterations: integer('max-iterations', values['max-iterations']),
       stallThreshold: integer('stall-threshold', values['stall-threshold']),
       tokenBudget: integer('token-budget', values['token-budget']),
+      cost: decimal('cost', values.cost),
       timeoutSeconds: timeout,
     },
     modelSettings: {

@@ -1,5 +1,5 @@
 import type { AgentRunHandle } from '../client/agent-client';
-import { parseCommandArgs, readConfigFile, positiveInteger, UsageError } from './args';
+import { decimal, parseCommandArgs, readConfigFile, positiveInteger, UsageError } from './args';
 import { followRun, type StackOptions } from './run-command';
 
 type Say = (line: string) => void;
@@ -74,20 +74,23 @@ export async function forkCommand(argv: string[], out: Say, say: Say): Promise<n
   });
 }
 
-/** `durable-react-agent continue <id> [--max-iterations N] [--token-budget N] [--timeout S]`. */
+/** `durable-react-agent continue <id> [--max-iterations N] [--token-budget N] [--cost USD] [--timeout S]`. */
 export async function continueCommand(argv: string[], out: Say, say: Say): Promise<number> {
   const { workflowId, values, stack, config } = parse('continue', argv, {
     'max-iterations': { type: 'string' },
     'token-budget': { type: 'string' },
+    cost: { type: 'string' },
     timeout: { type: 'string' },
   });
   const maxIterations = positiveInteger('max-iterations', values['max-iterations'] as string | undefined);
   const tokenBudget = positiveInteger('token-budget', values['token-budget'] as string | undefined);
+  const cost = decimal('cost', values.cost as string | undefined);
   const timeoutSeconds = positiveInteger('timeout', values.timeout as string | undefined);
   return followRun(stack, out, say, async (agents, demoModel) => {
     const run = await agents.continue(workflowId, {
       ...(maxIterations !== undefined ? { maxIterations } : {}),
       ...(tokenBudget !== undefined ? { tokenBudget } : {}),
+      ...(cost !== undefined ? { cost } : {}),
       ...(timeoutSeconds !== undefined ? { timeoutSeconds } : {}),
       config: demoModel ? { ...config, model: demoModel } : config,
       ...queueOf(stack, agents.taskQueue),

@@ -75,7 +75,7 @@ Time travel and evaluation:
   fork <workflowId> --from-step K [--observation TEXT] [--model NAME] [--config FILE.json] [run options]
                             A new run from steps 1..K of another, taken as recorded (no model call, no tool run
                             again), step K's observation optionally replaced; then it goes on
-  continue <workflowId> [--max-iterations N] [--token-budget N] [--timeout S] [run options]
+  continue <workflowId> [--max-iterations N] [--token-budget N] [--cost USD] [--timeout S] [run options]
                             Go on with a finished run that hit a limit or stalled: every step and total carried
   replay-check <history.json…|workflowId…> [--accept] [--baseline-dir DIR] [--config FILE.json]
                [--tools-module FILE.js] [--model-url URL --model NAME] [--address host:port] [--json]
@@ -96,6 +96,7 @@ Time travel and evaluation:
 run options:
   --tools a,b               Tools the agent may use (default: all built-ins)
   --max-iterations N        --stall-threshold N      --timeout SECONDS      --token-budget N
+  --cost USD                Cap the run's money (limits.cost; the worker needs a price for its model)
   --model NAME              --tool-calling native|text
   --temperature T           --max-tokens N           (sent with every thinking call)
   --success-phrase TEXT     --failure-phrase TEXT   (repeatable)

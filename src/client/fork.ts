@@ -1,6 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { configOverrides, validateWorkflowConfig, type AgentConfig } from '../shared/agent-config';
 import type { ResolvedConfigInput } from '../shared/config';
+import { formatUsd, type CarriedCost, type RunCost } from '../shared/cost';
 import { InvalidConfigError } from './errors';
 import { DurableAgentError } from '../shared/errors';
 import {
@@ -39,6 +40,8 @@ export interface ForkOptions {
 export interface ContinueOptions {
   maxIterations?: number;
   tokenBudget?: number;
+  /** `limits.cost` in USD: the parent's spend is carried, so it must be more than that. */
+  cost?: number;
   /** The continuation's own time budget: its clock starts when it starts. */
   timeoutSeconds?: number;
   /** Other fields to change in the parent's config. */
@@ -56,7 +59,13 @@ function overridesOf(config: AgentConfig | undefined): Partial<ResolvedConfigInp
 }
 
 /** The reasons a finished run can be continued with: it stopped at a limit, or stalled. */
-export const CONTINUABLE: readonly TerminationReason[] = ['max_iterations', 'token_budget', 'timeout', 'stalled'];
+export const CONTINUABLE: readonly TerminationReason[] = [
+  'max_iterations',
+  'token_budget',
+  'cost_budget',
+  'timeout',
+  'stalled',
+];
 
 /** What a fork or continuation needs to know about its parent. */
 export interface ParentRun {
@@ -221,11 +230,15 @@ export function continueInput(parent: ParentRun, reason: TerminationReason | nul
     );
   const { trace } = parent;
   const config: ResolvedConfigInput = { ...parent.input.config, ...overridesOf(options.config) };
-  const raise = <K extends 'maxIterations' | 'tokenBudget' | 'timeoutSeconds'>(key: K, value: number | undefined) => {
+  const raise = <K extends 'maxIterations' | 'tokenBudget' | 'costBudget' | 'timeoutSeconds'>(
+    key: K,
+    value: number | undefined,
+  ) => {
     if (value !== undefined) config[key] = value;
   };
   raise('maxIterations', options.maxIterations);
   raise('tokenBudget', options.tokenBudget);
+  raise('costBudget', options.cost);
   raise('timeoutSeconds', options.timeoutSeconds);
   if (reason === 'max_iterations' && !((config.maxIterations ?? 0) > trace.totalIterations))
     throw new ForkRefusedError(
@@ -233,6 +246,13 @@ export function continueInput(parent: ParentRun, reason: TerminationReason | nul
     );
   if (reason === 'token_budget' && !((config.tokenBudget ?? 0) > trace.totalTokens))
     throw new ForkRefusedError(`the run used ${trace.totalTokens} tokens: --token-budget must be more than that`);
+  // The parent stopped short of its cap (the next call would have passed it), so the cap itself must be raised.
+  const spent = trace.cost?.usd ?? 0;
+  const cap = Math.max(parent.input.config?.costBudget ?? 0, spent);
+  if (reason === 'cost_budget' && !((config.costBudget ?? 0) > cap))
+    throw new ForkRefusedError(
+      `the run spent ${formatUsd(spent)} of its ${formatUsd(cap)} cost budget: --cost must be more than ${formatUsd(cap)} to continue`,
+    );
   // The forced final answer was the parent's way of stopping; the continuation goes on from the step before it.
   const steps = trace.steps.filter((step) => !step.forced);
   const lineage: RunLineage = {
@@ -250,8 +270,15 @@ export function continueInput(parent: ParentRun, reason: TerminationReason | nul
     toolRuns: trace.toolRuns ?? trace.toolUsage,
     errorHistory: trace.errorHistory.slice(-50),
     rejectedThoughts: trace.rejectedThoughts,
+    ...(trace.cost ? { cost: carriedCost(trace.cost) } : {}),
   });
   return { query: parent.input.query, config, seed } satisfies AgentWorkflowInput;
+}
+
+/** A finished run's cost as the next run of its chain carries it: without its own call list and derived total. */
+function carriedCost(cost: RunCost): CarriedCost {
+  const { usage, usd, unpricedTokens, models, tools, engineActions, wasted, subagents } = cost;
+  return { usage, usd, unpricedTokens, models, tools, engineActions, wasted, subagents };
 }
 
 /** One line for the Temporal UI's details and the CLI: where this run came from. */

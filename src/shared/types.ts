@@ -196,6 +196,11 @@ export interface RunSeed {
     toolRuns: Record<string, number>;
     errorHistory: AgentErrorRecord[];
     rejectedThoughts: number;
+    /**
+     * The chain's cost ledger so far, so a money budget is a total as the token budget is. A continuation carries
+     * its parent's; a fork, which keeps only some steps, starts its own (absent from older clients' seeds).
+     */
+    cost?: CarriedCost;
   };
 }
 

@@ -1,4 +1,5 @@
-import type { CarriedState, ReActStep, RunSeed } from '../shared/types';
+import { emptyCost, type CarriedCost } from '../shared/cost';
+import type { CarriedState, ReActStep, RunSeed, TokenUsage } from '../shared/types';
 
 /*
  * Forks and continuations (issue 19). The client reads the parent's trace and sends the steps to start from; the new
@@ -33,8 +34,34 @@ export function seedProblem(seed: RunSeed): string | null {
   const totals = seed.totals as Partial<RunSeed['totals']> | undefined;
   if (!totals || !isCount(totals.iterations) || typeof totals.usage?.totalTokens !== 'number')
     return 'Invalid seed: totals need iterations and usage';
+  if (totals.cost !== undefined && !isCarriedCost(totals.cost))
+    return 'Invalid seed: totals.cost must be a cost ledger as a run reports it (usage, usd, engineActions, …)';
   if (typeof seed.lineage?.workflowId !== 'string') return 'Invalid seed: lineage needs the parent workflow ID';
   return null;
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const numbersOnly = (value: unknown) => isRecord(value) && Object.values(value).every((n) => typeof n === 'number');
+
+/** The shape the ledger adds to and counts into: anything else would throw in the workflow at its first count. */
+function isCarriedCost(value: unknown): value is CarriedCost {
+  if (!isRecord(value)) return false;
+  const { usage, usd, unpricedTokens, models, tools, engineActions, wasted, subagents } = value;
+  return (
+    numbersOnly(usage) &&
+    typeof (usage as TokenUsage).totalTokens === 'number' &&
+    (usd === null || (typeof usd === 'number' && Number.isFinite(usd) && usd >= 0)) &&
+    typeof unpricedTokens === 'number' &&
+    isRecord(models) &&
+    isRecord(tools) &&
+    Object.values(tools).every(numbersOnly) &&
+    isRecord(engineActions) &&
+    Object.keys(emptyCost().engineActions).every((kind) => typeof engineActions[kind] === 'number') &&
+    numbersOnly(wasted) &&
+    Array.isArray(subagents) &&
+    subagents.every((id) => typeof id === 'string')
+  );
 }
 
 /** The counters and window a seeded run starts from, in the shape a continued run receives them. */
@@ -59,5 +86,6 @@ export function carriedFromSeed(seed: RunSeed, nowMs: number): CarriedState {
     notes: [],
     stepsBefore: 0,
     lineage: seed.lineage,
+    ...(totals.cost ? { cost: totals.cost } : {}),
   };
 }

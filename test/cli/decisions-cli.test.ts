@@ -302,6 +302,39 @@ describe('fork and continue from the CLI', () => {
     expect((await cli(['fork', workflowId])).stderr).toContain('fork needs --from-step N');
     expect((await cli(['fork', workflowId, '--from-step', '0'])).code).toBe(2);
   });
+
+  it('--cost caps a run, and continue --cost raises the cap of a run that stopped at it (issue 50, F3)', async () => {
+    const prices = path.join(mkdtempSync(path.join(os.tmpdir(), 'cli-prices-')), 'prices.json');
+    writeFileSync(prices, JSON.stringify({ 'cli-cost': { input: 2, output: 8 } }));
+    const env = { WORKER_PRICES: prices };
+    // Each reply reports 10,000 prompt and 1,000 completion tokens: $0.028.
+    const usage = { promptTokens: 10_000, completionTokens: 1000 };
+    model.script('cli-cost', (request) => {
+      const sums = request.messages.filter((message) => message.role === 'tool').length;
+      if (request.tools === undefined) return { answer: `Stopped after ${sums} sums.`, usage: { promptTokens: 10 } };
+      return sums < 2
+        ? {
+            thought: 'Each sum needs the calculator before I can answer.',
+            toolCalls: [{ name: 'calculator', args: { expression: `${sums}+1` } }],
+            usage,
+          }
+        : { answer: 'Both sums are done.', usage };
+    });
+    const parent = await cli(['run', '--json', '--cost', '0.03', '--model', 'cli-cost', 'Add twice'], undefined, env);
+    expect(parent.code).toBe(0);
+    const { workflowId, terminationReason } = JSON.parse(parent.stdout) as ReActResultLike;
+    expect(terminationReason).toBe('cost_budget');
+
+    const refused = await cli(['continue', workflowId, '--cost', '0.03'], undefined, env);
+    expect([refused.code, refused.stderr]).toEqual([2, expect.stringContaining('--cost must be more than $0.03')]);
+    expect((await cli(['continue', workflowId, '--cost', 'lots'], undefined, env)).stderr).toContain(
+      '--cost expects a number, got "lots"',
+    );
+    const continued = await cli(['continue', workflowId, '--cost', '0.5', '--json'], undefined, env);
+    expect(continued.code).toBe(0);
+    const result = JSON.parse(continued.stdout) as ReActResultLike;
+    expect([result.terminationReason, result.finalAnswer]).toEqual(['success', 'Both sums are done.']);
+  });
 });
 
 interface ReActResultLike {

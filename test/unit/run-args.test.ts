@@ -13,6 +13,11 @@ describe('run flags for model settings', () => {
     expect(parseRunArgs(['q']).config.modelSettings?.temperature).toBeUndefined();
   });
 
+  it('--cost sets limits.cost in USD, any amount', () => {
+    expect(parseRunArgs(['--cost', '0.25', 'q']).config.limits).toMatchObject({ cost: 0.25 });
+    expect(() => parseRunArgs(['--cost', '$1', 'q'])).toThrow(new UsageError('--cost expects a number, got "$1"'));
+  });
+
   it.each([
     [['--temperature', 'hot', 'q'], '--temperature expects a number, got "hot"'],
     [['--temperature', '', 'q'], '--temperature expects a number, got ""'],

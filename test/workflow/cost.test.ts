@@ -12,6 +12,7 @@ import { startInbox } from '../../src/inbox';
 import { defineTool } from '../../src/worker/tools/define-tool';
 import { RESEARCHER, researcherSubagents } from '../support/delegation';
 import { useHarness, waitForPending } from '../support/harness';
+import { ForkRefusedError } from '../../src/client/fork';
 import { waitForBudget } from '../support/pending';
 import { ALICE_TOKEN, call, PEOPLE } from '../inbox/support';
 
@@ -493,6 +494,47 @@ describe('limits.cost', () => {
     expect(result.trace.cost!.usd).toBeLessThanOrEqual(0.06);
     expect(result.trace.terminationDetail).toMatch(/keeping ~\$[\d.]+ for the final answer/);
     expect(result.finalAnswer).toBe('Stopped at the cap: 2.');
+  });
+
+  it('a run stopped at cost_budget is continued with a higher cap, its spend carried (issue 50, F3)', async () => {
+    // Keyed on the sums done so far, so the continuation's model picks up where the parent's stopped.
+    const sums = ['1+1', '2+2'];
+    const run = await harness.start(
+      (request) => {
+        const done = request.messages.filter((message) => message.role === 'tool').length;
+        if (request.tools === undefined) return { answer: `Stopped after ${done} sums.`, usage: { promptTokens: 10 } };
+        return done < sums.length
+          ? calc(sums[done]!, { promptTokens: 10_000, completionTokens: 1000 })
+          : { answer: 'Four.', usage: { promptTokens: 10_000, completionTokens: 1000 } };
+      },
+      'q',
+      { limits: { cost: 0.03 } },
+    );
+    const parent = await run.result();
+    expect(parent.terminationReason).toBe('cost_budget');
+    const spent = parent.trace.cost!.usd!;
+
+    // The cap is a total, as the token budget is: it must be raised to go on, whatever the parent left unspent.
+    await expect(harness.agents.continue(run.workflowId)).rejects.toThrow(
+      `the run spent ${formatUsd(spent)} of its $0.03 cost budget: --cost must be more than $0.03 to continue`,
+    );
+    await expect(harness.agents.continue(run.workflowId, { cost: 0.03 })).rejects.toThrow(ForkRefusedError);
+
+    const continued = await harness.agents.continue(run.workflowId, { cost: 0.2 });
+    const result = await continued.result();
+    expect([result.terminationReason, result.finalAnswer]).toEqual(['success', 'Four.']);
+    // The continuation's ledger is the chain's: the parent's spend and its own two calls.
+    expect(result.trace.cost!.usd).toBeCloseTo(spent + 2 * usd(10_000, 0, 1000), 10);
+    expect(result.trace.cost!.usage.totalTokens).toBe(parent.trace.cost!.usage.totalTokens + 2 * 11_000);
+
+    // The parent's spend counts against a continuation's cap: $0.0301 leaves no room for the next prompt and the final
+    // answer's reserve over the $0.028 spent, so this one stops before offering the model a tool (uncarried, it took a
+    // step: the cap was then all its own).
+    const offered = () => harness.model.requests(run.modelName).filter((r) => (r.tools?.length ?? 0) > 0).length;
+    const before = offered();
+    const tight = await harness.agents.continue(run.workflowId, { cost: 0.0301 });
+    expect((await tight.result()).terminationReason).toBe('cost_budget');
+    expect(offered()).toBe(before);
   });
 
   it('holds through a subagent: the child gets what is left as its own cap, and the parent then stops too (T3)', async () => {

@@ -124,17 +124,29 @@ describe('fork', () => {
     await parent.cancel();
   });
 
-  it('a seed sent by hand (the Temporal UI) that is not one fails the run at once with a one-line reason', async () => {
-    const handle = await harness.client.workflow.start(AGENT_WORKFLOW_TYPE, {
-      taskQueue: harness.agents.taskQueue,
-      workflowId: `hand-fork-${randomUUID()}`,
-      args: [{ query: 'q', config: {}, seed: { steps: 'all of them', windowFrom: 0 } }],
-    });
-    await expect(handle.result()).rejects.toThrow();
-    const { events } = await handle.fetchHistory();
-    const failure = events?.at(-1)?.workflowExecutionFailedEventAttributes?.failure;
-    expect(failure?.message).toBe('Invalid seed: steps must be ReAct steps');
-  });
+  const lineage = { kind: 'continue', workflowId: 'parent', runId: 'r', step: 0, observationEdited: false };
+  const totals = { iterations: 0, usage: { promptTokens: 0, completionTokens: 0, totalTokens: 0 } };
+  it.each([
+    [{ steps: 'all of them', windowFrom: 0 }, 'Invalid seed: steps must be ReAct steps'],
+    // Unchecked, a cost the ledger cannot add to threw in every workflow task: the run hung until terminated.
+    [
+      { lineage, steps: [], windowFrom: 0, totals: { ...totals, cost: { usd: 0.5 } } },
+      'Invalid seed: totals.cost must be a cost ledger as a run reports it (usage, usd, engineActions, …)',
+    ],
+  ])(
+    'a seed sent by hand (the Temporal UI) that is not one fails the run at once with a one-line reason',
+    async (seed, reason) => {
+      const handle = await harness.client.workflow.start(AGENT_WORKFLOW_TYPE, {
+        taskQueue: harness.agents.taskQueue,
+        workflowId: `hand-fork-${randomUUID()}`,
+        args: [{ query: 'q', config: {}, seed }],
+      });
+      await expect(handle.result()).rejects.toThrow();
+      const { events } = await handle.fetchHistory();
+      const failure = events?.at(-1)?.workflowExecutionFailedEventAttributes?.failure;
+      expect(failure?.message).toBe(reason);
+    },
+  );
 
   it('refuses a step the run does not have, and a final answer', async () => {
     const parent = await harness.start([effect('x'), { answer: 'Done with x.' }]);
