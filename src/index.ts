@@ -14,6 +14,8 @@ export {
 } from './worker/tools/define-tool';
 export { validateAgentConfig, type AgentConfig } from './shared/agent-config';
 export { DurableAgentError, ErrorType } from './shared/errors';
-export type { AgentStatus, ReActResult, ReActStep, ReActTrace, TerminationReason, TokenUsage } from './shared/types';
+export type { AgentStatus, ReActResult, ReActStep, ReActTrace } from './shared/types';
+export type { TokenUsage } from './shared/cost';
+export type { TerminationReason } from './shared/termination-reasons';
 export type { AgentEvent } from './shared/events';
 export type { AppliedDecision, Decision, PendingCall, PendingQuestion } from './shared/approvals';

@@ -3,7 +3,7 @@ import type { AgentEvent } from '../shared/events';
 import type { ReActTrace } from '../shared/types';
 import { eventsOfClosedRun } from '../client/closed-run';
 import { describeDecider } from '../shared/identity';
-import { clip, visible } from './terminal-text';
+import { clipLine, visible } from './terminal-text';
 
 const INDENT = '           ';
 
@@ -17,9 +17,9 @@ function describeEvent(event: AgentEvent | EventsGap): string | undefined {
   switch (event.type) {
     case 'thought':
       // Many models call tools with no text at all; requireThought 'auto' runs such calls with an empty thought.
-      return `[step ${event.iteration}] Thought: ${event.text.trim() === '' ? '(no thought given)' : clip(event.text)}`;
+      return `[step ${event.iteration}] Thought: ${event.text.trim() === '' ? '(no thought given)' : clipLine(event.text)}`;
     case 'tool_call_requested':
-      return `${INDENT}Action: ${event.tool} ${clip(event.args)} (${event.callId})`;
+      return `${INDENT}Action: ${event.tool} ${clipLine(event.args)} (${event.callId})`;
     case 'approval_pending':
       return event.reason === 'uncertain_effect'
         ? `${INDENT}Waiting for a decision on ${event.callId} (${event.tool} may have happened: run again, treat as done or skip)`
@@ -27,11 +27,11 @@ function describeEvent(event: AgentEvent | EventsGap): string | undefined {
     case 'approval_decided':
       return `${INDENT}Decision on ${event.callId}: ${event.decision.kind}${event.decision.always ? ' (always)' : ''}${event.decision.by ? ` by ${describeDecider(event.decision.by)}` : ''}`;
     case 'tool_finished':
-      return `${INDENT}Observation${event.isError ? ' (error)' : ''} (${event.callId}): ${clip(event.observation)}`;
+      return `${INDENT}Observation${event.isError ? ' (error)' : ''} (${event.callId}): ${clipLine(event.observation)}`;
     case 'clarification_asked':
-      return `${INDENT}Question: ${clip(event.question)}`;
+      return `${INDENT}Question: ${clipLine(event.question)}`;
     case 'clarification_answered':
-      return `${INDENT}Answer: ${clip(event.answer)}${event.by ? ` (by ${describeDecider(event.by)})` : ''}`;
+      return `${INDENT}Answer: ${clipLine(event.answer)}${event.by ? ` (by ${describeDecider(event.by)})` : ''}`;
     case 'budget_requested':
       return `${INDENT}Budget request ${event.requestId}: the ${event.limit} limit (${event.current}) was reached; raise it by ${event.suggested}?`;
     case 'budget_decided':
@@ -39,11 +39,11 @@ function describeEvent(event: AgentEvent | EventsGap): string | undefined {
     case 'subagent_started':
       return `${INDENT}Delegated to ${event.agent}: run ${event.childWorkflowId}`;
     case 'summary':
-      return `[summary] ${clip(event.text)}`;
+      return `[summary] ${clipLine(event.text)}`;
     case 'critic_verdict':
-      return `[critic] ${event.decision} (${event.confidence}): ${clip(event.reasoning)}`;
+      return `[critic] ${event.decision} (${event.confidence}): ${clipLine(event.reasoning)}`;
     case 'final_answer':
-      return `[step ${event.iteration}] Final answer${event.forced ? ' (forced)' : ''}: ${clip(event.answer)}`;
+      return `[step ${event.iteration}] Final answer${event.forced ? ' (forced)' : ''}: ${clipLine(event.answer)}`;
     case 'run_continued':
       return `[run ${event.run}] continued as a new run (history stays small)`;
     case 'gap':

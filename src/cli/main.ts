@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { SigningKeyError } from '../client/decision-signing';
 import { AgentRunError, DecisionRefusedError, InvalidConfigError, unreachableServerMessage } from '../client/errors';
-import { ErrorType } from '../shared/errors';
+import { ErrorType, errorMessage } from '../shared/errors';
 import { UsageError } from './args';
 import { DECISION_COMMANDS, decisionCommand } from './decision-commands';
 import { DEV_SERVER_DB, runCommand } from './run-command';
@@ -273,7 +273,7 @@ export async function main(argv: string[]): Promise<number> {
     const address = readEnv().temporalAddress ?? LOCAL_TEMPORAL_ADDRESS;
     // A server that is down may come back: exit 1, as for any condition that can pass, not 2 (input to fix).
     const unreachable = unreachableServerMessage(error, address);
-    const message = unreachable ?? (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    const message = unreachable ?? errorMessage(error).split('\n')[0];
     say(`error: ${message}`);
     const invalidInput =
       error instanceof UsageError ||

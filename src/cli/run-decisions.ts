@@ -3,6 +3,7 @@ import type { AgentClient } from '../client/agent-client';
 import { DecisionRefusedError, type PendingItem } from '../client/decisions';
 import { describeCall } from '../shared/observation';
 import { promptDecision, type Asker } from './decision-prompt';
+import { errorMessage } from '../shared/errors';
 
 type Say = (line: string) => void;
 
@@ -74,7 +75,7 @@ export function createRunDecisions(
           await agents.decide(item.workflowId, item.callId, body);
           return;
         } catch (error) {
-          say(error instanceof Error ? error.message : String(error));
+          say(errorMessage(error));
           // A refused edit leaves the call pending: ask again. Anything else (decided elsewhere, run over): stop.
           if (!(error instanceof DecisionRefusedError) || error.reason !== 'invalid_edit') return;
         }

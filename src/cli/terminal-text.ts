@@ -1,3 +1,5 @@
+import { clip } from '../shared/well-formed';
+
 /** Longest stretch of model or tool text one line of the CLI's trace shows. */
 export const MAX_LINE = 300;
 
@@ -15,7 +17,6 @@ export function visible(text: string): string {
 }
 
 /** Text on one line (whitespace runs made one space), cut to {@link MAX_LINE} characters. */
-export function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > MAX_LINE ? `${oneLine.slice(0, MAX_LINE)}…` : oneLine;
+export function clipLine(text: string): string {
+  return clip(text.replace(/\s+/g, ' ').trim(), MAX_LINE);
 }

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { getEventsQuery, sendMessageUpdate } from '../shared/messages';
-import type { TerminationReason } from '../shared/types';
+import type { TerminationReason } from '../shared/termination-reasons';
 import { updateLimitError } from './decisions';
 import { MessageRefusedError } from './errors';
 import { followEvents } from './events';

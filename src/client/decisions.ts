@@ -20,6 +20,7 @@ import type { Channel } from '../shared/identity';
 import { causeMessages, DecisionRefusedError } from './errors';
 import { queryRun } from './query';
 import { signDecision, type DecisionSigner } from './decision-signing';
+import { errorMessage } from '../shared/errors';
 
 // Defined with the other client errors; re-exported where the decision functions that throw it live.
 export { DecisionRefusedError };
@@ -154,7 +155,7 @@ export async function listPending(client: Client, options: ListPendingOptions = 
         cache?.set(workflowId, { key: keys.get(workflowId)!, at: Date.now(), items, exact: exact.has(workflowId) });
       } catch (error) {
         // Also a run that finished between the list and the query: it has nothing pending any more.
-        const reason = error instanceof Error ? error.message : String(error);
+        const reason = errorMessage(error);
         options.onUnreadable?.(workflowId, reason);
         const key = keys.get(workflowId)!;
         const before = cache?.get(workflowId);

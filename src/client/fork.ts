@@ -5,16 +5,14 @@ import { formatUsd, type CarriedCost, type RunCost } from '../shared/cost';
 import { InvalidConfigError } from './errors';
 import { DurableAgentError } from '../shared/errors';
 import {
-  ZERO_USAGE,
-  addUsage,
   type AgentWorkflowInput,
   type ReActStep,
   type ReActTrace,
   type RunLineage,
   type RunSeed,
-  type TerminationReason,
-  type TokenUsage,
 } from '../shared/types';
+import { ZERO_USAGE, addUsage, type TokenUsage } from '../shared/cost';
+import { type TerminationReason } from '../shared/termination-reasons';
 import { firstRunInput, runStepOffsets } from './run-chain';
 import { ARCHIVE_MAX_BYTES, fitSteps } from '../shared/step-archive';
 

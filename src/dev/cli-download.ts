@@ -75,7 +75,7 @@ export interface CliDownload {
   infoTimeoutMs?: number;
 }
 
-const errorText = (error: unknown): string => {
+const fetchErrorText = (error: unknown): string => {
   if (!(error instanceof Error)) return String(error);
   // fetch() reports "fetch failed" and keeps the useful part (ENOTFOUND, ECONNREFUSED) in its cause.
   const cause =
@@ -87,7 +87,7 @@ const errorText = (error: unknown): string => {
 async function get(url: URL, timeoutMs: number): Promise<Response> {
   const response = await fetch(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'follow' }).catch(
     (error: unknown) => {
-      throw new TemporalCliDownloadError(`could not reach ${url.origin} (${errorText(error)})`);
+      throw new TemporalCliDownloadError(`could not reach ${url.origin} (${fetchErrorText(error)})`);
     },
   );
   if (!response.ok) throw new TemporalCliDownloadError(`${url.href} answered HTTP ${response.status}`);

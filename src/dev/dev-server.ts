@@ -5,9 +5,10 @@ import * as path from 'node:path';
 import { Connection } from '@temporalio/client';
 import { SearchAttributeType, defineSearchAttributeKey } from '@temporalio/common';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
-import { errorText, GO_PACKAGE, resolveTemporalCli, TemporalCliNotFoundError } from './provision';
+import { GO_PACKAGE, resolveTemporalCli, TemporalCliNotFoundError } from './provision';
 import { lockDatabase } from './db-lock';
 import { devServerDurability, devServerSqliteArgs, devServerTuningArgs, type DevServerDurability } from './tuning';
+import { errorMessage } from '../shared/errors';
 
 const PREFERRED_PORT = 7233;
 const PREFERRED_UI_PORT = 8233;
@@ -88,7 +89,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     await release();
     // Only the SDK download can fail for want of a CLI; any other failure is the server's own and keeps its error.
     if (executable.type === 'existing-path') throw error;
-    const why = `The Temporal CLI is not installed and its download failed (${errorText(error).split('\n')[0]}).`;
+    const why = `The Temporal CLI is not installed and its download failed (${errorMessage(error).split('\n')[0]}).`;
     const fixes =
       'Fix it one of these ways: set TEMPORAL_CLI_PATH to a temporal binary; put `temporal` on PATH ' +
       `(https://docs.temporal.io/cli); install Go (https://go.dev/dl) so \`go install ${GO_PACKAGE}\` can build it; ` +

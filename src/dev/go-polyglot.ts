@@ -6,8 +6,8 @@
 import { createHash } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { DurableAgentError } from '../shared/errors';
-import { errorText } from './provision';
+import { DurableAgentError, errorMessage } from '../shared/errors';
+
 import { exe, findOnPath, goInstallIntoCache, isExecutableFile, projectCacheDir } from './go-build';
 
 /** The Go module's folder in this checkout (the same relative place from src/dev and dist/dev). */
@@ -58,7 +58,7 @@ export async function polyglotCacheDir(env: NodeJS.ProcessEnv = process.env): Pr
   const hash = await polyglotSourceHash().catch((error: unknown) => {
     // The module ships with the repository, not the npm package.
     throw new PolyglotBuildError(
-      `No Go module at ${POLYGLOT_MODULE_DIR} (a repository checkout has it): ${errorText(error)}`,
+      `No Go module at ${POLYGLOT_MODULE_DIR} (a repository checkout has it): ${errorMessage(error)}`,
     );
   });
   return path.join(projectCacheDir(env), `go-polyglot-${hash}`);
@@ -100,7 +100,7 @@ export async function resolvePolyglotPrograms(
       log,
     );
   } catch (error) {
-    throw new PolyglotBuildError(`Could not build the Go programs of polyglot/go: ${errorText(error)}`);
+    throw new PolyglotBuildError(`Could not build the Go programs of polyglot/go: ${errorMessage(error)}`);
   }
   return programs;
 }

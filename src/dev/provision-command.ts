@@ -6,7 +6,8 @@
 import { resolvePostgresPrograms, resolveServerPrograms } from './cluster/binaries';
 import { choosePort, startDevServer } from './dev-server';
 import { resolvePolyglotPrograms } from './go-polyglot';
-import { errorText, resolveTemporalCli } from './provision';
+import { resolveTemporalCli } from './provision';
+import { errorMessage } from '../shared/errors';
 
 type Log = (line: string) => void;
 
@@ -42,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
     say('Temporal CLI: downloaded by the SDK into its cache in the system temp folder');
     return 0;
   } catch (error) {
-    say(errorText(error));
+    say(errorMessage(error));
     return 1;
   }
 }

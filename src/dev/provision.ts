@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
-import { DurableAgentError } from '../shared/errors';
+import { DurableAgentError, errorMessage } from '../shared/errors';
 import { downloadTemporalCli } from './cli-download';
 import { exe, findOnPath, goInstallIntoCache, isExecutableFile, projectCacheDir } from './go-build';
 
@@ -28,7 +28,6 @@ export type TemporalCliExecutable =
 
 const noop = (): void => undefined;
 /** An error's message, for one-line reports. */
-export const errorText = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** The per-user folder holding the pinned CLI build: `$XDG_CACHE_HOME` (or `~/.cache`)/durable-react-agent/…. */
 export function temporalCliCacheDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -76,7 +75,7 @@ export async function resolveTemporalCli(
     }
     return { type: 'existing-path', path: file, source: 'download' };
   } catch (error) {
-    log(`Could not download the Temporal CLI (${errorText(error)}); trying a Go build.`);
+    log(`Could not download the Temporal CLI (${errorMessage(error)}); trying a Go build.`);
   }
   const go = await findOnPath(exe('go'), env);
   if (go) {
@@ -90,7 +89,7 @@ export async function resolveTemporalCli(
       await goInstallIntoCache(go, build, env, log);
       return { type: 'existing-path', path: cached, source: 'go-install' };
     } catch (error) {
-      log(`Could not build the Temporal CLI with Go (${errorText(error)}); falling back to the SDK download.`);
+      log(`Could not build the Temporal CLI with Go (${errorMessage(error)}); falling back to the SDK download.`);
     }
   }
   return { type: 'cached-download', source: 'sdk-download' };

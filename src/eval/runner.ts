@@ -4,6 +4,7 @@ import type { ReActResult } from '../shared/types';
 import { heuristicVerdict, judgeSteps, type JudgeOptions } from './coherence';
 import type { RunRecord } from './criteria';
 import type { EvalTask } from './suite';
+import { errorMessage } from '../shared/errors';
 
 /** How a suite runs. */
 export interface RunSuiteOptions {
@@ -52,7 +53,7 @@ async function runOne(options: RunSuiteOptions, task: EvalTask): Promise<RunReco
   try {
     result = await handle.result();
   } catch (failure) {
-    error = failure instanceof Error ? failure.message : String(failure);
+    error = errorMessage(failure);
     if (!(failure instanceof AgentRunError)) throw failure;
   } finally {
     finished = true;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { z } from 'zod';
 import { agentConfigSchema, type AgentConfig } from '../shared/agent-config';
 import { TERMINATION_REASONS } from '../shared/termination-reasons';
-import type { TerminationReason } from '../shared/types';
+import type { TerminationReason } from '../shared/termination-reasons';
 
 /** How the eval's scripted reviewer settles a call that waits for a person. */
 const reviewSchema = z.object({

@@ -8,6 +8,7 @@ import { DecisionRefusedError } from '../client/errors';
 import type { Decision, RefusalReason } from '../shared/approvals';
 import type { InboxUser } from './auth';
 import type { DecisionSigner } from '../client/decision-signing';
+import { DurableAgentError } from '../shared/errors';
 
 /** Largest decision body the inbox reads (an edit's arguments included). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -54,7 +55,9 @@ export async function readBody(request: IncomingMessage): Promise<Record<string,
 }
 
 /** A request the inbox cannot make sense of; answered with 400 and this message. */
-export class BadRequest extends Error {}
+export class BadRequest extends DurableAgentError {
+  override readonly name = 'BadRequest';
+}
 
 function text(body: Record<string, unknown>, name: string): string | undefined {
   const value = body[name];

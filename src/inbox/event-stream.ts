@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Client } from '@temporalio/client';
 import { followEvents } from '../client/events';
+import { errorMessage } from '../shared/errors';
 
 /** The cursor: `Last-Event-ID` (what a reconnecting EventSource sends) or `?after=`; 0 from the start. */
 export function cursorOf(request: IncomingMessage, url: URL): number | string {
@@ -35,9 +36,7 @@ export async function streamRunEvents(
     // Tells an EventSource not to reconnect: the run has ended.
     if (!controller.signal.aborted) response.write('event: end\ndata: {}\n\n');
   } catch (error) {
-    response.write(
-      `event: error\ndata: ${JSON.stringify({ error: error instanceof Error ? error.message : String(error) })}\n\n`,
-    );
+    response.write(`event: error\ndata: ${JSON.stringify({ error: errorMessage(error) })}\n\n`);
   } finally {
     clearInterval(keepAlive);
     response.end();

@@ -12,6 +12,7 @@ import type { Authenticated } from './auth';
 import { html, page } from './html';
 import { filterItems, renderList, renderRunPending, type ListFilter } from './items';
 import { openStream, sendEvent, type PendingFeed } from './live';
+import { errorMessage } from '../shared/errors';
 
 /** The list filter from a URL: `?tool=` and `?olderThan=` (minutes); bad numbers are ignored, not fatal. */
 export function filterOf(url: URL): ListFilter {
@@ -81,7 +82,7 @@ async function pendingOfRun(
       unreadable: null,
     };
   } catch (error) {
-    return { items: [], unreadable: error instanceof Error ? error.message : String(error) };
+    return { items: [], unreadable: errorMessage(error) };
   }
 }
 
@@ -200,7 +201,7 @@ export async function streamTrace(
     }
     if (!controller.signal.aborted) sendEvent(response, 'end', '{}');
   } catch (error) {
-    sendEvent(response, 'error', JSON.stringify({ error: error instanceof Error ? error.message : String(error) }));
+    sendEvent(response, 'error', JSON.stringify({ error: errorMessage(error) }));
   } finally {
     response.end();
   }

@@ -13,6 +13,7 @@ import { loginPage, outcomePage } from './html';
 import { PendingFeed } from './live';
 import { inboxPage, runPage, streamInbox, streamRunPending, streamTrace } from './pages';
 import { visible } from '../cli/terminal-text';
+import { errorMessage } from '../shared/errors';
 
 /** Options of {@link startInbox}. */
 export interface InboxOptions {
@@ -262,11 +263,11 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
       return { items, unreadable };
     },
     options.pollMs ?? 1000,
-    (error) => options.log?.(`listing pending items failed: ${error instanceof Error ? error.message : String(error)}`),
+    (error) => options.log?.(`listing pending items failed: ${errorMessage(error)}`),
   );
   const server: Server = createServer((request, response) => {
     route(options, auth, feed, hosts, request, response).catch((error: unknown) => {
-      const message = error instanceof Error ? error.message : String(error);
+      const message = errorMessage(error);
       if (response.headersSent) return void response.end();
       sendJson(response, error instanceof BadRequest ? 400 : 502, { error: message });
     });

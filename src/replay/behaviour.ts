@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson } from '../shared/canonical';
-import type { ReActStep, TerminationReason } from '../shared/types';
+import type { ReActStep } from '../shared/types';
+import type { TerminationReason } from '../shared/termination-reasons';
+import { clip } from '../shared/well-formed';
 
 /*
  * What replay-check compares: what a user of the agent would notice changed. Not observations' wording or token
@@ -84,8 +86,6 @@ export function behaviourOf(
   };
 }
 
-const clip = (text: string, length = 160): string => (text.length > length ? `${text.slice(0, length)}…` : text);
-
 function firstDifference<T>(a: readonly T[], b: readonly T[], same: (x: T, y: T) => boolean): number {
   const length = Math.max(a.length, b.length);
   for (let index = 0; index < length; index++) {
@@ -99,7 +99,9 @@ function firstDifference<T>(a: readonly T[], b: readonly T[], same: (x: T, y: T)
 const calls = (behaviour: Behaviour) => behaviour.steps.filter((step) => step.action !== 'final_answer');
 const approvals = (behaviour: Behaviour) => calls(behaviour).filter((step) => step.approval !== undefined);
 const stepText = (step: BehaviourStep | undefined): string =>
-  step ? `step ${step.iteration}: ${step.action === 'tool_call' ? '' : `${step.action} `}${clip(step.what)}` : 'none';
+  step
+    ? `step ${step.iteration}: ${step.action === 'tool_call' ? '' : `${step.action} `}${clip(step.what, 160)}`
+    : 'none';
 
 /** What changed from `expected` to `actual`, first difference of each kind; empty when nothing a user sees did. */
 export function compareBehaviour(expected: Behaviour, actual: Behaviour): BehaviourChange[] {
@@ -117,7 +119,7 @@ export function compareBehaviour(expected: Behaviour, actual: Behaviour): Behavi
   const [askedBefore, askedNow] = [approvals(expected), approvals(actual)];
   const approvalAt = firstDifference(askedBefore, askedNow, (x, y) => x.what === y.what && x.approval === y.approval);
   if (approvalAt >= 0) {
-    const show = (step: BehaviourStep | undefined) => (step ? `${clip(step.what)} → ${step.approval}` : 'none');
+    const show = (step: BehaviourStep | undefined) => (step ? `${clip(step.what, 160)} → ${step.approval}` : 'none');
     changes.push({
       kind: 'approvals',
       detail: `approval ${approvalAt + 1}: recorded ${show(askedBefore[approvalAt])}, now ${show(askedNow[approvalAt])}`,
@@ -126,7 +128,7 @@ export function compareBehaviour(expected: Behaviour, actual: Behaviour): Behavi
   if (expected.finalAnswer !== actual.finalAnswer)
     changes.push({
       kind: 'final_answer',
-      detail: `recorded ${JSON.stringify(clip(expected.finalAnswer ?? '(none)'))}, now ${JSON.stringify(clip(actual.finalAnswer ?? '(none)'))}`,
+      detail: `recorded ${JSON.stringify(clip(expected.finalAnswer ?? '(none)', 160))}, now ${JSON.stringify(clip(actual.finalAnswer ?? '(none)', 160))}`,
     });
   if (expected.ending !== actual.ending)
     changes.push({ kind: 'termination', detail: `recorded ${expected.ending}, now ${actual.ending}` });

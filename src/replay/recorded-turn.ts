@@ -3,9 +3,9 @@ import { ErrorType } from '../shared/errors';
 import { CHARS_PER_TOKEN } from '../shared/observation';
 import type { ModelReply } from '../shared/protocol';
 import type { SummarizeOutput } from '../shared/summaries';
-import type { TokenUsage } from '../shared/types';
+import type { TokenUsage } from '../shared/cost';
 import type { ScriptedTurn } from '../testing/scripted-turn';
-import type { RecordedToolCall } from './recording-types';
+import type { ModelCallFailure, RecordedToolCall } from './recording-types';
 import { parseVerdict } from '../worker/activities/critic';
 
 /*
@@ -14,13 +14,6 @@ import { parseVerdict } from '../worker/activities/critic';
  * output does not hold everything the completion had, the reconstruction is as close as the worker allows; each
  * such place says what differs.
  */
-
-/** A model activity that failed for good, as the history recorded its failure. */
-export interface ModelCallFailure {
-  message: string;
-  type?: string;
-  nonRetryable?: boolean;
-}
 
 /**
  * How long a turn that must never arrive waits: longer than a model call's 90 s start-to-close timeout. The scripted

@@ -20,16 +20,14 @@ import {
   type ToolObservation,
 } from '../shared/tool-protocol';
 import type { PayloadDecoder } from './history-input';
-import {
-  callModelTurn,
-  critiqueTurn,
-  failureTurn,
-  NEVER_ANSWERS,
-  ranAheadCalls,
-  summarizeTurn,
-  type ModelCallFailure,
-} from './recorded-turn';
-import type { RecordedDecision, RecordedModelCall, RecordedToolCall, Recording } from './recording-types';
+import { callModelTurn, critiqueTurn, failureTurn, NEVER_ANSWERS, ranAheadCalls, summarizeTurn } from './recorded-turn';
+import type {
+  ModelCallFailure,
+  RecordedDecision,
+  RecordedModelCall,
+  RecordedToolCall,
+  Recording,
+} from './recording-types';
 
 /*
  * The activities of one run's history. Remote activities are three events (scheduled with the input; started with

@@ -4,7 +4,6 @@ import type { SummarizeInput, SummarizeOutput } from '../shared/summaries';
 import type { ToolObservation } from '../shared/tool-protocol';
 import type { AgentWorkflowInput, ReActResult, ReActStep, ReActTrace } from '../shared/types';
 import type { ScriptedTurn } from '../testing/scripted-turn';
-import type { ModelCallFailure } from './recorded-turn';
 
 /* What replay-check reads from a recorded run chain (see recording.ts, which reads it). */
 
@@ -38,6 +37,13 @@ export type RecordedModelCall =
   | (ModelCallBase & { kind: 'callModel'; input?: CallModelInput; output?: ModelReply })
   | (ModelCallBase & { kind: 'summarize'; input?: SummarizeInput; output?: SummarizeOutput })
   | (ModelCallBase & { kind: 'critique'; input?: CritiqueInput; output?: CritiqueOutput });
+
+/** A model activity that failed for good, as the history recorded its failure. */
+export interface ModelCallFailure {
+  message: string;
+  type?: string;
+  nonRetryable?: boolean;
+}
 
 /** A tool activity of the recording (runTool, remote or local) and what it returned. */
 export interface RecordedToolCall {

@@ -7,8 +7,8 @@ import type { RecordedDecision, Recording } from './recording-types';
 
 export { groupChains, orderChain, payloadDecoder, type HistoryInput, type PayloadDecoder } from './history-input';
 export { loadHistoryFile, readHistoryJson } from './history-file';
-export type { ModelCallFailure } from './recorded-turn';
 export type {
+  ModelCallFailure,
   RecordedDecision,
   RecordedModelCall,
   RecordedOutcome,

@@ -1,9 +1,31 @@
-import { addUsage, ZERO_USAGE, type TokenUsage } from './types';
-
 /*
  * What a run cost: the ledger's shapes and its arithmetic. zod-free and pure, because the workflow keeps the ledger
  * (so its numbers are part of the run and replay the same) and clients, the CLI and the inbox read it.
  */
+
+/** Tokens reported by the model for one call, or summed over a run. */
+export interface TokenUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  /** Prompt tokens the provider served from its cache (billed at the cached price); absent when none were reported. */
+  cachedPromptTokens?: number;
+}
+
+/** Sums two usage records. */
+export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
+  const cached = (a.cachedPromptTokens ?? 0) + (b.cachedPromptTokens ?? 0);
+  return {
+    promptTokens: a.promptTokens + b.promptTokens,
+    completionTokens: a.completionTokens + b.completionTokens,
+    totalTokens: a.totalTokens + b.totalTokens,
+    // Only when reported: a usage record without it stays exactly as it was before caching was read.
+    ...(cached > 0 ? { cachedPromptTokens: cached } : {}),
+  };
+}
+
+/** Usage of nothing. */
+export const ZERO_USAGE: TokenUsage = Object.freeze({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
 
 /** A model's price in USD per million tokens; cached input defaults to the input price when a provider has none. */
 export interface ModelPrice {

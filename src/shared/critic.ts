@@ -1,4 +1,4 @@
-import type { TokenUsage } from './types';
+import type { TokenUsage } from './cost';
 
 /** First words of the critic's system prompt; scripted models recognise critic requests by them. */
 export const CRITIC_MARKER = 'You are the critic of a ReAct agent.';

@@ -55,3 +55,8 @@ export const NON_RETRYABLE_MODEL_ERRORS: readonly string[] = [
   ErrorType.ModelContextLengthExceeded,
   ErrorType.ModelBadResponse,
 ];
+
+/** What a caught value says: an Error's message, anything else as text (a thrown string, a rejected number). */
+export function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,8 +1,8 @@
 import type { DecisionOutcome } from './approvals';
 import type { BudgetLimit } from './budget';
 import type { Decider } from './identity';
-import type { TerminationReason } from './types';
-import { headOf } from './well-formed';
+import type { TerminationReason } from './termination-reasons';
+import { clip } from './well-formed';
 
 /**
  * What happened in a run, as a service shows it to its users. Events are small on purpose: texts are previews (see
@@ -116,7 +116,7 @@ export const EVENT_TEXT_CHARS = 4000;
 
 /** A text cut to `EVENT_TEXT_CHARS` (4,000). */
 export function eventText(text: string, limit = EVENT_TEXT_CHARS): string {
-  return text.length > limit ? `${headOf(text, limit)}…` : text;
+  return clip(text, limit);
 }
 
 /** A call's arguments as an event shows them: JSON, cut to `EVENT_TEXT_CHARS` (4,000). */

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { linearPattern, schemaPatterns } from './regex-safety';
+import { errorMessage } from './errors';
 
 /**
  * Builds the validator for a JSON Schema, or says why it is unusable; zod does this without generating code. Patterns
@@ -14,7 +15,7 @@ export function compileJsonSchema(schema: Record<string, unknown>): z.ZodType | 
   try {
     return z.fromJSONSchema(schema);
   } catch (error) {
-    return `not a usable JSON Schema: ${error instanceof Error ? error.message : String(error)}`;
+    return `not a usable JSON Schema: ${errorMessage(error)}`;
   }
 }
 

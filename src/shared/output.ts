@@ -1,6 +1,7 @@
 import type { ResolvedConfig } from './config';
 import type { OutputCheck } from './protocol';
 import { parseSignature, signatureOutputSchema } from './signature';
+import { errorMessage } from './errors';
 
 /** The JSON Schema a run's final answer must match: `outputSchema`, else the signature's outputs, else none. */
 export function outputSchemaOf(
@@ -31,7 +32,7 @@ export function readAnswerJson(answer: string): OutputCheck {
   try {
     return { ok: true, value: jsonIn(answer) };
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     return {
       ok: false,
       message: `Your final answer must be one JSON object matching the output schema; it does not parse (${why}).`,

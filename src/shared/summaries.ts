@@ -1,4 +1,4 @@
-import type { TokenUsage } from './types';
+import type { TokenUsage } from './cost';
 
 /** First line of the summariser's system prompts; scripted models recognise summary requests by it. */
 export const SUMMARIZER_MARKER = "You condense an agent's work.";

@@ -1,5 +1,3 @@
-import type { TerminationReason } from './types';
-
 /** Every termination reason, for code that checks one given as data (an eval suite, a test's expectation). */
 export const TERMINATION_REASONS = [
   'success',
@@ -11,4 +9,7 @@ export const TERMINATION_REASONS = [
   'timeout',
   'cancelled',
   'custom',
-] as const satisfies readonly TerminationReason[];
+] as const;
+
+/** Why a run stopped; exactly these values. */
+export type TerminationReason = (typeof TERMINATION_REASONS)[number];

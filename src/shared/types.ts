@@ -1,19 +1,11 @@
 import type { DecisionOutcome } from './approvals';
 import type { BudgetRecord } from './budget';
-import type { CarriedCost, RunCost } from './cost';
+import type { CarriedCost, RunCost, TokenUsage } from './cost';
+import type { TerminationReason } from './termination-reasons';
 import type { ResolvedConfigInput } from './config';
 import type { CarriedEvents } from './events';
 import type { Decider } from './identity';
 import type { StepEffect } from './tool-protocol';
-
-/** Tokens reported by the model for one call, or summed over a run. */
-export interface TokenUsage {
-  promptTokens: number;
-  completionTokens: number;
-  totalTokens: number;
-  /** Prompt tokens the provider served from its cache (billed at the cached price); absent when none were reported. */
-  cachedPromptTokens?: number;
-}
 
 /** What the agent decided to do in one step: a tagged union on `type`. */
 export type ReActAction =
@@ -83,18 +75,6 @@ export interface ReActStep {
   /** The observation was replaced by the person who forked the run (`fork --observation`). */
   edited?: true;
 }
-
-/** Why a run stopped; exactly these values. */
-export type TerminationReason =
-  | 'success'
-  | 'max_iterations'
-  | 'failure'
-  | 'stalled'
-  | 'token_budget'
-  | 'cost_budget'
-  | 'timeout'
-  | 'cancelled'
-  | 'custom';
 
 /**
  * Kinds of problems recorded in a run's error history; each was fed back to the model or ended the run, except a
@@ -285,21 +265,6 @@ export interface AgentStatus {
   /** Tool calls currently executing. */
   runningTools: string[];
 }
-
-/** Sums two usage records. */
-export function addUsage(a: TokenUsage, b: TokenUsage): TokenUsage {
-  const cached = (a.cachedPromptTokens ?? 0) + (b.cachedPromptTokens ?? 0);
-  return {
-    promptTokens: a.promptTokens + b.promptTokens,
-    completionTokens: a.completionTokens + b.completionTokens,
-    totalTokens: a.totalTokens + b.totalTokens,
-    // Only when reported: a usage record without it stays exactly as it was before caching was read.
-    ...(cached > 0 ? { cachedPromptTokens: cached } : {}),
-  };
-}
-
-/** Usage of nothing. */
-export const ZERO_USAGE: TokenUsage = Object.freeze({ promptTokens: 0, completionTokens: 0, totalTokens: 0 });
 
 /** What a run hands to the next run of its chain when it continues-as-new: budgets, counters and compact context. */
 export interface CarriedState {

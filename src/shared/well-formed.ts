@@ -15,3 +15,8 @@ export function headOf(text: string, maxChars: number): string {
   const last = head.charCodeAt(head.length - 1);
   return last >= 0xd800 && last <= 0xdbff ? head.slice(0, -1) : head;
 }
+
+/** A text cut to `maxChars` with `…` marking the cut (never inside a surrogate pair); a shorter one as it is. */
+export function clip(text: string, maxChars: number): string {
+  return text.length > maxChars ? `${headOf(text, maxChars)}…` : text;
+}

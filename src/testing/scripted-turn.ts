@@ -1,4 +1,4 @@
-import type { TokenUsage } from '../shared/types';
+import type { TokenUsage } from '../shared/cost';
 
 /** A tool call the scripted model makes: `args` is sent as JSON, `rawArguments` verbatim (to script bad JSON). */
 export interface ScriptedToolCall {

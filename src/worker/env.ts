@@ -4,7 +4,7 @@ import { parseRemoteTools, withRemoteToolsOrigin, type RemoteToolConfig } from '
 import { z } from 'zod';
 import { parseDuration } from '../shared/duration';
 import { formatZodIssues } from '../shared/validation';
-import { DurableAgentError } from '../shared/errors';
+import { DurableAgentError, errorMessage } from '../shared/errors';
 import type { ModelCallOptions } from './model-calls';
 import { readApprovalKeysFile, type ApprovalKey } from '../client/decision-signing';
 import type { PriceTable } from '../shared/cost';
@@ -105,9 +105,7 @@ export function readMcpServersFile(file: string): McpServersConfig {
   try {
     return parseMcpServers(JSON.parse(text), `WORKER_MCP_SERVERS (${file})`);
   } catch (error) {
-    throw new InvalidEnvironmentError(
-      `Invalid worker environment: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new InvalidEnvironmentError(`Invalid worker environment: ${errorMessage(error)}`);
   }
 }
 
@@ -126,9 +124,7 @@ export function readRemoteToolsFile(file: string): RemoteToolConfig[] {
   try {
     parseRemoteTools(input, origin);
   } catch (error) {
-    throw new InvalidEnvironmentError(
-      `Invalid worker environment: ${error instanceof Error ? error.message : String(error)}`,
-    );
+    throw new InvalidEnvironmentError(`Invalid worker environment: ${errorMessage(error)}`);
   }
   return withRemoteToolsOrigin(input as RemoteToolConfig[], origin);
 }

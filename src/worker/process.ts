@@ -8,6 +8,7 @@ import { InvalidEnvironmentError, readWorkerEnv, type WorkerEnv } from './env';
 import { createDefaultRegistry } from './plugin';
 import { loadToolsModule } from './tools/tools-module';
 import type { ToolRegistry } from './tools/registry';
+import { errorMessage } from '../shared/errors';
 
 function splitAddress(address: string): { host: string; port: number } {
   const colon = address.lastIndexOf(':');
@@ -48,7 +49,7 @@ async function registryWithModule(toolsRoot: string | undefined, file: string): 
   try {
     tools = await loadToolsModule(path.resolve(file));
   } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    const reason = errorMessage(error).split('\n')[0];
     throw new InvalidEnvironmentError(`Invalid worker environment: WORKER_TOOLS_MODULE ${file}: ${reason}`);
   }
   const registry = createDefaultRegistry(toolsRoot);

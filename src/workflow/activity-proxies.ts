@@ -7,7 +7,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../worker/activities';
-import { MODEL_ERROR_TYPES, NON_RETRYABLE_MODEL_ERRORS } from '../shared/errors';
+import { MODEL_ERROR_TYPES, NON_RETRYABLE_MODEL_ERRORS, errorMessage } from '../shared/errors';
 import type { ModelCallPolicy } from '../shared/config-fields';
 
 /**
@@ -22,7 +22,7 @@ export function modelFailure(error: unknown): ApplicationFailure | undefined {
 /** What a failed activity said (its cause's message), for the trace and the error history. */
 export function activityFailureMessage(error: unknown): string {
   if (error instanceof ActivityFailure && error.cause) return error.cause.message;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /**

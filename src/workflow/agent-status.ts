@@ -8,23 +8,11 @@ import {
 import type { AgentStatus } from '../shared/types';
 import type { PendingDecisions } from '../shared/approvals';
 import type { RunState } from './run-state';
-import { notePublishedPending, notePublishedStatus } from './run-activity';
+import { notePublishedPending, notePublishedStatus, phaseOf, type RunPhase } from './run-activity';
 import { refreshDetails } from './ui-details';
 import { countMessage } from './cost-ledger';
 
-/** Where a run is. Derived here only; the getStatus query, AgentStatus and the UI's details all present this. */
-export type RunPhase = AgentStatus['state'];
-
-/** The one derivation of a run's phase: waiting for a person takes precedence over the loop's own phase. */
-export function runPhase(state: RunState): RunPhase {
-  if (state.activity.phase === 'completed') return 'completed';
-  // Parallel calls may run and wait for a person at the same time: the person is what the run waits on.
-  const pending = state.approvals.snapshot();
-  if (pending.question) return 'awaiting_input';
-  // A budget request is an approval too: raise the limit, or stop.
-  if (pending.approvals.length > 0 || pending.budget) return 'awaiting_approval';
-  return state.activity.phase;
-}
+const runPhase = (state: RunState): RunPhase => phaseOf(state.activity, state.approvals.snapshot());
 
 /** The phase as the AgentStatus search attribute spells it (visibility queries and the UI's list use these values). */
 const SEARCH_ATTRIBUTE_VALUE: Readonly<Record<RunPhase, AgentStatusValue>> = {

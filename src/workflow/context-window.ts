@@ -13,6 +13,7 @@ import { learnContextWindow } from './prompt-state';
 import { foldWindow } from './transcript';
 import { promptSteps } from '../shared/step-archive';
 import { estimatePromptTokens, loopCallAllowance, withCap } from './token-budget';
+import { clip } from '../shared/well-formed';
 
 /*
  * Rule set 5's context window. Whether a run compacts (and so schedules a summary) depends on the estimate of the
@@ -67,16 +68,16 @@ export function overflowOf(state: RunState, request: unknown): number {
 /** One line per step for a summary written without the model: what was called and the start of what came back. */
 function stepLine(step: ReActStep): string {
   const { action } = step;
-  const clip = (text: string) => (text.length > STEP_LINE_CHARS ? `${text.slice(0, STEP_LINE_CHARS)}…` : text);
   const what =
     action.type === 'tool_call'
-      ? clip(describeCall(action.tool, action.args))
+      ? clip(describeCall(action.tool, action.args), STEP_LINE_CHARS)
       : action.type === 'final_answer'
-        ? `answered: ${clip(action.answer)}`
+        ? `answered: ${clip(action.answer, STEP_LINE_CHARS)}`
         : action.type === 'clarification'
-          ? `asked: ${clip(action.question)}`
-          : `delegated to ${action.agent}: ${clip(action.task)}`;
-  const observation = step.observation === null ? '' : ` → ${clip(step.observation.replace(/\s+/g, ' '))}`;
+          ? `asked: ${clip(action.question, STEP_LINE_CHARS)}`
+          : `delegated to ${action.agent}: ${clip(action.task, STEP_LINE_CHARS)}`;
+  const observation =
+    step.observation === null ? '' : ` → ${clip(step.observation.replace(/\s+/g, ' '), STEP_LINE_CHARS)}`;
   return `- step ${step.iteration}: ${what}${observation}`;
 }
 

@@ -13,7 +13,7 @@ import {
   type RunPricing,
 } from '../shared/cost';
 import type { ResolvedConfig } from '../shared/config';
-import { addUsage, type TokenUsage } from '../shared/types';
+import { addUsage, type TokenUsage } from '../shared/cost';
 import type { CostSummary } from '../shared/events';
 
 /*

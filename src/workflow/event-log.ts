@@ -9,7 +9,7 @@ import {
   type EventsWaitResult,
   type ModelDelta,
 } from '../shared/events';
-import type { TerminationReason } from '../shared/types';
+import type { TerminationReason } from '../shared/termination-reasons';
 import type { CostSummary } from '../shared/events';
 import { getEventsQuery, modelDeltaSignal, publishEventsSignal, waitForEventsUpdate } from '../shared/messages';
 

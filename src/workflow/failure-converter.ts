@@ -12,6 +12,7 @@ import {
   type ProtoFailure,
   type SerializationContext,
 } from '@temporalio/common';
+import { errorMessage } from '../shared/errors';
 
 export class TolerantFailureConverter extends DefaultFailureConverter {
   /**
@@ -31,7 +32,7 @@ export class TolerantFailureConverter extends DefaultFailureConverter {
         message: failure.message ?? '',
         type: 'UnreadableFailure',
         nonRetryable: true,
-        details: [`[unreadable failure: ${messageOf(error)}]`],
+        details: [`[unreadable failure: ${errorMessage(error)}]`],
       });
     }
   }
@@ -57,15 +58,13 @@ function readingAnything(converter: PayloadConverter): PayloadConverter {
       try {
         return converter.fromPayload<T>(payload, context);
       } catch (error) {
-        return `[unreadable: ${messageOf(error)}]` as T;
+        return `[unreadable: ${errorMessage(error)}]` as T;
       }
     },
   };
   tolerant.add(reading);
   return reading;
 }
-
-const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 /** The failure converter of plain (unencrypted) workers: failure messages stay readable text in history. */
 export const failureConverter = new TolerantFailureConverter();

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import { ErrorType } from '../shared/errors';
+import { ErrorType, errorMessage } from '../shared/errors';
 import type { ReActStep } from '../shared/types';
 
 /** A tool call about to run, as `beforeToolCall` sees it. */
@@ -37,7 +37,7 @@ export function callHook<T>(name: keyof AgentHooks, run: () => T | Promise<T>): 
   const failed = (error: unknown): never => {
     throw ApplicationFailure.create({
       type: HOOK_ERROR,
-      message: `The ${name} hook threw: ${error instanceof Error ? error.message : String(error)}`,
+      message: `The ${name} hook threw: ${errorMessage(error)}`,
       nonRetryable: true,
     });
   };

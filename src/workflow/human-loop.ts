@@ -4,7 +4,7 @@ import type { PendingCall, RefusalReason } from '../shared/approvals';
 import { argsHash } from '../shared/canonical';
 import { formatDuration, parseDuration } from '../shared/duration';
 import { answerSignal, answerUpdate, decideSignal, decideUpdate, getPendingQuery } from '../shared/messages';
-import { ErrorType } from '../shared/errors';
+import { ErrorType, errorMessage } from '../shared/errors';
 import { describeCall, truncateToTokens } from '../shared/observation';
 import { argsText, eventText } from '../shared/events';
 import { validateToolArgs } from './activity-proxies';
@@ -12,7 +12,8 @@ import type { Checked, Resolution } from './approval-book';
 import { publishStatus } from './agent-status';
 import { countDecision, countDecisionRequest } from './metrics';
 import { askShouldStop, nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
-import type { ReActStep, ServerCallId, TokenUsage } from '../shared/types';
+import type { ReActStep, ServerCallId } from '../shared/types';
+import type { TokenUsage } from '../shared/cost';
 import type { ToolInfo } from '../shared/tool-protocol';
 import type { Decider } from '../shared/identity';
 import { countActivity, countedCondition, countMessage } from './cost-ledger';
@@ -92,7 +93,7 @@ export function installPersonInput<Payload, Result>(
     try {
       await apply(payload, 'signal');
     } catch (error) {
-      recordError(state, 'invalid_decision', error instanceof Error ? error.message : String(error));
+      recordError(state, 'invalid_decision', errorMessage(error));
     }
   });
 }

@@ -19,7 +19,7 @@ export type {
   StructuredOutput,
   TurnRecord,
 } from '../shared/types';
-export { ZERO_USAGE, addUsage } from '../shared/types';
+export { ZERO_USAGE, addUsage } from '../shared/cost';
 export type { ResolvedConfig, ResolvedConfigInput } from '../shared/config';
 // The workflow's messages, for clients of your own (AgentClient wraps them) and workflows that start the agent.
 export {

@@ -1,6 +1,7 @@
 import { metricMeter } from '@temporalio/workflow';
 import type { MetricCounter } from '@temporalio/common';
-import type { TerminationReason, TokenUsage } from '../shared/types';
+import type { TerminationReason } from '../shared/termination-reasons';
+import type { TokenUsage } from '../shared/cost';
 
 /**
  * The agent's own metrics, emitted from the workflow through the SDK's meter: they reach the worker's Prometheus

@@ -1,4 +1,5 @@
-import type { ConversationState, ReActTrace, TerminationReason } from '../shared/types';
+import type { ConversationState, ReActTrace } from '../shared/types';
+import type { TerminationReason } from '../shared/termination-reasons';
 
 /** Why and how a run is stopping. */
 export interface StopDecision {

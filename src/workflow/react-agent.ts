@@ -9,10 +9,11 @@ import {
 import { installConversationHandlers, nextTurn, startConversation } from './conversation';
 import { installEventHandlers } from './event-log';
 import { eventText } from '../shared/events';
-import { ErrorType } from '../shared/errors';
+import { ErrorType, errorMessage } from '../shared/errors';
 import { getPromptQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import type { ToolInfo } from '../shared/tool-protocol';
-import { ZERO_USAGE, type AgentWorkflowInput, type ReActResult } from '../shared/types';
+import { type AgentWorkflowInput, type ReActResult } from '../shared/types';
+import { ZERO_USAGE } from '../shared/cost';
 import { publishStatus, searchAttributesEnabled, statusUpsertDue, toStatus } from './agent-status';
 import type { AgentStatusValue } from '../shared/search-attributes';
 import { catalogProblem } from './catalog-checks';
@@ -372,11 +373,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       const keepsStatus = handingOver && foldedPatch(state.rules, 'handoverKeepsStatus');
       if (state.rules.publishesFailedStatus && !keepsStatus) {
         if (!handingOver)
-          await state.events.end(
-            'failed',
-            error instanceof Error ? error.message : String(error),
-            costSummary(state.cost, due(state, 'Failed')),
-          );
+          await state.events.end('failed', errorMessage(error), costSummary(state.cost, due(state, 'Failed')));
         publishStatus(state, 'Failed');
         countFinished('failed');
       }

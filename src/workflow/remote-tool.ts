@@ -7,6 +7,7 @@ import { validateToolArgsLocally } from './activity-proxies';
 import { countedActivity } from './cost-ledger';
 import type { RunState } from './run-state';
 import { fullTextOver } from './summaries';
+import { errorMessage } from '../shared/errors';
 
 /*
  * A remote tool (rules `remoteTools`): an activity of another worker, in any language, scheduled by type name on its
@@ -62,7 +63,7 @@ export async function runRemoteTool(
     // The contract is JSON whatever the workflows' own payload converter is: the SDK's default reads exactly that.
     output = defaultPayloadConverter.fromPayload(result.payload);
   } catch (error) {
-    const why = error instanceof Error ? error.message : String(error);
+    const why = errorMessage(error);
     return errorObservation(
       call.tool,
       call.args,

@@ -1,3 +1,4 @@
+import type { PendingDecisions } from '../shared/approvals';
 import type { AgentStatus } from '../shared/types';
 
 /**
@@ -11,6 +12,22 @@ export interface RunActivity {
   readonly publishedStatus: string;
   /** The pending items last written to the memo (rule set 6); undefined until this run first writes it. */
   readonly publishedPending: string | undefined;
+}
+
+/** Where a run is. Derived here only; the getStatus query, AgentStatus and the UI's details all present this. */
+export type RunPhase = AgentStatus['state'];
+
+/**
+ * The one derivation of a run's phase from what it does and what it waits for (`ApprovalBook.snapshot()`): waiting
+ * for a person takes precedence over the loop's own phase.
+ */
+export function phaseOf(activity: RunActivity, pending: PendingDecisions): RunPhase {
+  if (activity.phase === 'completed') return 'completed';
+  // Parallel calls may run and wait for a person at the same time: the person is what the run waits on.
+  if (pending.question) return 'awaiting_input';
+  // A budget request is an approval too: raise the limit, or stop.
+  if (pending.approvals.length > 0 || pending.budget) return 'awaiting_approval';
+  return activity.phase;
 }
 
 type Writable = {

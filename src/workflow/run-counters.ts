@@ -1,5 +1,6 @@
-import type { AgentErrorRecord, CarriedState, TokenUsage } from '../shared/types';
-import { addUsage, ZERO_USAGE } from '../shared/types';
+import type { AgentErrorRecord, CarriedState } from '../shared/types';
+import type { TokenUsage } from '../shared/cost';
+import { addUsage, ZERO_USAGE } from '../shared/cost';
 import { addCount } from './tool-counts';
 
 /**

@@ -24,9 +24,9 @@ import type {
   ReActTrace,
   RunLineage,
   StructuredOutput,
-  TerminationReason,
-  TokenUsage,
 } from '../shared/types';
+import type { TerminationReason } from '../shared/termination-reasons';
+import type { TokenUsage } from '../shared/cost';
 
 /** The tools that may run ahead and the results they got ahead; run-ahead.ts writes it. */
 export interface RunAheadState {

@@ -1,5 +1,6 @@
 import { emptyCost, type CarriedCost } from '../shared/cost';
-import type { CarriedState, ReActStep, RunSeed, TokenUsage } from '../shared/types';
+import type { CarriedState, ReActStep, RunSeed } from '../shared/types';
+import type { TokenUsage } from '../shared/cost';
 
 /*
  * Forks and continuations (issue 19). The client reads the parent's trace and sends the steps to start from; the new

@@ -19,6 +19,7 @@ import { countActivity, countedActivity, recordToolTime } from './cost-ledger';
 import { fullTextOver } from './summaries';
 import { neverPickedUp, refusedArguments, runRemoteTool } from './remote-tool';
 import { parseDuration } from '../shared/duration';
+import { errorMessage } from '../shared/errors';
 
 /* Running one admitted tool call as its activity, and the toolRuns slot it holds while it does. */
 
@@ -29,7 +30,7 @@ function failureMessage(error: unknown, tool: ToolInfo, remote: RemoteToolPlacem
     return `timed out after ${tool.timeout}`;
   }
   if (error instanceof ActivityFailure && error.cause) return error.cause.message;
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /**

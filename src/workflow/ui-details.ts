@@ -2,7 +2,8 @@ import { setCurrentDetails } from '@temporalio/workflow';
 import { describeDecider } from '../shared/identity';
 import { describeCall } from '../shared/observation';
 import type { ReActStep } from '../shared/types';
-import { runPhase } from './agent-status';
+import { phaseOf } from './run-activity';
+import { clip } from '../shared/well-formed';
 import { describeCost, engineActionsTotal, formatUsd } from '../shared/cost';
 import type { RunState } from './run-state';
 
@@ -10,9 +11,9 @@ import type { RunState } from './run-state';
 export const DETAIL_STEPS = 15;
 const CLIP = 300;
 
-function clip(text: string): string {
-  const oneLine = text.replace(/\s+/g, ' ').trim();
-  return oneLine.length > CLIP ? `${oneLine.slice(0, CLIP)}…` : oneLine;
+/** Text on one line, cut to {@link CLIP} characters. */
+function line(text: string): string {
+  return clip(text.replace(/\s+/g, ' ').trim(), CLIP);
 }
 
 /** "approve, always, by alice via inbox": what was decided and who decided it. */
@@ -22,23 +23,23 @@ function decisionText(decision: NonNullable<ReActStep['decision']>): string {
 }
 
 function stepLines(step: ReActStep): string[] {
-  const lines = [`**${step.iteration}. Thought:** ${clip(step.thought || '(none)')}`];
+  const lines = [`**${step.iteration}. Thought:** ${line(step.thought || '(none)')}`];
   const action = step.action;
   if (action.type === 'tool_call')
     lines.push(
-      `- Action: \`${clip(describeCall(action.tool, action.args, 120))}\`${step.decision ? ` (${decisionText(step.decision)})` : ''}`,
+      `- Action: \`${line(describeCall(action.tool, action.args, 120))}\`${step.decision ? ` (${decisionText(step.decision)})` : ''}`,
     );
   if (action.type === 'delegate')
     lines.push(
-      `- Delegated to **${action.agent}**: ${clip(action.task)}${step.childWorkflowId ? ` (\`${step.childWorkflowId}\`)` : ''}`,
+      `- Delegated to **${action.agent}**: ${line(action.task)}${step.childWorkflowId ? ` (\`${step.childWorkflowId}\`)` : ''}`,
     );
   if (action.type === 'clarification')
     lines.push(
-      `- Asked: ${clip(action.question)}${step.answeredBy ? ` (answered by ${describeDecider(step.answeredBy)})` : ''}`,
+      `- Asked: ${line(action.question)}${step.answeredBy ? ` (answered by ${describeDecider(step.answeredBy)})` : ''}`,
     );
   if (action.type === 'final_answer')
-    lines.push(`- **Final answer${step.forced ? ' (forced)' : ''}:** ${clip(action.answer)}`);
-  if (step.observation !== null) lines.push(`- Observation${step.isError ? ' ⚠' : ''}: ${clip(step.observation)}`);
+    lines.push(`- **Final answer${step.forced ? ' (forced)' : ''}:** ${line(action.answer)}`);
+  if (step.observation !== null) lines.push(`- Observation${step.isError ? ' ⚠' : ''}: ${line(step.observation)}`);
   if (step.critic) lines.push(`- Critic: ${step.critic.decision} (${step.critic.confidence})`);
   return lines;
 }
@@ -48,7 +49,7 @@ export function renderDetails(state: RunState): string {
   const pending = state.approvals.snapshot();
   const status = state.outcome.stop
     ? `stopped: ${state.outcome.stop.reason} (${state.outcome.stop.detail})`
-    : runPhase(state);
+    : phaseOf(state.activity, state.approvals.snapshot());
   const sections = [
     `**Status:** ${status} · iteration ${state.counters.iterations}/${state.config.maxIterations} · ${state.counters.usage.totalTokens} tokens · run ${state.run}`,
     `**Cost:** ${describeCost({ ...state.cost.totals, engineActionsTotal: engineActionsTotal(state.cost.totals.engineActions) })}${state.config.costBudget !== undefined ? ` of a ${formatUsd(state.config.costBudget)} budget` : ''}`,
@@ -56,11 +57,11 @@ export function renderDetails(state: RunState): string {
   if (pending.approvals.length > 0 || pending.question || pending.budget) {
     const waiting = pending.approvals.map(
       (call) =>
-        `- \`${call.callId}\` ${clip(describeCall(call.tool, call.args, 120))}: \`durable-react-agent approve ${state.workflowId} ${call.callId}\` or signal \`decide\` \`{"callId":"${call.callId}","decision":"approve","identity":"<your name>"}\``,
+        `- \`${call.callId}\` ${line(describeCall(call.tool, call.args, 120))}: \`durable-react-agent approve ${state.workflowId} ${call.callId}\` or signal \`decide\` \`{"callId":"${call.callId}","decision":"approve","identity":"<your name>"}\``,
     );
     if (pending.question)
       waiting.push(
-        `- Question \`${pending.question.callId}\`: ${clip(pending.question.question)} (signal \`answer\` \`{"answer":"…","identity":"<your name>"}\`)`,
+        `- Question \`${pending.question.callId}\`: ${line(pending.question.question)} (signal \`answer\` \`{"answer":"…","identity":"<your name>"}\`)`,
       );
     if (pending.budget)
       waiting.push(
@@ -68,7 +69,7 @@ export function renderDetails(state: RunState): string {
       );
     sections.push(`### Waiting for a decision\n${waiting.join('\n')}`);
   }
-  if (state.transcript.summary) sections.push(`### Conversation so far\n${clip(state.transcript.summary)}`);
+  if (state.transcript.summary) sections.push(`### Conversation so far\n${line(state.transcript.summary)}`);
   const shown = state.transcript.steps.slice(-DETAIL_STEPS);
   const hidden = state.transcript.stepsBefore + state.transcript.steps.length - shown.length;
   const steps = shown.flatMap(stepLines);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ModelReply } from '../../src/shared/protocol';
 import type { RunAheadRequest } from '../../src/shared/tool-protocol';
-import { ZERO_USAGE } from '../../src/shared/types';
+import { ZERO_USAGE } from '../../src/shared/cost';
 import {
   RUN_AHEAD_MAX_CHARS,
   RUN_AHEAD_MAX_MS,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ReActStep } from '../../src/shared/types';
-import { ZERO_USAGE } from '../../src/shared/types';
+import { ZERO_USAGE } from '../../src/shared/cost';
 import {
   ARCHIVE_MAX_BYTES,
   archiveSteps,

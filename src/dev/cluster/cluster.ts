@@ -11,12 +11,13 @@ import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { canConnectTcp, choosePort } from '../dev-server';
-import { errorText, resolveTemporalCli } from '../provision';
+import { resolveTemporalCli } from '../provision';
 import { resolvePostgresPrograms, resolveServerPrograms } from './binaries';
 import { ClusterSetupError } from './errors';
 import { ThrowawayPostgres } from './postgres';
 import { runToEnd, waitFor } from './process';
 import { CLUSTER_SERVICES, DEPLOY_TEMPORAL_DIR, ServiceProcesses, type ClusterService } from './services';
+import { errorMessage } from '../../shared/errors';
 
 /** Options of {@link startCluster}. */
 export interface ClusterOptions {
@@ -217,7 +218,7 @@ async function waitUntilServing(
         });
         return true;
       } catch (error) {
-        last = errorText(error);
+        last = errorMessage(error);
         return false;
       }
     };

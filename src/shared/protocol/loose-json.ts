@@ -1,3 +1,4 @@
+import { DurableAgentError } from '../errors';
 /**
  * JSON as models actually write it: fenced in markdown, followed (or preceded) by prose, as a Python dict literal,
  * with trailing commas or bare keys. Pure and sandbox-safe, so text-mode replies and native tool-call arguments
@@ -38,8 +39,8 @@ export function stripCodeFence(text: string): string {
 }
 
 /** Why the lenient reader stopped; caught in {@link parseLooseJson} and never seen outside this module. */
-class LooseJsonError extends Error {
-  override name = 'LooseJsonError';
+class LooseJsonError extends DurableAgentError {
+  override readonly name = 'LooseJsonError';
 }
 
 /** `regex` (sticky) matched at `index` of `text`, or null; sticky matching keeps reading linear in the text. */

@@ -1,7 +1,7 @@
 import type { ModelSettings } from '../model-settings';
 import { visibleThought } from './reasoning';
-import type { ServerCallId, TokenUsage } from '../types';
-import type { PromptDelta } from './prompt-delta';
+import type { ServerCallId } from '../types';
+import type { TokenUsage } from '../cost';
 import type { RanAhead, RunAheadRequest } from '../tool-protocol';
 import type { AgentEvent } from '../events';
 
@@ -159,4 +159,26 @@ export function toModelReply(raw: ModelReply | LegacyModelReply): ModelReply {
     return { ...base, type: 'final_answer', answer: raw.finalAnswer, confidence: raw.confidence };
   if (raw.clarification) return { ...base, type: 'clarification', ...raw.clarification };
   return { ...base, type: 'tool_calls', calls: raw.toolCalls };
+}
+
+/**
+ * A prompt as what changed since the run's previous model call. Every `callModel` input is stored in the run's
+ * history, and a prompt repeats the previous one plus a step, so full prompts made a run's history grow with the
+ * square of its steps; a delta is one step's worth. The worker rebuilds the prompt from the one it sent before
+ * (`prompt-cache.ts`), or asks the workflow for it (`getPromptQuery`) when it does not have it.
+ */
+export interface PromptDelta {
+  /** This prompt's number among the run's model calls (1 = the first). */
+  seq: number;
+  /** Messages of prompt `seq - 1` kept, from its start; 0 means `append` is the whole prompt. */
+  keep: number;
+  /** Messages after the kept ones. */
+  append: ChatMessage[];
+  /** Messages in the whole prompt: what the rebuilt prompt must have. */
+  length: number;
+  /**
+   * Nothing of the prompt travels: the worker asks the workflow for it. A continued run's first prompt is mostly the
+   * window of steps carried over, which its start event already records (and the previous run's hand-over too).
+   */
+  fetch?: true;
 }

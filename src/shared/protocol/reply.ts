@@ -1,10 +1,11 @@
-import type { TokenUsage } from '../types';
+import type { TokenUsage } from '../cost';
 import { CLARIFICATION_TOOL, FINAL_ANSWER_TOOL, parseClarification, parseFinalAnswer } from './builtin-actions';
 import type { ModelReply, ModelToolCall, ParsedToolCall, ReplyBase, TextTags } from './model-io';
 import { parseLooseJson } from './loose-json';
 import { joinReasoning, splitReasoning, thoughtFrom } from './reasoning';
 import { parseTextReply } from './text-format';
 import { readWrittenCalls } from './written-calls';
+import { errorMessage } from '../errors';
 
 /** Parses one call's arguments; bad JSON is kept as a parse error the model will be told about, never thrown. */
 export function parseToolCall(call: ModelToolCall): ParsedToolCall {
@@ -16,7 +17,7 @@ export function parseToolCall(call: ModelToolCall): ParsedToolCall {
     // Servers and models wrap arguments in a code fence or follow them with prose: the JSON inside still counts.
     const loose = parseLooseJson(call.argumentsText);
     if (loose.ok) return { ...base, args: loose.value };
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     return { ...base, parseError: `the arguments are not valid JSON (${reason})` };
   }
 }

@@ -2,12 +2,13 @@ import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@op
 import { ApplicationFailure } from '@temporalio/common';
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import type { TokenUsage } from '../../shared/types';
+import type { TokenUsage } from '../../shared/cost';
 import { withHeartbeats } from './heartbeat';
 import { readCompletion, type CompletionReply } from './completion-reader';
 import { classifyModelError, type ModelEndpoint } from './model-errors';
 import { deltaSender, streamCompletion } from './streaming';
 import { readUsage } from './usage';
+import { errorMessage } from '../../shared/errors';
 
 /** A chat completion as the loop reads it, and its token usage as the run counts it. */
 export interface ChatCompletionResult {
@@ -33,7 +34,7 @@ function recordFailure(span: Span, error: unknown): void {
   // The classified failure's type (e.g. a rate limit) groups errors better than the class name does.
   const type = error instanceof ApplicationFailure && error.type ? error.type : (error as Error | undefined)?.name;
   span.setAttribute('error.type', type ?? 'Error');
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.message : String(error) });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(error) });
 }
 
 /**

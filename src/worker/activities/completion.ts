@@ -1,5 +1,5 @@
 import type OpenAI from 'openai';
-import type { TokenUsage } from '../../shared/types';
+import type { TokenUsage } from '../../shared/cost';
 import { splitReasoning } from '../../shared/protocol';
 import { createChatCompletion } from './chat-completion';
 

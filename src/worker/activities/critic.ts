@@ -7,6 +7,7 @@ import {
   type CritiqueOutput,
 } from '../../shared/critic';
 import { completeText, type CompletionDependencies } from './completion';
+import { errorMessage } from '../../shared/errors';
 
 // The verdict is checked here, on the worker: the workflow gets data or a reason, and never needs zod.
 const verdictSchema = z.object({
@@ -27,7 +28,7 @@ export function parseVerdict(text: string): { verdict: CriticVerdict } | { malfo
     value = JSON.parse(text.slice(start, end + 1));
   } catch (error) {
     return {
-      malformed: `the critic's JSON does not parse (${error instanceof Error ? error.message : String(error)})`,
+      malformed: `the critic's JSON does not parse (${errorMessage(error)})`,
     };
   }
   const parsed = verdictSchema.safeParse(value);

@@ -1,4 +1,5 @@
 import { isJsonObject, textOf, type Json } from './server-json';
+import { clip } from '../../shared/well-formed';
 
 /**
  * Error bodies as OpenAI-compatible servers really send them, read into the one shape the `openai` client and the
@@ -16,8 +17,7 @@ export interface ErrorBody {
   retryAfterMs?: number;
 }
 
-const clip = (text: string): string =>
-  text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS)}…` : text;
+const clipMessage = (text: string): string => clip(text, MAX_MESSAGE_CHARS);
 
 /** FastAPI's `detail`: a sentence, or a validation error's list of `{loc, msg}`. */
 function detailText(detail: unknown): string {
@@ -43,13 +43,13 @@ export function errorObjectOf(body: unknown): Json | undefined {
   const { error } = body;
   if (isJsonObject(error)) {
     const message = typeof error.message === 'string' ? error.message : JSON.stringify(error.message ?? error);
-    return { ...error, message: clip(message) };
+    return { ...error, message: clipMessage(message) };
   }
-  if (typeof error === 'string' && error !== '') return { ...body, message: clip(error), error: undefined };
-  if (body.detail !== undefined) return { message: clip(detailText(body.detail)) };
+  if (typeof error === 'string' && error !== '') return { ...body, message: clipMessage(error), error: undefined };
+  if (body.detail !== undefined) return { message: clipMessage(detailText(body.detail)) };
   if (body.message !== undefined) {
     const message = typeof body.message === 'string' ? body.message : JSON.stringify(body.message);
-    return { ...body, message: clip(message) };
+    return { ...body, message: clipMessage(message) };
   }
   return undefined;
 }
@@ -60,7 +60,7 @@ function pageText(html: string): string {
   const text = (title ?? html.replace(/<script[\s\S]*?<\/script>|<style[\s\S]*?<\/style>|<[^>]+>/gi, ' '))
     .replace(/\s+/g, ' ')
     .trim();
-  return `an HTML page${text ? ` ("${clip(text).slice(0, 200)}")` : ''}`;
+  return `an HTML page${text ? ` ("${clipMessage(text).slice(0, 200)}")` : ''}`;
 }
 
 /** Google's `RetryInfo` detail (`"retryDelay": "26s"`), in milliseconds. */
@@ -86,9 +86,10 @@ export function readErrorBody(text: string, contentType: string): ErrorBody {
     const retryAfterMs = retryDelayOf(error);
     return { error, ...(retryAfterMs === undefined ? {} : { retryAfterMs }) };
   }
-  if (parsed !== undefined && typeof parsed !== 'string') return { error: { message: clip(JSON.stringify(parsed)) } };
+  if (parsed !== undefined && typeof parsed !== 'string')
+    return { error: { message: clipMessage(JSON.stringify(parsed)) } };
   const body = typeof parsed === 'string' ? parsed : text.trim();
   if (body === '') return { error: { message: '(an empty body)' } };
   const html = contentType.includes('html') || /^<(?:!doctype|html|head|body)\b/i.test(body);
-  return { error: { message: html ? pageText(body) : clip(body) } };
+  return { error: { message: html ? pageText(body) : clipMessage(body) } };
 }

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import { ErrorType } from '../../shared/errors';
+import { ErrorType, errorMessage, DurableAgentError } from '../../shared/errors';
 
 /** Longest wait we accept from a `retry-after` header; a longer one is capped so a run never parks for hours. */
 export const MAX_RETRY_AFTER_MS = 10 * 60 * 1000;
@@ -225,7 +225,7 @@ export function classifyResponse(response: ErrorResponse, endpoint: ModelEndpoin
 }
 
 /** A reply that could not be read, classified where it was found (its body says what it is). */
-export class UnreadableReply extends Error {
+export class UnreadableReply extends DurableAgentError {
   override readonly name = 'UnreadableReply';
 
   constructor(readonly classification: Classification) {
@@ -256,7 +256,7 @@ function classify(error: unknown, endpoint: ModelEndpoint): Classification {
     // OpenRouter and vLLM put the status in `code`, TGI in `http_status_code`.
     const fields = (streamed ?? {}) as { code?: unknown; http_status_code?: unknown };
     const code = Number(fields.code ?? fields.http_status_code);
-    const message = error instanceof Error ? error.message : String(error);
+    const message = errorMessage(error);
     if (Number.isInteger(code) && code >= 400 && code < 600) {
       return classifyResponse({ status: code, detail: message, body: streamed, cause: error }, endpoint);
     }

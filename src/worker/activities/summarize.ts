@@ -1,7 +1,7 @@
 import { DEFAULT_CONTEXT_WINDOW, knownContextWindow } from '../../shared/context-windows';
 import { CHARS_PER_TOKEN } from '../../shared/observation';
 import { summaryMessages, type SummarizeInput, type SummarizeOutput } from '../../shared/summaries';
-import { addUsage, ZERO_USAGE } from '../../shared/types';
+import { addUsage, ZERO_USAGE } from '../../shared/cost';
 import { completeText, type CompletionDependencies } from './completion';
 
 /**

@@ -1,5 +1,5 @@
 import { CHARS_PER_TOKEN } from '../../shared/observation';
-import type { TokenUsage } from '../../shared/types';
+import type { TokenUsage } from '../../shared/cost';
 
 /** A token count as an endpoint should report it: a whole number, not negative. */
 function count(value: unknown): number | undefined {

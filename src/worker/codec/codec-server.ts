@@ -5,6 +5,7 @@ import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { allowedHosts } from '../../client/http-listen';
 import { PayloadCodecError } from './encryption-codec';
+import { DurableAgentError } from '../../shared/errors';
 
 /** Options of the codec server. */
 export interface CodecServerOptions {
@@ -38,7 +39,9 @@ function corsHeaders(request: IncomingMessage, origin: string): Record<string, s
  */
 export const MAX_CODEC_BODY_BYTES = 8 * 1024 * 1024;
 
-class BodyTooLarge extends Error {}
+class BodyTooLarge extends DurableAgentError {
+  override readonly name = 'BodyTooLarge';
+}
 
 async function body(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];

@@ -1,4 +1,5 @@
 import type { ToolOutput } from '../tools/define-tool';
+import { DurableAgentError } from '../../shared/errors';
 
 /** A content block of an MCP tool result, as far as the observation needs it. */
 interface ContentBlock {
@@ -19,7 +20,7 @@ export interface McpCallResult {
 }
 
 /** A tool's own error (`isError: true`): the model sees its text as an error observation; it is not retried. */
-export class McpToolError extends Error {
+export class McpToolError extends DurableAgentError {
   override readonly name = 'McpToolError';
 }
 

@@ -6,6 +6,7 @@ import type { DynamicToolSource } from '../tools/registry';
 import { McpConnections } from './connections';
 import type { McpServerConfig, McpServersConfig } from './config';
 import { toToolOutput, type McpCallResult } from './results';
+import { errorMessage } from '../../shared/errors';
 
 /** How long a server's tool list is trusted before it is asked again, unless the config says otherwise. */
 export const DEFAULT_MCP_REFRESH = '5m';
@@ -114,9 +115,7 @@ export class McpToolSource implements DynamicToolSource {
           }
         } catch (error) {
           this.failedAt.set(name, Date.now());
-          this.log(
-            `MCP server ${name}: listing its tools failed: ${error instanceof Error ? error.message : String(error)}`,
-          );
+          this.log(`MCP server ${name}: listing its tools failed: ${errorMessage(error)}`);
         } finally {
           clearTimeout(timer);
         }

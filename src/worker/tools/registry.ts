@@ -1,5 +1,5 @@
 import { checkToolDefinition, DEFAULT_TOOL_CATEGORY, type AnyToolDefinition } from './define-tool';
-import { DurableAgentError } from '../../shared/errors';
+import { DurableAgentError, errorMessage } from '../../shared/errors';
 import { withLinearConfirmation } from './confirmation-patterns';
 import { toolParametersSchema } from './catalog';
 
@@ -18,7 +18,7 @@ export function checkTool(tool: unknown): AnyToolDefinition {
   try {
     toolParametersSchema(tool); // cached: the first model call pays nothing more
   } catch (error) {
-    const reason = (error instanceof Error ? error.message : String(error)).split('\n')[0];
+    const reason = errorMessage(error).split('\n')[0];
     throw new TypeError(`Tool "${tool.name}" has a schema that gives no JSON Schema for the model: ${reason}`, {
       cause: error,
     });

@@ -1,3 +1,4 @@
+import { errorMessage } from '../../shared/errors';
 /**
  * Which of a tool's errors another attempt could fix: an error class (the error is an instance of it), a string (the
  * error's `name`, a class name in its prototype chain, or its `code`, e.g. 'ECONNRESET') or a RegExp (tested on the
@@ -41,7 +42,7 @@ function namesOf(error: unknown): Set<string> {
  */
 export function isRetryableError(matchers: readonly RetryableErrorMatcher[] | undefined, error: unknown): boolean {
   if (matchers === undefined) return true;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   return matchers.some((matcher) => {
     if (typeof matcher === 'string') return namesOf(error).has(matcher);
     if (matcher instanceof RegExp) {

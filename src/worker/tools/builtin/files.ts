@@ -13,6 +13,7 @@ import {
   walkFiles,
 } from './file-access';
 import { DEFAULT_REGEX_TIME_LIMIT_MS, literalMatcher, regexMatcher, splitLines } from './line-matcher';
+import { clip } from '../../../shared/well-formed';
 
 /** Default cap on read_file output; big enough for a source file, small enough for a model's context. */
 export const DEFAULT_READ_MAX_BYTES = 100_000;
@@ -66,11 +67,6 @@ function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} bytes`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KiB`;
   return `${(bytes / (1024 * 1024)).toFixed(1)} MiB`;
-}
-
-function clip(text: string): string {
-  const trimmed = text.trim();
-  return trimmed.length > MAX_MATCH_TEXT_LENGTH ? `${trimmed.slice(0, MAX_MATCH_TEXT_LENGTH)}…` : trimmed;
 }
 
 /** Builds read_file, list_directory and grep_search, all confined to options.root (symlinks included). */
@@ -189,7 +185,7 @@ export function createFileTools(options: FileToolsOptions): {
             results.push({
               path: toDisplayPath(target.root, file.absolute),
               line: index + 1,
-              text: clip(lines[index]!),
+              text: clip(lines[index]!.trim(), MAX_MATCH_TEXT_LENGTH),
             });
           }
           if (truncated) break;

@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { ToolInputError } from '../define-tool';
+import { errorMessage } from '../../../shared/errors';
 
 /** Default wall-clock time one grep_search may spend matching a regex, over all the files it reads. */
 export const DEFAULT_REGEX_TIME_LIMIT_MS = 5_000;
@@ -62,7 +63,7 @@ export function regexMatcher(
     // Compiling is cheap and cannot backtrack: a bad pattern is reported here, before a thread is started.
     new RegExp(pattern, flags);
   } catch (error) {
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = errorMessage(error);
     throw new ToolInputError(`invalid regular expression "${pattern}": ${reason}`, { cause: error });
   }
   const thread = new Worker(THREAD_SOURCE, {
