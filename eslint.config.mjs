@@ -65,6 +65,7 @@ export default tseslint.config(
                 '**/worker/**',
                 '**/client',
                 '**/client/**',
+                '**/common/**',
                 '**/cli/**',
                 '**/dev/**',
                 '**/inbox',
@@ -74,7 +75,7 @@ export default tseslint.config(
               ],
               allowTypeImports: true,
               message:
-                'The workflow sandbox may import Node-side modules (worker, client, cli, dev, inbox, testing) as types only (import type).',
+                'The workflow sandbox may import Node-side modules (worker, client, common, cli, dev, inbox, testing) as types only (import type).',
             },
           ],
         },

@@ -5,7 +5,7 @@
  */
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { performance } from 'node:perf_hooks';
-import { createDecisionSigner, parseApprovalKeys, signDecision } from '../src/client/decision-signing';
+import { createDecisionSigner, parseApprovalKeys, signDecision } from '../src/common/decision-signing';
 import { DecisionVerifierCodec } from '../src/worker/codec/decision-verifier';
 import { generateKeyPairSync } from 'node:crypto';
 

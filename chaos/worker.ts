@@ -9,7 +9,7 @@
  */
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { z } from 'zod';
-import { readEnv } from '../src/client/env';
+import { readEnv } from '../src/common/env';
 import { createBuiltinTools } from '../src/worker/tools/builtin';
 import { ToolRegistry } from '../src/worker/tools/registry';
 import { createAgentWorker, createOpenAIClient } from '../src/worker';

@@ -4,7 +4,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { AgentConfig } from '../shared/agent-config';
 import { DurableAgentError } from '../shared/errors';
 import type { Channel } from '../shared/identity';
-import { readEnv, splitList } from '../client/env';
+import { readEnv, splitList } from '../common/env';
 
 /** A command-line mistake: exit code 2 with a one-line message. */
 export class UsageError extends DurableAgentError {

@@ -1,16 +1,16 @@
 import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
 import { auditTrail, type AuditEntry, type Verification } from '../client/audit';
-import { readApprovalKeysFile } from '../client/decision-signing';
-import { readEnv } from '../client/env';
+import { readApprovalKeysFile } from '../common/decision-signing';
+import { readEnv } from '../common/env';
 import { PENDING_QUERY_TIMEOUT_MS } from '../client/decisions';
 import { QueryUnansweredError } from '../client/query';
 import { describeCall } from '../shared/observation';
 import { cliIdentity, UsageError } from './args';
-import { formatStep } from './trace-printer';
+import { formatStep } from '../client/trace-printer';
 import { lineageLine } from '../client/fork';
-import { formatEvent } from './event-printer';
-import { visible } from './terminal-text';
+import { formatEvent } from '../client/event-printer';
+import { visible } from '../client/terminal-text';
 import { costReport } from '../shared/cost-report';
 import { formatUsd } from '../shared/cost';
 

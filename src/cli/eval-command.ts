@@ -3,7 +3,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client';
-import { hasModelEndpoint, readEnv } from '../client/env';
+import { hasModelEndpoint, readEnv } from '../common/env';
 import { scoreRun, summarize } from '../eval/criteria';
 import { createEvalTools } from '../eval/eval-tools';
 import { labelAgreement, RUBRIC_FILE } from '../eval/labels';

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
-import { readEnv } from '../client/env';
-import { signerFromEnv } from '../client/decision-signing';
+import { readEnv } from '../common/env';
+import { signerFromEnv } from '../common/decision-signing';
 import { InboxConfigError, parseTokens, readTokensFile, startInbox, type IdentitySource } from '../inbox';
 import { UsageError } from './args';
 import { connectServer, type Cleanup } from './run-command';

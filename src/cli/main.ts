@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-import { SigningKeyError } from '../client/decision-signing';
+import { SigningKeyError } from '../common/decision-signing';
 import { AgentRunError, DecisionRefusedError, InvalidConfigError, unreachableServerMessage } from '../client/errors';
 import { ErrorType, errorMessage } from '../shared/errors';
 import { UsageError } from './args';
@@ -14,9 +14,9 @@ import { clusterCommand } from './cluster-command';
 import { DevServerBusyError } from '../dev/db-lock';
 import { startDevServer } from '../dev/dev-server';
 import { parseArgs } from 'node:util';
-import { EncryptionCodec, parseEncryptionKeys, PayloadCodecError } from '../worker/codec';
+import { EncryptionCodec, parseEncryptionKeys, PayloadCodecError } from '../common/data-converter';
 import { startCodecServer } from '../worker/codec/codec-server';
-import { LOCAL_TEMPORAL_ADDRESS, readEnv } from '../client/env';
+import { LOCAL_TEMPORAL_ADDRESS, readEnv } from '../common/env';
 import { ensureSearchAttributes } from '../dev/search-attributes';
 import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { runWorkerProcess } from '../worker/process';

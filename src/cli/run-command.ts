@@ -2,12 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClient, type AgentRunHandle } from '../client/agent-client';
-import { dataConverterFromEnv } from '../worker/codec';
+import { dataConverterFromEnv } from '../common/data-converter';
 import { DEMO_MODEL, DEMO_QUERY, demoResponder } from './demo';
 import { isServerAnswering, startDevServer } from '../dev/dev-server';
 import { ensureSearchAttributes } from '../dev/search-attributes';
 import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
-import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../client/env';
+import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../common/env';
 import { startScriptedModel } from '../testing/scripted-model';
 import { readWorkerEnv } from '../worker/env';
 import {
@@ -19,7 +19,7 @@ import {
 import { cliIdentity, parseRunArgs, UsageError, type RunOptions } from './args';
 import { watchPending } from './pending-watcher';
 import { createRunDecisions } from './run-decisions';
-import { missedLines, printEvents, type PrintedTrace } from './event-printer';
+import { missedLines, printEvents, type PrintedTrace } from '../client/event-printer';
 import { formatUsd } from '../shared/cost';
 
 /** Where the CLI's embedded dev server keeps its state between runs. */

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { auditTrail, type AuditEntry, type AuditOptions } from './audit';
-import { signerFromEnv, type DecisionSigner } from './decision-signing';
+import { signerFromEnv, type DecisionSigner } from '../common/decision-signing';
 import { followPending, type PendingHandle } from './pending-handles';
 import type { z } from 'zod';
-import { dataConverterFromEnv } from '../worker/codec';
-import { readEnv } from './env';
+import { dataConverterFromEnv } from '../common/data-converter';
+import { readEnv } from '../common/env';
 import { stitchTrace } from './run-chain';
 import { startMetadata } from './run-metadata';
 import { checkAttached } from './attach';

@@ -4,7 +4,7 @@ import type { temporal } from '@temporalio/proto';
 import { deciderOf, type Channel } from '../shared/identity';
 import { decodePayload } from './payloads';
 import { chainRunIds } from './run-chain';
-import { verifyDecision, type ApprovalKey } from './decision-signing';
+import { verifyDecision, type ApprovalKey } from '../common/decision-signing';
 import { bindingProblem, SIGNATURE_FIELD, type SignatureEnvelope } from '../shared/signed-decision';
 
 /** The updates and signals by which people decide; their payloads are what the audit reads. */

@@ -19,7 +19,7 @@ import { AgentPendingToolsKey, AgentStatusKey, PENDING_MEMO_KEY } from '../share
 import type { Channel } from '../shared/identity';
 import { causeMessages, DecisionRefusedError } from './errors';
 import { queryRun } from './query';
-import { signDecision, type DecisionSigner } from './decision-signing';
+import { signDecision, type DecisionSigner } from '../common/decision-signing';
 import { errorMessage } from '../shared/errors';
 
 // Defined with the other client errors; re-exported where the decision functions that throw it live.

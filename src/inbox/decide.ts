@@ -7,7 +7,7 @@ import type { BudgetDecision } from '../shared/budget';
 import { DecisionRefusedError } from '../client/errors';
 import type { Decision, RefusalReason } from '../shared/approvals';
 import type { InboxUser } from './auth';
-import type { DecisionSigner } from '../client/decision-signing';
+import type { DecisionSigner } from '../common/decision-signing';
 import { DurableAgentError } from '../shared/errors';
 
 /** Largest decision body the inbox reads (an edit's arguments included). */

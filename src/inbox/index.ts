@@ -15,4 +15,4 @@ export {
   SigningKeyError,
   type DecisionSigner,
   type SigningTarget,
-} from '../client/decision-signing';
+} from '../common/decision-signing';

@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { followEvents } from '../client/events';
 import { listPendingInRun, PENDING_QUERY_TIMEOUT_MS, type PendingItem } from '../client/decisions';
-import { formatEvent } from '../cli/event-printer';
+import { formatEvent } from '../client/event-printer';
 import { readClosedRun } from '../client/closed-run';
 import { describeCost, type RunCost } from '../shared/cost';
 import { costReport } from '../shared/cost-report';

@@ -4,15 +4,15 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
 import { listPending, type PendingCache } from '../client/decisions';
 import { cursorOf, streamRunEvents } from './event-stream';
-import { allowedHosts, listen } from '../client/http-listen';
+import { allowedHosts, listen } from '../common/http-listen';
 import { Authenticator, bearerTokenOf, type Authenticated, type IdentitySource } from './auth';
 import { INBOX_SCRIPT, INBOX_STYLE } from './browser-assets';
-import type { DecisionSigner } from '../client/decision-signing';
+import type { DecisionSigner } from '../common/decision-signing';
 import { answerAs, BadRequest, budgetAs, decideAs, httpStatus, readBody, type DecisionOutcome } from './decide';
 import { loginPage, outcomePage } from './html';
 import { PendingFeed } from './live';
 import { inboxPage, runPage, streamInbox, streamRunPending, streamTrace } from './pages';
-import { visible } from '../cli/terminal-text';
+import { visible } from '../client/terminal-text';
 import { errorMessage } from '../shared/errors';
 
 /** Options of {@link startInbox}. */

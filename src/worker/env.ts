@@ -6,7 +6,7 @@ import { parseDuration } from '../shared/duration';
 import { formatZodIssues } from '../shared/validation';
 import { DurableAgentError, errorMessage } from '../shared/errors';
 import type { ModelCallOptions } from './model-calls';
-import { readApprovalKeysFile, type ApprovalKey } from '../client/decision-signing';
+import { readApprovalKeysFile, type ApprovalKey } from '../common/decision-signing';
 import type { PriceTable } from '../shared/cost';
 import { checkPriceTable } from './prices';
 

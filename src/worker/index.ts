@@ -21,7 +21,7 @@ export type { McpServersConfig } from './mcp/config';
 export type { RemoteToolConfig } from './tools/remote-tools';
 // The plugin's `prices`: USD per million tokens by model name, for each run's cost ledger and `limits.cost`.
 export type { PriceTable } from '../shared/cost';
-export { readApprovalKeysFile } from '../client/decision-signing';
-export { EncryptionCodec, encryptedDataConverter } from './codec';
+export { readApprovalKeysFile } from '../common/decision-signing';
+export { EncryptionCodec, encryptedDataConverter } from '../common/data-converter';
 export { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
-export { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../client/env';
+export { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../common/env';

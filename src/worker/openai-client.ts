@@ -1,5 +1,5 @@
 import OpenAI from 'openai';
-import { DEFAULT_OPENAI_BASE_URL } from '../client/env';
+import { DEFAULT_OPENAI_BASE_URL } from '../common/env';
 import { readErrorBody } from './activities/error-body';
 
 /**

@@ -1,7 +1,7 @@
 import { SimplePlugin } from '@temporalio/plugin';
 import type { WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
-import { readEnv } from '../client/env';
+import { readEnv } from '../common/env';
 import { createActivities } from './activities';
 import { createOpenAIClient } from './openai-client';
 import { createBuiltinTools } from './tools/builtin';
@@ -18,7 +18,7 @@ import {
 import { stockBundleOptions } from './workflow-bundle';
 import { useLinearTimeRegexFallback } from './regex-engine';
 import { requestTimeoutMs, runTuningOf, type ModelCallOptions } from './model-calls';
-import type { ApprovalKey } from '../client/decision-signing';
+import type { ApprovalKey } from '../common/decision-signing';
 import { DecisionVerifierCodec } from './codec/decision-verifier';
 import { loadDataConverter } from '@temporalio/common/lib/internal-non-workflow';
 import type { PriceTable } from '../shared/cost';

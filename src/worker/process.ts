@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
-import { LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../client/env';
+import { LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../common/env';
 import { createTracing } from './tracing';
 import { createAgentWorker, prebuiltWorkflowBundle } from './create-worker';
 import { InvalidEnvironmentError, readWorkerEnv, type WorkerEnv } from './env';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { auditTrail } from '../../src/client/audit';
 import { startInbox, type Inbox } from '../../src/inbox';
-import { encryptedDataConverter } from '../../src/worker/codec';
+import { encryptedDataConverter } from '../../src/common/data-converter';
 import { useHarness, waitForPending } from '../support/harness';
 import { ALICE_TOKEN, call, PEOPLE } from './support';
 

@@ -2,7 +2,7 @@ import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { createDecisionSigner, parseApprovalKeys, type DecisionSigner } from '../../src/client/decision-signing';
+import { createDecisionSigner, parseApprovalKeys, type DecisionSigner } from '../../src/common/decision-signing';
 
 /** An Ed25519 key pair as PEM text. */
 export function ed25519Pem(): { privateKey: string; publicKey: string } {

@@ -4,9 +4,9 @@ import fc from 'fast-check';
 import { decode } from '@temporalio/common/lib/internal-non-workflow';
 import type OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { signDecision } from '../../src/client/decision-signing';
+import { signDecision } from '../../src/common/decision-signing';
 import { DurableAgentPlugin } from '../../src/worker';
-import { encryptedDataConverter } from '../../src/worker/codec';
+import { encryptedDataConverter } from '../../src/common/data-converter';
 import { DecisionVerifierCodec } from '../../src/worker/codec/decision-verifier';
 import { testSigningKeys } from '../support/signing-keys';
 

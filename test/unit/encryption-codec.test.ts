@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { EncryptionCodec, parseEncryptionKeys, PayloadCodecError } from '../../src/worker/codec';
+import { EncryptionCodec, parseEncryptionKeys, PayloadCodecError } from '../../src/common/data-converter';
 
 const key = (id: string) => ({ id, key: randomBytes(32) });
 

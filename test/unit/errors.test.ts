@@ -9,7 +9,7 @@ import { DevServerBusyError } from '../../src/dev/db-lock';
 import { ExpressionError, PathNotFoundError, PathOutsideRootError } from '../../src/worker/tools/builtin';
 import { DuplicateToolError } from '../../src/worker';
 import { InvalidEnvironmentError } from '../../src/worker/env';
-import { PayloadCodecError } from '../../src/worker/codec';
+import { PayloadCodecError } from '../../src/common/data-converter';
 import { DurableAgentError, ErrorType } from '../../src/shared/errors';
 import type { WorkflowHandle } from '@temporalio/client';
 import { sendMessage } from '../../src/client/conversation';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { missedLines, printEvents } from '../../src/cli/event-printer';
+import { missedLines, printEvents } from '../../src/client/event-printer';
 import type { EventsGap } from '../../src/client/events';
 import type { AgentEvent } from '../../src/shared/events';
 import type { ReActTrace } from '../../src/shared/types';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatStep } from '../../src/cli/trace-printer';
+import { formatStep } from '../../src/client/trace-printer';
 import type { ReActStep } from '../../src/shared/types';
 
 const base = {

@@ -3,8 +3,8 @@ import path from 'node:path';
 import { RawValue, type Payload, type PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
-import { encryptedDataConverter } from '../../src/worker/codec';
-import { EncryptionCodec } from '../../src/worker/codec/encryption-codec';
+import { encryptedDataConverter } from '../../src/common/data-converter';
+import { EncryptionCodec } from '../../src/common/encryption-codec';
 import type { RemoteToolConfig } from '../../src/worker/tools/remote-tools';
 import { useHarness } from '../support/harness';
 

@@ -1,7 +1,7 @@
 import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client';
-import { signDecision } from '../../src/client/decision-signing';
+import { signDecision } from '../../src/common/decision-signing';
 import { DecisionRefusedError, sendDecision } from '../../src/client/decisions';
 import type { Decision } from '../../src/shared/approvals';
 import { decideSignal } from '../../src/shared/messages';

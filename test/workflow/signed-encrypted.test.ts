@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client';
 import { DecisionRefusedError } from '../../src/client/decisions';
-import { encryptedDataConverter } from '../../src/worker/codec';
+import { encryptedDataConverter } from '../../src/common/data-converter';
 import { useHarness, waitForPending } from '../support/harness';
 import { testSigningKeys } from '../support/signing-keys';
 

@@ -3,8 +3,8 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from 'node:net';
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { allowedHosts } from '../../client/http-listen';
-import { PayloadCodecError } from './encryption-codec';
+import { allowedHosts } from '../../common/http-listen';
+import { PayloadCodecError } from '../../common/encryption-codec';
 import { DurableAgentError } from '../../shared/errors';
 
 /** Options of the codec server. */

@@ -5,7 +5,7 @@ import {
   type PayloadConverter,
   type SerializationContext,
 } from '@temporalio/common';
-import { verifyDecision, type ApprovalKey } from '../../client/decision-signing';
+import { verifyDecision, type ApprovalKey } from '../../common/decision-signing';
 import { SIGNATURE_FIELD, VERDICT_FIELD } from '../../shared/signed-decision';
 
 /*

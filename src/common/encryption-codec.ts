@@ -3,7 +3,7 @@ import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import path from 'node:path';
 import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { DurableAgentError } from '../../shared/errors';
+import { DurableAgentError } from '../shared/errors';
 
 /** Metadata `encoding` of an encrypted payload. */
 export const ENCRYPTED_ENCODING = 'binary/encrypted';

@@ -1,7 +1,7 @@
-import type { EventsGap } from '../client/events';
+import type { EventsGap } from './events';
 import type { AgentEvent } from '../shared/events';
 import type { ReActTrace } from '../shared/types';
-import { eventsOfClosedRun } from '../client/closed-run';
+import { eventsOfClosedRun } from './closed-run';
 import { describeDecider } from '../shared/identity';
 import { clipLine, visible } from './terminal-text';
 

@@ -1,5 +1,5 @@
 import type { DataConverter } from '@temporalio/common';
-import type { RuntimeEnv } from '../../client/env';
+import type { RuntimeEnv } from './env';
 import { encryptedDataConverter, parseEncryptionKeys } from './encryption-codec';
 
 /** The data converter PAYLOAD_ENCRYPTION_KEYS asks for, or undefined (plain payloads) when it is unset. */
