@@ -1,10 +1,10 @@
 /**
  * Re-records the replay histories in test/histories/: representative runs (success, each decision kind, parallel
  * calls decided out of order, clarification, continue-as-new, subagent, cancellation, timeout, critic and summary)
- * on a fresh embedded dev server with the scripted model. Run it only when a workflow change is meant to change
- * histories, and guard the change with patched() so the old histories still replay (see
- * docs/worker-and-deployment.md, "Changing workflow code"). Name scenarios to record only those: the committed
- * histories are the corpus of older code, and re-recording them would lose it.
+ * on a fresh embedded dev server with the scripted model. A workflow change that changes the commands of a run lands
+ * as a new rule-set generation (src/workflow/rule-sets.ts), so the committed histories still replay (see
+ * docs/worker-and-deployment.md, "Changing workflow code"). Name scenarios to record only those: re-recording a
+ * history replaces the run of older code it held.
  *
  *   npx tsx scripts/record-histories.ts                       # every scenario
  *   npx tsx scripts/record-histories.ts parallel-decisions    # only the named ones
@@ -61,7 +61,7 @@ function decided(
 }
 
 /**
- * Rule set 5 on a model that replies like real servers: calls without any text, and a context window (3,000 tokens)
+ * A model that replies like real servers: calls without any text, and a context window (3,000 tokens)
  * it enforces with vLLM's 400, which the run learns from and compacts for.
  */
 function realModel(): ScriptedResponder {
@@ -135,7 +135,7 @@ const scenarios: Record<string, Scenario> = {
     await handle.result();
     return [handle.workflowId];
   },
-  // Rule set 3 with the hand-over patch, and a live event consumer whose long-polls are recorded as updates.
+  // A hand-over, and a live event consumer who follows the run.
   'streamed-handover': async (agents, model, name) => {
     const handle = await run(agents, model, name, [calc('1'), calc('2'), calc('3'), { answer: 'three' }], {
       history: { maxStepsPerRun: 2 },

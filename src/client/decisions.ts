@@ -86,9 +86,9 @@ function unreadablePauseMs(failures: number): number {
 /**
  * How long a run's items are taken from the cache while its visibility record stays the same. A query replays a run
  * that is not in a worker's cache: asking all of 1,000 waiting runs every second kept a worker core busy (red team
- * N12). Runs of rule set 6 name their pending items in the memo, so an unchanged record means unchanged items; older
- * runs do not, and one pending call replaced by another of the same tool leaves their record as it was: the bound
- * keeps such a change from being missed for longer.
+ * N12). Runs name their pending items in the memo, so an unchanged record means unchanged items; a record without
+ * them (a run of another workflow) stays as it was when one pending call is replaced by another of the same tool:
+ * the bound keeps such a change from being missed for longer.
  */
 export const PENDING_CACHE_MS = 30_000;
 
@@ -103,7 +103,7 @@ export async function listPending(client: Client, options: ListPendingOptions = 
   const exact = new Set<string>();
   for await (const execution of client.workflow.list({ query })) {
     ids.push(execution.workflowId);
-    // What visibility says of the run: its status, pending tools and (rule set 6) the pending items' IDs in the memo.
+    // What visibility says of the run: its status, pending tools and the pending items' IDs in the memo.
     // Running runs' history length is not kept up to date there, and attribute order varies from call to call.
     const { runId, searchAttributes, memo } = execution;
     const attribute = (name: string) => JSON.stringify(searchAttributes[name] ?? null);

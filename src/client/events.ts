@@ -155,7 +155,7 @@ export async function* followEvents(
   workflowId: string,
   options: EventsOptions = {},
 ): AsyncGenerator<AgentEvent | EventsGap, void, undefined> {
-  // Runs of rule set 7 are followed through their history; older ones (and closed ones) by query and update.
+  // Running runs are followed through their history; closed ones by query.
   const read: QueryRead = async (cursor, closed) => {
     const page = await readPage(client, workflowId, cursor, closed, options.signal);
     return page && { events: await eventsAfter(client, workflowId, page, cursor), head: page.head, ended: page.ended };
@@ -165,7 +165,7 @@ export async function* followEvents(
   yield* followByQueries(client, workflowId, { ...options, after });
 }
 
-/** Follows a run by the `getEvents` query and the `waitForEvents` long-poll (runs before rule set 7). */
+/** Follows a run by the `getEvents` query and the `waitForEvents` long-poll (where history cannot be followed). */
 async function* followByQueries(
   client: Client,
   workflowId: string,

@@ -23,7 +23,7 @@ export type QueryRead = (
 /*
  * Following a run by reading its history. Temporal Cloud bills each query and each update, not history reads: a
  * follower that asked `getEvents` and long-polled `waitForEvents` for every step added about two actions a step,
- * per follower. A run of rule set 7 that a follower signalled once (`publishEvents`) puts its events on each model
+ * per follower. A run that a follower signalled once (`publishEvents`) puts its events on each model
  * call's input; the follower long-polls the history (free) and reads them there. It asks the run by query only
  * where history cannot tell: once when it starts (to catch up from its cursor), after a workflow task that
  * scheduled no model call (a wait for a person, streamed text), and when the run closes.
@@ -32,9 +32,6 @@ export type QueryRead = (
 const EventType = temporal.api.enums.v1.EventType;
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-/** The patch marker core records for `patched()`, and the rule set from which runs publish their events. */
-const PATCH_MARKER = 'core_patch';
-const PUBLISHING_RULES = 7;
 const CLOSED = new Set<number>([
   EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED,
   EventType.EVENT_TYPE_WORKFLOW_EXECUTION_FAILED,
@@ -48,20 +45,6 @@ const CLOSED = new Set<number>([
 const signalled = new Set<string>();
 /** Queries in flight, by run and cursor: followers of one run in one process at the same place share one. */
 const reading = new Map<string, ReturnType<QueryRead>>();
-
-/** The loop's rule set a patch marker records (`loop-rules-N`), or 0 for another marker. */
-function ruleSetOf(event: HistoryEvent): number {
-  const marker = event.markerRecordedEventAttributes;
-  if (marker?.markerName !== PATCH_MARKER) return 0;
-  for (const payloads of Object.values(marker.details ?? {})) {
-    for (const payload of payloads.payloads ?? []) {
-      const text = payload.data ? Buffer.from(payload.data).toString('utf8') : '';
-      const found = /loop-rules-(\d+)/.exec(text);
-      if (found) return Number(found[1]);
-    }
-  }
-  return 0;
-}
 
 function readShared(workflowId: string, cursor: number, closed: boolean, read: QueryRead): ReturnType<QueryRead> {
   const key = `${workflowId}|${cursor}|${closed}`;
@@ -100,8 +83,8 @@ interface Progress {
   events: AgentEvent[];
   /** A workflow task completed whose commands carried no events: the run may hold events history does not show. */
   unexplained: boolean;
-  /** The run's rule set, once its first task recorded it (0 before, or for a run older than rule sets). */
-  rules: number | undefined;
+  /** A workflow task of the run completed: the run is under way, and is asked to publish once. */
+  started: boolean;
   publishing: boolean;
   closed: boolean;
   /** The run that continues this one, when it continued as new. */
@@ -118,12 +101,8 @@ async function readHistory(client: Client, events: readonly HistoryEvent[], prog
       progress.events.push(...(input?.carried?.events?.items ?? []));
       if (input?.carried?.events?.publishing) progress.publishing = true;
     } else if (type === EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED) {
-      // The first task records the rule set's marker; a task that recorded none is older than rule sets.
-      if (progress.rules === undefined) progress.rules = 0;
+      progress.started = true;
       progress.unexplained = true;
-    } else if (type === EventType.EVENT_TYPE_MARKER_RECORDED) {
-      const rules = ruleSetOf(event);
-      if (rules > 0) progress.rules = rules;
     } else if (type === EventType.EVENT_TYPE_WORKFLOW_EXECUTION_SIGNALED) {
       if (event.workflowExecutionSignaledEventAttributes?.signalName === publishEventsSignal.name)
         progress.publishing = true;
@@ -147,9 +126,9 @@ async function readHistory(client: Client, events: readonly HistoryEvent[], prog
 }
 
 /**
- * Follows a run of rule set 7 or newer through its history (see above). Returns undefined when the stream ended or
- * was aborted, or the cursor to go on from by query and update when the run does not publish its events (recorded
- * before rule set 7).
+ * Follows a run through its history (see above). Returns undefined when the stream ended or was aborted, or the
+ * cursor to go on from by query and update when history cannot be followed (a closed run, a read that handed back no
+ * page token).
  */
 export async function* followByHistory(
   client: Client,
@@ -189,7 +168,7 @@ export async function* followByHistory(
   // the history read below asks itself where it cannot tell (the run's first tasks, before it publishes).
   if (cursor > 0 && !(yield* query(false))) return undefined;
   for (;;) {
-    const progress: Progress = { events: [], unexplained: false, rules: undefined, publishing: false, closed: false };
+    const progress: Progress = { events: [], unexplained: false, started: false, publishing: false, closed: false };
     let token: Uint8Array | undefined;
     while (!progress.closed) {
       if (signal?.aborted) return undefined;
@@ -209,15 +188,13 @@ export async function* followByHistory(
       }
       token = page.nextPageToken?.length ? page.nextPageToken : undefined;
       await readHistory(client, page.history?.events ?? [], progress);
-      // A run older than rule set 7 never publishes: its followers ask it by query and update, as they did.
-      if (progress.rules !== undefined && progress.rules < PUBLISHING_RULES) return cursor;
       // Events missing between the cursor and what history holds (too many to hand over): the query finds them.
       const fresh = progress.events.filter((event) => event.seq > cursor);
       if (fresh[0] && fresh[0].seq > cursor + 1 && !(yield* query(false))) return undefined;
       yield* emit(progress.events);
       progress.events = [];
       const run = `${workflowId}/${runId}`;
-      if (progress.rules !== undefined && !progress.publishing && !progress.closed && !signalled.has(run)) {
+      if (progress.started && !progress.publishing && !progress.closed && !signalled.has(run)) {
         if (signalled.size >= 10_000) signalled.clear();
         signalled.add(run);
         // A run that closed meanwhile takes no signal: its end is read below.

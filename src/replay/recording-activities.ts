@@ -64,7 +64,7 @@ interface RemoteScheduled {
 }
 
 /**
- * The input of a remote tool's activity (rules `remoteTools`): another worker's activity type, so it is known by the
+ * The input of a remote tool's activity: another worker's activity type, so it is known by the
  * contract's input, `{ tool, args, callId, idempotencyKey }`, instead of by name.
  */
 function remoteToolInput(input: unknown): RemoteToolInput | undefined {
@@ -314,8 +314,8 @@ export class RunReader {
       const output = await this.decode(completed.result?.payloads?.[0]);
       const { config } = this.recording.input;
       const maxTokens = Number(config?.maxObservationTokens) || DEFAULT_MAX_OBSERVATION_TOKENS;
-      // As the workflow built it (remote-tool.ts): remote tools came with rule set 7, which keeps the whole text of a
-      // result over `summarizeObservationsOver` for its summary.
+      // As the workflow built it (remote-tool.ts), which keeps the whole text of a result over
+      // `summarizeObservationsOver` for its summary.
       const over = config?.summarizeObservationsOver;
       call.observation = successObservation(output, maxTokens, typeof over === 'number' ? over : undefined);
     } else if (completed) call.observation = (await this.decode(completed.result?.payloads?.[0])) as ToolObservation;

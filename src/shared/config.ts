@@ -78,7 +78,7 @@ export const resolvedConfigSchema = z.strictObject({
     .default(DEFAULT_STALL_THRESHOLD)
     .describe(
       "the same calls (tool + normalised arguments; a reply's calls as a set) in this many iterations in a row → " +
-        '`stalled`; from rule set 7 also nearly the same calls (a paraphrased query), or a cycle of 2 or 3 replies ' +
+        '`stalled`; also nearly the same calls (a paraphrased query), or a cycle of 2 or 3 replies ' +
         'repeated this many − 1 iterations',
     ),
   maxObservationTokens: z

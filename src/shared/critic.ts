@@ -56,10 +56,10 @@ export interface CritiqueInput {
   /** The latest step(s) as scratchpad text. */
   latest: string;
   /**
-   * Earlier steps' calls and observations as scratchpad text, bounded (rule set 7 on; '' when there are none). With
-   * it the critic judges the whole task, every part of it, not the latest observation alone.
+   * Earlier steps' calls and observations as scratchpad text, bounded ('' when there are none). With it the critic
+   * judges the whole task, every part of it, not the latest observation alone.
    */
-  findings?: string;
+  findings: string;
   summary: string | null;
   model?: string;
   /** Completion cap from the run's token budget. */
@@ -71,8 +71,6 @@ export type CritiqueOutput = { verdict: CriticVerdict; usage: TokenUsage } | { m
 
 /** The critic's instructions. */
 export function criticMessages(input: CritiqueInput): Array<{ role: 'system' | 'user'; content: string }> {
-  // Runs recorded before rule set 7 sent the critic the latest step alone, in these words.
-  if (input.findings === undefined) return latestOnlyMessages(input);
   return [
     {
       role: 'system',
@@ -92,26 +90,6 @@ export function criticMessages(input: CritiqueInput): Array<{ role: 'system' | '
       content:
         `Task: ${input.query}\n${input.summary ? `Summary so far: ${input.summary}\n` : ''}` +
         `${input.findings ? `Earlier findings:\n${input.findings}\n` : ''}Latest step:\n${input.latest}`,
-    },
-  ];
-}
-
-/** The critic's instructions before rule set 7: the latest step only. */
-function latestOnlyMessages(input: CritiqueInput): Array<{ role: 'system' | 'user'; content: string }> {
-  return [
-    {
-      role: 'system',
-      content:
-        `${CRITIC_MARKER} Judge whether the latest observation moves the task forward. Reply with one JSON object: ` +
-        '{"decision": "CONTINUE" | "RETRY_WITH_REFINEMENT" | "CALL_DIFFERENT_TOOL" | "INSUFFICIENT_DATA", ' +
-        '"reasoning": "...", "confidence": 0..1, "refinedQuery": "..." (only for RETRY_WITH_REFINEMENT)}. ' +
-        'CONTINUE: enough information, answer now. RETRY_WITH_REFINEMENT: same tool, better query. ' +
-        'CALL_DIFFERENT_TOOL: part of the task needs another tool. INSUFFICIENT_DATA: the task cannot be completed ' +
-        'with the available tools; say what is missing.',
-    },
-    {
-      role: 'user',
-      content: `Task: ${input.query}\n${input.summary ? `Summary so far: ${input.summary}\n` : ''}Latest step:\n${input.latest}`,
     },
   ];
 }

@@ -70,7 +70,7 @@ export const getEventsQuery = defineQuery<EventPage, [EventCursor]>('getEvents')
  */
 export const waitForEventsUpdate = defineUpdate<EventsWaitResult, [EventCursor]>('waitForEvents');
 /**
- * A follower asks the run to write its events into history (rule set 7): from then on each model call's input carries
+ * A follower asks the run to write its events into history: from then on each model call's input carries
  * the events recorded since the previous one, which followers read from history (no action per read) instead of asking
  * the run. Sent once per run; a continued run keeps publishing.
  */

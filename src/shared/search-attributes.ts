@@ -15,5 +15,5 @@ export const AGENT_SEARCH_ATTRIBUTES = [
   { name: AgentPendingToolsKey.name, type: 'keywordList' },
 ] as const;
 
-/** The memo field naming a run's pending items (call, question and budget request IDs, comma-separated; rule set 6). */
+/** The memo field naming a run's pending items (call, question and budget request IDs, comma-separated). */
 export const PENDING_MEMO_KEY = 'agentPending';

@@ -17,8 +17,7 @@ export type ReActAction =
 /**
  * The ID the model's server gave a call, beside the run's own `callId` (`c3-1`, which approvals, idempotency keys
  * and history use). It is sent back to the server exactly: Mistral's API, and vLLM serving Mistral models, refuse a
- * conversation whose call IDs are not the ones they issued. Absent when the server gave none or repeated one, and in
- * runs of rule sets before 7 (which sent `callId`).
+ * conversation whose call IDs are not the ones they issued. Absent when the server gave none or repeated one.
  */
 export interface ServerCallId {
   serverCallId?: string;
@@ -213,7 +212,7 @@ export interface ConversationState {
   /** The newest messages' sender IDs and the turns they were given, oldest first (absent until a message has one). */
   taken?: Array<[id: string, turn: number]>;
   /**
-   * Set while the conversation waits for a message (rule set 6): when the wait began, and how the last turn ended, so
+   * Set while the conversation waits for a message: when the wait began, and how the last turn ended, so
    * a run that takes over mid-wait waits out the rest of the idle timeout and, if nothing comes, returns that turn.
    */
   awaiting?: {
@@ -277,7 +276,7 @@ export interface CarriedState {
   toolRuns?: Record<string, number>;
   rejectedThoughts: number;
   errorHistory: AgentErrorRecord[];
-  /** At most `stallThreshold` entries (`stallThreshold + 2` from rules 7, which also look for cycles). */
+  /** At most `stallThreshold + 2` entries (stall detection also looks for cycles). */
   callSignatures: string[];
   alwaysApproved: string[];
   /** Digests of the signatures signed decisions carried (absent when none did, and in older histories). */
@@ -290,9 +289,9 @@ export interface CarriedState {
   stepsBefore: number;
   /** How far the prompt-token estimate ran low (token budget; absent in state carried by older code). */
   promptTokenRatio?: number;
-  /** The context window the provider stated when it refused a prompt (rule set 5; absent until one was refused). */
+  /** The context window the provider stated when it refused a prompt (absent until one was refused). */
   learnedContextWindow?: number;
-  /** The context window the worker assumed for the run's model at the chain's start (rule set 5). */
+  /** The context window the worker assumed for the run's model at the chain's start. */
   assumedContextWindow?: number;
   /** The newest events of the stream, so a consumer resumes across the hand-over (absent from older code). */
   events?: CarriedEvents;
@@ -326,7 +325,7 @@ export interface AgentWorkflowInput {
   /** Set only by continue-as-new. */
   carried?: CarriedState;
   /**
-   * Set only by continue-as-new (rule set 2): the previous run's steps, for clients reading history. The run does
+   * Set only by continue-as-new: the previous run's steps, for clients reading history. The run does
    * not keep them in its state, so they are never handed on again.
    */
   previousSteps?: ArchivedSteps;

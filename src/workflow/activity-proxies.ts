@@ -146,13 +146,10 @@ export const { reconcileTool } = proxyActivities<Activities>({
   retry: { maximumAttempts: 3, initialInterval: '1s' },
 });
 
-/** Catalog lookup at the start of a run: cheap and idempotent, so retried freely. */
-export const { listTools } = proxyActivities<Activities>({
-  startToCloseTimeout: '30s',
-  retry: { maximumAttempts: 5 },
-});
-
-/** The same lookup as a local activity, which saves every run a task-queue round trip before its first thought. */
+/**
+ * Catalog lookup of a continued run, as a local activity, which saves the run a task-queue round trip before its first
+ * thought. Cheap and idempotent, so retried freely.
+ */
 export const { listTools: listToolsLocally } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30s',
   retry: { maximumAttempts: 5 },
@@ -168,8 +165,8 @@ export const { prepareRun } = proxyLocalActivities<Activities>({
 });
 
 /**
- * A remote tool's arguments checked against its JSON Schema before its activity is scheduled (rules `remoteTools`):
- * the schema lives on this worker, and the other language's worker may not check them at all.
+ * A remote tool's arguments checked against its JSON Schema before its activity is scheduled: the
+ * schema lives on this worker, and the other language's worker may not check them at all.
  */
 export const { validateToolArgs: validateToolArgsLocally } = proxyLocalActivities<Activities>({
   startToCloseTimeout: '30s',

@@ -59,10 +59,10 @@ export function markFailed(): void {
 }
 
 /**
- * Publishes AgentStatus and AgentPendingTools when they changed, and refreshes the UI's current details. From rule set
- * 6 the memo also names the pending items (`agentPending`: call, question and budget request IDs), so a listing can
- * tell from visibility alone which waiting runs changed (red team N12): the status and tools stay the same when one
- * pending calculator call follows another.
+ * Publishes AgentStatus and AgentPendingTools when they changed, and refreshes the UI's current details. The memo
+ * also names the pending items (`agentPending`: call, question and budget request IDs), so a listing can tell from
+ * visibility alone which waiting runs changed (red team N12): the status and tools stay the same when one pending
+ * calculator call follows another.
  */
 export function publishStatus(state: RunState, status: AgentStatusValue = agentStatusOf(state)): void {
   publishAttributes(state, status);
@@ -99,7 +99,6 @@ function publishAttributes(state: RunState, status: AgentStatusValue): void {
       { key: AgentPendingToolsKey, value: tools.length > 0 ? tools : null },
     ]);
   }
-  if (!state.rules.pendingMemo) return;
   const ids = [
     ...pending.approvals.map((call) => call.callId),
     ...(pending.question ? [pending.question.callId] : []),

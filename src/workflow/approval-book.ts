@@ -52,8 +52,6 @@ export interface SigningRules {
   requireSigned?: boolean | readonly string[];
   /** Digests of signatures earlier runs of the chain accepted. */
   usedSignatures?: readonly string[];
-  /** Whether the run's rules know signed decisions (rule set 7); older rules refuse their fields as unknown. */
-  accepted?: boolean;
 }
 
 /**
@@ -70,14 +68,12 @@ export class ApprovalBook {
   private readonly running = new Map<string, RunningDelegation>();
   private readonly requireSigned: boolean | readonly string[];
   private readonly used: Set<string>;
-  private readonly signaturesKnown: boolean;
 
   /** `alwaysApproved`: the tools an earlier run of the chain approved for good. */
   constructor(alwaysApproved: readonly string[] = [], signing: SigningRules = {}) {
     this.always = [...alwaysApproved];
     this.requireSigned = signing.requireSigned ?? false;
     this.used = new Set(signing.usedSignatures ?? []);
-    this.signaturesKnown = signing.accepted ?? true;
   }
 
   /** Digests of the signatures decisions of this chain carried, so none is accepted twice. */
@@ -183,10 +179,6 @@ export class ApprovalBook {
       };
     const decision = parsed.value;
     const envelope = decision.signature;
-    if (!this.signaturesKnown && (envelope !== undefined || decision.signatureVerdict !== undefined)) {
-      const field = envelope !== undefined ? 'signature' : 'signatureVerdict';
-      return { ok: false, reason: 'invalid_payload', message: `Invalid decision: unknown field: ${field}` };
-    }
     if (envelope && this.used.has(signatureDigest(envelope))) {
       return {
         ok: false,

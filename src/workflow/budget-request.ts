@@ -42,8 +42,8 @@ function raiseLimit(config: ResolvedConfig, limit: BudgetLimit, amount: number):
 }
 
 /**
- * A budget decision checked, and from rule set 5 a raise past the limit's maximum (the config schema's) refused: the
- * new limit goes into the run's config, which nothing checks again.
+ * A budget decision checked, and a raise past the limit's maximum (the config schema's) refused: the new limit goes
+ * into the run's config, which nothing checks again.
  */
 function checkBudget(
   state: RunState,
@@ -64,7 +64,7 @@ function checkBudget(
       message: `Invalid budget decision: amount: the ${LIMIT_NAMES[checked.value.request.pending.limit]} is raised by a whole number`,
     };
   // Like a tool's approvers: only they may raise, anyone may stop (the safe side, as a rejection is for a call).
-  const approvers = state.rules.budgetApprovers ? state.config.approvers[BUDGET_APPROVERS] : undefined;
+  const approvers = state.config.approvers[BUDGET_APPROVERS];
   if (approvers && !isApprover(approvers, checked.value.by)) {
     const who = checked.value.by.identity ?? 'An anonymous sender';
     return {
@@ -73,7 +73,6 @@ function checkBudget(
       message: `${who} may not raise the ${LIMIT_NAMES[checked.value.request.pending.limit]}; approvers: ${approvers.join(', ')}`,
     };
   }
-  if (!state.rules.capsBudgetRaises) return checked;
   const { limit, current, suggested } = checked.value.request.pending;
   const raised = current + (amount ?? suggested);
   if (raised <= BUDGET_LIMIT_MAX[limit]) return checked;

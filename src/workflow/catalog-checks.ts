@@ -2,7 +2,6 @@ import { BUDGET_APPROVERS } from '../shared/budget';
 import type { ResolvedConfig } from '../shared/config';
 import type { ToolCatalog } from '../shared/tool-protocol';
 import { waivedMandatoryTools } from './confirmation';
-import type { RuleFlags } from './rule-sets';
 
 /** Edit distance between two short names (case-insensitive), for "did you mean". */
 function distance(a: string, b: string): number {
@@ -36,27 +35,22 @@ function unknownNames(names: readonly string[], known: readonly string[]): strin
 
 /**
  * What the run's config asks of tools the catalog says otherwise about, as the one-line reason the run is refused at
- * its start, or null. Rule set 2 added mandatory confirmation; rule set 3 refuses confirmation settings that name no
- * tool of the run (a typo such as `--confirm calculater` used to let the real tool run with no approval).
+ * its start, or null: a waived mandatory confirmation, or confirmation settings that name no tool of the run (a typo
+ * such as `--confirm calculater` would let the real tool run with no approval).
  */
-export function catalogProblem(config: ResolvedConfig, catalog: ToolCatalog, rules: RuleFlags): string | null {
+export function catalogProblem(config: ResolvedConfig, catalog: ToolCatalog): string | null {
   if (catalog.unknown.length > 0) return `Unknown tools in config.tools: ${catalog.unknown.join(', ')}`;
-  const waived = rules.authorConfirmationBinds ? waivedMandatoryTools(catalog.tools, config) : [];
+  const waived = waivedMandatoryTools(catalog.tools, config);
   if (waived.length > 0) {
     return `skipConfirmation cannot waive ${waived.join(', ')}: the tool's author requires a person to confirm every call (confirm: 'always')`;
   }
-  if (!rules.checksConfirmationNames) return null;
   const known = catalog.tools.map((tool) => tool.name);
   for (const field of ['requireConfirmation', 'skipConfirmation'] as const) {
     const unknown = unknownNames(config[field], known);
     if (unknown.length > 0) return `${field} names tools this run does not have: ${unknown.join(', ')}`;
   }
   // A misspelt tool in `approvers` would let anyone decide the real one's calls.
-  // `@budget` is rule set 6's: runs recorded before were refused for it, and must replay refused.
-  const unknownApproved = unknownNames(
-    Object.keys(config.approvers),
-    rules.budgetApprovers ? [...known, BUDGET_APPROVERS] : known,
-  );
+  const unknownApproved = unknownNames(Object.keys(config.approvers), [...known, BUDGET_APPROVERS]);
   if (unknownApproved.length > 0) return `approvers names tools this run does not have: ${unknownApproved.join(', ')}`;
   return null;
 }

@@ -63,21 +63,19 @@ export function ruleHolds(rule: ConfirmationRule, args: unknown): boolean {
 
 /**
  * Whether a call must wait for a person, from the tool's policy, the run's config and earlier `always` approvals.
- * With `authorBinds` (rule set 2) a tool whose author declared `confirm: 'always'` cannot be waived by the config;
- * only a person's own approve-always lets its later calls through.
+ * A tool whose author declared `confirm: 'always'` cannot be waived by the config; only a person's own approve-always
+ * lets its later calls through.
  */
 export function needsConfirmation(
   tool: { name: string; confirm: ConfirmationPolicy },
   args: unknown,
   config: Pick<ResolvedConfig, 'requireConfirmation' | 'skipConfirmation'>,
   alwaysApproved: readonly string[],
-  authorBinds = false,
 ): boolean {
   if (alwaysApproved.includes(tool.name)) return false;
-  if (authorBinds && tool.confirm === 'always') return true;
+  if (tool.confirm === 'always') return true;
   if (config.skipConfirmation.includes(tool.name)) return false;
   if (config.requireConfirmation.includes(tool.name)) return true;
-  if (tool.confirm === 'always') return true;
   if (tool.confirm === 'never') return false;
   return ruleHolds(tool.confirm, args);
 }

@@ -16,9 +16,9 @@ import { estimatePromptTokens, loopCallAllowance, withCap } from './token-budget
 import { clip } from '../shared/well-formed';
 
 /*
- * Rule set 5's context window. Whether a run compacts (and so schedules a summary) depends on the estimate of the
- * rendered prompt: a change to prompt wording or to the estimate can change the commands of a recorded run near its
- * window. Such a change needs a new rule set; test/histories/real-models.json is recorded near its window so that
+ * The context window. Whether a run compacts (and so schedules a summary) depends on the estimate of the rendered
+ * prompt: a change to prompt wording or to the estimate can change the commands of a recorded run near its window.
+ * Such a change needs a new rule-set generation (rule-sets.ts); test/histories/real-models.json is recorded near its window so that
  * replay catches one that lacks it. The window assumed for a model is decided by the worker and recorded with the
  * run (prepareRun), so the table of known windows can change freely.
  */

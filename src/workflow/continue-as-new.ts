@@ -5,7 +5,7 @@ import { summarizeBeforeHandover } from './summaries';
 import { ARCHIVE_MAX_BYTES, archiveSteps, fitSteps, jsonBytes } from '../shared/step-archive';
 
 /**
- * Most characters of steps one run keeps before it hands over (rule set 3). A run's steps travel whole in its trace
+ * Most characters of steps one run keeps before it hands over. A run's steps travel whole in its trace
  * query and its result, which Temporal refuses over 2 MB: a run of a few large steps lost its final answer that way.
  */
 export const MAX_RUN_STEPS_CHARS = 1_000_000;
@@ -20,11 +20,11 @@ export const CARRIED_WINDOW_MAX_BYTES = 384 * 1024;
 
 /**
  * Whether this run should hand over to a fresh one: the server suggests it, the run did maxStepsPerRun iterations,
- * or (rule set 3) its steps grew past {@link MAX_RUN_STEPS_CHARS}.
+ * or its steps grew past {@link MAX_RUN_STEPS_CHARS}.
  */
 export function shouldContinueAsNew(state: RunState): boolean {
   const iterationsThisRun = state.counters.iterations - state.counters.iterationsAtStart;
-  const tooLarge = state.rules.continuesOnLargeSteps && state.transcript.stepsChars > MAX_RUN_STEPS_CHARS;
+  const tooLarge = state.transcript.stepsChars > MAX_RUN_STEPS_CHARS;
   return iterationsThisRun >= state.config.maxStepsPerRun || tooLarge || workflowInfo().continueAsNewSuggested;
 }
 
@@ -34,7 +34,7 @@ export function shouldContinueAsNew(state: RunState): boolean {
  * pending; it still waits for every update and signal handler to finish so no decision in flight is lost.
  */
 export async function continueAsNewNow(state: RunState): Promise<never> {
-  // Rule set 7: what the next run's window will not hold reaches its model as the running summary.
+  // What the next run's window will not hold reaches its model as the running summary.
   await summarizeBeforeHandover(state);
   // Consumers waiting for events are sent to the next run, which keeps the newest events and their numbering.
   state.events.handOver();
@@ -44,9 +44,9 @@ export async function continueAsNewNow(state: RunState): Promise<never> {
   const fixed = jsonBytes({ query: state.query, config: state.config, carried: { ...carried, window: [] } });
   const room = Math.max(0, CONTINUE_INPUT_MAX_BYTES - fixed);
   carried.window = fitSteps(carried.window, Math.min(CARRIED_WINDOW_MAX_BYTES, room / 3), 'window', true) ?? [];
-  // Rule set 2 puts this run's steps in the next run's start event, where clients read them with no worker.
+  // This run's steps go in the next run's start event, where clients read them with no worker.
   const archiveRoom = Math.min(ARCHIVE_MAX_BYTES, room - jsonBytes(carried.window));
-  const previousSteps = state.rules.handsOverSteps ? archiveSteps(state.transcript.steps, archiveRoom) : undefined;
+  const previousSteps = archiveSteps(state.transcript.steps, archiveRoom);
   // Typed by signature rather than by importing the workflow, which imports this module.
   return continueAsNew<(input: AgentWorkflowInput) => Promise<ReActResult>>({
     query: state.query,

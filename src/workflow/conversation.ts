@@ -24,8 +24,8 @@ export const MAX_QUEUED_MESSAGES = 20;
 /** Characters of all waiting messages together, at most (see {@link MAX_QUEUED_MESSAGES}). */
 export const MAX_QUEUED_CHARS = 200_000;
 /**
- * Characters of the last turn's answer (and of its output as JSON) a waiting conversation carries into the next run
- * (rule set 6): with a full message queue (MAX_QUEUED_CHARS) the hand-over's input stays under Temporal's 2 MB.
+ * Characters of the last turn's answer (and of its output as JSON) a waiting conversation carries into the next run:
+ * with a full message queue (MAX_QUEUED_CHARS) the hand-over's input stays under Temporal's 2 MB.
  */
 const AWAITING_MAX_CHARS = 50_000;
 /** Earlier turns the model sees as user/assistant messages before the current one. */
@@ -166,31 +166,28 @@ function beginTurn(state: RunState, conversation: ConversationState, message: st
 export async function nextTurn(state: RunState): Promise<boolean> {
   const conversation = state.conversation;
   if (!conversation) return false;
-  // A run that took over while its conversation waited (rule set 6) goes on waiting; else the turn that ended is kept.
-  if (conversation.awaiting) {
+  // A run that took over while its conversation waited goes on waiting; else the turn that ended is kept.
+  let awaiting = conversation.awaiting;
+  if (awaiting) {
     // A run that took over mid-wait: the last turn's outcome is the run's until a message comes.
-    resumeOutcome(state.outcome, conversation.awaiting);
+    resumeOutcome(state.outcome, awaiting);
   } else {
     endTurn(state, conversation);
     if (state.outcome.stop?.reason === 'cancelled') return false;
-    if (state.rules.handsOverWhileWaiting) conversation.awaiting = awaitingOf(state);
+    awaiting = awaitingOf(state);
+    conversation.awaiting = awaiting;
   }
   enterPhase(state.activity, 'awaiting_message');
   publishStatus(state);
   const idleMs = parseDuration(state.config.conversationIdleTimeout!)!;
-  const awaiting = conversation.awaiting;
-  if (!awaiting) {
-    if (!(await countedCondition(state.cost, () => conversation.inbox.length > 0, idleMs))) return false;
-  } else {
-    // A conversation of one-iteration turns never reaches the loop's check between iterations, so it hands over here
-    // too: the next run goes on waiting, with what is left of the idle timeout. Messages that are already waiting go
-    // with it (rule set 7): a conversation kept busy would otherwise never be idle, and never hand over.
-    const remainingMs = Math.max(1, idleMs - (Date.now() - awaiting.sinceMs));
-    const due = () => (conversation.inbox.length === 0 || state.rules.handsOverWhenBusy) && idleHandOverDue(state);
-    if (!(await countedCondition(state.cost, () => conversation.inbox.length > 0 || due(), remainingMs))) return false;
-    if (due()) await continueAsNewNow(state);
-    delete conversation.awaiting;
-  }
+  // A conversation of one-iteration turns never reaches the loop's check between iterations, so it hands over here
+  // too: the next run goes on waiting, with what is left of the idle timeout. Messages that are already waiting go
+  // with it: a conversation kept busy would otherwise never be idle, and never hand over.
+  const remainingMs = Math.max(1, idleMs - (Date.now() - awaiting.sinceMs));
+  const due = () => idleHandOverDue(state);
+  if (!(await countedCondition(state.cost, () => conversation.inbox.length > 0 || due(), remainingMs))) return false;
+  if (due()) await continueAsNewNow(state);
+  delete conversation.awaiting;
   beginTurn(state, conversation, conversation.inbox.shift()!);
   return true;
 }

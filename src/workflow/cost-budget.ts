@@ -12,7 +12,7 @@ import { estimatePromptTokens, FINAL_ANSWER_COMPLETION_TOKENS } from './token-bu
 export function costBudgetReached(state: RunState, request: unknown): string | null {
   const budget = state.config.costBudget;
   const price = state.config.pricing?.price;
-  if (budget === undefined || !state.rules.costBudget || !price) return null;
+  if (budget === undefined || !price) return null;
   const spent = spentUsd(state.cost);
   const promptTokens = estimatePromptTokens(state, request);
   const prompt = roundUsd((promptTokens * price.input) / 1_000_000);

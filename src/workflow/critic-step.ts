@@ -48,21 +48,21 @@ export async function critiqueIteration(state: RunState): Promise<void> {
     query: state.query,
     latest: renderScratchpad(promptSteps(latest), state.config),
     summary: state.transcript.summary,
-    ...(state.rules.criticSeesFindings ? { findings: earlierFindings(state) } : {}),
+    findings: earlierFindings(state),
     model: state.config.model,
   };
-  // Over the token budget the critic is skipped: it only advises, and the loop's own check ends the run. From rule
-  // set 5 the same holds for the context window, before the call and when the provider refuses it.
+  // Over the token budget the critic is skipped: it only advises, and the loop's own check ends the run. The same
+  // holds for the context window, before the call and when the provider refuses it.
   const allowed = loopCallAllowance(state, criticMessages(input));
   if ('refused' in allowed) return;
-  if (state.rules.fitsContextWindow && overflowOf(state, criticMessages(input)) > 0) return;
+  if (overflowOf(state, criticMessages(input)) > 0) return;
   let output: CritiqueOutput;
   try {
     const { critique } = modelActivities(state.config.modelCallPolicy);
     countActivity(state.cost);
     output = await critique.executeWithOptions({ summary: 'critic' }, [withCap(input, allowed.maxTokens)]);
   } catch (error) {
-    const refusal = state.rules.fitsContextWindow ? contextLengthFailure(error) : undefined;
+    const refusal = contextLengthFailure(error);
     if (!refusal) throw error;
     recordError(state, 'model_error', `the critic was skipped: ${refusal.message}`);
     return;
@@ -76,14 +76,6 @@ export async function critiqueIteration(state: RunState): Promise<void> {
   last.critic = verdict;
   const { decision, reasoning, confidence } = verdict;
   state.events.emit({ type: 'critic_verdict', decision, reasoning: eventText(reasoning), confidence });
-  if (!state.rules.criticActs) {
-    // Before rule set 7 every verdict was advice, and INSUFFICIENT_DATA stopped the run.
-    addNote(state.prompt, criticNote(verdict));
-    if (verdict.decision === 'INSUFFICIENT_DATA') {
-      stopRun(state, 'failure', `the critic found the data insufficient: ${verdict.reasoning}`);
-    }
-    return;
-  }
   actOnVerdict(state, verdict, last);
 }
 
@@ -102,7 +94,7 @@ export function refineArgs(args: unknown, refinedQuery: string): Record<string, 
   return key === undefined ? null : { ...record, [key]: refinedQuery };
 }
 
-/** Rule set 7: each verdict acts as the run's `critic` setting says, or is shown to the next thought as a note. */
+/** Each verdict acts as the run's `critic` setting says, or is shown to the next thought as a note. */
 function actOnVerdict(state: RunState, verdict: CriticVerdict, last: ReActStep): void {
   const actions = criticActions(state.config.critic);
   if (!actions) return;

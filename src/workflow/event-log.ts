@@ -73,7 +73,7 @@ export class EventLog {
   private readonly streamedChars = new Map<number, number>();
   /**
    * Whether a delta for this iteration may be taken (set by the loop): anyone who can signal the run can send one, so
-   * from rule set 5 only a run that streams takes them, only for the call in flight. Unset: every one is taken.
+   * only a run that streams takes them, only for the call in flight. Unset: every one is taken.
    */
   private acceptsDelta: ((iteration: number) => boolean) | undefined;
 
@@ -219,26 +219,19 @@ function checkCursor(input: unknown): void {
 }
 
 /**
- * The `getEvents` query and the `waitForEvents` long-poll update; with `publishes` (rule set 7) the `publishEvents`
- * signal too, which puts the events on the model calls' inputs for followers that read history. `counted` hears of
- * each signal received and update accepted (the cost ledger's engine actions); queries are billed too but leave
- * nothing a run can count.
+ * The `getEvents` query, the `waitForEvents` long-poll update and the `publishEvents` signal, which puts the events
+ * on the model calls' inputs for followers that read history. `counted` hears of each signal received and update
+ * accepted (the cost ledger's engine actions); queries are billed too but leave nothing a run can count.
  */
-export function installEventHandlers(
-  log: EventLog,
-  counted: (kind: 'signals' | 'updates') => void,
-  publishes = false,
-): void {
+export function installEventHandlers(log: EventLog, counted: (kind: 'signals' | 'updates') => void): void {
   setHandler(modelDeltaSignal, (delta) => {
     counted('signals');
     log.delta(delta);
   });
-  if (publishes) {
-    setHandler(publishEventsSignal, () => {
-      counted('signals');
-      log.publish();
-    });
-  }
+  setHandler(publishEventsSignal, () => {
+    counted('signals');
+    log.publish();
+  });
   setHandler(getEventsQuery, (input) => {
     checkCursor(input);
     return log.page(input.after);

@@ -99,14 +99,14 @@ function forcedAnswerLimitMs(state: RunState): number | undefined {
 }
 
 /**
- * After a stop other than success or cancellation: one call, without tools, for the best answer so far. Rule set 7:
- * under a time budget, a durable timer cancels it (with any retries and compaction it started) when its slice runs
+ * After a stop other than success or cancellation: one call, without tools, for the best answer so far. Under a time
+ * budget, a durable timer cancels it (with any retries and compaction it started) when its slice runs
  * out, so the budget stays a cap; the trace says the answer was cut short.
  */
 export async function forceFinalAnswer(state: RunState): Promise<void> {
   if (!state.outcome.stop || !state.config.forceFinalAnswer || state.outcome.finalAnswer !== null) return;
   if (state.outcome.stop.reason === 'success' || state.outcome.stop.reason === 'cancelled') return;
-  const limitMs = state.rules.boundsForcedAnswer ? forcedAnswerLimitMs(state) : undefined;
+  const limitMs = forcedAnswerLimitMs(state);
   if (limitMs === undefined) return askForFinalAnswer(state);
   const answering = new CancellationScope();
   const timer = new CancellationScope();
@@ -145,33 +145,28 @@ async function askForFinalAnswer(state: RunState): Promise<void> {
     settleForcedAnswer(state.outcome, { status: 'skipped', reason });
     extendStopDetail(state.outcome, `the forced final answer was skipped because ${reason}`);
   };
-  // Rule set 5: a refusal for the prompt's length is learnt from, and the answer asked for once more.
+  // A refusal for the prompt's length is learnt from, and the answer asked for once more.
   for (let attempt = 1; ; attempt += 1) {
-    let messages = build();
-    if (state.rules.fitsContextWindow) {
-      // The answer's prompt must fit the context window too (a run stopped by it would otherwise fail here again).
-      const fitted = await fitContext(state, messages, build);
-      if ('refused' in fitted) return skip(fitted.refused);
-      messages = fitted.messages;
-    }
+    // The answer's prompt must fit the context window too (a run stopped by it would otherwise fail here again).
+    const fitted = await fitContext(state, build(), build);
+    if ('refused' in fitted) return skip(fitted.refused);
+    const { messages } = fitted;
     const allowed = allowance(state, estimatePromptTokens(state, messages));
     // A hard budget wins over the forced answer: skip it, and say so where the user reads why the run stopped.
     if ('refused' in allowed) return skip(`it would not fit in the token budget: ${allowed.refused}`);
     try {
       const reply = await think(state, messages, [], 'final answer · forced', allowed.maxTokens, 'final_answer');
-      // Rule set 5: a reply that was all reasoning (or calls, with no tools offered) gives no text, and the reasoning
-      // is never the answer; the user still reads why the run stopped instead of an empty answer.
+      // A reply that was all reasoning (or calls, with no tools offered) gives no text, and the reasoning is never the
+      // answer; the user still reads why the run stopped instead of an empty answer.
       const candidate = answerCandidate(reply);
       const answer =
-        candidate === '' && state.rules.explainsEmptyForcedAnswer
-          ? `(The model gave no final answer. Why the run stopped: ${stop.detail}.)`
-          : candidate;
+        candidate === '' ? `(The model gave no final answer. Why the run stopped: ${stop.detail}.)` : candidate;
       acceptFinalAnswer(state, reply, answer, true);
       settleForcedAnswer(state.outcome, { status: 'given' });
       return;
     } catch (error) {
       if (isCancellation(error)) throw error;
-      const refusal = state.rules.fitsContextWindow && attempt === 1 ? contextLengthFailure(error) : undefined;
+      const refusal = attempt === 1 ? contextLengthFailure(error) : undefined;
       if (refusal && (await recoverFromRefusal(state, refusal, messages))) continue;
       const reason = activityFailureMessage(error);
       recordError(state, 'model_error', `forced final answer failed: ${reason}`);

@@ -200,11 +200,10 @@ export async function awaitDecision(
 
 /**
  * A result a person gave (`respond`) is an observation like a tool's, so it is cut to `maxObservationTokens` as a
- * tool's is (rule set 7): a megabyte pasted into a decision used to enter every later prompt whole.
+ * tool's is: a megabyte pasted into a decision would otherwise enter every later prompt whole.
  */
 function capResponded(state: RunState, resolution: Resolution): Resolution {
-  if (!state.rules.capsRespondedResults || resolution.outcome !== 'observe' || resolution.decision.kind !== 'respond')
-    return resolution;
+  if (resolution.outcome !== 'observe' || resolution.decision.kind !== 'respond') return resolution;
   const { text, truncated } = truncateToTokens(resolution.text, state.config.maxObservationTokens);
   return truncated ? { ...resolution, text, truncated } : resolution;
 }

@@ -11,7 +11,7 @@ export interface PromptState {
   readonly feedback: readonly string[];
   /** Notes for the model's next call (the critic's verdict); cleared once sent. */
   readonly notes: readonly string[];
-  /** What the critic's verdict asks of the next iteration (rule set 7); cleared when it is taken. */
+  /** What the critic's verdict asks of the next iteration; cleared when it is taken. */
   readonly criticAction?: CriticAction;
   /** The latest prompt sent to the model: the next one travels as a delta from it, and `getPromptQuery` reads it. */
   readonly sent?: PromptSnapshot;

@@ -50,14 +50,13 @@ function wireCallId(callId: string): string {
 }
 
 /**
- * The ID a step's call goes back to the server with. Rule set 7: the server's own, exactly, unless this prompt has
- * sent it already (a server that repeats IDs across replies), else one made up from the run's. Older rule sets sent
- * the run's own ID (`c3-1`), which Mistral refuses; their recorded runs replay with the prompt they sent.
+ * The ID a step's call goes back to the server with: the server's own, exactly, unless this prompt has sent it
+ * already (a server that repeats IDs across replies), else one made up from the run's. Never the run's own ID
+ * (`c3-1`), which Mistral refuses.
  */
 type WireIds = (step: ReActStep, callId: string) => string;
 
-function wireIds(serverCallIds: boolean): WireIds {
-  if (!serverCallIds) return (_step, callId) => callId;
+function wireIds(): WireIds {
   const sent = new Set<string>();
   return (step, callId) => {
     const own = 'serverCallId' in step.action ? step.action.serverCallId : undefined;
@@ -124,8 +123,6 @@ export interface PromptInput {
   notes?: readonly string[];
   /** A conversation's earlier turns, oldest first: shown as the user's messages and the agent's answers. */
   earlierTurns?: ReadonlyArray<{ user: string; assistant: string }>;
-  /** Send calls back with their servers' own IDs (rule set 7, `sendsServerCallIds`), not the run's. */
-  serverCallIds?: boolean;
 }
 
 /**
@@ -137,7 +134,7 @@ export function buildMessages(input: PromptInput): ChatMessage[] {
   const groups = byIteration(input.steps);
   const visible = config.enableScratchpad ? groups : groups.slice(-1);
   const tags = tagsOf(config);
-  const wireId = wireIds(input.serverCallIds === true);
+  const wireId = wireIds();
   const history = visible.flatMap((group) =>
     config.toolCalling === 'native' ? nativeTurn(group, wireId) : textTurn(group, tags),
   );

@@ -46,7 +46,7 @@ import { actOnToolCalls } from './tool-step';
 import { traceSteps } from '../shared/step-archive';
 import { carriedFromSeed } from './seed';
 import { offerRunAhead } from './run-ahead';
-import { foldedPatch, resolveRuleSet } from './rule-sets';
+import { resolveRuleSet } from './rule-sets';
 import { countRejectedThought, startIteration } from './run-counters';
 import { addFeedback, clearGuidance, setCriticAction, type CriticAction } from './prompt-state';
 import { costSummary, countLocalActivity, countedSleep, countMessage, countRunStart } from './cost-ledger';
@@ -63,7 +63,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   // A conversation's iteration cap is per turn.
   const iterations = state.counters.iterations - (state.conversation?.iterationsAtTurnStart ?? 0);
   const used = { iterations, tokensUsed: state.counters.usage.totalTokens };
-  // Rule set 7: the critic's verdict may decide this iteration (set only when the run's rules say verdicts act).
+  // The critic's verdict may decide this iteration (set only when the run's `critic` setting says verdicts act).
   const criticAction = state.prompt.criticAction;
   setCriticAction(state.prompt, undefined);
   if (criticAction?.type === 'reissue') {
@@ -74,21 +74,19 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   const answering = criticAction?.type === 'answer';
   if (answering) addFeedback(state.prompt, CRITIC_ANSWER_INSTRUCTION);
   let messages = promptFor(state, state.prompt.feedback);
-  if (state.rules.fitsContextWindow) {
-    // Rule set 5: the iteration cap first (nothing is compacted for a call that will not be made), then a prompt
-    // over the context window is compacted, and the budget judges the prompt that would really be sent.
-    const capped = checkBeforeThinking(used, config, 0);
-    if (capped) return reachLimit(state, capped.reason, capped.detail);
-    const fitted = await fitContext(state, messages, () => promptFor(state, state.prompt.feedback));
-    if ('refused' in fitted) return stopRun(state, 'token_budget', fitted.refused);
-    messages = fitted.messages;
-  }
+  // The iteration cap first (nothing is compacted for a call that will not be made), then a prompt over the context
+  // window is compacted, and the budget judges the prompt that would really be sent.
+  const capped = checkBeforeThinking(used, config, 0);
+  if (capped) return reachLimit(state, capped.reason, capped.detail);
+  const fitted = await fitContext(state, messages, () => promptFor(state, state.prompt.feedback));
+  if ('refused' in fitted) return stopRun(state, 'token_budget', fitted.refused);
+  messages = fitted.messages;
   const limit = checkBeforeThinking(used, config, rawPromptTokens(messages));
   if (limit) return reachLimit(state, limit.reason, limit.detail);
-  // Rule set 7: `limits.cost`, priced with the run's recorded price (a run whose model has none was refused).
+  // `limits.cost`, priced with the run's recorded price (a run whose model has none was refused).
   const overCost = costBudgetReached(state, messages);
   if (overCost !== null) return reachLimit(state, 'cost_budget', overCost);
-  // Rule set 2: the budget is a hard cap, with room kept for the forced final answer.
+  // The budget is a hard cap, with room kept for the forced final answer.
   const allowed = loopCallAllowance(state, messages);
   if ('refused' in allowed) return reachLimit(state, 'token_budget', allowed.refused);
 
@@ -106,7 +104,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
       allowed.maxTokens,
     );
   } catch (error) {
-    const refusal = state.rules.fitsContextWindow ? contextLengthFailure(error) : undefined;
+    const refusal = contextLengthFailure(error);
     if (!refusal) throw error;
     // The provider counted the prompt and it did not fit: learn the window, fold older steps and think again.
     if (await recoverFromRefusal(state, refusal, messages)) return;
@@ -138,7 +136,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
         return;
       }
       // Like a final answer, a question needs no separate thought: the question says what is missing.
-      const ids = { callId: `c${state.counters.iterations}-1`, ...serverCallIdOf(state, reply.callId) };
+      const ids = { callId: `c${state.counters.iterations}-1`, ...serverCallIdOf(reply.callId) };
       return clarify(state, reply, ids, reply.question, reply.usage);
     }
     case 'tool_calls':
@@ -158,7 +156,7 @@ const CRITIC_ANSWER_INSTRUCTION =
   'The critic judged every part of the task answered by your findings. No tools are offered now: give the final answer.';
 
 /**
- * Rule set 7, a refinement that acts: the latest call runs again with the critic's refined query, as this iteration's
+ * A refinement that acts: the latest call runs again with the critic's refined query, as this iteration's
  * call, through the same admission, confirmation, caps and stall detection as a call the model made.
  */
 async function reissue(
@@ -179,9 +177,9 @@ async function reissue(
   await critiqueIteration(state);
 }
 
-/** The server's ID of a call, kept from rule set 7 on (`sendsServerCallIds`); '' is none. */
-function serverCallIdOf(state: RunState, id: string): { serverCallId?: string } {
-  return state.rules.sendsServerCallIds && id !== '' ? { serverCallId: id } : {};
+/** The server's ID of a call, kept to be sent back to it exactly; '' is none. */
+function serverCallIdOf(id: string): { serverCallId?: string } {
+  return id !== '' ? { serverCallId: id } : {};
 }
 
 /** A reply with tool calls: validate the thought, check the phrases, then run the calls. */
@@ -191,7 +189,7 @@ async function act(
   tools: ReadonlyMap<string, ToolInfo>,
 ): Promise<void> {
   const { config } = state;
-  if (state.rules.maxToolCallsPerReply && reply.calls.length > config.maxToolCallsPerReply) {
+  if (reply.calls.length > config.maxToolCallsPerReply) {
     // Refused before anything is scheduled: one reply must not be able to cost a long workflow task.
     const feedback =
       `Your reply made ${reply.calls.length} tool calls; at most ${config.maxToolCallsPerReply} are allowed in one ` +
@@ -200,13 +198,13 @@ async function act(
     addFeedback(state.prompt, feedback);
     return;
   }
-  // Rules 1 judged the thought alone; the called tools' names let rules 2 refuse thoughts that only restate the calls.
-  const calledTools = state.rules.thoughtSeesCalls ? reply.calls.map((call) => call.tool) : undefined;
+  // The called tools' names let validation refuse thoughts that only restate the calls.
+  const calledTools = reply.calls.map((call) => call.tool);
   // Other entries (a compaction's failed summary) may stand between: any refused thought of the previous iteration.
   const refusedLastTime = state.counters.errorHistory.some(
     (entry) => entry.kind === 'invalid_thought' && entry.iteration === state.counters.iterations - 1,
   );
-  const policy = thoughtPolicy(config, state.rules);
+  const policy = thoughtPolicy(config);
   const problem = validateThought(reply.thought, config, calledTools, policy, refusedLastTime);
   if (problem !== null) {
     countRejectedThought(state.counters);
@@ -229,7 +227,7 @@ async function act(
   const calls = reply.calls.map((call, index) => ({
     ...call,
     callId: `c${state.counters.iterations}-${index + 1}`,
-    ...serverCallIdOf(state, call.callId),
+    ...serverCallIdOf(call.callId),
   }));
   await actOnToolCalls(state, reply, calls, tools, reply.usage);
   await critiqueIteration(state);
@@ -296,7 +294,7 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
 export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks = {}): Promise<ReActResult> {
   // Asked once, at the start: a marker missing while replaying is no answer, as the same call made live would record it.
   const rules = resolveRuleSet();
-  const start = await startRun(input, rules);
+  const start = await startRun(input);
   const { config } = start;
   // A fork or continuation starts from its parent's steps; only its first run has a seed (later ones carry state).
   const seed = input.carried === undefined ? input.seed : undefined;
@@ -324,10 +322,8 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   );
   setHandler(getStatusQuery, () => toStatus(state));
   setHandler(getPromptQuery, () => state.prompt.sent ?? null);
-  installEventHandlers(state.events, (kind) => countMessage(state.cost, kind), rules.publishesEvents);
-  if (rules.guardsStreamedDeltas) {
-    state.events.acceptDeltasWhen((iteration) => state.config.stream && iteration === state.counters.iterations);
-  }
+  installEventHandlers(state.events, (kind) => countMessage(state.cost, kind));
+  state.events.acceptDeltasWhen((iteration) => state.config.stream && iteration === state.counters.iterations);
   startConversation(state, input.carried?.conversation);
   installConversationHandlers(state);
   state.events.emit(
@@ -335,13 +331,13 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   );
 
   try {
-    const catalog = await lookUpTools(start, rules, state.cost);
-    const problem = catalogProblem(config, catalog, state.rules);
+    const catalog = await lookUpTools(start, state.cost);
+    const problem = catalogProblem(config, catalog);
     if (problem !== null) throw invalidInput(problem);
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));
     offerRunAhead(state, catalog.tools);
     // A conversation answers turn after turn, until no message comes within its idle timeout. A run that took over
-    // from one that was waiting for a message goes on waiting (rule set 6).
+    // from one that was waiting for a message goes on waiting.
     let waiting = state.conversation?.awaiting !== undefined;
     do {
       if (!waiting) {
@@ -368,12 +364,9 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
       });
     } else {
       // A run that fails (a refused config, a throwing hook) must not keep showing AgentStatus = Running. Handing
-      // over to the next run is no failure, though runs recorded before the patch published one (a command).
-      const handingOver = error instanceof ContinueAsNew;
-      const keepsStatus = handingOver && foldedPatch(state.rules, 'handoverKeepsStatus');
-      if (state.rules.publishesFailedStatus && !keepsStatus) {
-        if (!handingOver)
-          await state.events.end('failed', errorMessage(error), costSummary(state.cost, due(state, 'Failed')));
+      // over to the next run is no failure.
+      if (!(error instanceof ContinueAsNew)) {
+        await state.events.end('failed', errorMessage(error), costSummary(state.cost, due(state, 'Failed')));
         publishStatus(state, 'Failed');
         countFinished('failed');
       }

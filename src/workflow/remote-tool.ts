@@ -10,7 +10,7 @@ import { fullTextOver } from './summaries';
 import { errorMessage } from '../shared/errors';
 
 /*
- * A remote tool (rules `remoteTools`): an activity of another worker, in any language, scheduled by type name on its
+ * A remote tool: an activity of another worker, in any language, scheduled by type name on its
  * own task queue. The contract such a worker implements is docs/tools-in-other-languages.md.
  */
 

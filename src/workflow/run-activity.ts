@@ -10,7 +10,7 @@ export interface RunActivity {
   readonly runningTools: readonly string[];
   /** Last published status, so unchanged values are not upserted again. */
   readonly publishedStatus: string;
-  /** The pending items last written to the memo (rule set 6); undefined until this run first writes it. */
+  /** The pending items last written to the memo; undefined until this run first writes it. */
   readonly publishedPending: string | undefined;
 }
 

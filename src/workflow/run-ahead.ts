@@ -20,15 +20,15 @@ export function keyPrefix(): string {
 
 /**
  * The tools of a run that may run ahead: read-only and local, and never waiting for a person. None when the config
- * says `runAhead: false`, when a beforeToolCall hook judges calls first, or for runs of older rule sets.
+ * says `runAhead: false`, or when a beforeToolCall hook judges calls first.
  */
 export function runAheadTools(state: RunState, tools: readonly ToolInfo[]): string[] {
   // A config resolved before the option existed has no `runAhead`: on, as for any run since.
-  if (!state.rules.runAhead || state.hooks.beforeToolCall || state.config.runAhead === false) return [];
+  if (state.hooks.beforeToolCall || state.config.runAhead === false) return [];
   // Only tools whose policy is `never` can be known not to wait before their arguments are: the run's config decides.
   return tools
     .filter((tool) => tool.readOnly === true && tool.local === true && tool.confirm === 'never')
-    .filter((tool) => !needsConfirmation(tool, undefined, state.config, [], true))
+    .filter((tool) => !needsConfirmation(tool, undefined, state.config, []))
     .map((tool) => tool.name);
 }
 

@@ -19,10 +19,7 @@ export interface RunCounters {
   readonly toolRuns: Readonly<Record<string, number>>;
   readonly rejectedThoughts: number;
   readonly errorHistory: readonly AgentErrorRecord[];
-  /**
-   * For stall detection, the latest signatures: one per call under rules 1, one per iteration under rules 2 (a hash),
-   * one per iteration under rules 7 (a JSON `IterationPrint`, see stall.ts).
-   */
+  /** For stall detection, the latest iterations: one JSON `IterationPrint` each (see stall.ts). */
   readonly callSignatures: readonly string[];
 }
 

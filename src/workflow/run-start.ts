@@ -4,9 +4,8 @@ import { withConfigDefaults } from '../shared/config-defaults';
 import { ErrorType } from '../shared/errors';
 import type { ToolCatalog } from '../shared/tool-protocol';
 import type { AgentWorkflowInput } from '../shared/types';
-import { listTools, listToolsLocally, prepareRun } from './activity-proxies';
+import { listToolsLocally, prepareRun } from './activity-proxies';
 import { markFailed } from './agent-status';
-import { foldedPatch, type RuleFlags } from './rule-sets';
 import { seedProblem } from './seed';
 import { countedActivity, localStart, type CostLedger, type LocalStart } from './cost-ledger';
 
@@ -29,12 +28,11 @@ export interface RunStart {
 /**
  * Checks a run's input before anything else happens. A new run's config is checked by the worker (`prepareRun`), which
  * looks its tools up in the same call: zod stays out of the workflow. A continued run carries the config its chain
- * checked; a run recorded before the patch had its config checked by the workflow when it started, so its defaults
- * are filled in here as they were then. A refused input fails the run at once, shown as Failed.
+ * checked, with its defaults filled in here. A refused input fails the run at once, shown as Failed.
  */
-export async function startRun(input: AgentWorkflowInput, rules: RuleFlags): Promise<RunStart> {
+export async function startRun(input: AgentWorkflowInput): Promise<RunStart> {
   const refuse = (message: string): never => {
-    if (rules.publishesFailedStatus) markFailed();
+    markFailed();
     throw invalidInput(message);
   };
   if (typeof input.query !== 'string' || input.query.trim() === '') refuse('The query must be a non-empty string');
@@ -42,7 +40,7 @@ export async function startRun(input: AgentWorkflowInput, rules: RuleFlags): Pro
     const problem = seedProblem(input.seed);
     if (problem !== null) refuse(problem);
   }
-  if (input.carried === undefined && foldedPatch(rules, 'configOnWorker')) {
+  if (input.carried === undefined) {
     const scheduled = localStart();
     const prepared = await prepareRun.executeWithOptions({ summary: 'check config, list tools' }, [
       input.config,
@@ -58,19 +56,18 @@ export async function startRun(input: AgentWorkflowInput, rules: RuleFlags): Pro
       ...(opensLocally ? { opening: scheduled } : {}),
     };
   }
-  // A run recorded without a config at all got every default, as the schema gave it then.
-  const recorded: unknown = input.config ?? {};
-  if (typeof recorded !== 'object' || recorded === null) return refuse('Invalid agent config: not an object');
-  return { config: withConfigDefaults(recorded), catalog: null };
+  const carried: unknown = input.config ?? {};
+  if (typeof carried !== 'object' || carried === null) return refuse('Invalid agent config: not an object');
+  return { config: withConfigDefaults(carried), catalog: null };
 }
 
-/** The run's tools: from its start, or looked up now (continued runs, and runs recorded before the patch). */
-export async function lookUpTools(start: RunStart, rules: RuleFlags, ledger: CostLedger): Promise<ToolCatalog> {
+/**
+ * The run's tools: from its start, or looked up now (continued runs), in a local activity, which saves the run a
+ * task-queue round trip before its first thought.
+ */
+export async function lookUpTools(start: RunStart, ledger: CostLedger): Promise<ToolCatalog> {
   if (start.catalog) return start.catalog;
-  // Runs recorded before the lookup became a local activity replay it as the remote activity they scheduled.
-  const local = foldedPatch(rules, 'localToolCatalog');
-  const lookup = local ? listToolsLocally : listTools;
-  return countedActivity(ledger, local, () =>
-    lookup.executeWithOptions({ summary: 'list tools' }, [start.config.tools]),
+  return countedActivity(ledger, true, () =>
+    listToolsLocally.executeWithOptions({ summary: 'list tools' }, [start.config.tools]),
   );
 }

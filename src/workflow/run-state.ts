@@ -112,7 +112,6 @@ export function createRunState(options: RunStateOptions): RunState {
   const { query, config, workflowId, nowMs, carried, hooks = {}, rules = LATEST_RULE_SET.flags } = options;
   const approvals = new ApprovalBook(carried?.alwaysApproved, {
     requireSigned: config.requireSigned,
-    accepted: rules.signedDecisions,
     ...(carried?.usedSignatures ? { usedSignatures: carried.usedSignatures } : {}),
   });
   return {

@@ -16,34 +16,17 @@ function canonical(value: unknown): unknown {
   return value ?? null;
 }
 
-/** Identity of a call for stall detection (rules 1 compares these one call at a time). */
+/** Identity of a call for stall detection. */
 export function callSignature(tool: string, args: unknown): string {
   return `${tool} ${normalizeArgs(args)}`;
 }
 
-/** How many calls at the end of `signatures` are identical to the last one. */
-export function trailingRepeats(signatures: readonly string[]): number {
-  const last = signatures[signatures.length - 1];
-  if (last === undefined) return 0;
-  let count = 0;
-  for (let index = signatures.length - 1; index >= 0 && signatures[index] === last; index--) count++;
-  return count;
-}
-
 /**
- * Identity of one iteration (rules 2): the set of its calls' signatures, so order and duplicates within a reply do
+ * Identity of one iteration: the set of its calls' signatures, so order and duplicates within a reply do
  * not matter. Hashed, so what continue-as-new carries stays small however many calls or how large the arguments.
  */
 export function iterationSignature(callSignatures: readonly string[]): string {
   return argsHash([...new Set(callSignatures)].sort());
-}
-
-/** The termination detail of a stall (rules 2): which tools, and for how many iterations. */
-export function stallDetail(tools: readonly string[], iterations: number): string {
-  const names = [...new Set(tools)];
-  const list =
-    names.length > 1 ? `${names.slice(0, -1).join(', ')} and ${names[names.length - 1]}` : (names[0] ?? 'a tool');
-  return `${list} ${names.length > 1 ? 'were' : 'was'} called with the same arguments in ${iterations} iterations in a row`;
 }
 
 /** The longest cycle the detector looks for: a model alternating between two or three replies. */
@@ -54,8 +37,8 @@ const SHOWN_CHARS = 160;
 const MAX_PRINT_CHARS = 2_000;
 
 /**
- * One iteration in the stall window (rules 7): its exact identity, the prints near-duplicate detection compares
- * (absent when too large, or carried from rules 2), and its calls as a person reads them.
+ * One iteration in the stall window: its exact identity, the prints near-duplicate detection compares (absent when
+ * too large), and its calls as a person reads them.
  */
 export interface IterationPrint {
   readonly id: string;
@@ -85,9 +68,8 @@ function clip(text: string): string {
   return text.length <= SHOWN_CHARS ? text : `${text.slice(0, SHOWN_CHARS - 1)}…`;
 }
 
-/** Reads a window entry; a bare hash (rules 2, carried into a rules-7 run) compares exactly. */
+/** Reads a window entry. */
 export function readIterationPrint(entry: string): IterationPrint {
-  if (!entry.startsWith('{')) return { id: entry, shown: '' };
   return JSON.parse(entry) as IterationPrint;
 }
 
@@ -107,9 +89,8 @@ export interface Stall {
 }
 
 /**
- * Finds a stall at the end of the window (rules 7): `threshold - 1` iterations in a row that each repeat, exactly or
- * nearly, the one `period` before, for a period of 1 (a repeat, as rules 2 saw it) to {@link MAX_CYCLE_PERIOD} (A, B,
- * A, B…). The model wastes as many iterations before a cycle stops it as before a repeat does; a period of 1 is
+ * Finds a stall at the end of the window: `threshold - 1` iterations in a row that each repeat, exactly or nearly,
+ * the one `period` before, for a period of 1 (a repeat) to {@link MAX_CYCLE_PERIOD} (A, B, A, B…). The model wastes as many iterations before a cycle stops it as before a repeat does; a period of 1 is
  * checked first, so A, A, A, A is a repeat, not a cycle.
  */
 export function findStall(entries: readonly string[], threshold: number): Stall | null {
@@ -144,10 +125,10 @@ function sameIteration(a: IterationPrint, b: IterationPrint): 'exact' | 'near' |
   return a.calls && b.calls && nearDuplicateReplies(a.calls, b.calls) ? 'near' : false;
 }
 
-/** The termination detail of a stall (rules 7): its kind first, then the calls it saw. */
+/** The termination detail of a stall: its kind first, then the calls it saw. */
 export function stallDetailOf(stall: Stall): string {
   const { kind, period, iterations } = stall;
-  const shown = (entry: IterationPrint) => entry.shown || 'the same calls';
+  const shown = (entry: IterationPrint) => entry.shown;
   if (kind === 'cycle') {
     const turn = iterations.slice(0, period).map(shown).join(' → ');
     return `cycle: ${iterations.length} iterations went round the same ${period} replies: ${turn}`;

@@ -32,17 +32,17 @@ export interface Delegation {
 }
 
 /**
+ * The workflow a subagent runs: the run's own when it has hooks (a user's workflow around the loop), so the hooks
+ * guard the subagent's calls too; the stock agent otherwise.
+ */
+function childType(state: RunState): string {
+  return hasHooks(state.hooks) ? workflowInfo().workflowType : AGENT_WORKFLOW_TYPE;
+}
+
+/**
  * The child's config: the parent's, with the subagent's overrides and whatever is left of the token budget (which
  * the child combines with `maxTokens` like any run).
  */
-/**
- * The workflow a subagent runs: the run's own when it has hooks (a user's workflow around the loop), so the hooks
- * guard the subagent's calls too; the stock agent otherwise. Rules 6 and older always started the stock agent.
- */
-function childType(state: RunState): string {
-  return state.rules.subagentsKeepHooks && hasHooks(state.hooks) ? workflowInfo().workflowType : AGENT_WORKFLOW_TYPE;
-}
-
 function childConfig(
   state: RunState,
   agent: string,
@@ -78,9 +78,9 @@ function childConfig(
     parallelToolCalls: sub?.parallelToolCalls ?? parent.parallelToolCalls,
     timeoutSeconds: sub?.timeoutSeconds,
     tokenBudget: remaining.tokens,
-    // The parent's cost budget covers the child's cost. Rule set 7 (`subagentsShareCostBudget`) gives the child what
-    // is left of it as its own, checked before each of its calls: its cost reaches the parent only when it returns, so
-    // a child with no cap of its own could spend any amount first. Older rules gave it none.
+    // The parent's cost budget covers the child's cost: the child gets what is left of it as its own, checked before
+    // each of its calls. Its cost reaches the parent only when it returns, so a child with no cap of its own could
+    // spend any amount first.
     costBudget: remaining.usd,
   };
 }
@@ -111,7 +111,7 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
       ),
     };
   }
-  const costBudget = state.rules.subagentsShareCostBudget ? state.config.costBudget : undefined;
+  const { costBudget } = state.config;
   if (costBudget === undefined) return runWithinBudgets(state, call, args, undefined);
   // Delegations of one reply take turns under a cost cap: each child is handed what the ones before it left. Started
   // together, every one of them got the whole remainder, and parallel children spent it several times over.
@@ -182,10 +182,8 @@ async function runChild(
     // The child's cost (its chain, its tokens priced at its own model's price) is part of the parent's.
     addSubagentCost(state.cost, childWorkflowId, result.trace.cost);
     const answer = result.finalAnswer ?? `(${args.agent} stopped without an answer: ${result.terminationReason})`;
-    // A subagent's answer is an observation like any other: bounded the same way (rule set 3).
-    const { text, truncated } = state.rules.truncatesSubagentAnswers
-      ? truncateToTokens(answer, state.config.maxObservationTokens)
-      : { text: answer, truncated: false };
+    // A subagent's answer is an observation like any other: bounded the same way.
+    const { text, truncated } = truncateToTokens(answer, state.config.maxObservationTokens);
     const data = {
       workflowId: childWorkflowId,
       terminationReason: result.terminationReason,

@@ -1,14 +1,10 @@
 import type { ParsedToolCall } from '../shared/protocol';
-import { eventText } from '../shared/events';
 import { describeCall } from '../shared/observation';
 import type { ToolObservation } from '../shared/tool-protocol';
 import { modelActivities } from './activity-proxies';
 import { foldSteps } from './context-window';
-import { renderScratchpad } from '../shared/protocol';
 import { recordError, recordHelperCall, type RunState } from './run-state';
 import { countActivity } from './cost-ledger';
-import { foldWindow } from './transcript';
-import { promptSteps } from '../shared/step-archive';
 import { loopCallAllowance, withCap } from './token-budget';
 import { summaryMessages, type SummarizeInput } from '../shared/summaries';
 
@@ -25,38 +21,17 @@ export async function summarizeConversationIfDue(state: RunState): Promise<void>
     state.transcript.window.length === 0
   )
     return;
-  // Rule set 5: the same folding as compaction, which checks the request fits the window, falls back to listing the
-  // steps when the model cannot summarise them, and never leaves an empty summary.
-  if (state.rules.summariesFoldSteps) {
-    await foldSteps(state, state.transcript.window, [], 'summarise');
-    return;
-  }
-  const input: SummarizeInput = {
-    kind: 'conversation',
-    query: state.query,
-    previousSummary: state.transcript.summary,
-    steps: renderScratchpad(promptSteps(state.transcript.window), state.config),
-    model: state.config.model,
-  };
-  // Over the token budget the summary is skipped: the loop's own check then ends the run.
-  const allowed = loopCallAllowance(state, summaryMessages(input));
-  if ('refused' in allowed) return;
-  const { summarize } = modelActivities(state.config.modelCallPolicy);
-  countActivity(state.cost);
-  const output = await summarize.executeWithOptions({ summary: 'summarise' }, [withCap(input, allowed.maxTokens)]);
-  recordHelperCall(state, 'summarize', output.usage);
-  foldWindow(state.transcript, output.summary, []);
-  state.events.emit({ type: 'summary', text: eventText(output.summary) });
+  // The same folding as compaction, which checks the request fits the window, falls back to listing the steps when
+  // the model cannot summarise them, and never leaves an empty summary.
+  await foldSteps(state, state.transcript.window, [], 'summarise');
 }
 
 /**
- * Rule set 7: before a hand-over, folds the steps of the model's window that the next run will not carry
- * (`carrySteps`) into the running summary, so the model keeps what they found; without it, a run without
- * `summaryEvery` lost them. When the model cannot write the summary (budget, window, a failed call) the steps go
+ * Before a hand-over, folds the steps of the model's window that the next run will not carry (`carrySteps`) into the
+ * running summary, so the model keeps what they found even in a run without `summaryEvery`. When the model cannot write the summary (budget, window, a failed call) the steps go
  * over as a list of their calls, and the error history says so.
  */
 export async function summarizeBeforeHandover(state: RunState): Promise<void> {
-  if (!state.rules.summarizesAtHandover) return;
   const { window } = state.transcript;
   const carry = state.config.carrySteps;
   const notCarried = carry > 0 ? window.slice(0, -carry) : [...window];
@@ -75,7 +50,7 @@ export async function summarizeBeforeHandover(state: RunState): Promise<void> {
 /** Asks a tool for its whole result when the run summarises long ones, so the summary is of all of it. */
 export function fullTextOver(state: RunState): { fullTextOver?: number } {
   const over = state.config.summarizeObservationsOver;
-  return state.rules.summarizesWholeObservations && over !== undefined ? { fullTextOver: over } : {};
+  return over !== undefined ? { fullTextOver: over } : {};
 }
 
 /**

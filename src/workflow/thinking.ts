@@ -26,7 +26,6 @@ export function promptFor(state: RunState, feedback: readonly string[]): ChatMes
   const { summary, window: steps } = state.transcript;
   const { notes } = state.prompt;
   const earlierTurns = state.conversation?.history;
-  const serverCallIds = state.rules.sendsServerCallIds;
   return buildMessages({
     query,
     config,
@@ -35,7 +34,6 @@ export function promptFor(state: RunState, feedback: readonly string[]): ChatMes
     feedback,
     notes,
     earlierTurns,
-    serverCallIds,
   });
 }
 
@@ -149,9 +147,7 @@ export async function think(
     ...(reply.attempts !== undefined ? { attempts: reply.attempts } : {}),
     local,
   });
-  // Under a budget, as before (the ratio steers the budget's decisions, which `maxTokens` alone must not touch), and
-  // from rule set 5 on always: the context-window check estimates prompts with it.
-  if (maxTokens !== undefined || state.rules.alwaysLearnsPromptRatio)
-    learnPromptRatio(state, messages, reply.usage.promptTokens);
+  // Learnt from every reply, budget or not: the context-window check estimates prompts with it.
+  learnPromptRatio(state, messages, reply.usage.promptTokens);
   return reply;
 }

@@ -1,5 +1,4 @@
 import type { ResolvedConfig } from '../shared/config';
-import type { RuleFlags } from './rule-sets';
 
 /**
  * Thoughts that say nothing about the task: they name an action without a reason. Models fall into these when
@@ -161,18 +160,18 @@ function onlyRestatesAction(text: string, toolNames: readonly string[]): boolean
   );
 }
 
-/** How strictly a run checks thoughts: `requireThought` as the run's rule set reads it. */
+/** How strictly a run checks thoughts: `requireThought` as the loop reads it. */
 export type ThoughtPolicy = 'strict' | 'auto' | 'off';
 
-/** The run's thought policy; before rule set 5 there was no `'auto'`, and a run that replays keeps its rules. */
-export function thoughtPolicy(config: Pick<ResolvedConfig, 'requireThought'>, rules: RuleFlags): ThoughtPolicy {
+/** The run's thought policy. */
+export function thoughtPolicy(config: Pick<ResolvedConfig, 'requireThought'>): ThoughtPolicy {
   if (config.requireThought === false) return 'off';
-  return config.requireThought === 'auto' && rules.autoThought ? 'auto' : 'strict';
+  return config.requireThought === 'auto' ? 'auto' : 'strict';
 }
 
 /**
  * Checks a thought that accompanies a tool call. Returns feedback for the model when it is missing, too short or
- * degenerate, or null when it is acceptable. `toolNames`, the tools the reply calls (rules 2), also catch thoughts
+ * degenerate, or null when it is acceptable. `toolNames`, the tools the reply calls, also catch thoughts
  * that only restate the action ("Using the calculator."). Under `'auto'` a missing thought is accepted (many models
  * call tools with no text at all; asking again spends the run), and so is any thought right after one was sent back
  * (`refusedLastTime`): one reminder, never a loop of them.
@@ -180,7 +179,7 @@ export function thoughtPolicy(config: Pick<ResolvedConfig, 'requireThought'>, ru
 export function validateThought(
   thought: string,
   config: ResolvedConfig,
-  toolNames?: readonly string[],
+  toolNames: readonly string[],
   policy: ThoughtPolicy = config.requireThought === false ? 'off' : 'strict',
   refusedLastTime = false,
 ): string | null {
@@ -190,7 +189,7 @@ export function validateThought(
   const ask = 'Before calling a tool, write your reasoning: what you know, what is missing, and why this tool helps.';
   if (text === '') return `Your reply had no thought. ${ask}`;
   const degenerate = DEGENERATE_THOUGHTS.some((pattern) => pattern.test(text));
-  if (degenerate || (toolNames !== undefined && onlyRestatesAction(text, toolNames))) {
+  if (degenerate || onlyRestatesAction(text, toolNames)) {
     return `Your thought "${text}" only names an action. ${ask}`;
   }
   if (text.length < config.minThoughtLength) {

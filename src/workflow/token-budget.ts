@@ -7,7 +7,7 @@ export const MIN_COMPLETION_TOKENS = 64;
 /** Completion tokens kept for the forced final answer while the loop decides whether it can afford another call. */
 export const FINAL_ANSWER_COMPLETION_TOKENS = 256;
 
-/** What a model call may spend: no cap (no budget, or a run recorded before rule set 2), a cap, or not at all. */
+/** What a model call may spend: no cap (no budget), a cap, or not at all. */
 export type CallAllowance = { maxTokens?: undefined } | { maxTokens: number } | { refused: string };
 
 /** Character estimates of request objects already measured (a prompt is a fresh array each time it is built). */
@@ -43,11 +43,11 @@ export function learnPromptRatio(state: RunState, request: unknown, reportedProm
 
 /**
  * Whether a call with this prompt fits the run's token budget while `reserve` tokens stay free for later, and the
- * completion cap that keeps it inside. The budget is a hard cap from rule set 2 on; earlier runs replay uncapped.
+ * completion cap that keeps it inside. The budget is a hard cap.
  */
 export function allowance(state: RunState, promptTokens: number, reserve = 0): CallAllowance {
   const budget = state.config.tokenBudget;
-  if (budget === undefined || !state.rules.hardTokenBudget) return {};
+  if (budget === undefined) return {};
   const left = budget - state.counters.usage.totalTokens;
   const maxTokens = left - promptTokens - reserve;
   if (maxTokens >= MIN_COMPLETION_TOKENS) return { maxTokens };

@@ -1,4 +1,4 @@
-import { ActivityFailure, isCancellation, TimeoutFailure, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
 import type { ParsedToolCall } from '../shared/protocol';
 import { describeCall, errorObservation } from '../shared/observation';
 import {
@@ -35,15 +35,10 @@ function failureMessage(error: unknown, tool: ToolInfo, remote: RemoteToolPlacem
 
 /**
  * Keyed on the chain's first run ID, which continue-as-new keeps: a later run reusing the workflow ID gets new keys,
- * so a de-duplicating API does not drop its effects. Rule set 1 leaves it to the activity's old `workflowId:callId`.
+ * so a de-duplicating API does not drop its effects.
  */
-function idempotencyKey(state: RunState, callId: string): { idempotencyKey?: string } {
-  return state.rules.chainIdempotencyKeys ? { idempotencyKey: `${keyPrefix()}:${callId}` } : {};
-}
-
-/** The key a call's activity uses, spelled out for activities that take it from the workflow (remote, reconcile). */
-function callKey(state: RunState, callId: string): string {
-  return idempotencyKey(state, callId).idempotencyKey ?? `${workflowInfo().workflowId}:${callId}`;
+function idempotencyKey(callId: string): string {
+  return `${keyPrefix()}:${callId}`;
 }
 
 /**
@@ -61,7 +56,7 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
   toolStarted(state.activity, call.tool);
   try {
     const observation = await runOnce(state, call, tool);
-    if (!state.rules.reconcilesEffects || !tool.reconciles) return observation;
+    if (!tool.reconciles) return observation;
     return await settleUnseen(state, call, tool, observation);
   } finally {
     toolSettled(state.activity, call.tool);
@@ -75,10 +70,8 @@ export async function execute(state: RunState, call: ParsedToolCall, tool: ToolI
  * the effect unchecked.
  */
 async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo, rerun = false): Promise<ToolObservation> {
-  const reconciles = state.rules.reconcilesEffects && tool.reconciles;
-  const reconcile = reconciles ? { reconcile: true as const, ...(rerun ? { rerun: true as const } : {}) } : {};
-  // Older rules never saw a remote placement in their catalogs.
-  const remote = state.rules.remoteTools ? tool.remote : undefined;
+  const reconcile = tool.reconciles ? { reconcile: true as const, ...(rerun ? { rerun: true as const } : {}) } : {};
+  const { remote } = tool;
   const local = tool.local === true && remote === undefined;
   const startedMs = Date.now();
   let attempts: number | undefined;
@@ -87,7 +80,7 @@ async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo, re
       const refused = await refusedArguments(state, call);
       if (refused) return refused;
       countActivity(state.cost);
-      return await runRemoteTool(state, call, tool, remote, callKey(state, call.callId));
+      return await runRemoteTool(state, call, tool, remote, idempotencyKey(call.callId));
     }
     const observation = await countedActivity(state.cost, local, () =>
       (local ? runLocalTool : runTool).executeWithOptions(
@@ -103,7 +96,7 @@ async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo, re
             callId: call.callId,
             maxObservationTokens: state.config.maxObservationTokens,
             ...fullTextOver(state),
-            ...idempotencyKey(state, call.callId),
+            idempotencyKey: idempotencyKey(call.callId),
             ...reconcile,
           },
         ],
@@ -132,7 +125,7 @@ async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo, re
 const MAX_RECONCILE_ROUNDS = 3;
 
 /**
- * Rules 7 (`reconcilesEffects`), for a tool that can reconcile: a call whose attempts ran out by timeouts or lost
+ * For a tool that can reconcile: a call whose attempts ran out by timeouts or lost
  * workers is looked up (`reconcileTool`) before the model hears it failed; `done` takes the result found, `not_done`
  * runs it again, `unknown` (here, or from a retried attempt inside the activity) asks a person through the approval
  * path: approve runs it again, respond treats it as done with the given result, reject skips it.
@@ -194,7 +187,7 @@ async function settleUnseen(
 
 /** Asks the tool's `reconcile` on a worker; a lookup that keeps failing has found nothing out: `unknown`. */
 async function lookUp(state: RunState, call: ParsedToolCall): Promise<ReconcileOutcome> {
-  const key = callKey(state, call.callId);
+  const key = idempotencyKey(call.callId);
   countActivity(state.cost);
   try {
     return await reconcileTool.executeWithOptions(

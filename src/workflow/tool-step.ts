@@ -14,17 +14,7 @@ import { condenseObservation } from './summaries';
 import { awaitDecision } from './human-loop';
 import { askShouldStop, nowIso, recordError, recordStep, stopRun, type RunState } from './run-state';
 import { enterPhase } from './run-activity';
-import {
-  callSignature,
-  findStall,
-  iterationPrint,
-  iterationSignature,
-  stallDetail,
-  stallDetailOf,
-  stallWindow,
-  trailingRepeats,
-  type WindowCall,
-} from './stall';
+import { findStall, iterationPrint, stallDetailOf, stallWindow, type WindowCall } from './stall';
 import { matchStopCondition } from './termination';
 import { ownCount, ownEntry } from './tool-counts';
 import { addCallSignatures, addToolCall, addToolRun } from './run-counters';
@@ -50,9 +40,8 @@ function admit(
     return { refusal: errorObservation(call.tool, args, call.parseError, 'invalid_arguments') };
   }
   const limit = ownEntry(state.config.maxCallsPerTool, call.tool);
-  // Rules 1 capped every call the model made; rules 2 caps calls that ran (or hold a slot while they settle).
-  const used = state.rules.toolCapCountsRuns ? state.counters.toolRuns : state.counters.toolUsage;
-  if (limit !== undefined && ownCount(used, call.tool) >= limit) {
+  // The cap counts calls that ran (or hold a slot while they settle), not every call the model made.
+  if (limit !== undefined && ownCount(state.counters.toolRuns, call.tool) >= limit) {
     const message = `this run may call ${call.tool} at most ${limit} times; use another tool or give the final answer`;
     return { refusal: errorObservation(call.tool, args, message, 'tool_limit') };
   }
@@ -134,15 +123,7 @@ async function settleAdmitted(
         ),
       };
   }
-  if (
-    !needsConfirmation(
-      tool,
-      call.args,
-      state.config,
-      state.approvals.alwaysApproved,
-      state.rules.authorConfirmationBinds,
-    )
-  ) {
+  if (!needsConfirmation(tool, call.args, state.config, state.approvals.alwaysApproved)) {
     return { observation: await condenseObservation(state, call, await executeInSlot(state, call, tool, slot)) };
   }
   // Each call runs as soon as its own decision arrives: one slow reviewer does not hold up the other calls.
@@ -253,7 +234,6 @@ export async function actOnToolCalls(
     }),
   );
   let interruption: Error | undefined;
-  const signatures: string[] = [];
   const windowCalls: WindowCall[] = [];
   // An asynchronous shouldStop's verdicts, applied once the reply's steps are recorded; a synchronous one's at once.
   const asked: Array<void | Promise<void>> = [];
@@ -278,20 +258,19 @@ export async function actOnToolCalls(
     countToolCall(isKnownTool(state, call.tool, tools) ? call.tool : undefined, toolOutcome(outcome));
     if (outcome.decision) countDecision(outcome.decision.kind);
     const args = step.action.type === 'tool_call' ? step.action.args : null;
-    signatures.push(callSignature(call.tool, args));
     windowCalls.push({ tool: call.tool, args });
     const custom = matchStopCondition(step, state.config.stopWhen);
     if (custom) stopRun(state, 'custom', custom);
   });
   if (interruption !== undefined) throw interruption;
   for (const verdict of asked) if (verdict) await verdict;
-  if (state.rules.nearDuplicateStalls) detectStallOrCycle(state, windowCalls);
-  else detectStall(state, calls, signatures);
+  detectStallOrCycle(state, windowCalls);
 }
 
 /**
- * Rules 7: a stall is also a reply that nearly repeats the last ones (a paraphrased query) or a short cycle of
- * replies (A, B, A, B), which rules 2 let run to `max_iterations`.
+ * Stall detection by iteration, each identified by the set of its calls (identical parallel calls of one reply are no
+ * stall): a stall is a reply that repeats the last ones, exactly or nearly (a paraphrased query), or a short cycle of
+ * replies (A, B, A, B), which would otherwise run to `max_iterations`.
  */
 function detectStallOrCycle(state: RunState, calls: readonly WindowCall[]): void {
   if (calls.length === 0) return;
@@ -299,29 +278,4 @@ function detectStallOrCycle(state: RunState, calls: readonly WindowCall[]): void
   addCallSignatures(state.counters, [iterationPrint(calls)], stallWindow(threshold));
   const stall = findStall(state.counters.callSignatures, threshold);
   if (stall) stopRun(state, 'stalled', stallDetailOf(stall));
-}
-
-/**
- * Rules 1 counted calls, so identical parallel calls of one reply looked like a stall; rules 2 counts iterations,
- * each identified by the set of its calls.
- */
-function detectStall(state: RunState, calls: readonly ParsedToolCall[], signatures: readonly string[]): void {
-  const last = calls[calls.length - 1];
-  if (!last) return;
-  const threshold = state.config.stallThreshold;
-  // Stall detection only looks at the latest run of identical signatures: keep the state bounded.
-  addCallSignatures(
-    state.counters,
-    state.rules.stallCountsIterations ? [iterationSignature(signatures)] : signatures,
-    threshold,
-  );
-  const repeats = trailingRepeats(state.counters.callSignatures);
-  if (repeats < threshold) return;
-  const detail = state.rules.stallCountsIterations
-    ? stallDetail(
-        calls.map((call) => call.tool),
-        repeats,
-      )
-    : `${last.tool} was called ${repeats} times in a row with the same arguments`;
-  stopRun(state, 'stalled', detail);
 }

@@ -29,14 +29,11 @@ async function replayAll(
 describe('replay safety', () => {
   it('every committed history replays against the current workflow code', async () => {
     const histories = loadHistories();
-    // success, each decision kind, clarification, continue-as-new (3 runs), subagent (parent + child), cancellation,
-    // timeout, critic and summary: see scripts/record-histories.ts; once as recorded now, once from before tools,
-    // the catalog and model calls could run as local activities (test/histories/before-local-activities), and success,
-    // continue-as-new and critic-and-summary from before prompts travelled as deltas (before-prompt-deltas), and the
-    // rule-set-3 recordings from before a new run recorded one patch marker (before-one-patch-marker). Plus
-    // parallel calls decided out of order, recorded with the loop's second rule set, and a chain of rule set 3 followed
-    // live by an event consumer (its long-poll updates in history).
-    expect(histories.length).toBeGreaterThanOrEqual(40);
+    // success, each decision kind, parallel calls decided out of order, a budget raise, clarification,
+    // continue-as-new (3 runs), a chain followed live by an event consumer (its long-poll updates in history),
+    // subagent (parent + child), cancellation, timeout, critic and summary, and a model that replies like real
+    // servers: see scripts/record-histories.ts.
+    expect(histories.length).toBeGreaterThanOrEqual(21);
     expect(histories.map(({ name }) => name)).toContain('parallel-decisions');
     expect(histories.map(({ name }) => name)).toContain('streamed-handover');
     expect(await replayAll({ codePath: inject('workflowBundlePath') })).toEqual([]);

@@ -16,7 +16,7 @@ export function historyToText(workflowId: string, history: temporal.api.history.
   return `${JSON.stringify({ workflowId, history: object }, null, 1)}\n`;
 }
 
-/** Every committed history, named by its path under test/histories (older recordings are kept in subfolders). */
+/** Every committed history, named by its path under test/histories. */
 export function loadHistories(): Array<{ name: string; workflowId: string; history: temporal.api.history.v1.History }> {
   return readdirSync(HISTORIES_DIR, { recursive: true, encoding: 'utf8' })
     .filter((file) => file.endsWith('.json'))

@@ -16,19 +16,12 @@ const call = (callId: string, tool = 'delete_record', args: unknown = { id: call
 });
 
 describe('ApprovalBook', () => {
-  it('under rules older than 7 a signed decision is refused as before, signals included, so old runs replay alike', () => {
+  it('takes a signed decision by signal as unsigned where no signature is required', () => {
     const signed = {
       callId: 'c1-1',
       decision: 'approve',
       signature: { keyId: 'k', workflowId: 'w', firstRunId: 'r', expiresAt: '2030-01-01T00:00:00.000Z', value: 'x' },
     };
-    const older = new ApprovalBook([], { accepted: false });
-    older.open(call('c1-1'));
-    expect(older.checkDecision(signed, 'signal')).toEqual({
-      ok: false,
-      reason: 'invalid_payload',
-      message: 'Invalid decision: unknown field: signature',
-    });
     const newer = new ApprovalBook();
     newer.open(call('c1-1'));
     // A signal cannot be verified: taken as unsigned where no signature is required, refused where one is.

@@ -47,19 +47,18 @@ describe('confirmation rules', () => {
   it('config and always-approvals override the tool policy', () => {
     const tool = { name: 'delete', confirm: 'always' as const };
     expect(needsConfirmation(tool, {}, config, [])).toBe(true);
-    expect(needsConfirmation(tool, {}, { ...config, skipConfirmation: ['delete'] }, [])).toBe(false);
     expect(needsConfirmation(tool, {}, config, ['delete'])).toBe(false);
     expect(
       needsConfirmation({ name: 'calc', confirm: 'never' }, {}, { ...config, requireConfirmation: ['calc'] }, []),
     ).toBe(true);
   });
 
-  it("under rule set 2 the config cannot waive a tool its author declared confirm: 'always'; a person's approve-always can", () => {
+  it("the config cannot waive a tool its author declared confirm: 'always'; a person's approve-always can", () => {
     const tool = { name: 'delete', confirm: 'always' as const };
-    expect(needsConfirmation(tool, {}, { ...config, skipConfirmation: ['delete'] }, [], true)).toBe(true);
-    expect(needsConfirmation(tool, {}, config, ['delete'], true)).toBe(false);
+    expect(needsConfirmation(tool, {}, { ...config, skipConfirmation: ['delete'] }, [])).toBe(true);
+    expect(needsConfirmation(tool, {}, config, ['delete'])).toBe(false);
     const rule = { name: 'pay', confirm: { when: 'greater_than', arg: 'amount', value: 100 } as const };
-    expect(needsConfirmation(rule, { amount: 500 }, { ...config, skipConfirmation: ['pay'] }, [], true)).toBe(false);
+    expect(needsConfirmation(rule, { amount: 500 }, { ...config, skipConfirmation: ['pay'] }, [])).toBe(false);
     expect(
       waivedMandatoryTools([tool, rule, { name: 'calc', confirm: 'never' }], {
         skipConfirmation: ['delete', 'pay', 'calc'],

@@ -9,15 +9,15 @@ const EventType = temporal.api.enums.v1.EventType;
 const history = (name: string) => loadHistoryFile(path.join(HISTORIES_DIR, name)).history;
 
 describe('countEngineActions', () => {
-  it('bills an approval run its start, local-activity batch, activities, upserts, timer and update', () => {
-    // approve.json: the start task's patch marker and upsert are free, its local activity is one batch; the model
-    // twice and the approved tool once; three status upserts (waiting, running again, completed); the approval's
-    // timeout timer and the decision's update.
+  it('bills an approval run its start, local-activity batches, activities, upserts, timer and update', () => {
+    // approve.json: the start task's local activity (prepareRun) is one batch and the approved tool, a local one,
+    // another; the model twice; three status upserts (waiting, running again, completed), the memo's changes free; the
+    // approval's timeout timer and the decision's update.
     const actions = countEngineActions(history('approve.json'));
     expect(actions).toMatchObject({
       workflowStarts: 1,
-      localActivityBatches: 1,
-      activities: 3,
+      localActivityBatches: 2,
+      activities: 2,
       searchAttributeUpserts: 3,
       timers: 1,
       updates: 1,

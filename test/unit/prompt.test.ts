@@ -11,7 +11,8 @@ function call(iteration: number, thought: string, tool: string, args: unknown, c
   const step: ReActStep = {
     iteration,
     thought,
-    action: { type: 'tool_call', tool, args, callId },
+    // The server's own ID is the one sent back to it.
+    action: { type: 'tool_call', tool, args, callId: `c${iteration}-${callId}`, serverCallId: callId },
     observation,
     timestamp: '2024-01-01T00:00:00.000Z',
     tokenUsage: usage,

@@ -14,7 +14,6 @@ import {
 import { readCompletion } from '../../src/worker/activities/completion-reader';
 import { StreamAssembly } from '../../src/worker/activities/stream-assembly';
 import { classifyModelError, statedContextWindow, UnreadableReply } from '../../src/worker/activities/model-errors';
-import { ruleSet } from '../../src/workflow/rule-sets';
 import { thoughtPolicy, validateThought } from '../../src/workflow/thought';
 
 const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
@@ -317,12 +316,11 @@ describe('known context windows', () => {
 describe("requireThought: 'auto'", () => {
   const config = resolvedConfigSchema.parse({});
 
-  it('is the default, and reads as strict in runs recorded before rule set 5', () => {
+  it('is the default', () => {
     expect(config.requireThought).toBe('auto');
-    expect(thoughtPolicy(config, ruleSet(5))).toBe('auto');
-    expect(thoughtPolicy(config, ruleSet(4))).toBe('strict');
-    expect(thoughtPolicy(resolvedConfigSchema.parse({ requireThought: true }), ruleSet(5))).toBe('strict');
-    expect(thoughtPolicy(resolvedConfigSchema.parse({ requireThought: false }), ruleSet(5))).toBe('off');
+    expect(thoughtPolicy(config)).toBe('auto');
+    expect(thoughtPolicy(resolvedConfigSchema.parse({ requireThought: true }))).toBe('strict');
+    expect(thoughtPolicy(resolvedConfigSchema.parse({ requireThought: false }))).toBe('off');
   });
 
   it('runs a call that came with no thought at all', () => {

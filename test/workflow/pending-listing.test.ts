@@ -40,7 +40,7 @@ describe('listing what waits reads only runs that changed (N12)', () => {
     cache.get(run.workflowId)!.at = 0;
     expect(await queriesOfOneListing()).toBe(0);
 
-    // Same tool, same status once it waits again: only the memo's pending IDs (rule set 6) tell the records apart, and
+    // Same tool, same status once it waits again: only the memo's pending IDs tell the records apart, and
     // the listing asks the run again well before the cache's 30 s bound.
     await harness.agents.approve(run.workflowId, 'c1-1');
     await waitForPending(harness, run.workflowId, { callId: 'c2-1' });

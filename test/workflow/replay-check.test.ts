@@ -18,7 +18,10 @@ import { createTestTools } from '../support/test-tools';
 
 const harness = useHarness();
 const CLI = path.resolve(__dirname, '../../dist/cli/main.js');
-/** Where the corpus's accepted behaviours live (histories recorded by older code keep their files unchanged). */
+/**
+ * Where the corpus's accepted behaviours live: a recording by older code whose behaviour a change was meant to alter
+ * keeps its file, and the new behaviour goes here (none today: the corpus was recorded by the current code).
+ */
 const CORPUS_BASELINES = path.resolve(__dirname, '../histories-behaviour');
 let connection: NativeConnection;
 let env: ReplayEnvironment;

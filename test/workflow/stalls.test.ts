@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import type { ScriptedResponder, ScriptedTurn } from '../../src/testing';
 import { useHarness } from '../support/harness';
 
-// Issue 35, item 1: real models paraphrase a search or alternate between two calls when they are stuck. Rules 7 stop
+// Issue 35, item 1: real models paraphrase a search or alternate between two calls when they are stuck. The loop stops
 // both as `stalled` after as many wasted iterations as an identical repeat, and let calls that only look alike run.
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'dra-stalls-'));

@@ -60,7 +60,7 @@ export interface CallModelInput {
   /** Tools the worker may run as soon as the reply names them (absent: none). */
   runAhead?: RunAheadRequest;
   /**
-   * The run's events since the previous call's, for followers that read history (`publishEvents`, rule set 7). The
+   * The run's events since the previous call's, for followers that read history (`publishEvents`). The
    * worker ignores them: they ride on a command the run issues anyway, so reading them costs no engine action.
    */
   events?: AgentEvent[];

@@ -112,11 +112,10 @@ export function parseRemoteTools(input: unknown, origin = 'remote tools'): AnyTo
         // Never a local activity of this worker, so never run ahead inside a model call either.
         local: false,
         remote,
-        // The workflow schedules the activity on the tool's own queue; a run reaching this worker's runTool with it
-        // followed rules older than remote tools.
+        // The workflow schedules the activity on the tool's own queue: it never reaches this worker's runTool.
         handler: () => {
           throw new ToolInputError(
-            `${declared.name} runs in a worker of task queue "${remote.taskQueue}"; this run's rules predate remote tools`,
+            `${declared.name} runs in a worker of task queue "${remote.taskQueue}", not in this worker`,
           );
         },
       },
