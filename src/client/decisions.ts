@@ -71,7 +71,7 @@ export type PendingCache = Map<
 /**
  * Longest a run that could not be read goes unasked while its visibility record stays the same. Its query waits out
  * {@link PENDING_QUERY_TIMEOUT_MS}, so asking again at every listing made each listing wait for every run whose worker
- * was gone (red team T4: 25 such runs, 16 s a listing). The pause starts at that timeout and doubles with each failure
+ * was gone (25 such runs made each listing take 16 s). The pause starts at that timeout and doubles with each failure
  * in a row up to this bound, so a query that failed once by chance hides its run for seconds, not a minute. A run that
  * moves on changes its record and is asked at once; a worker that comes back for a run that stays put is noticed
  * within the pause.
@@ -85,8 +85,7 @@ function unreadablePauseMs(failures: number): number {
 
 /**
  * How long a run's items are taken from the cache while its visibility record stays the same. A query replays a run
- * that is not in a worker's cache: asking all of 1,000 waiting runs every second kept a worker core busy (red team
- * N12). Runs name their pending items in the memo, so an unchanged record means unchanged items; a record without
+ * that is not in a worker's cache: asking all of 1,000 waiting runs every second kept a worker core busy. Runs name their pending items in the memo, so an unchanged record means unchanged items; a record without
  * them (a run of another workflow) stays as it was when one pending call is replaced by another of the same tool:
  * the bound keeps such a change from being missed for longer.
  */

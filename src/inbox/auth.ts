@@ -42,7 +42,7 @@ const usersSchema = z.record(z.string(), z.unknown()).transform((record, context
       context.addIssue({ code: 'custom', message: `${who}: ${formatZodIssues(parsed.error.issues)}` });
     else if (token.length < 16)
       context.addIssue({ code: 'custom', message: `the token of ${who} is too short: use at least 16 characters` });
-    // Length alone let 16 a's through (red team N23): a token must at least look random.
+    // Length alone let 16 a's through: a token must at least look random.
     else if (new Set(token).size < 8)
       context.addIssue({
         code: 'custom',

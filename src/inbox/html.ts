@@ -7,7 +7,7 @@ const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g;
 /** Escapes text for HTML content and double-quoted attributes. */
 export function escapeHtml(text: string): string {
   // Control characters (a lone \r, ESC) show as escapes, as in the CLI: no text of a model's, a tool's or a sender's
-  // may act on the page's live streams or pass for something else (red team N11).
+  // may act on the page's live streams or pass for something else.
   return text
     .replace(/\r\n/g, '\n')
     .replace(CONTROL, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`)

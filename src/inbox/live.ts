@@ -44,7 +44,7 @@ export const PENDING_FEED_MAX_INTERVAL_MS = 4_000;
 /**
  * Everything waiting across runs, polled from Temporal while someone watches and shared by every watcher: a hundred
  * open inbox tabs cost one visibility query per interval, not a hundred. A listing queries every waiting run (1,000
- * runs took the red team's worker 26 s of work), so while nothing changes the pause doubles, up to 4 s (runs whose
+ * runs took a worker 26 s of work), so while nothing changes the pause doubles, up to 4 s (runs whose
  * visibility record did not change are not asked again, see `PENDING_CACHE_MS`); a change, a new watcher or a
  * decision made here ({@link nudge}) brings it back to `intervalMs`.
  */

@@ -1,8 +1,8 @@
 import type { ResolvedConfig } from './config';
 import { DEFAULT_SYSTEM_PROMPT, DEFAULT_THOUGHT_PROMPT } from './default-prompts';
 
-// Zod-free: the workflow needs the defaults to read runs recorded before clients sent resolved configs (issue 8),
-// and zod stays out of the workflow bundle (issue 17). test/unit/config.test.ts holds these to the config schema's.
+// Zod-free: the workflow fills these into a continued run's carried config, and zod stays out of the workflow
+// bundle (each cached run held its own copy). test/unit/config.test.ts holds these to the config schema's.
 
 export { DEFAULT_SYSTEM_PROMPT, DEFAULT_THOUGHT_PROMPT } from './default-prompts';
 

@@ -43,7 +43,7 @@ export type PriceTable = Readonly<Record<string, ModelPrice>>;
 /** The price of `model` in `prices`: its own entry, else the longest matching `prefix*` entry, else null. */
 export function priceOf(prices: PriceTable, model: string): ModelPrice | null {
   // Own entries only: a model named "constructor" or "toString" must not find Object's, which passed the start check
-  // for a run with limits.cost and then priced nothing, so the cap never applied (issue 45).
+  // for a run with limits.cost and then priced nothing, so the cap never applied.
   const own = Object.hasOwn(prices, model) ? prices[model] : undefined;
   if (own) return own;
   const prefixes = Object.keys(prices)

@@ -3,7 +3,7 @@ import { MAX_LISTED_KEYS } from './validation';
 /*
  * Checks for what people send a run (decisions, answers, budget decisions), without zod: this module runs inside the
  * workflow, where every run evaluates its modules again and keeps its own copy of them in the worker's cache, and zod
- * with its schemas was most of both costs (issue 17). The shapes are small and flat, so a few combinators do.
+ * with its schemas was most of both costs. The shapes are small and flat, so a few combinators do.
  */
 
 /** Marks a value a check refused; the reason is in the issues list. */

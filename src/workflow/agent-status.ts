@@ -61,7 +61,7 @@ export function markFailed(): void {
 /**
  * Publishes AgentStatus and AgentPendingTools when they changed, and refreshes the UI's current details. The memo
  * also names the pending items (`agentPending`: call, question and budget request IDs), so a listing can tell from
- * visibility alone which waiting runs changed (red team N12): the status and tools stay the same when one pending
+ * visibility alone which waiting runs changed: the status and tools stay the same when one pending
  * calculator call follows another.
  */
 export function publishStatus(state: RunState, status: AgentStatusValue = agentStatusOf(state)): void {

@@ -141,7 +141,7 @@ export function nearDuplicateCalls(a: CallPrint, b: CallPrint): boolean {
 
 /**
  * Whether two queries can be about the same subject: unless both name someone and share no name. "Apple stock
- * price" and "price of apple" can; the same report "for Microsoft" and "for Alphabet" cannot (issue 50, F1).
+ * price" and "price of apple" can; the same report "for Microsoft" and "for Alphabet" cannot.
  */
 function sameSubject(a: readonly string[], b: readonly string[]): boolean {
   return a.length === 0 || b.length === 0 || a.some((name) => b.includes(name));

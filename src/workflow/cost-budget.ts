@@ -17,7 +17,7 @@ export function costBudgetReached(state: RunState, request: unknown): string | n
   const promptTokens = estimatePromptTokens(state, request);
   const prompt = roundUsd((promptTokens * price.input) / 1_000_000);
   // Room for the forced final answer, as the token budget keeps it: about this prompt again and a short reply. Without
-  // it the answer was paid on top of a cap already reached (issue 50, F3: $0.818 against $0.50).
+  // it the answer was paid on top of a cap already reached ($0.818 against a $0.50 cap).
   const reserve = state.config.forceFinalAnswer
     ? roundUsd((promptTokens * price.input + FINAL_ANSWER_COMPLETION_TOKENS * price.output) / 1_000_000)
     : 0;

@@ -44,8 +44,8 @@ function confidenceIn(value: unknown): number | null {
 export function acceptFinalAnswer(state: RunState, reply: ModelReply, answer: string, forced = false): boolean {
   let output = state.outcome.output;
   if (state.checksOutput) {
-    // Replies recorded before the worker checked answers (issue 17) carry no check, and the workflow has no JSON
-    // Schema validator: a run replaying across that upgrade accepts any JSON object there.
+    // The worker checks answers against the schema; a reply that carries no check is read here, and the workflow has
+    // no JSON Schema validator, so any JSON object passes.
     const checked = reply.output ?? readAnswerJson(answer);
     if (checked.ok) output = checked.value;
     else {

@@ -3,7 +3,7 @@ import type { CarriedState, ReActStep, RunSeed } from '../shared/types';
 import type { TokenUsage } from '../shared/cost';
 
 /*
- * Forks and continuations (issue 19). The client reads the parent's trace and sends the steps to start from; the new
+ * Forks and continuations. The client reads the parent's trace and sends the steps to start from; the new
  * run takes them as recorded, so no model call is made and no tool runs again for them. They are in the run's own
  * trace (marked `seeded`), which keeps a fork readable on its own, and the model's window is the part of them the
  * parent's model still saw.

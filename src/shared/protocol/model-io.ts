@@ -93,7 +93,7 @@ export interface ReplyBase {
   assistantMessage: ChatMessage & { role: 'assistant' };
   /**
    * With an output schema: {@link answerCandidate} checked against it by the worker, which owns the validator (the
-   * workflow carries no JSON Schema validator). Absent without a schema, and in replies recorded before issue 17.
+   * workflow carries no JSON Schema validator). Absent without a schema.
    */
   output?: OutputCheck;
 }

@@ -6,7 +6,7 @@ import { formatZodIssues } from '../../shared/validation';
 
 /*
  * The final answer's check against the run's output schema, made by the model activity: the validator is zod's, built
- * from the JSON Schema, and zod stays out of the workflow (issue 17: every cached run held its own copy).
+ * from the JSON Schema, and zod stays out of the workflow (every cached run held its own copy).
  */
 
 /** Compiled validators by schema text: a run sends the same schema with every call, and compiling is not free. */

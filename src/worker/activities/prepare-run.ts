@@ -46,7 +46,7 @@ export interface RunTask {
 
 /**
  * Creates the `prepareRun` activity, a new run's first step: its config is checked here, on the worker, where zod
- * lives (the workflow bundle carries no zod: issue 17), and the run's tools are looked up in the same call. The
+ * lives (the workflow bundle carries no zod), and the run's tools are looked up in the same call. The
  * worker's tuning (where model calls run, their policy, run-ahead) is written into the config here, so the run
  * records it.
  */

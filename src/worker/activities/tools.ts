@@ -25,7 +25,7 @@ export const DEFAULT_TOOL_RETRY = { maximumAttempts: 1, initialInterval: '1s', b
 
 /**
  * Longest per-attempt timeout of a tool that runs as a local activity unless it says otherwise. A local activity
- * saves the step a task-queue round trip and a workflow task (issue 17: the step then costs one server round trip,
+ * saves the step a task-queue round trip and a workflow task (the step then costs one server round trip,
  * the model call's); a tool that may run longer stays a remote activity, which heartbeats, shows as pending in the
  * Temporal UI while it runs and has its result recorded the moment it ends.
  */
