@@ -137,7 +137,7 @@ export function parseEncryptionKeys(text: string): EncryptionKey[] {
  */
 export function encryptedDataConverter(
   keys: readonly EncryptionKey[],
-  failureConverterPath: string = path.join(__dirname, '..', '..', 'workflow', 'encoded-failure-converter'),
+  failureConverterPath: string = path.join(__dirname, '..', 'workflow', 'encoded-failure-converter'),
 ): DataConverter {
   return { payloadCodecs: [new EncryptionCodec(keys)], failureConverterPath };
 }

@@ -1,7 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it } from 'vitest';
-import { EncryptionCodec, parseEncryptionKeys, PayloadCodecError } from '../../src/common/data-converter';
+import { existsSync } from 'node:fs';
+import {
+  EncryptionCodec,
+  encryptedDataConverter,
+  parseEncryptionKeys,
+  PayloadCodecError,
+} from '../../src/common/data-converter';
 
 const key = (id: string) => ({ id, key: randomBytes(32) });
 
@@ -67,5 +73,15 @@ describe('EncryptionCodec', () => {
     expect(() => parseEncryptionKeys(`k1:${a},k1:${b}`)).toThrow(
       'PAYLOAD_ENCRYPTION_KEYS names key "k1" twice; key IDs must be unique',
     );
+  });
+});
+
+describe('encryptedDataConverter', () => {
+  it('names by default a failure converter module that exists beside it (the worker bundles it by that path)', () => {
+    const { failureConverterPath } = encryptedDataConverter(
+      parseEncryptionKeys(`k1:${randomBytes(32).toString('base64')}`),
+    );
+    expect(failureConverterPath).toMatch(/workflow[\\/]encoded-failure-converter$/);
+    expect(existsSync(`${failureConverterPath!}.ts`) || existsSync(`${failureConverterPath!}.js`)).toBe(true);
   });
 });
