@@ -1,7 +1,7 @@
 import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { AgentWorkflowInput, ReActResult } from '../shared/types';
-import { toCarried, type RunState } from './run-state';
-import { summarizeBeforeHandover } from './summaries';
+import { toCarried, type RunState } from './record/run-state';
+import { summarizeBeforeHandover } from './thinking/summaries';
 import { ARCHIVE_MAX_BYTES, archiveSteps, fitSteps, jsonBytes } from '../shared/step-archive';
 
 /**

@@ -5,14 +5,14 @@ import { eventText } from '../shared/events';
 import { headOf } from '../shared/well-formed';
 import { sendMessageUpdate, type FollowUpMessage } from '../shared/messages';
 import type { ConversationState, TurnRecord } from '../shared/types';
-import { publishStatus } from './agent-status';
-import type { RunState } from './run-state';
-import { enterPhase } from './run-activity';
-import { clearOutcome, resumeOutcome } from './outcome';
-import { clearCallSignatures } from './run-counters';
-import { clearGuidance } from './prompt-state';
-import { clearWindow } from './transcript';
-import { countedCondition, countMessage } from './cost-ledger';
+import { publishStatus } from './record/agent-status';
+import type { RunState } from './record/run-state';
+import { enterPhase } from './record/run-activity';
+import { clearOutcome, resumeOutcome } from './record/outcome';
+import { clearCallSignatures } from './record/run-counters';
+import { clearGuidance } from './record/prompt-state';
+import { clearWindow } from './record/transcript';
+import { countedCondition, countMessage } from './record/cost-ledger';
 
 /** Longest follow-up message accepted: it becomes a prompt and is carried across continue-as-new. */
 export const MAX_MESSAGE_CHARS = 100_000;

@@ -7,50 +7,50 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { installConversationHandlers, nextTurn, startConversation } from './conversation';
-import { installEventHandlers } from './event-log';
+import { installEventHandlers } from './record/event-log';
 import { eventText } from '../shared/events';
 import { ErrorType, errorMessage } from '../shared/errors';
 import { getPromptQuery, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import type { ToolInfo } from '../shared/tool-protocol';
 import { type AgentWorkflowInput, type ReActResult } from '../shared/types';
 import { ZERO_USAGE } from '../shared/cost';
-import { publishStatus, searchAttributesEnabled, statusUpsertDue, toStatus } from './agent-status';
+import { publishStatus, searchAttributesEnabled, statusUpsertDue, toStatus } from './record/agent-status';
 import type { AgentStatusValue } from '../shared/search-attributes';
-import { catalogProblem } from './catalog-checks';
-import { clarify, installHumanHandlers } from './human-loop';
+import { catalogProblem } from './acting/catalog-checks';
+import { clarify, installHumanHandlers } from './people/human-loop';
 import {
   installBudgetHandlers,
   markTimeUp,
   openBudgetRequest,
   reachLimit,
   settleBudgetRequest,
-} from './budget-request';
-import { invalidInput, lookUpTools, startRun } from './run-start';
+} from './people/budget-request';
+import { invalidInput, lookUpTools, startRun } from './record/run-start';
 import { modelFailure } from './activity-proxies';
 import { renderScratchpad, visibleThought, type ModelReply } from '../shared/protocol';
-import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './run-state';
-import { enterPhase } from './run-activity';
-import { checkBeforeThinking, findPhrase } from './termination';
-import { loopCallAllowance, rawPromptTokens } from './token-budget';
-import { thoughtPolicy, validateThought } from './thought';
+import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './record/run-state';
+import { enterPhase } from './record/run-activity';
+import { checkBeforeThinking, findPhrase } from './limits/termination';
+import { loopCallAllowance, rawPromptTokens } from './limits/token-budget';
+import { thoughtPolicy, validateThought } from './thinking/thought';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
-import { contextLengthFailure, fitContext, recoverFromRefusal } from './context-window';
-import { critiqueIteration } from './critic-step';
-import { refreshDetails } from './ui-details';
-import { countFinished, countIteration } from './metrics';
+import { contextLengthFailure, fitContext, recoverFromRefusal } from './thinking/context-window';
+import { critiqueIteration } from './thinking/critic-step';
+import { refreshDetails } from './record/ui-details';
+import { countFinished, countIteration } from './record/metrics';
 import type { AgentHooks } from './hooks';
-import { acceptFinalAnswer, acceptRefusal, forceFinalAnswer } from './final-answer';
-import { promptFor, think } from './thinking';
-import { summarizeConversationIfDue } from './summaries';
-import { actOnToolCalls } from './tool-step';
+import { acceptFinalAnswer, acceptRefusal, forceFinalAnswer } from './thinking/final-answer';
+import { promptFor, think } from './thinking/thinking';
+import { summarizeConversationIfDue } from './thinking/summaries';
+import { actOnToolCalls } from './acting/tool-step';
 import { traceSteps } from '../shared/step-archive';
-import { carriedFromSeed } from './seed';
-import { offerRunAhead } from './run-ahead';
+import { carriedFromSeed } from './record/seed';
+import { offerRunAhead } from './acting/run-ahead';
 import { resolveRuleSet } from './rule-sets';
-import { countRejectedThought, startIteration } from './run-counters';
-import { addFeedback, clearGuidance, setCriticAction, type CriticAction } from './prompt-state';
-import { costSummary, countLocalActivity, countedSleep, countMessage, countRunStart } from './cost-ledger';
-import { costBudgetReached } from './cost-budget';
+import { countRejectedThought, startIteration } from './record/run-counters';
+import { addFeedback, clearGuidance, setCriticAction, type CriticAction } from './record/prompt-state';
+import { costSummary, countLocalActivity, countedSleep, countMessage, countRunStart } from './record/cost-ledger';
+import { costBudgetReached } from './limits/cost-budget';
 
 /** 1 when the status published after the run's last event will be an upsert: that event's cost counts it. */
 function due(state: RunState, status?: AgentStatusValue): number {

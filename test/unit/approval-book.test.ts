@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { PendingCall } from '../../src/shared/approvals';
 import type { Decider } from '../../src/shared/identity';
-import { ApprovalBook } from '../../src/workflow/approval-book';
+import { ApprovalBook } from '../../src/workflow/record/approval-book';
 
 const ALICE: Decider = { identity: 'alice', channel: 'inbox' };
 

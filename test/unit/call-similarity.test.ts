@@ -6,7 +6,7 @@ import {
   nearDuplicateCalls,
   nearDuplicateReplies,
   queryTokens,
-} from '../../src/workflow/call-similarity';
+} from '../../src/workflow/limits/call-similarity';
 
 const near = (toolA: string, argsA: unknown, toolB: string, argsB: unknown) =>
   nearDuplicateCalls(callPrint(toolA, argsA), callPrint(toolB, argsB));

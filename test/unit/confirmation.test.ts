@@ -1,7 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { argsHash } from '../../src/shared/canonical';
 import { formatDuration, parseDuration } from '../../src/shared/duration';
-import { needsConfirmation, normalizePath, ruleHolds, waivedMandatoryTools } from '../../src/workflow/confirmation';
+import {
+  needsConfirmation,
+  normalizePath,
+  ruleHolds,
+  waivedMandatoryTools,
+} from '../../src/workflow/people/confirmation';
 
 const config = { requireConfirmation: [] as string[], skipConfirmation: [] as string[] };
 

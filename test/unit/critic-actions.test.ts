@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { criticActions, DEFAULT_CRITIC_ACTIONS } from '../../src/shared/critic';
-import { refineArgs } from '../../src/workflow/critic-step';
+import { refineArgs } from '../../src/workflow/thinking/critic-step';
 
 describe('critic actions', () => {
   it('true acts on every verdict; an object overrides only what it names; false is off', () => {

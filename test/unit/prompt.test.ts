@@ -3,7 +3,7 @@ import { resolvedConfigSchema, type ResolvedConfigInput } from '../../src/shared
 import type { ChatMessage } from '../../src/shared/protocol';
 import type { ReActStep } from '../../src/shared/types';
 import { renderScratchpad } from '../../src/shared/protocol';
-import { buildMessages, forcedAnswerInstruction } from '../../src/workflow/prompt';
+import { buildMessages, forcedAnswerInstruction } from '../../src/workflow/thinking/prompt';
 
 const usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 

@@ -6,7 +6,7 @@ import { agentConfigSchema, validateAgentConfig } from '../../src/shared/agent-c
 import { argsHash } from '../../src/shared/canonical';
 import { CHARS_PER_TOKEN, truncateToTokens } from '../../src/shared/observation';
 import { ExpressionError, evaluateExpression } from '../../src/worker/tools/builtin/expression-parser';
-import { ApprovalBook } from '../../src/workflow/approval-book';
+import { ApprovalBook } from '../../src/workflow/record/approval-book';
 
 const usage = { promptTokens: 1, completionTokens: 1, totalTokens: 2 };
 const tags = { thought: 'Thought:', action: 'Action:', observation: 'Observation:' };

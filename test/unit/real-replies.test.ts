@@ -14,7 +14,7 @@ import {
 import { readCompletion } from '../../src/worker/activities/completion-reader';
 import { StreamAssembly } from '../../src/worker/activities/stream-assembly';
 import { classifyModelError, statedContextWindow, UnreadableReply } from '../../src/worker/activities/model-errors';
-import { thoughtPolicy, validateThought } from '../../src/workflow/thought';
+import { thoughtPolicy, validateThought } from '../../src/workflow/thinking/thought';
 
 const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
 const tags = { thought: 'Thought:', action: 'Action:', observation: 'Observation:' };

@@ -7,7 +7,7 @@ import {
   normalizeArgs,
   stallDetailOf,
   stallWindow,
-} from '../../src/workflow/stall';
+} from '../../src/workflow/limits/stall';
 
 describe('normalizeArgs', () => {
   it('ignores key order', () => {

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest';
 import { resolvedConfigSchema, type ResolvedConfigInput, type StopCondition } from '../../src/shared/config';
 import type { ReActAction, ReActStep } from '../../src/shared/types';
-import { checkBeforeThinking, findPhrase, matchStopCondition } from '../../src/workflow/termination';
+import { checkBeforeThinking, findPhrase, matchStopCondition } from '../../src/workflow/limits/termination';
 
 const config = (input: ResolvedConfigInput = {}) => resolvedConfigSchema.parse(input);
 

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest';
 import { resolvedConfigSchema } from '../../src/shared/config';
-import { validateThought } from '../../src/workflow/thought';
+import { validateThought } from '../../src/workflow/thinking/thought';
 
 const config = resolvedConfigSchema.parse({});
 

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { validateResolvedConfig, type ResolvedConfigInput } from '../../src/shared/config';
-import { addTokens } from '../../src/workflow/run-counters';
-import { createRunState } from '../../src/workflow/run-state';
+import { addTokens } from '../../src/workflow/record/run-counters';
+import { createRunState } from '../../src/workflow/record/run-state';
 import {
   allowance,
   completionCap,
   learnPromptRatio,
   loopCallAllowance,
   MIN_COMPLETION_TOKENS,
-} from '../../src/workflow/token-budget';
+} from '../../src/workflow/limits/token-budget';
 
 function state(config: ResolvedConfigInput, used = 0) {
   const validation = validateResolvedConfig(config);
