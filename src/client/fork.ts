@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { configOverrides, validateWorkflowConfig, type AgentConfig } from '../shared/agent-config';
 import type { ResolvedConfigInput } from '../shared/config';
-import { formatUsd, type CarriedCost, type RunCost } from '../shared/cost';
+import { carriedCostOf, formatUsd, ZERO_USAGE, addUsage, type TokenUsage } from '../shared/cost';
 import { InvalidConfigError } from './errors';
 import { DurableAgentError } from '../shared/errors';
 import {
@@ -11,7 +11,6 @@ import {
   type RunLineage,
   type RunSeed,
 } from '../shared/types';
-import { ZERO_USAGE, addUsage, type TokenUsage } from '../shared/cost';
 import { type TerminationReason } from '../shared/termination-reasons';
 import { firstRunInput, runStepOffsets } from './run-chain';
 import { ARCHIVE_MAX_BYTES, fitSteps } from '../shared/step-archive';
@@ -268,15 +267,9 @@ export function continueInput(parent: ParentRun, reason: TerminationReason | nul
     toolRuns: trace.toolRuns ?? trace.toolUsage,
     errorHistory: trace.errorHistory.slice(-50),
     rejectedThoughts: trace.rejectedThoughts,
-    ...(trace.cost ? { cost: carriedCost(trace.cost) } : {}),
+    ...(trace.cost ? { cost: carriedCostOf(trace.cost) } : {}),
   });
   return { query: parent.input.query, config, seed } satisfies AgentWorkflowInput;
-}
-
-/** A finished run's cost as the next run of its chain carries it: without its own call list and derived total. */
-function carriedCost(cost: RunCost): CarriedCost {
-  const { usage, usd, unpricedTokens, models, tools, engineActions, wasted, subagents } = cost;
-  return { usage, usd, unpricedTokens, models, tools, engineActions, wasted, subagents };
 }
 
 /** One line for the Temporal UI's details and the CLI: where this run came from. */

@@ -278,3 +278,9 @@ export function describeCost(cost: Pick<RunCost, 'usd' | 'unpricedTokens' | 'usa
       : `${formatUsd(cost.usd)}${cost.unpricedTokens > 0 ? ` (+${cost.unpricedTokens} tokens with no price)` : ''}`;
   return `${money} · ${cost.usage.totalTokens} tokens · ${cost.engineActionsTotal} engine actions`;
 }
+
+/** A run's cost without this run's call list and the derived total: what is summed and carried to the next run. */
+export function carriedCostOf(cost: RunCost): CarriedCost {
+  const { usage, usd, unpricedTokens, models, tools, engineActions, wasted, subagents } = cost;
+  return { usage, usd, unpricedTokens, models, tools, engineActions, wasted, subagents };
+}

@@ -1,6 +1,7 @@
 import { condition, sleep, workflowInfo } from '@temporalio/workflow';
 import {
   addCost,
+  carriedCostOf,
   emptyCost,
   engineActionsTotal,
   priceUsage,
@@ -11,9 +12,10 @@ import {
   type ModelCallCost,
   type RunCost,
   type RunPricing,
+  addUsage,
+  type TokenUsage,
 } from '../../shared/cost';
 import type { ResolvedConfig } from '../../shared/config';
-import { addUsage, type TokenUsage } from '../../shared/cost';
 import type { CostSummary } from '../../shared/events';
 
 /*
@@ -222,7 +224,7 @@ export function countDiscardedRunAhead(ledger: CostLedger, results: number): voi
 
 /** A subagent's whole cost (its chain, its own subagents), summed into its parent's. */
 export function addSubagentCost(ledger: CostLedger, childWorkflowId: string, cost: RunCost | undefined): void {
-  const carried = cost ? totalsOf(cost) : emptyCost();
+  const carried = cost ? carriedCostOf(cost) : emptyCost();
   writable(ledger).totals = addCost(ledger.totals, { ...carried, subagents: [childWorkflowId, ...carried.subagents] });
 }
 
@@ -257,11 +259,5 @@ export function costSummary(ledger: CostLedger, upcomingUpserts = 0): CostSummar
 
 /** The ledger's totals for the next run of the chain. */
 export function carryCost(ledger: CostLedger): CarriedCost {
-  return totalsOf(toRunCost(ledger));
-}
-
-/** A run's cost without this run's call list and the derived total: what is summed and carried. */
-function totalsOf(cost: RunCost): CarriedCost {
-  const { usage, usd, unpricedTokens, models, tools, engineActions, wasted, subagents } = cost;
-  return { usage, usd, unpricedTokens, models, tools, engineActions, wasted, subagents };
+  return carriedCostOf(toRunCost(ledger));
 }

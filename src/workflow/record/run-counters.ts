@@ -1,6 +1,5 @@
 import type { AgentErrorRecord, CarriedState } from '../../shared/types';
-import type { TokenUsage } from '../../shared/cost';
-import { addUsage, ZERO_USAGE } from '../../shared/cost';
+import { type TokenUsage, addUsage, ZERO_USAGE } from '../../shared/cost';
 import { addCount } from './tool-counts';
 
 /**

@@ -1,6 +1,5 @@
-import { emptyCost, type CarriedCost } from '../../shared/cost';
+import { emptyCost, type CarriedCost, type TokenUsage } from '../../shared/cost';
 import type { CarriedState, ReActStep, RunSeed } from '../../shared/types';
-import type { TokenUsage } from '../../shared/cost';
 
 /*
  * Forks and continuations. The client reads the parent's trace and sends the steps to start from; the new
