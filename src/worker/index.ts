@@ -5,7 +5,7 @@
  */
 export {
   DurableAgentPlugin,
-  STOCK_WORKFLOWS_PATH,
+  stockBundleOptions,
   createDefaultRegistry,
   type DurableAgentPluginOptions,
 } from './plugin';

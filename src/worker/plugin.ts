@@ -15,7 +15,7 @@ import {
   remoteToolsOrigin,
   type RemoteToolConfig,
 } from './tools/remote-tools';
-import { stockBundleOptions } from './workflow-bundle';
+import { ENGINE_ACTION_COUNTER_PATH, stockBundleOptions } from './workflow-bundle';
 import { useLinearTimeRegexFallback } from './regex-engine';
 import { requestTimeoutMs, runTuningOf, type ModelCallOptions } from './model-calls';
 import type { ApprovalKey } from '../common/decision-signing';
@@ -25,7 +25,7 @@ import type { PriceTable } from '../shared/cost';
 import { checkPriceTable } from './prices';
 import { InvalidEnvironmentError } from './env';
 
-export { STOCK_WORKFLOWS_PATH } from './workflow-bundle';
+export { stockBundleOptions } from './workflow-bundle';
 
 /**
  * Runs a worker keeps in its workflow cache unless told otherwise (`maxCachedWorkflows`). The SDK's own default grows
@@ -183,7 +183,7 @@ export class DurableAgentPlugin extends SimplePlugin {
   private readonly approvalKeys: readonly ApprovalKey[];
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
-    const configured = withVerifier(withCacheBound(super.configureWorker(options)), this.approvalKeys);
+    const configured = withCounter(withVerifier(withCacheBound(super.configureWorker(options)), this.approvalKeys));
     if (configured.workflowsPath !== undefined || configured.workflowBundle !== undefined) return configured;
     const { workflowsPath, preloadModules, failureConverterPath } = stockBundleOptions({
       stackTraces: this.stackTraces,
@@ -191,7 +191,7 @@ export class DurableAgentPlugin extends SimplePlugin {
     const bundlerOptions = configured.bundlerOptions ?? {};
     // The worker bundles with its data converter's failure converter: the stock one unless the worker names its own.
     const dataConverter = configured.dataConverter ?? {};
-    return {
+    return withCounter({
       ...configured,
       dataConverter: { failureConverterPath, ...dataConverter },
       workflowsPath,
@@ -199,8 +199,23 @@ export class DurableAgentPlugin extends SimplePlugin {
         ...bundlerOptions,
         preloadModules: [...preloadModules, ...(bundlerOptions.preloadModules ?? [])],
       },
-    };
+    });
   }
+}
+
+/**
+ * Adds the engine-action counter to the workflows a worker bundles at start (its own ones too: they may run the agent
+ * workflow). A prebuilt bundle carries it from `stockBundleOptions()`; one built without it counts no engine actions,
+ * and its runs say so in the worker's log.
+ */
+function withCounter(options: WorkerOptions): WorkerOptions {
+  if (options.workflowsPath === undefined) return options;
+  const modules = options.interceptors?.workflowModules ?? [];
+  if (modules.includes(ENGINE_ACTION_COUNTER_PATH)) return options;
+  return {
+    ...options,
+    interceptors: { ...options.interceptors, workflowModules: [...modules, ENGINE_ACTION_COUNTER_PATH] },
+  };
 }
 
 /**

@@ -1,4 +1,4 @@
-import { setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { parseDuration } from '../shared/duration';
 import { eventText } from '../shared/events';
@@ -12,7 +12,6 @@ import { clearOutcome, resumeOutcome } from './record/outcome';
 import { clearCallSignatures } from './record/run-counters';
 import { clearGuidance } from './record/prompt-state';
 import { clearWindow } from './record/transcript';
-import { countedCondition, countMessage } from './record/cost-ledger';
 
 /** Longest follow-up message accepted: it becomes a prompt and is carried across continue-as-new. */
 export const MAX_MESSAGE_CHARS = 100_000;
@@ -87,7 +86,6 @@ export function installConversationHandlers(state: RunState): void {
   setHandler(
     sendMessageUpdate,
     ({ text, id }) => {
-      countMessage(state.cost, 'updates');
       const conversation = state.conversation!; // the validator refused the message otherwise
       const turn = takenTurn(conversation, id);
       if (turn !== undefined) return { turn };
@@ -185,7 +183,7 @@ export async function nextTurn(state: RunState): Promise<boolean> {
   // with it: a conversation kept busy would otherwise never be idle, and never hand over.
   const remainingMs = Math.max(1, idleMs - (Date.now() - awaiting.sinceMs));
   const due = () => idleHandOverDue(state);
-  if (!(await countedCondition(state.cost, () => conversation.inbox.length > 0 || due(), remainingMs))) return false;
+  if (!(await condition(() => conversation.inbox.length > 0 || due(), remainingMs))) return false;
   if (due()) await continueAsNewNow(state);
   delete conversation.awaiting;
   beginTurn(state, conversation, conversation.inbox.shift()!);

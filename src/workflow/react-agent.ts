@@ -4,6 +4,7 @@ import {
   ContinueAsNew,
   isCancellation,
   setHandler,
+  sleep,
   workflowInfo,
 } from '@temporalio/workflow';
 import { installConversationHandlers, nextTurn, startConversation } from './conversation';
@@ -49,7 +50,8 @@ import { offerRunAhead } from './acting/run-ahead';
 import { resolveRuleSet } from './rule-sets';
 import { countRejectedThought, startIteration } from './record/run-counters';
 import { addFeedback, clearGuidance, setCriticAction, type CriticAction } from './record/prompt-state';
-import { costSummary, countLocalActivity, countedSleep, countMessage, countRunStart } from './record/cost-ledger';
+import { costSummary } from './record/cost-ledger';
+import { warnIfUncounted } from './record/engine-action-counter';
 import { costBudgetReached } from './limits/cost-budget';
 
 /** 1 when the status published after the run's last event will be an upsert: that event's cost counts it. */
@@ -245,7 +247,7 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
     const remainingMs = timeoutSeconds * 1000 - (Date.now() - startedAtMs);
     timer = new CancellationScope();
     void timer
-      .run(() => countedSleep(state.cost, Math.max(remainingMs, 1)))
+      .run(() => sleep(Math.max(remainingMs, 1)))
       .then(
         () => {
           const detail = `the time budget of ${timeoutSeconds}s ran out`;
@@ -311,9 +313,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
     ...(start.opening ? { opening: start.opening } : {}),
     ...(seed ? { seededSteps: seed.steps } : {}),
   });
-  countRunStart(state.cost, input.carried !== undefined);
-  // prepareRun ran before the state existed: a local activity of this first workflow task.
-  if (start.prepared) countLocalActivity(state.cost, start.prepared);
+  warnIfUncounted();
   setHandler(getTraceQuery, () => toTrace(state));
   installHumanHandlers(state);
   installBudgetHandlers(state);
@@ -322,7 +322,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   );
   setHandler(getStatusQuery, () => toStatus(state));
   setHandler(getPromptQuery, () => state.prompt.sent ?? null);
-  installEventHandlers(state.events, (kind) => countMessage(state.cost, kind));
+  installEventHandlers(state.events);
   state.events.acceptDeltasWhen((iteration) => state.config.stream && iteration === state.counters.iterations);
   startConversation(state, input.carried?.conversation);
   installConversationHandlers(state);
@@ -331,7 +331,7 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   );
 
   try {
-    const catalog = await lookUpTools(start, state.cost);
+    const catalog = await lookUpTools(start);
     const problem = catalogProblem(config, catalog);
     if (problem !== null) throw invalidInput(problem);
     const tools = new Map(catalog.tools.map((tool) => [tool.name, tool]));

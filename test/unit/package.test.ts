@@ -4,7 +4,7 @@ import path from 'node:path';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 import type OpenAI from 'openai';
-import { DurableAgentPlugin, STOCK_WORKFLOWS_PATH } from '../../src/worker';
+import { DurableAgentPlugin, stockBundleOptions } from '../../src/worker';
 import { DEFAULT_MAX_CACHED_WORKFLOWS } from '../../src/worker/plugin';
 import * as workflowExports from '../../src/workflow';
 import * as workerExports from '../../src/worker';
@@ -42,11 +42,18 @@ describe('the package', () => {
   it('DurableAgentPlugin adds the activities, and the stock workflows only to a worker that names none', () => {
     const plugin = new DurableAgentPlugin({ openai: {} as OpenAI, defaultModel: 'm', tools: [] });
     const bare = plugin.configureWorker({ taskQueue: 'q' });
-    expect(bare.workflowsPath).toBe(STOCK_WORKFLOWS_PATH);
+    const stock = stockBundleOptions();
+    expect(bare.workflowsPath).toBe(stock.workflowsPath);
+    // Engine actions are counted by a workflow interceptor: in the stock workflows and in a worker's own, which may
+    // run the agent workflow; a prebuilt bundle carries it from stockBundleOptions().
+    expect(stock.workflowInterceptorModules).toHaveLength(1);
+    expect(bare.interceptors?.workflowModules).toEqual(stock.workflowInterceptorModules);
     expect(Object.keys(bare.activities ?? {})).toEqual(
       expect.arrayContaining(['callModel', 'runTool', 'listTools', 'summarize', 'critique']),
     );
-    expect(plugin.configureWorker({ taskQueue: 'q', workflowsPath: '/mine' }).workflowsPath).toBe('/mine');
+    const own = plugin.configureWorker({ taskQueue: 'q', workflowsPath: '/mine' });
+    expect(own.workflowsPath).toBe('/mine');
+    expect(own.interceptors?.workflowModules).toEqual(stock.workflowInterceptorModules);
     // The workflow cache is bounded unless the worker bounds it itself: memory follows the cache, not the runs.
     expect(bare.maxCachedWorkflows).toBe(DEFAULT_MAX_CACHED_WORKFLOWS);
     expect(plugin.configureWorker({ taskQueue: 'q', maxCachedWorkflows: 5000 }).maxCachedWorkflows).toBe(5000);
@@ -56,6 +63,7 @@ describe('the package', () => {
     const bundled = plugin.configureWorker({ taskQueue: 'q', workflowBundle: { code: 'x' } });
     expect(bundled.workflowsPath).toBeUndefined();
     expect(bundled.workflowBundle).toEqual({ code: 'x' });
+    expect(bundled.interceptors?.workflowModules).toBeUndefined();
     // The user's own activities stay beside the agent's.
     const mine = async () => 'mine';
     expect(Object.keys(plugin.configureWorker({ taskQueue: 'q', activities: { mine } }).activities ?? {})).toContain(

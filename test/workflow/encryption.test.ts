@@ -14,7 +14,7 @@ import { EncryptionCodec } from '../../src/common/encryption-codec';
 import { startDevServer } from '../../src/dev/dev-server';
 import { AGENT_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
 import { startScriptedModel } from '../../src/testing/scripted-model';
-import { createAgentWorker, createOpenAIClient } from '../../src/worker';
+import { createAgentWorker, createOpenAIClient, stockBundleOptions } from '../../src/worker';
 import { freePort } from '../../src/testing/free-port';
 
 const API_KEY = `sk-canary-${randomUUID()}`;
@@ -93,7 +93,7 @@ describe('payload encryption', () => {
       // A failure converter is part of the workflow bundle: a prebuilt bundle must be built with it (workers that
       // bundle at start, like the CLI's and the Docker image's, pick it up from the data converter).
       const { code } = await bundleWorkflowCode({
-        workflowsPath: path.resolve(__dirname, '../../src/workflows/index.ts'),
+        ...stockBundleOptions(),
         failureConverterPath: failureConverter,
         logger: new DefaultLogger('WARN'),
       });

@@ -3,7 +3,6 @@ import { describeCall } from '../../shared/observation';
 import type { ToolObservation } from '../../shared/tool-protocol';
 import { modelActivities } from '../activity-proxies';
 import { recordHelperCall, type RunState } from '../record/run-state';
-import { countActivity } from '../record/cost-ledger';
 import { loopCallAllowance, withCap } from '../limits/token-budget';
 import { summaryMessages, type SummarizeInput } from '../../shared/summaries';
 
@@ -41,7 +40,6 @@ export async function condenseObservation(
   const allowed = loopCallAllowance(state, summaryMessages(input));
   if ('refused' in allowed) return observation;
   const { summarize } = modelActivities(state.config.modelCallPolicy);
-  countActivity(state.cost);
   const output = await summarize.executeWithOptions({ summary: `summarise · ${call.tool} result` }, [
     withCap(input, allowed.maxTokens),
   ]);

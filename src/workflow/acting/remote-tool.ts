@@ -4,7 +4,6 @@ import type { ParsedToolCall } from '../../shared/protocol';
 import { describeCall, errorObservation, successObservation } from '../../shared/observation';
 import type { RemoteToolInput, RemoteToolPlacement, ToolInfo, ToolObservation } from '../../shared/tool-protocol';
 import { validateToolArgsLocally } from '../activity-proxies';
-import { countedActivity } from '../record/cost-ledger';
 import type { RunState } from '../record/run-state';
 import { fullTextOver } from './long-observations';
 import { errorMessage } from '../../shared/errors';
@@ -26,9 +25,7 @@ type RemoteActivity = (input: RemoteToolInput) => Promise<RawValue>;
  * an observation the model can correct, and the other worker never sees them. Null when they fit.
  */
 export async function refusedArguments(state: RunState, call: ParsedToolCall): Promise<ToolObservation | null> {
-  const problem = await countedActivity(state.cost, true, () =>
-    validateToolArgsLocally({ tool: call.tool, args: call.args }),
-  );
+  const problem = await validateToolArgsLocally({ tool: call.tool, args: call.args });
   return problem === null ? null : errorObservation(call.tool, call.args, problem, 'invalid_arguments');
 }
 

@@ -16,7 +16,7 @@ import type { ToolObservation } from '../../shared/tool-protocol';
 import type { AgentWorkflowInput, ReActResult, ReActTrace } from '../../shared/types';
 import { recordUsage, type RunState } from '../record/run-state';
 import { hasHooks } from '../hooks';
-import { addSubagentCost, countChildStart, spentUsd } from '../record/cost-ledger';
+import { addSubagentCost, spentUsd } from '../record/cost-ledger';
 
 /** The cost in the trace a failed child attached to its failure (a model error), if it attached one. */
 function failedChildCost(error: unknown): RunCost | undefined {
@@ -170,7 +170,6 @@ async function runChild(
   // Queries only: a client asking what the run waits for is pointed at the child, whose approvals are its own.
   state.approvals.delegate({ callId: call.callId, agent: args.agent, workflowId: childWorkflowId });
   state.events.emit({ type: 'subagent_started', callId: call.callId, agent: args.agent, childWorkflowId });
-  countChildStart(state.cost);
   try {
     const result = await executeChild<(input: AgentWorkflowInput) => Promise<ReActResult>>(childType(state), {
       workflowId: childWorkflowId,

@@ -15,7 +15,7 @@ import { countDecision } from '../record/metrics';
 import { keyPrefix, takeRanAhead } from './run-ahead';
 import type { RunState } from '../record/run-state';
 import { toolSettled, toolStarted } from '../record/run-activity';
-import { countActivity, countedActivity, recordToolTime } from '../record/cost-ledger';
+import { recordToolTime } from '../record/cost-ledger';
 import { fullTextOver } from './long-observations';
 import { neverPickedUp, refusedArguments, runRemoteTool } from './remote-tool';
 import { parseDuration } from '../../shared/duration';
@@ -79,28 +79,25 @@ async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo, re
     if (remote) {
       const refused = await refusedArguments(state, call);
       if (refused) return refused;
-      countActivity(state.cost);
       return await runRemoteTool(state, call, tool, remote, idempotencyKey(call.callId));
     }
-    const observation = await countedActivity(state.cost, local, () =>
-      (local ? runLocalTool : runTool).executeWithOptions(
+    const observation = await (local ? runLocalTool : runTool).executeWithOptions(
+      {
+        summary: `tool · ${describeCall(call.tool, call.args, 60)}`,
+        startToCloseTimeout: tool.timeout,
+        retry: tool.retry,
+      },
+      [
         {
-          summary: `tool · ${describeCall(call.tool, call.args, 60)}`,
-          startToCloseTimeout: tool.timeout,
-          retry: tool.retry,
+          tool: call.tool,
+          args: call.args,
+          callId: call.callId,
+          maxObservationTokens: state.config.maxObservationTokens,
+          ...fullTextOver(state),
+          idempotencyKey: idempotencyKey(call.callId),
+          ...reconcile,
         },
-        [
-          {
-            tool: call.tool,
-            args: call.args,
-            callId: call.callId,
-            maxObservationTokens: state.config.maxObservationTokens,
-            ...fullTextOver(state),
-            idempotencyKey: idempotencyKey(call.callId),
-            ...reconcile,
-          },
-        ],
-      ),
+      ],
     );
     attempts = observation.attempts;
     return observation;
@@ -188,7 +185,6 @@ async function settleUnseen(
 /** Asks the tool's `reconcile` on a worker; a lookup that keeps failing has found nothing out: `unknown`. */
 async function lookUp(state: RunState, call: ParsedToolCall): Promise<ReconcileOutcome> {
   const key = idempotencyKey(call.callId);
-  countActivity(state.cost);
   try {
     return await reconcileTool.executeWithOptions(
       { summary: `reconcile · ${describeCall(call.tool, call.args, 60)}` },

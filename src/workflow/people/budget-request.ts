@@ -1,3 +1,4 @@
+import { condition } from '@temporalio/workflow';
 import {
   BUDGET_APPROVERS,
   BUDGET_LIMIT_MAX,
@@ -17,7 +18,6 @@ import { publishStatus } from '../record/agent-status';
 import { installPersonInput, refuse } from './human-loop';
 import { countDecision, countDecisionRequest } from '../record/metrics';
 import { nowIso, stopRun, type RunState } from '../record/run-state';
-import { countedCondition } from '../record/cost-ledger';
 
 const LIMIT_NAMES: Readonly<Record<BudgetLimit, string>> = {
   max_iterations: 'iteration limit',
@@ -152,7 +152,7 @@ export async function settleBudgetRequest(state: RunState): Promise<boolean> {
   if (!request) return true;
   const { pending } = request;
   const remainingMs = Date.parse(pending.deadline) - Date.now();
-  await countedCondition(state.cost, () => request.decided !== undefined, Math.max(remainingMs, 1));
+  await condition(() => request.decided !== undefined, Math.max(remainingMs, 1));
   state.approvals.endBudget();
   const decided = request.decided;
   const record: BudgetRecord = {

@@ -1,4 +1,4 @@
-import { ApplicationFailure, setHandler, workflowInfo, type SignalDefinition } from '@temporalio/workflow';
+import { ApplicationFailure, condition, setHandler, workflowInfo, type SignalDefinition } from '@temporalio/workflow';
 import type { UpdateDefinition } from '@temporalio/common';
 import type { PendingCall, RefusalReason } from '../../shared/approvals';
 import { argsHash } from '../../shared/canonical';
@@ -16,7 +16,6 @@ import type { ReActStep, ServerCallId } from '../../shared/types';
 import type { TokenUsage } from '../../shared/cost';
 import type { ToolInfo } from '../../shared/tool-protocol';
 import type { Decider } from '../../shared/identity';
-import { countActivity, countedCondition, countMessage } from '../record/cost-ledger';
 
 /** Type of the failure an update sender gets for a refused decision or answer. */
 export const INVALID_DECISION = ErrorType.InvalidDecision;
@@ -36,7 +35,6 @@ async function decide(state: RunState, payload: unknown, via: 'update' | 'signal
   const first = state.approvals.checkDecision(payload, via);
   if (!first.ok) throw refuse(first);
   if (first.value.decision.decision === 'edit') {
-    countActivity(state.cost);
     const problem = await validateToolArgs({ tool: first.value.entry.call.tool, args: first.value.decision.args });
     if (problem !== null) {
       throw refuse({
@@ -77,8 +75,6 @@ export function installPersonInput<Payload, Result>(
   setHandler(
     update,
     (payload) => {
-      // The handler runs only for an update its validator accepted, which is the update billed and in history.
-      countMessage(state.cost, 'updates');
       return apply(payload, 'update');
     },
     {
@@ -89,7 +85,6 @@ export function installPersonInput<Payload, Result>(
     },
   );
   setHandler(signal, async (payload) => {
-    countMessage(state.cost, 'signals');
     try {
       await apply(payload, 'signal');
     } catch (error) {
@@ -176,7 +171,7 @@ export async function awaitDecision(
     ...(uncertain ? { reason: 'uncertain_effect' as const } : {}),
   });
   try {
-    if (await countedCondition(state.cost, () => entry.resolution !== undefined, ms)) {
+    if (await condition(() => entry.resolution !== undefined, ms)) {
       const resolution = entry.resolution as Resolution;
       state.events.emit({ type: 'approval_decided', callId, decision: resolution.decision });
       return capResponded(state, resolution);
@@ -220,7 +215,7 @@ export async function askUser(
   countDecisionRequest();
   state.events.emit({ type: 'clarification_asked', callId, question: eventText(question) });
   try {
-    if (await countedCondition(state.cost, () => asked.answer !== undefined, ms)) {
+    if (await condition(() => asked.answer !== undefined, ms)) {
       countDecision('answer');
       const by = asked.by;
       state.events.emit({

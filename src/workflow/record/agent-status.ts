@@ -10,7 +10,7 @@ import type { PendingDecisions } from '../../shared/approvals';
 import type { RunState } from './run-state';
 import { notePublishedPending, notePublishedStatus, phaseOf, type RunPhase } from './run-activity';
 import { refreshDetails } from './ui-details';
-import { countMessage } from './cost-ledger';
+import { countSearchAttributeUpsert } from './engine-action-counter';
 
 const runPhase = (state: RunState): RunPhase => phaseOf(state.activity, state.approvals.snapshot());
 
@@ -93,7 +93,7 @@ function publishAttributes(state: RunState, status: AgentStatusValue): void {
   const { signature, tools } = statusSignature(status, pending);
   if (signature !== state.activity.publishedStatus) {
     notePublishedStatus(state.activity, signature);
-    countMessage(state.cost, 'searchAttributeUpserts');
+    countSearchAttributeUpsert();
     upsertSearchAttributes([
       { key: AgentStatusKey, value: status },
       { key: AgentPendingToolsKey, value: tools.length > 0 ? tools : null },

@@ -220,39 +220,25 @@ function checkCursor(input: unknown): void {
 
 /**
  * The `getEvents` query, the `waitForEvents` long-poll update and the `publishEvents` signal, which puts the events
- * on the model calls' inputs for followers that read history. `counted` hears of each signal received and update
- * accepted (the cost ledger's engine actions); queries are billed too but leave nothing a run can count.
+ * on the model calls' inputs for followers that read history.
  */
-export function installEventHandlers(log: EventLog, counted: (kind: 'signals' | 'updates') => void): void {
-  setHandler(modelDeltaSignal, (delta) => {
-    counted('signals');
-    log.delta(delta);
-  });
-  setHandler(publishEventsSignal, () => {
-    counted('signals');
-    log.publish();
-  });
+export function installEventHandlers(log: EventLog): void {
+  setHandler(modelDeltaSignal, (delta) => log.delta(delta));
+  setHandler(publishEventsSignal, () => log.publish());
   setHandler(getEventsQuery, (input) => {
     checkCursor(input);
     return log.page(input.after);
   });
-  setHandler(
-    waitForEventsUpdate,
-    ({ after }): Promise<EventsWaitResult> => {
-      counted('updates');
-      return log.waitAfter(after);
+  setHandler(waitForEventsUpdate, ({ after }): Promise<EventsWaitResult> => log.waitAfter(after), {
+    // A rejected update leaves nothing in history; one accepted while handing over would only bounce back.
+    validator: (input) => {
+      checkCursor(input);
+      // A cursor past the newest event would hold one of the run's ten update slots until that many events exist.
+      if ((input as { after: number }).after > log.head)
+        throw new Error(`\`after\` is past the newest event (${log.head})`);
+      if (log.handingOver) throw new Error('the run is continuing as new: ask again');
+      const full = log.waitRefusal();
+      if (full !== null) throw new Error(full);
     },
-    {
-      // A rejected update leaves nothing in history; one accepted while handing over would only bounce back.
-      validator: (input) => {
-        checkCursor(input);
-        // A cursor past the newest event would hold one of the run's ten update slots until that many events exist.
-        if ((input as { after: number }).after > log.head)
-          throw new Error(`\`after\` is past the newest event (${log.head})`);
-        if (log.handingOver) throw new Error('the run is continuing as new: ask again');
-        const full = log.waitRefusal();
-        if (full !== null) throw new Error(full);
-      },
-    },
-  );
+  });
 }

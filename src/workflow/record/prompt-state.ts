@@ -1,5 +1,5 @@
 import type { PromptSnapshot } from '../../shared/protocol';
-import type { LocalStart } from './cost-ledger';
+import type { LocalStart } from './engine-action-counter';
 import type { CarriedState } from '../../shared/types';
 
 /**

@@ -7,7 +7,7 @@ import type { AgentWorkflowInput } from '../../shared/types';
 import { listToolsLocally, prepareRun } from '../activity-proxies';
 import { markFailed } from './agent-status';
 import { seedProblem } from './seed';
-import { countedActivity, localStart, type CostLedger, type LocalStart } from './cost-ledger';
+import { localStart, type LocalStart } from './engine-action-counter';
 
 export function invalidInput(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, ErrorType.InvalidConfig);
@@ -19,9 +19,7 @@ export interface RunStart {
   catalog: ToolCatalog | null;
   /** The context window the worker assumed for the run's model (a new run whose config sets none). */
   assumedContextWindow?: number;
-  /** Where prepareRun was scheduled, for the cost ledger (which does not exist yet then); absent when none ran. */
-  prepared?: LocalStart;
-  /** The same task, when the run's first model call may join it as a local activity (prepareRun's `opensLocally`). */
+  /** Where prepareRun was scheduled, when the run's first model call may join it as a local activity (prepareRun's `opensLocally`). */
   opening?: LocalStart;
 }
 
@@ -51,7 +49,6 @@ export async function startRun(input: AgentWorkflowInput): Promise<RunStart> {
     return {
       config,
       catalog,
-      prepared: scheduled,
       ...(assumedContextWindow !== undefined ? { assumedContextWindow } : {}),
       ...(opensLocally ? { opening: scheduled } : {}),
     };
@@ -65,9 +62,7 @@ export async function startRun(input: AgentWorkflowInput): Promise<RunStart> {
  * The run's tools: from its start, or looked up now (continued runs), in a local activity, which saves the run a
  * task-queue round trip before its first thought.
  */
-export async function lookUpTools(start: RunStart, ledger: CostLedger): Promise<ToolCatalog> {
+export async function lookUpTools(start: RunStart): Promise<ToolCatalog> {
   if (start.catalog) return start.catalog;
-  return countedActivity(ledger, true, () =>
-    listToolsLocally.executeWithOptions({ summary: 'list tools' }, [start.config.tools]),
-  );
+  return listToolsLocally.executeWithOptions({ summary: 'list tools' }, [start.config.tools]);
 }

@@ -13,7 +13,8 @@ import { createPromptState, type PromptState } from './prompt-state';
 import { appendStep, createTranscript, type Transcript } from './transcript';
 import { addError, addTokens, createCounters, type RunCounters } from './run-counters';
 import { LATEST_RULE_SET, type RuleFlags } from '../rule-sets';
-import { carryCost, createLedger, recordModelCall, toRunCost, type CostLedger, type LocalStart } from './cost-ledger';
+import { carryCost, createLedger, recordModelCall, toRunCost, type CostLedger } from './cost-ledger';
+import type { LocalStart } from './engine-action-counter';
 import type {
   AgentErrorKind,
   AgentErrorRecord,

@@ -6,6 +6,7 @@ import { phaseOf } from './run-activity';
 import { clip } from '../../shared/well-formed';
 import { describeCost, engineActionsTotal, formatUsd } from '../../shared/cost';
 import type { RunState } from './run-state';
+import { engineActionsOf } from './cost-ledger';
 
 /** Steps shown in the UI's current details; older ones are counted, not listed, so the text stays small. */
 export const DETAIL_STEPS = 15;
@@ -52,7 +53,7 @@ export function renderDetails(state: RunState): string {
     : phaseOf(state.activity, state.approvals.snapshot());
   const sections = [
     `**Status:** ${status} · iteration ${state.counters.iterations}/${state.config.maxIterations} · ${state.counters.usage.totalTokens} tokens · run ${state.run}`,
-    `**Cost:** ${describeCost({ ...state.cost.totals, engineActionsTotal: engineActionsTotal(state.cost.totals.engineActions) })}${state.config.costBudget !== undefined ? ` of a ${formatUsd(state.config.costBudget)} budget` : ''}`,
+    `**Cost:** ${describeCost({ ...state.cost.totals, engineActionsTotal: engineActionsTotal(engineActionsOf(state.cost)) })}${state.config.costBudget !== undefined ? ` of a ${formatUsd(state.config.costBudget)} budget` : ''}`,
   ];
   if (pending.approvals.length > 0 || pending.question || pending.budget) {
     const waiting = pending.approvals.map(

@@ -8,7 +8,6 @@ import { summaryMessages, type SummarizeInput } from '../../shared/summaries';
 import type { ReActStep } from '../../shared/types';
 import { activityFailureMessage, modelActivities, modelFailure } from '../activity-proxies';
 import { recordError, recordHelperCall, type RunState } from '../record/run-state';
-import { countActivity } from '../record/cost-ledger';
 import { learnContextWindow } from '../record/prompt-state';
 import { foldWindow } from '../record/transcript';
 import { promptSteps } from '../../shared/step-archive';
@@ -122,7 +121,6 @@ async function summarizeSteps(state: RunState, steps: readonly ReActStep[], labe
   let listedBecause = 'the model answered with no text';
   try {
     const { summarize } = modelActivities(state.config.modelCallPolicy);
-    countActivity(state.cost);
     const output = await summarize.executeWithOptions({ summary: label }, [withCap(input, allowed.maxTokens)]);
     recordHelperCall(state, 'summarize', output.usage);
     if (output.summary.trim() !== '') return { text: output.summary };

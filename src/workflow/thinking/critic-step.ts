@@ -14,7 +14,6 @@ import { loopCallAllowance, withCap } from '../limits/token-budget';
 import { modelActivities } from '../activity-proxies';
 import { renderScratchpad } from '../../shared/protocol';
 import { recordError, recordHelperCall, stopRun, type RunState } from '../record/run-state';
-import { countActivity } from '../record/cost-ledger';
 import { addFeedback, addNote, setCriticAction } from '../record/prompt-state';
 import { promptSteps } from '../../shared/step-archive';
 
@@ -59,7 +58,6 @@ export async function critiqueIteration(state: RunState): Promise<void> {
   let output: CritiqueOutput;
   try {
     const { critique } = modelActivities(state.config.modelCallPolicy);
-    countActivity(state.cost);
     output = await critique.executeWithOptions({ summary: 'critic' }, [withCap(input, allowed.maxTokens)]);
   } catch (error) {
     const refusal = contextLengthFailure(error);

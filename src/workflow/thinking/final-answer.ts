@@ -1,4 +1,4 @@
-import { CancellationScope, isCancellation } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 import { activityFailureMessage } from '../activity-proxies';
 import { eventText } from '../../shared/events';
 import { answerCandidate, type ModelReply } from '../../shared/protocol';
@@ -11,7 +11,6 @@ import { acceptAnswer, extendStopDetail, settleForcedAnswer } from '../record/ou
 import { promptFor, think } from './thinking';
 import { allowance, estimatePromptTokens } from '../limits/token-budget';
 import { contextLengthFailure, fitContext, recoverFromRefusal } from './context-window';
-import { countedSleep } from '../record/cost-ledger';
 
 /** Records the final answer as the last step. */
 function finish(state: RunState, reply: ModelReply, answer: string, forced = false): void {
@@ -112,7 +111,7 @@ export async function forceFinalAnswer(state: RunState): Promise<void> {
   const timer = new CancellationScope();
   let cutShort = false;
   void timer
-    .run(() => countedSleep(state.cost, limitMs))
+    .run(() => sleep(limitMs))
     .then(
       () => {
         cutShort = true;

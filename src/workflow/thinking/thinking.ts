@@ -18,7 +18,7 @@ import { rememberSent, takeOpening } from '../record/prompt-state';
 import { keepRanAhead, runAheadRequest } from '../acting/run-ahead';
 import { promptSteps } from '../../shared/step-archive';
 import { completionCap, learnPromptRatio } from '../limits/token-budget';
-import { countAbandonedModelCall, countedActivity, recordModelCall } from '../record/cost-ledger';
+import { countAbandonedModelCall, recordModelCall } from '../record/cost-ledger';
 
 /** The next prompt: the running summary and the window of steps it does not cover yet, plus notes and feedback. */
 export function promptFor(state: RunState, feedback: readonly string[]): ChatMessage[] {
@@ -63,20 +63,16 @@ async function placeCall(
   const { config } = state;
   const { callModel, callModelLocally } = modelActivities(config.modelCallPolicy);
   const remotely = async () => {
-    const recorded = await countedActivity(state.cost, false, () => {
-      // The events since the previous call ride on this input for followers that read history.
-      const events = state.events.unpublished();
-      return callModel.executeWithOptions({ summary }, [
-        { prompt: nextPrompt(state, messages), ...request, ...(events ? { events } : {}) },
-      ]);
-    });
+    // The events since the previous call ride on this input for followers that read history.
+    const events = state.events.unpublished();
+    const recorded = await callModel.executeWithOptions({ summary }, [
+      { prompt: nextPrompt(state, messages), ...request, ...(events ? { events } : {}) },
+    ]);
     return { recorded, local: false };
   };
   // A local call's input is not recorded: it carries the whole prompt, and its events wait for the next remote call.
   const locally = async (activity: typeof callModelLocally) => {
-    const recorded = await countedActivity(state.cost, true, () =>
-      activity.executeWithOptions({ summary }, [{ messages, ...request }]),
-    );
+    const recorded = await activity.executeWithOptions({ summary }, [{ messages, ...request }]);
     return { recorded, local: true };
   };
   // A new run's first call may open locally (prepareRun judged this worker's model quick), in the task that checked
