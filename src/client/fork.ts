@@ -264,7 +264,7 @@ export function continueInput(parent: ParentRun, reason: TerminationReason | nul
     iterations: trace.totalIterations,
     usage,
     toolUsage: trace.toolUsage,
-    toolRuns: trace.toolRuns ?? trace.toolUsage,
+    toolRuns: trace.toolRuns,
     errorHistory: trace.errorHistory.slice(-50),
     rejectedThoughts: trace.rejectedThoughts,
     ...(trace.cost ? { cost: carriedCostOf(trace.cost) } : {}),

@@ -5,10 +5,8 @@ import { DEFAULT_MAX_OBSERVATION_TOKENS } from '../shared/config-defaults';
 import {
   applyPromptDelta,
   DELEGATE_TOOL,
-  toModelReply,
   type CallModelInput,
   type ChatMessage,
-  type LegacyModelReply,
   type ModelReply,
   type PromptSnapshot,
 } from '../shared/protocol';
@@ -263,7 +261,7 @@ export class RunReader {
     this.tally.completedModelCalls += 1;
     switch (call.kind) {
       case 'callModel':
-        call.output = toModelReply(output as ModelReply | LegacyModelReply);
+        call.output = output as ModelReply;
         call.turn = callModelTurn(call.output, call.input?.maxTokens);
         this.replied(call.output, label);
         return;

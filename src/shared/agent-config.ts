@@ -180,12 +180,58 @@ export function flattenConfig(input: AgentConfig): Flat {
 }
 
 /**
+ * Where each field of the flat shape (1.0's release candidates took it) went: the CHANGELOG's table as data, so an old
+ * config file gets its new name instead of a bare "unknown field".
+ */
+const MOVED_FIELDS: Record<string, string> = {
+  ...Object.fromEntries(
+    Object.entries(CONFIG_GROUPS).flatMap(([groupName, fields]) =>
+      Object.entries(fields).map(([name, field]) => [field, `\`${groupName}.${name}\``]),
+    ),
+  ),
+  successPhrases: "`stopWhen: [{ type: 'thought_contains', text, outcome: 'success' }]`",
+  failurePhrases: "`stopWhen: [{ type: 'thought_contains', text, outcome: 'failure' }]`",
+  modelCalls: "the worker's `modelCalls` option, or WORKER_MODEL_CALLS",
+  runAhead: "the worker's `runAhead` option, or WORKER_RUN_AHEAD",
+};
+/** A subagent's flat fields: its model settings and limits went into the same groups as the run's. */
+const MOVED_SUBAGENT_FIELDS: Record<string, string> = {
+  ...Object.fromEntries(
+    ['temperature', 'maxTokens', 'toolChoice', 'reasoningEffort', 'parallelToolCalls'].map((name) => [
+      name,
+      `\`modelSettings.${name}\``,
+    ]),
+  ),
+  maxIterations: '`limits.maxIterations`',
+  timeoutSeconds: '`limits.timeoutSeconds`',
+};
+
+/** "`maxIterations` is now `limits.maxIterations`" for each old flat field among the refused ones. */
+function movedFieldHints(issues: readonly z.core.$ZodIssue[]): string[] {
+  return issues.flatMap((issue) => {
+    if (issue.code !== 'unrecognized_keys') return [];
+    const [first, , third] = issue.path;
+    const moved =
+      issue.path.length === 0
+        ? MOVED_FIELDS
+        : first === 'subagents' && third === undefined
+          ? MOVED_SUBAGENT_FIELDS
+          : {};
+    return issue.keys.flatMap((key) => (Object.hasOwn(moved, key) ? [`\`${key}\` is now ${moved[key]}`] : []));
+  });
+}
+
+/**
  * A partial grouped config (a fork's changes, a replay's), checked and flattened with no defaults added, to lay over a
  * resolved config; or one line naming every problem.
  */
 export function configOverrides(input: unknown): { ok: true; overrides: Flat } | { ok: false; message: string } {
   const parsed = agentConfigSchema.safeParse(input);
-  if (!parsed.success) return { ok: false, message: `Invalid agent config: ${formatZodIssues(parsed.error.issues)}` };
+  if (!parsed.success) {
+    const moved = movedFieldHints(parsed.error.issues);
+    const hint = moved.length > 0 ? ` (${moved.join('; ')})` : '';
+    return { ok: false, message: `Invalid agent config: ${formatZodIssues(parsed.error.issues)}${hint}` };
+  }
   return { ok: true, overrides: flattenConfig(input as AgentConfig) };
 }
 

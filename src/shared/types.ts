@@ -117,9 +117,9 @@ export interface ReActTrace {
   /**
    * Calls per tool name that ran: calls refused (unknown tool, bad arguments, a hook), rejected or answered by a person,
    * or left without a decision are not counted; while the run is live, calls still settling count. `maxCallsPerTool`
-   * caps these. Absent in results of older versions.
+   * caps these.
    */
-  toolRuns?: Record<string, number>;
+  toolRuns: Record<string, number>;
   errorHistory: AgentErrorRecord[];
   /** Replies refused by thought validation (missing, short or degenerate thought). */
   rejectedThoughts: number;
@@ -272,8 +272,7 @@ export interface CarriedState {
   iterations: number;
   usage: TokenUsage;
   toolUsage: Record<string, number>;
-  /** Absent when carried by a version that predates it. */
-  toolRuns?: Record<string, number>;
+  toolRuns: Record<string, number>;
   rejectedThoughts: number;
   errorHistory: AgentErrorRecord[];
   /** At most `stallThreshold + 2` entries (stall detection also looks for cycles). */

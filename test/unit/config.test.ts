@@ -234,12 +234,22 @@ describe('the grouped config', () => {
     expect(flattenConfig({})).toEqual({});
   });
 
-  it('refuses the old flat fields, so a config written for the flat shape is not silently ignored', () => {
-    expect(invalid({ maxIterations: 5 })).toBe('Invalid agent config: unknown field: maxIterations');
-    expect(invalid({ successPhrases: ['done'] })).toBe('Invalid agent config: unknown field: successPhrases');
+  it('refuses the old flat fields, naming where each went, so a flat config is not silently ignored', () => {
+    expect(invalid({ maxIterations: 5 })).toBe(
+      'Invalid agent config: unknown field: maxIterations (`maxIterations` is now `limits.maxIterations`)',
+    );
+    expect(invalid({ costBudget: 1, colour: 'blue' })).toBe(
+      'Invalid agent config: unknown fields: costBudget, colour (`costBudget` is now `limits.cost`)',
+    );
+    expect(invalid({ successPhrases: ['done'] })).toBe(
+      "Invalid agent config: unknown field: successPhrases (`successPhrases` is now `stopWhen: [{ type: 'thought_contains', text, outcome: 'success' }]`)",
+    );
     // Worker tuning is the worker's: a run cannot ask for it.
     expect(invalid({ modelCalls: 'local', runAhead: false })).toBe(
-      'Invalid agent config: unknown fields: modelCalls, runAhead',
+      "Invalid agent config: unknown fields: modelCalls, runAhead (`modelCalls` is now the worker's `modelCalls` option, or WORKER_MODEL_CALLS; `runAhead` is now the worker's `runAhead` option, or WORKER_RUN_AHEAD)",
+    );
+    expect(invalid({ subagents: { helper: { description: 'd', maxIterations: 3 } } })).toBe(
+      'Invalid agent config: unknown field in subagents.helper: maxIterations (`maxIterations` is now `limits.maxIterations`)',
     );
   });
 });
@@ -387,7 +397,7 @@ describe('model settings', () => {
     ],
     [
       { subagents: { helper: { description: 'helps', temperature: 3 } } },
-      'Invalid agent config: unknown field in subagents.helper: temperature',
+      'Invalid agent config: unknown field in subagents.helper: temperature (`temperature` is now `modelSettings.temperature`)',
     ],
   ])('refuses %j with one clear line', (input, expected) => {
     expect(invalid(input)).toBe(expected);

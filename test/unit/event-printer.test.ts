@@ -31,6 +31,7 @@ const trace: ReActTrace = {
   totalIterations: 2,
   totalTokens: 4,
   toolUsage: { stock_price: 1 },
+  toolRuns: { stock_price: 1 },
   errorHistory: [],
   rejectedThoughts: 0,
   terminationDetail: null,

@@ -29,6 +29,7 @@ function parent(steps: ReActStep[], overrides: Partial<ParentRun> = {}, trace: P
       totalIterations: 5,
       totalTokens: 900,
       toolUsage: { calculator: 5 },
+      toolRuns: { calculator: 5 },
       errorHistory: [
         { iteration: 2, kind: 'invalid_thought', message: 'too short', timestamp: '' },
         { iteration: 4, kind: 'tool_error', message: 'boom', timestamp: '' },

@@ -2,7 +2,7 @@ import { describe, it, expect } from 'vitest';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { readNativeReply, readTextReply } from '../../src/shared/protocol';
 import { readUsage } from '../../src/worker/activities/usage';
-import { toModelReply, type ModelReply, type ModelToolCall, type TextTags } from '../../src/shared/protocol';
+import type { ModelReply, ModelToolCall, TextTags } from '../../src/shared/protocol';
 
 const usage = { promptTokens: 120, completionTokens: 30, totalTokens: 150 };
 const tags: TextTags = { thought: 'Thought:', action: 'Action:', observation: 'Observation:' };
@@ -196,37 +196,5 @@ describe('readUsage', () => {
       completionTokens: 10,
       totalTokens: 111,
     });
-  });
-});
-
-describe('toModelReply, the tolerant reader of recorded replies', () => {
-  const base = { thought: 't', usage, assistantMessage: { role: 'assistant' as const, content: 't' } };
-  const legacy = { ...base, toolCalls: [], finalAnswer: null, malformed: null, clarification: null, confidence: null };
-
-  it('reads the nullable-field shape older workers recorded, in the order the loop tested its fields', () => {
-    expect(toModelReply({ ...legacy, malformed: 'bad', finalAnswer: 'x' })).toEqual({
-      ...base,
-      type: 'malformed',
-      problem: 'bad',
-    });
-    expect(toModelReply({ ...legacy, finalAnswer: '42', confidence: 0.5 })).toEqual({
-      ...base,
-      type: 'final_answer',
-      answer: '42',
-      confidence: 0.5,
-    });
-    expect(toModelReply({ ...legacy, clarification: { callId: 'q', question: 'Which?' } })).toEqual({
-      ...base,
-      type: 'clarification',
-      callId: 'q',
-      question: 'Which?',
-    });
-    const calls = [{ callId: 'c', tool: 'search', argumentsText: '{}', args: {} }];
-    expect(toModelReply({ ...legacy, toolCalls: calls })).toEqual({ ...base, type: 'tool_calls', calls });
-  });
-
-  it('passes the tagged union through', () => {
-    const reply: ModelReply = { ...base, type: 'final_answer', answer: 'a', confidence: null };
-    expect(toModelReply(reply)).toBe(reply);
   });
 });

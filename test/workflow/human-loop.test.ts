@@ -147,7 +147,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     expect(failure).toMatchObject({
       type: ErrorType.InvalidConfig,
       message:
-        "skipConfirmation cannot waive delete_record: the tool's author requires a person to confirm every call (confirm: 'always')",
+        "approvals.skip cannot waive delete_record: the tool's author requires a person to confirm every call (confirm: 'always')",
     });
     expect(harness.model.requests(run.modelName)).toHaveLength(0); // refused before the first thought
     expect(recordedEffects.get(`${run.workflowId}:c1-1`)).toBeUndefined();

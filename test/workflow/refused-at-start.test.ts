@@ -24,7 +24,7 @@ describe('runs refused at their start', () => {
     expect(failure).toBeInstanceOf(AgentRunError);
     expect((failure as AgentRunError).type).toBe(ErrorType.InvalidConfig);
     expect((failure as AgentRunError).message).toBe(
-      'requireConfirmation names tools this run does not have: calculater (did you mean calculator?)',
+      'approvals.require names tools this run does not have: calculater (did you mean calculator?)',
     );
     // The misspelt confirmation used to let the real calculator run with no approval.
     expect(harness.model.requests(run.modelName)).toHaveLength(0);

@@ -30,7 +30,7 @@ export interface TextTags {
 
 /** Input of the `callModel` activity: the prompt whole (`messages`) or as a delta from the previous one (`prompt`). */
 export interface CallModelInput {
-  /** The whole prompt: local model calls (their input is not recorded) and histories recorded before deltas. */
+  /** The whole prompt: local model calls, whose input is not recorded. */
   messages?: ChatMessage[];
   /** The prompt as what changed since the run's previous call; the worker rebuilds it. */
   prompt?: PromptDelta;
@@ -139,27 +139,6 @@ export type ModelReply = ReplyBase &
      */
     | { type: 'refusal'; refusal: string }
   );
-
-/** The reply shape workers returned before the tagged union: nullable fields. Recorded histories still hold it. */
-export interface LegacyModelReply extends ReplyBase {
-  toolCalls: ParsedToolCall[];
-  finalAnswer: string | null;
-  malformed: string | null;
-  clarification: { callId: string; question: string } | null;
-  confidence: number | null;
-}
-
-/** Reads a recorded `callModel` result of either shape (a tolerant reader, so older histories replay). */
-export function toModelReply(raw: ModelReply | LegacyModelReply): ModelReply {
-  if ('type' in raw) return raw;
-  const base: ReplyBase = { thought: raw.thought, usage: raw.usage, assistantMessage: raw.assistantMessage };
-  // The order the loop used to test the nullable fields in.
-  if (raw.malformed !== null) return { ...base, type: 'malformed', problem: raw.malformed };
-  if (raw.finalAnswer !== null)
-    return { ...base, type: 'final_answer', answer: raw.finalAnswer, confidence: raw.confidence };
-  if (raw.clarification) return { ...base, type: 'clarification', ...raw.clarification };
-  return { ...base, type: 'tool_calls', calls: raw.toolCalls };
-}
 
 /**
  * A prompt as what changed since the run's previous model call. Every `callModel` input is stored in the run's

@@ -23,7 +23,6 @@ export function keyPrefix(): string {
  * says `runAhead: false`, or when a beforeToolCall hook judges calls first.
  */
 export function runAheadTools(state: RunState, tools: readonly ToolInfo[]): string[] {
-  // A config resolved before the option existed has no `runAhead`: on, as for any run since.
   if (state.hooks.beforeToolCall || state.config.runAhead === false) return [];
   // Only tools whose policy is `never` can be known not to wait before their arguments are: the run's config decides.
   return tools

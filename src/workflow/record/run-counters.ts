@@ -36,8 +36,7 @@ export function createCounters(carried: CarriedState | undefined): RunCounters {
     iterationsAtStart: carried?.iterations ?? 0,
     usage: carried?.usage ?? ZERO_USAGE,
     toolUsage: carried?.toolUsage ?? {},
-    // A chain from before toolRuns existed carries only toolUsage, which counted every call: the cap stays as strict.
-    toolRuns: carried?.toolRuns ?? { ...carried?.toolUsage },
+    toolRuns: carried?.toolRuns ?? {},
     rejectedThoughts: carried?.rejectedThoughts ?? 0,
     errorHistory: carried?.errorHistory ?? [],
     callSignatures: carried?.callSignatures ?? [],

@@ -2,7 +2,6 @@ import { modelSettingsOf } from '../../shared/model-settings';
 import {
   promptDelta,
   tagsOf,
-  toModelReply,
   type CallModelInput,
   type ChatMessage,
   type ModelReply,
@@ -132,8 +131,7 @@ export async function think(
     ...(config.stream ? { stream: { iteration: state.counters.iterations } } : {}),
     ...(runAhead ? { runAhead } : {}),
   });
-  // Histories recorded before the reply became a tagged union hold the old shape: read both.
-  const reply = toModelReply(recorded);
+  const reply = recorded;
   keepRanAhead(state, reply);
   recordUsage(state, reply.usage);
   recordModelCall(state.cost, config, {
