@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { startCluster } from '../dev/cluster/cluster';
 import { UsageError } from './args';
+import { readEnv } from '../common/env';
 
 type Say = (line: string) => void;
 
@@ -16,7 +17,7 @@ export async function clusterCommand(argv: string[], say: Say, untilInterrupted:
       options: {
         shards: { type: 'string', default: '4' },
         port: { type: 'string' },
-        namespace: { type: 'string', default: process.env.TEMPORAL_NAMESPACE || 'default' },
+        namespace: { type: 'string', default: readEnv().temporalNamespace },
         keep: { type: 'boolean', default: false },
       },
     }));

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
-import { readEnv } from '../common/env';
+import { readEnv, type RuntimeEnv } from '../common/env';
 import { signerFromEnv } from '../common/decision-signing';
 import { InboxConfigError, parseTokens, readTokensFile, startInbox, type IdentitySource } from '../inbox';
 import { UsageError } from './args';
@@ -8,18 +8,20 @@ import { connectServer, type Cleanup } from './run-command';
 
 type Say = (line: string) => void;
 
-function identities(values: {
-  tokens?: string | undefined;
-  'trusted-header'?: string | undefined;
-  'roles-header'?: string | undefined;
-}): IdentitySource {
-  const file = values.tokens ?? process.env.INBOX_TOKENS_FILE;
-  const inline = process.env.INBOX_TOKENS;
-  const tokens = file ? readTokensFile(file) : inline ? parseTokens(inline, 'INBOX_TOKENS') : {};
-  const trustedHeader = values['trusted-header'] ?? process.env.INBOX_TRUSTED_HEADER;
-  const rolesHeader = values['roles-header'] ?? process.env.INBOX_ROLES_HEADER;
+function identities(
+  values: {
+    tokens?: string | undefined;
+    'trusted-header'?: string | undefined;
+    'roles-header'?: string | undefined;
+  },
+  env: RuntimeEnv['inbox'],
+): IdentitySource {
+  const file = values.tokens ?? env.tokensFile;
+  const tokens = file ? readTokensFile(file) : env.tokens ? parseTokens(env.tokens, 'INBOX_TOKENS') : {};
+  const trustedHeader = values['trusted-header'] ?? env.trustedHeader;
+  const rolesHeader = values['roles-header'] ?? env.rolesHeader;
   // From the environment only: a flag's value would show in every process listing.
-  const proxySecret = process.env.INBOX_PROXY_SECRET;
+  const proxySecret = env.proxySecret;
   return {
     tokens,
     ...(trustedHeader ? { trustedHeader } : {}),
@@ -54,19 +56,19 @@ export async function inboxCommand(argv: string[], say: Say, untilInterrupted: (
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535)
     throw new UsageError(`--port expects a port number, got "${values.port}"`);
-  const publicUrl = values['public-url'] ?? process.env.INBOX_PUBLIC_URL;
+  const env = readEnv();
+  const publicUrl = values['public-url'] ?? env.inbox.publicUrl;
   if (publicUrl !== undefined && !URL.canParse(publicUrl))
     throw new UsageError(
       `--public-url expects the URL people open, like https://inbox.example.com, got "${publicUrl}"`,
     );
   let source: IdentitySource;
   try {
-    source = identities(values);
+    source = identities(values, env.inbox);
   } catch (error) {
     if (error instanceof InboxConfigError) throw new UsageError(error.message);
     throw error;
   }
-  const env = readEnv();
   // A bad key is a SigningKeyError: one line and exit 2, as main() reports it.
   const signer = signerFromEnv(env);
   const cleanups: Cleanup[] = [];

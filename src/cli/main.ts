@@ -165,17 +165,17 @@ async function codecServerCommand(argv: string[]): Promise<number> {
       'public-url': { type: 'string' },
     },
   });
-  const publicUrl = values['public-url'] ?? process.env.CODEC_SERVER_PUBLIC_URL;
+  const env = readEnv();
+  const publicUrl = values['public-url'] ?? env.codecServer.publicUrl;
   if (publicUrl !== undefined && !URL.canParse(publicUrl))
     throw new UsageError(
       `--public-url expects the URL the UI calls, like https://codec.example.com, got "${publicUrl}"`,
     );
-  const env = readEnv();
   if (!env.payloadEncryptionKeys)
     throw new UsageError('codec-server needs PAYLOAD_ENCRYPTION_KEYS (id:base64key,…), the same keys as the workers');
   const port = Number(values.port);
   if (!Number.isInteger(port)) throw new UsageError(`--port expects a number, got "${values.port}"`);
-  const token = values.token ?? process.env.CODEC_SERVER_TOKEN;
+  const token = values.token ?? env.codecServer.token;
   const { url } = await startCodecServer({
     codec: new EncryptionCodec(parseEncryptionKeys(env.payloadEncryptionKeys)),
     origin: values.origin,

@@ -30,6 +30,17 @@ export interface RuntimeEnv {
   signingKeyFile: string | undefined;
   /** WORKER_APPROVAL_KEYS: the worker's verification keys (JSON), which `audit --verify` re-checks decisions with. */
   approvalKeysFile: string | undefined;
+  /** The inbox's INBOX_* settings; its flags win over them, and the proxy secret has no flag (process listings). */
+  inbox: {
+    tokensFile: string | undefined;
+    tokens: string | undefined;
+    trustedHeader: string | undefined;
+    rolesHeader: string | undefined;
+    proxySecret: string | undefined;
+    publicUrl: string | undefined;
+  };
+  /** The codec server's CODEC_SERVER_* settings, under its flags. */
+  codecServer: { token: string | undefined; publicUrl: string | undefined };
 }
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -45,7 +56,7 @@ export function splitList(value: string | undefined): string[] {
     .filter((item) => item !== '');
 }
 
-/** Reads OPENAI_* and TEMPORAL_* variables; empty values count as unset. */
+/** Reads every variable a client-side process (the CLI, the inbox, a service) uses; empty values count as unset. */
 export function readEnv(env: NodeJS.ProcessEnv = process.env): RuntimeEnv {
   return {
     openaiApiKey: nonEmpty(env.OPENAI_API_KEY),
@@ -62,6 +73,15 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): RuntimeEnv {
     signingKeyId: nonEmpty(env.AGENT_SIGNING_KEY_ID),
     signingKeyFile: nonEmpty(env.AGENT_SIGNING_KEY_FILE),
     approvalKeysFile: nonEmpty(env.WORKER_APPROVAL_KEYS),
+    inbox: {
+      tokensFile: nonEmpty(env.INBOX_TOKENS_FILE),
+      tokens: nonEmpty(env.INBOX_TOKENS),
+      trustedHeader: nonEmpty(env.INBOX_TRUSTED_HEADER),
+      rolesHeader: nonEmpty(env.INBOX_ROLES_HEADER),
+      proxySecret: nonEmpty(env.INBOX_PROXY_SECRET),
+      publicUrl: nonEmpty(env.INBOX_PUBLIC_URL),
+    },
+    codecServer: { token: nonEmpty(env.CODEC_SERVER_TOKEN), publicUrl: nonEmpty(env.CODEC_SERVER_PUBLIC_URL) },
   };
 }
 
