@@ -440,7 +440,8 @@ describe('limits.cost', () => {
     expect(result.trace.budgetRequests).toEqual([expect.objectContaining({ limit: 'cost_budget', outcome: 'raise' })]);
     // The wait's timer and the raise's update are engine actions of the run like any other.
     expect(result.trace.cost!.engineActions.updates).toBe(1);
-    expect(result.trace.cost!.engineActionsTotal).toBe(await chainBilledActions(run.workflowId));
+    // Kind by kind, so a difference names what was counted apart from the history.
+    expect(result.trace.cost!.engineActions).toEqual(await chainEngineActions(harness.client, run.workflowId));
     // A new worker has the run in no cache: its query replays the history, and the ledger comes out the same.
     await harness.restartWorker();
     const replayed = await harness.client.workflow.getHandle(run.workflowId).query(getTraceQuery);
