@@ -12,6 +12,7 @@ import { bundleWorkflowCode, DefaultLogger } from '@temporalio/worker';
 import { startDevServer, type DevServer } from '../src/dev/dev-server';
 import { AGENT_SEARCH_ATTRIBUTES } from '../src/shared/search-attributes';
 import { freePort } from '../src/testing/free-port';
+import { stockBundleOptions } from '../src/worker/workflow-bundle';
 import { stopAllServers } from './killable-server';
 import { allFailures, formatTable } from './report';
 import { runChaosSuite, scaleSizes, SCENARIOS, type ScenarioName } from './suite';
@@ -54,10 +55,8 @@ async function main(): Promise<number> {
   process.once('SIGINT', interrupted).once('SIGTERM', interrupted);
   try {
     log('bundling the workflows');
-    const { code } = await bundleWorkflowCode({
-      workflowsPath: path.resolve(__dirname, '../src/workflows/index.ts'),
-      logger: new DefaultLogger('WARN'),
-    });
+    // The stock bundle: the workflows with their failure converter and the engine-action counter.
+    const { code } = await bundleWorkflowCode({ ...stockBundleOptions(), logger: new DefaultLogger('WARN') });
     const workflowBundlePath = path.join(folder, 'workflow-bundle.js');
     await writeFile(workflowBundlePath, code);
     const port = await freePort();
