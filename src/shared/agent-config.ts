@@ -194,17 +194,12 @@ const MOVED_FIELDS: Record<string, string> = {
   modelCalls: "the worker's `modelCalls` option, or WORKER_MODEL_CALLS",
   runAhead: "the worker's `runAhead` option, or WORKER_RUN_AHEAD",
 };
-/** A subagent's flat fields: its model settings and limits went into the same groups as the run's. */
-const MOVED_SUBAGENT_FIELDS: Record<string, string> = {
-  ...Object.fromEntries(
-    ['temperature', 'maxTokens', 'toolChoice', 'reasoningEffort', 'parallelToolCalls'].map((name) => [
-      name,
-      `\`modelSettings.${name}\``,
-    ]),
+/** A subagent's flat fields: its model settings and limits went into the groups its schema has. */
+const MOVED_SUBAGENT_FIELDS: Record<string, string> = Object.fromEntries(
+  (['modelSettings', 'limits'] as const).flatMap((groupName) =>
+    Object.keys(publicSubagentSchema.shape[groupName].unwrap().shape).map((name) => [name, `\`${groupName}.${name}\``]),
   ),
-  maxIterations: '`limits.maxIterations`',
-  timeoutSeconds: '`limits.timeoutSeconds`',
-};
+);
 
 /** "`maxIterations` is now `limits.maxIterations`" for each old flat field among the refused ones. */
 function movedFieldHints(issues: readonly z.core.$ZodIssue[]): string[] {

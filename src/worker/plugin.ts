@@ -183,8 +183,9 @@ export class DurableAgentPlugin extends SimplePlugin {
   private readonly approvalKeys: readonly ApprovalKey[];
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
-    const configured = withCounter(withVerifier(withCacheBound(super.configureWorker(options)), this.approvalKeys));
-    if (configured.workflowsPath !== undefined || configured.workflowBundle !== undefined) return configured;
+    const configured = withVerifier(withCacheBound(super.configureWorker(options)), this.approvalKeys);
+    if (configured.workflowsPath !== undefined || configured.workflowBundle !== undefined)
+      return withCounter(configured);
     const { workflowsPath, preloadModules, failureConverterPath } = stockBundleOptions({
       stackTraces: this.stackTraces,
     });

@@ -1,5 +1,6 @@
 import {
   addCost,
+  addEngineActions,
   carriedCostOf,
   emptyCost,
   engineActionsTotal,
@@ -20,8 +21,8 @@ import { countRetries, runEngineActions } from './engine-action-counter';
 /*
  * The run's cost ledger: tokens, money and tool time from what the run's calls returned, the engine actions its
  * interceptor counted, and the totals of earlier runs and subagents. Every figure comes from what the run did, so it is
- * part of the run, replays the same and is carried across continue-as-new. Money is priced with the price the run recorded at its start (`config.pricing`), never the
- * worker's current table. Nothing here issues a command of its own.
+ * part of the run, replays the same and is carried across continue-as-new. Money is priced with the price the run
+ * recorded at its start (`config.pricing`), never the worker's current table. Nothing here issues a command of its own.
  */
 
 /** The ledger: the chain's totals so far (this run's engine actions apart, see `engineActionsOf`) and its model calls. */
@@ -40,11 +41,7 @@ export function createLedger(carried: CarriedCost | undefined): CostLedger {
 
 /** The chain's engine actions so far: the ledger's totals and this run's own (see `engine-action-counter`). */
 export function engineActionsOf(ledger: CostLedger): EngineActions {
-  const own = runEngineActions();
-  const carried = ledger.totals.engineActions;
-  return Object.fromEntries(
-    Object.entries(own).map(([kind, amount]) => [kind, amount + carried[kind as keyof EngineActions]]),
-  ) as unknown as EngineActions;
+  return addEngineActions(ledger.totals.engineActions, runEngineActions());
 }
 
 /** The pricing a run recorded; a run recorded before prices existed has none, and its calls show "no price". */
