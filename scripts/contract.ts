@@ -22,7 +22,6 @@ import { z } from 'zod';
 import { agentConfigSchema } from '../src/shared/agent-config';
 import { checkAnswerPayload, checkDecisionPayload } from '../src/shared/approvals';
 import { checkBudgetPayload } from '../src/shared/budget';
-import { resolvedConfigSchema } from '../src/shared/config';
 import { AGENT_WORKFLOW_TYPE, DEFAULT_TASK_QUEUE } from '../src/shared/messages';
 import type { PayloadSchema } from '../src/shared/payload-check';
 
@@ -130,18 +129,13 @@ class TypeSchemas {
   }
 }
 
-/** The config a start may send, in either shape; the worker reads whichever accepts it (validateWorkflowConfig). */
+/** The config a start may send: the one shape people write, which a resolved config also has. */
 function configSchema(): JsonObject {
   const options = { io: 'input', target: 'draft-7', unrepresentable: 'any' } as const;
-  // Each file says its dialect once, at its top.
-  const strip = (schema: JsonObject): JsonObject => withoutKeys(schema, ['$schema']);
   return {
+    ...withoutKeys(z.toJSONSchema(agentConfigSchema, options), ['$schema']),
     description:
-      'The run config. AgentClient, continue-as-new and subagents send it resolved (the flat shape, every default applied); another SDK may send the grouped shape people write (AgentConfig: limits, approvals, ...) or any subset of the resolved one. The worker applies the defaults and the same checks; when neither shape accepts it the run fails at its start with the problems listed.',
-    anyOf: [
-      { title: 'AgentConfig (grouped)', ...strip(z.toJSONSchema(agentConfigSchema, options)) },
-      { title: 'ResolvedConfig (flat)', ...strip(z.toJSONSchema(resolvedConfigSchema, options)) },
-    ],
+      'The run config (AgentConfig: limits, approvals, ...). AgentClient, continue-as-new and subagents send it resolved (every default applied), which is the same shape. The worker applies the defaults and checks it; a config it refuses fails the run at its start with the problems listed.',
   };
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import type { AgentConfig } from '../shared/agent-config';
+import { mergeConfig, type AgentConfig } from '../shared/agent-config';
 import { DurableAgentError } from '../shared/errors';
 import type { Channel } from '../shared/identity';
 import { readEnv, splitList } from '../common/env';
@@ -76,25 +76,6 @@ export function decimal(name: string, value: string | undefined): number | undef
   if (value.trim() === '' || !Number.isFinite(parsed))
     throw new UsageError(`--${name} expects a number, got "${value}"`);
   return parsed;
-}
-
-/** A config with the flags that were given laid over it, group by group: a flag replaces one field, not its group. */
-function withOverrides(config: AgentConfig, overrides: Record<string, unknown>): AgentConfig {
-  const merged: Record<string, unknown> = { ...config };
-  for (const [key, value] of Object.entries(overrides)) {
-    if (value === undefined) continue;
-    if (typeof value !== 'object' || Array.isArray(value)) {
-      merged[key] = value;
-      continue;
-    }
-    const given = Object.entries(value as Record<string, unknown>).filter(([, field]) => field !== undefined);
-    if (given.length === 0) continue;
-    const current = merged[key];
-    // A group the file wrote as something else is left for the schema to refuse, not replaced by the flags.
-    if (current !== undefined && (typeof current !== 'object' || current === null || Array.isArray(current))) continue;
-    merged[key] = { ...current, ...Object.fromEntries(given) };
-  }
-  return merged;
 }
 
 /** Reads a --config JSON file; a missing or broken file is a usage error. */
@@ -184,7 +165,7 @@ export function parseRunArgs(argv: string[]): RunOptions {
   };
   return {
     query,
-    config: withOverrides(config, overrides),
+    config: mergeConfig(config, overrides),
     json: values.json,
     worker: !values['no-worker'],
     demo: values.demo,

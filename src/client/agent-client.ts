@@ -10,7 +10,7 @@ import { stitchTrace } from './run-chain';
 import { startMetadata } from './run-metadata';
 import { checkAttached } from './attach';
 import { validateAgentConfig, type AgentConfig } from '../shared/agent-config';
-import { validateResolvedConfig, type ResolvedConfig } from '../shared/config';
+import type { ResolvedConfig } from '../shared/config';
 import { AGENT_WORKFLOW_TYPE, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import { AgentStatusKey } from '../shared/search-attributes';
 import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
@@ -208,7 +208,7 @@ export class AgentClient extends AgentDecisions {
     tag: string,
   ): Promise<AgentRunHandle> {
     // The parent's config is resolved already (it is read from its history), with the overrides flattened into it.
-    const checked = validateResolvedConfig(input.config);
+    const checked = validateAgentConfig(input.config);
     if (!checked.ok) throw new InvalidConfigError(checked.message);
     const { config } = checked;
     const workflowId = options.workflowId ?? `${parent.workflowId}-${tag}-${randomUUID().slice(0, 8)}`;

@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
-import { validateWorkflowConfig } from '../shared/agent-config';
+import { validateAgentConfig } from '../shared/agent-config';
 import { canonicalJson } from '../shared/canonical';
-import type { ResolvedConfig } from '../shared/config';
+import { CONFIG_GROUPS, type ResolvedConfig } from '../shared/config';
 import type { AgentWorkflowInput } from '../shared/types';
 import { AttachRefusedError } from './errors';
 import { firstRunInput } from './run-chain';
@@ -56,21 +56,30 @@ function attachDifferences(
   if (running.taskQueue !== request.taskQueue) differences.push('taskQueue');
   if (sameText(running.input?.query) !== sameText(request.query)) differences.push('query');
   if (running.input?.seed !== undefined) differences.push('seed');
-  const stored = validateWorkflowConfig(running.input?.config ?? {});
+  const stored = validateAgentConfig(running.input?.config ?? {});
   if (!stored.ok) return [...differences, 'config'];
-  const fields = new Set([...Object.keys(stored.config), ...Object.keys(request.config)]);
-  for (const field of [...fields].sort()) {
-    const key = field as keyof ResolvedConfig;
-    if (canonicalJson(stored.config[key]) !== canonicalJson(request.config[key])) differences.push(`config.${field}`);
-  }
+  const [before, after] = [leaves(stored.config), leaves(request.config)];
+  for (const field of [...new Set([...before.keys(), ...after.keys()])].sort())
+    if (canonicalJson(before.get(field)) !== canonicalJson(after.get(field))) differences.push(`config.${field}`);
   return differences;
+}
+
+/** A config's fields by the names people write: `limits.maxIterations`, `model`. */
+function leaves(config: ResolvedConfig): Map<string, unknown> {
+  return new Map(
+    Object.entries(config).flatMap(([key, value]) =>
+      (CONFIG_GROUPS as readonly string[]).includes(key)
+        ? Object.entries(value as object).map(([field, leaf]): [string, unknown] => [`${key}.${field}`, leaf])
+        : [[key, value] as [string, unknown]],
+    ),
+  );
 }
 
 function sameText(query: unknown): string {
   return typeof query === 'string' ? query.replace(/\s+/g, ' ').trim() : '';
 }
 
-/** `query and config (maxIterations, requireConfirmation)`: the parts that differ, for the one-line message. */
+/** `query and config (limits.maxIterations, approvals.require)`: the parts that differ, for the one-line message. */
 function describeDifferences(differences: string[]): string {
   const configFields = differences.filter((part) => part.startsWith('config.')).map((part) => part.slice(7));
   const parts = differences

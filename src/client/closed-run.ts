@@ -1,5 +1,5 @@
 import type { Client } from '@temporalio/client';
-import { validateWorkflowConfig } from '../shared/agent-config';
+import { validateAgentConfig } from '../shared/agent-config';
 import type { AgentEvent, AgentEventBody } from '../shared/events';
 import { argsText, eventText } from '../shared/events';
 import type { ResolvedConfig } from '../shared/config';
@@ -55,7 +55,7 @@ export async function chainStart(
   workflowId: string,
 ): Promise<{ query: string; config: ResolvedConfig }> {
   const input = await firstRunInput(client, workflowId);
-  const config = validateWorkflowConfig(input?.config ?? {});
+  const config = validateAgentConfig(input?.config ?? {});
   if (!config.ok) throw new Error(`${workflowId} started with a config no run accepts: ${config.message}`);
   return { query: typeof input?.query === 'string' ? input.query : '', config: config.config };
 }
@@ -64,14 +64,14 @@ export async function chainStart(
  * A closed run's status, as its `getStatus` query answered when it ended: read from its trace, so it needs no worker.
  * The iteration limit is the configured one with the raises its budget requests granted.
  */
-export function statusOfClosedRun(trace: ReActTrace, config: Pick<ResolvedConfig, 'maxIterations'>): AgentStatus {
+export function statusOfClosedRun(trace: ReActTrace, config: Pick<ResolvedConfig, 'limits'>): AgentStatus {
   const raised = (trace.budgetRequests ?? [])
     .filter((request) => request.limit === 'max_iterations' && request.outcome === 'raise')
     .reduce((sum, request) => sum + (request.amount ?? 0), 0);
   return {
     state: 'completed',
     iteration: trace.totalIterations,
-    maxIterations: config.maxIterations + raised,
+    maxIterations: config.limits.maxIterations + raised,
     tokensUsed: trace.totalTokens,
     terminationReason: trace.terminationReason,
     runningTools: [],
@@ -82,10 +82,7 @@ export function statusOfClosedRun(trace: ReActTrace, config: Pick<ResolvedConfig
  * A run's scratchpad from its stitched trace: the whole chain's steps in the run's own tags, rendered as the
  * workflow's `getScratchpad` query renders its own run's steps (the trace's steps are clipped the same way).
  */
-export function scratchpadOfTrace(
-  trace: ReActTrace,
-  config: Pick<ResolvedConfig, 'thoughtTag' | 'actionTag' | 'observationTag'>,
-): string {
+export function scratchpadOfTrace(trace: ReActTrace, config: Pick<ResolvedConfig, 'modelSettings'>): string {
   return renderScratchpad(trace.steps, config);
 }
 

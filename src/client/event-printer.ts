@@ -16,7 +16,7 @@ export function formatEvent(event: AgentEvent | EventsGap): string | undefined {
 function describeEvent(event: AgentEvent | EventsGap): string | undefined {
   switch (event.type) {
     case 'thought':
-      // Many models call tools with no text at all; requireThought 'auto' runs such calls with an empty thought.
+      // Many models call tools with no text at all; `thoughts.require: 'auto'` runs such calls with an empty thought.
       return `[step ${event.iteration}] Thought: ${event.text.trim() === '' ? '(no thought given)' : clipLine(event.text)}`;
     case 'tool_call_requested':
       return `${INDENT}Action: ${event.tool} ${clipLine(event.args)} (${event.callId})`;

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
-import { configOverrides, validateWorkflowConfig, type AgentConfig } from '../shared/agent-config';
-import type { ResolvedConfigInput } from '../shared/config';
+import { configOverrides, mergeConfig, validateAgentConfig, type AgentConfig } from '../shared/agent-config';
+import type { ResolvedConfig } from '../shared/config';
 import { carriedCostOf, formatUsd, ZERO_USAGE, addUsage, type TokenUsage } from '../shared/cost';
 import { InvalidConfigError } from './errors';
 import { DurableAgentError } from '../shared/errors';
@@ -47,8 +47,8 @@ export interface ContinueOptions {
   taskQueue?: string;
 }
 
-/** A fork's or continuation's config changes, checked, in the resolved shape the parent's config is in. */
-function overridesOf(config: AgentConfig | undefined): Partial<ResolvedConfigInput> {
+/** A fork's or continuation's config changes, checked, to lay over the parent's config. */
+function overridesOf(config: AgentConfig | undefined): AgentConfig {
   if (config === undefined) return {};
   const checked = configOverrides(config);
   if (!checked.ok) throw new InvalidConfigError(checked.message);
@@ -73,6 +73,8 @@ export interface ParentRun {
   taskQueue: string;
   status: string;
   input: AgentWorkflowInput;
+  /** The chain's config as its first run resolved it (whatever shape its input was written in). */
+  config: ResolvedConfig;
   /** The whole chain's trace, earlier runs' steps stitched in. */
   trace: ReActTrace;
   /** Where each run of the chain starts in `trace.steps`. */
@@ -93,7 +95,7 @@ export async function readParent(
     throw new ForkRefusedError(`${workflowId} is not an agent run: its start has no query`);
   // Read as the resolved record whichever shape the run was started with (the client sends it resolved; the Temporal
   // UI or another SDK may have sent the grouped config), so overrides and checks below read one shape.
-  const config = validateWorkflowConfig(input.config ?? {});
+  const config = validateAgentConfig(input.config ?? {});
   if (!config.ok) throw new ForkRefusedError(`${workflowId} started with a config no run accepts: ${config.message}`);
   const { trace, tokenUsage } = await readTrace();
   return {
@@ -102,7 +104,8 @@ export async function readParent(
     workflowType: description.type,
     taskQueue: description.taskQueue,
     status: description.status.name,
-    input: { ...input, config: config.config },
+    input,
+    config: config.config,
     trace,
     runOffsets: await runStepOffsets(client, workflowId, description.runId),
     ...(tokenUsage ? { tokenUsage } : {}),
@@ -147,7 +150,7 @@ function seedFrom(parent: ParentRun, all: ReActStep[], lineage: RunLineage, tota
   const last = steps[steps.length - 1];
   const iterations = last?.iteration ?? 0;
   const errorHistory = parent.trace.errorHistory.filter((entry) => entry.iteration <= iterations);
-  const carrySteps = Number((parent.input.config as { carrySteps?: unknown } | undefined)?.carrySteps ?? 0);
+  const { carrySteps } = parent.config.history;
   return {
     lineage,
     steps,
@@ -190,7 +193,7 @@ export function forkInput(parent: ParentRun, options: ForkOptions): AgentWorkflo
     );
   if (last.some((step) => step.action.type === 'final_answer' || step.forced))
     throw new ForkRefusedError(`step ${k} is the run's final answer: fork from an earlier step`);
-  if (parent.input.config?.conversationIdleTimeout !== undefined)
+  if (parent.config.conversation.idleTimeout !== undefined)
     throw new ForkRefusedError('forking a conversation is not supported: fork a one-shot run');
   if (options.observation !== undefined && last.length > 1)
     throw new ForkRefusedError(
@@ -213,7 +216,7 @@ export function forkInput(parent: ParentRun, options: ForkOptions): AgentWorkflo
   };
   return {
     query: parent.input.query,
-    config: { ...parent.input.config, ...overridesOf(options.config) },
+    config: mergeConfig(parent.config, overridesOf(options.config)),
     seed: seedFrom(parent, seeded, lineage),
   };
 }
@@ -226,27 +229,23 @@ export function continueInput(parent: ParentRun, reason: TerminationReason | nul
         `${parent.status === 'COMPLETED' ? `ended with ${reason}` : `is ${parent.status.toLowerCase()}`} (fork it instead)`,
     );
   const { trace } = parent;
-  const config: ResolvedConfigInput = { ...parent.input.config, ...overridesOf(options.config) };
-  const raise = <K extends 'maxIterations' | 'tokenBudget' | 'costBudget' | 'timeoutSeconds'>(
-    key: K,
-    value: number | undefined,
-  ) => {
-    if (value !== undefined) config[key] = value;
-  };
-  raise('maxIterations', options.maxIterations);
-  raise('tokenBudget', options.tokenBudget);
-  raise('costBudget', options.cost);
-  raise('timeoutSeconds', options.timeoutSeconds);
-  if (reason === 'max_iterations' && !((config.maxIterations ?? 0) > trace.totalIterations))
+  const config = mergeConfig(parent.config, overridesOf(options.config));
+  const raised = { ...config.limits };
+  if (options.maxIterations !== undefined) raised.maxIterations = options.maxIterations;
+  if (options.tokenBudget !== undefined) raised.tokenBudget = options.tokenBudget;
+  if (options.cost !== undefined) raised.cost = options.cost;
+  if (options.timeoutSeconds !== undefined) raised.timeoutSeconds = options.timeoutSeconds;
+  config.limits = raised;
+  if (reason === 'max_iterations' && !(raised.maxIterations > trace.totalIterations))
     throw new ForkRefusedError(
       `the run used ${trace.totalIterations} iterations: --max-iterations must be more than that to continue`,
     );
-  if (reason === 'token_budget' && !((config.tokenBudget ?? 0) > trace.totalTokens))
+  if (reason === 'token_budget' && !((raised.tokenBudget ?? 0) > trace.totalTokens))
     throw new ForkRefusedError(`the run used ${trace.totalTokens} tokens: --token-budget must be more than that`);
   // The parent stopped short of its cap (the next call would have passed it), so the cap itself must be raised.
   const spent = trace.cost?.usd ?? 0;
-  const cap = Math.max(parent.input.config?.costBudget ?? 0, spent);
-  if (reason === 'cost_budget' && !((config.costBudget ?? 0) > cap))
+  const cap = Math.max(parent.config.limits.cost ?? 0, spent);
+  if (reason === 'cost_budget' && !((raised.cost ?? 0) > cap))
     throw new ForkRefusedError(
       `the run spent ${formatUsd(spent)} of its ${formatUsd(cap)} cost budget: --cost must be more than ${formatUsd(cap)} to continue`,
     );

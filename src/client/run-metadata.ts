@@ -14,21 +14,21 @@ export function startMetadata(
   const oneLine = query.replace(/\s+/g, ' ').trim();
   const staticSummary = oneLine.length > SUMMARY_LENGTH ? `${oneLine.slice(0, SUMMARY_LENGTH - 1)}…` : oneLine;
   const limits = [
-    `max ${config.maxIterations} iterations`,
-    config.tokenBudget !== undefined ? `${config.tokenBudget} tokens` : null,
-    config.timeoutSeconds !== undefined ? `${config.timeoutSeconds}s` : null,
-    `stall after ${config.stallThreshold}`,
+    `max ${config.limits.maxIterations} iterations`,
+    config.limits.tokenBudget !== undefined ? `${config.limits.tokenBudget} tokens` : null,
+    config.limits.timeoutSeconds !== undefined ? `${config.limits.timeoutSeconds}s` : null,
+    `stall after ${config.limits.stallThreshold}`,
   ].filter(Boolean);
   const lines = [
     ...(lineage ? [`**Lineage:** ${lineageLine(lineage)}`] : []),
-    `**Model:** ${config.model ?? 'worker default (OPENAI_MODEL)'} · ${config.toolCalling} tool calling`,
+    `**Model:** ${config.model ?? 'worker default (OPENAI_MODEL)'} · ${config.modelSettings.toolCalling} tool calling`,
     `**Tools:** ${config.tools?.join(', ') ?? 'all registered'}`,
     `**Limits:** ${limits.join(', ')}`,
   ];
-  if (config.requireConfirmation.length > 0) lines.push(`**Confirm:** ${config.requireConfirmation.join(', ')}`);
+  if (config.approvals.require.length > 0) lines.push(`**Confirm:** ${config.approvals.require.join(', ')}`);
   if (Object.keys(config.subagents).length > 0)
     lines.push(`**Subagents:** ${Object.keys(config.subagents).join(', ')}`);
   if (config.critic) lines.push('**Critic:** on');
-  if (config.signature) lines.push(`**Signature:** \`${config.signature}\``);
+  if (config.output.signature) lines.push(`**Signature:** \`${config.output.signature}\``);
   return { staticSummary, staticDetails: lines.join('\n') };
 }

@@ -39,13 +39,13 @@ export function queryText(query: AgentQuery, config: ResolvedConfig, inputSchema
   if (inputSchema) {
     const parsed = inputSchema.safeParse(query);
     if (!parsed.success) throw new InvalidConfigError(`Invalid inputs: ${formatZodIssues(parsed.error.issues)}`);
-    if (!config.signature) {
+    if (!config.output.signature) {
       return Object.entries(parsed.data as Record<string, unknown>)
         .map(([name, value]) => `${name}: ${typeof value === 'string' ? value : JSON.stringify(value)}`)
         .join('\n');
     }
   }
-  const signature = config.signature ? parseSignature(config.signature) : undefined;
+  const signature = config.output.signature ? parseSignature(config.output.signature) : undefined;
   if (!signature || typeof signature === 'string') {
     throw new InvalidConfigError(
       'A query given as named inputs needs a signature in the config or an inputSchema, e.g. "context, question -> answer"',

@@ -311,10 +311,10 @@ export class RunReader {
     if (completed && remote) {
       const output = await this.decode(completed.result?.payloads?.[0]);
       const { config } = this.recording.input;
-      const maxTokens = Number(config?.maxObservationTokens) || DEFAULT_MAX_OBSERVATION_TOKENS;
+      const maxTokens = Number(config?.history?.maxObservationTokens) || DEFAULT_MAX_OBSERVATION_TOKENS;
       // As the workflow built it (remote-tool.ts), which keeps the whole text of a result over
       // `summarizeObservationsOver` for its summary.
-      const over = config?.summarizeObservationsOver;
+      const over = config?.history?.summarizeObservationsOver;
       call.observation = successObservation(output, maxTokens, typeof over === 'number' ? over : undefined);
     } else if (completed) call.observation = (await this.decode(completed.result?.payloads?.[0])) as ToolObservation;
     else if (failure) call.failure = reasonOf(failure).message;

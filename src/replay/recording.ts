@@ -1,6 +1,6 @@
 import type { temporal } from '@temporalio/proto';
 import type { AgentWorkflowInput, ReActResult, ReActStep, ReActTrace } from '../shared/types';
-import { validateWorkflowConfig } from '../shared/agent-config';
+import { validateAgentConfig } from '../shared/agent-config';
 import { orderChain, startOf, type HistoryInput, type PayloadDecoder } from './history-input';
 import { RunReader, type ChainTally } from './recording-activities';
 import type { RecordedDecision, Recording } from './recording-types';
@@ -31,9 +31,9 @@ export async function readRecording(histories: readonly HistoryInput[], decode: 
   if (firstRuns.size > 1) throw new Error(`the histories are ${firstRuns.size} run chains: read each on its own`);
   const started = startOf(first);
   const recordedInput = (await decode(started.input?.payloads?.[0])) as AgentWorkflowInput;
-  // Read as the resolved record whichever shape the run was started with (see validateWorkflowConfig); a config no
+  // Read as the resolved record whichever shape the run was started with (see validateAgentConfig); a config no
   // run accepts is kept as recorded, so a run refused at its start still reads.
-  const config = validateWorkflowConfig(recordedInput?.config ?? {});
+  const config = validateAgentConfig(recordedInput?.config ?? {});
   const input = config.ok ? { ...recordedInput, config: config.config } : recordedInput;
   const recording: Recording = {
     workflowId: first.workflowId ?? (started.workflowId || 'recorded-run'),

@@ -135,7 +135,7 @@ export function scriptOf(recording: Recording, registry: ToolRegistry): ReplaySc
     return step.decision || !decision ? step : { ...step, decision };
   });
   // Under a time budget, how long the model took is part of the run: the answers come as late as they came.
-  const timed = recording.input.config?.timeoutSeconds !== undefined;
+  const timed = recording.input.config?.limits?.timeoutSeconds !== undefined;
   const timedOut = recorded.steps.flatMap((step) =>
     approvalOf(step) === 'timeout' && 'callId' in step.action && step.action.callId ? [step.action.callId] : [],
   );

@@ -4,7 +4,7 @@ import { SimplePlugin } from '@temporalio/plugin';
 import type { NativeConnection, WorkerOptions } from '@temporalio/worker';
 import { AgentClient } from '../client/agent-client';
 import { AgentRunError } from '../client/errors';
-import { configOverrides, type AgentConfig } from '../shared/agent-config';
+import { configOverrides, mergeConfig, type AgentConfig } from '../shared/agent-config';
 import { InvalidConfigError } from '../client/errors';
 import { AGENT_WORKFLOW_TYPE } from '../shared/messages';
 import type { AgentWorkflowInput, ReActResult, ReActStep } from '../shared/types';
@@ -68,8 +68,8 @@ function endingOf(result: ReActResult | AgentRunError): Behaviour['ending'] {
   return result instanceof AgentRunError ? 'failed' : result.terminationReason;
 }
 
-/** The fields a replay changes, checked, in the resolved shape the recording's config is in. */
-function replayOverrides(config: AgentConfig): Record<string, unknown> {
+/** The fields a replay changes, checked, to lay over the recording's config. */
+function replayOverrides(config: AgentConfig): AgentConfig {
   const checked = configOverrides(config);
   if (!checked.ok) throw new InvalidConfigError(checked.message);
   return checked.overrides;
@@ -101,7 +101,7 @@ export async function replayRun(script: ReplayScript, env: ReplayEnvironment): P
   const replayWorkflowId = `replay-${script.workflowId}-${randomUUID().slice(0, 8)}`;
   const notes: string[] = [];
   try {
-    const config = { ...script.input.config, ...overrides };
+    const config = mergeConfig(script.input.config ?? {}, overrides);
     const input: AgentWorkflowInput = {
       query: script.input.query,
       config,
@@ -110,7 +110,7 @@ export async function replayRun(script: ReplayScript, env: ReplayEnvironment): P
     await env.client.workflow.start(AGENT_WORKFLOW_TYPE, { taskQueue, workflowId: replayWorkflowId, args: [input] });
     const reviewer = startReviewer(env.client, replayWorkflowId, script.decisions, new Set(script.timedOut));
     const cancelling = cancelWhenDue(script, replay, agents, replayWorkflowId);
-    const budgetMs = (Number(config.timeoutSeconds) || 0) * 1000;
+    const budgetMs = (Number(config.limits?.timeoutSeconds) || 0) * 1000;
     const result = await within(
       agents
         .handle(replayWorkflowId)

@@ -69,7 +69,7 @@ export interface PendingDecisions {
   question: PendingQuestion | null;
   /** Subagents running now, whose pending calls are theirs to serve (absent in answers of older workers). */
   delegations?: RunningDelegation[];
-  /** A limit the run asks a person to raise (`onBudget: 'ask'`); absent in answers of older workers. */
+  /** A limit the run asks a person to raise (`limits.onReached: 'ask'`); absent in answers of older workers. */
   budget?: PendingBudget | null;
 }
 

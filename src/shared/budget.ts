@@ -1,8 +1,19 @@
 import { positiveNumber, optional, strict, text, variants, type Check, type ShapeOf } from './payload-check';
 import { deciderFields, type Decider } from './identity';
 
-/** The limits a run with `onBudget: 'ask'` asks a person to raise instead of stopping at. */
+/** The limits a run with `limits.onReached: 'ask'` asks a person to raise instead of stopping at. */
 export type BudgetLimit = 'max_iterations' | 'token_budget' | 'timeout' | 'cost_budget';
+
+/**
+ * The four limits a person may raise, as a run holds them: its config's `limits` with every raise granted so far
+ * added. The config itself stays as the run was started.
+ */
+export interface BudgetLimits {
+  maxIterations: number;
+  tokenBudget?: number | undefined;
+  timeoutSeconds?: number | undefined;
+  cost?: number | undefined;
+}
 
 /** What a raise of each limit is counted in. */
 export const BUDGET_UNITS: Readonly<Record<BudgetLimit, 'iterations' | 'tokens' | 'seconds' | 'USD'>> = {

@@ -46,19 +46,23 @@ export const positiveInt = (max: number) => z.number().int().min(1).max(max);
 
 /**
  * A named helper agent the main agent can delegate a task to; it runs as a child workflow. Its model settings, like
- * its model, default to the run's.
+ * its model, default to the run's; its groups hold only what a helper sets for itself.
  */
 export const subagentSchema = z.strictObject({
-  ...modelSettingsFields,
   description: z.string().min(1),
   systemPrompt: z.string().optional(),
   tools: z.array(z.string().min(1)).max(500).optional(),
-  maxIterations: positiveInt(100_000).optional(),
   model: z.string().min(1).optional(),
-  timeoutSeconds: z
-    .number()
-    .positive()
-    .max(365 * 24 * 3600)
+  modelSettings: z.strictObject(modelSettingsFields).optional(),
+  limits: z
+    .strictObject({
+      maxIterations: positiveInt(100_000).optional(),
+      timeoutSeconds: z
+        .number()
+        .positive()
+        .max(365 * 24 * 3600)
+        .optional(),
+    })
     .optional(),
 });
 

@@ -14,12 +14,10 @@ import {
   DEFAULT_THOUGHT_PROMPT,
   DEFAULT_THOUGHT_TAG,
 } from './config-defaults';
-import { duration, modelCallPolicySchema, modelSettingsFields, positiveInt, subagentSchema } from './config-fields';
+import { duration, modelSettingsFields, positiveInt, subagentSchema } from './config-fields';
 import { compileJsonSchema } from './json-schema';
-import { modelSettingsProblems } from './model-settings';
 import { parseSignature } from './signature';
 import { stopConditionSchema } from './stop-conditions';
-import { formatZodIssues } from './validation';
 import { BUDGET_LIMIT_MAX } from './budget';
 
 export type { StopCondition } from './stop-conditions';
@@ -28,74 +26,17 @@ export { MAX_DURATION_MS, subagentSchema, type ModelCallPolicy, type SubagentCon
 // The defaults live in a zod-free module, which the workflow imports; callers keep importing them from here.
 export * from './config-defaults';
 
-const phrases = z.array(z.string().min(1)).max(100);
+/** A group of fields: every field optional or defaulted, so a group left out resolves to its defaults. */
+function group<const S extends z.core.$ZodLooseShape>(description: string, shape: S) {
+  // Every field of a group is optional or defaulted, which the generic cannot show: `{}` is a valid input.
+  return z
+    .strictObject(shape)
+    .prefault({} as never)
+    .describe(description);
+}
 
-/**
- * The resolved config: one flat record with every default applied. It is what crosses the wire and what histories
- * hold; people write the grouped config (agent-config.ts), whose fields are these. Field descriptions use the grouped
- * names, since those are the ones people read (the configuration reference is generated from them).
- */
-export const resolvedConfigSchema = z.strictObject({
-  maxIterations: positiveInt(100_000)
-    .default(DEFAULT_MAX_ITERATIONS)
-    .describe('model calls before the run stops with `max_iterations`'),
-  thoughtPrompt: z
-    .string()
-    .default(DEFAULT_THOUGHT_PROMPT)
-    .describe('what do I know, what is missing, the next step, which tool'),
-  requireThought: z
-    .union([z.boolean(), z.literal('auto')], { error: "expected true, false or 'auto'" })
-    .default('auto')
-    .describe(
-      '`\'auto\'`: a call that comes with no thought at all (no text, no reasoning field, no `<think>` block: many models call tools that way) runs and is recorded with an empty thought; a thought that is given but too short or only restates the call ("Using the calculator.") is sent back once, never twice in a row. `true`: every call needs a real thought or is sent back. `false`: no checks',
-    ),
-  minThoughtLength: z
-    .number()
-    .int()
-    .min(0)
-    .max(10_000)
-    .default(DEFAULT_MIN_THOUGHT_LENGTH)
-    .describe('characters a thought needs when `thoughts.require` checks it'),
-  thoughtTag: z.string().min(1).default(DEFAULT_THOUGHT_TAG).describe('text-mode tag'),
-  actionTag: z
-    .string()
-    .min(1)
-    .default(DEFAULT_ACTION_TAG)
-    .describe('text-mode tag; the arguments tag is derived from it (`Action Input:`)'),
-  observationTag: z.string().min(1).default(DEFAULT_OBSERVATION_TAG).describe('text-mode tag; also the stop sequence'),
-  enableScratchpad: z
-    .boolean()
-    .default(true)
-    .describe("send every earlier step to the model; false sends only the latest reply's steps"),
-  // Set from `stopWhen` entries with an outcome (the grouped config has no fields of their own).
-  successPhrases: phrases.default([]),
-  failurePhrases: phrases.default([]),
-  stallThreshold: z
-    .number()
-    .int()
-    .min(2)
-    .max(1000)
-    .default(DEFAULT_STALL_THRESHOLD)
-    .describe(
-      "the same calls (tool + normalised arguments; a reply's calls as a set) in this many iterations in a row → " +
-        '`stalled`; also nearly the same calls (a paraphrased query), or a cycle of 2 or 3 replies ' +
-        'repeated this many − 1 iterations',
-    ),
-  maxObservationTokens: z
-    .number()
-    .int()
-    .min(16)
-    // 100,000 tokens is ~400 KB of text: an observation must fit in an activity result (2 MB) with room to spare.
-    .max(100_000)
-    .default(DEFAULT_MAX_OBSERVATION_TOKENS)
-    .describe(
-      'observations are cut to this many estimated tokens; a JSON result is kept as `observationData` only when it fits whole',
-    ),
-  tokenBudget: positiveInt(1_000_000_000)
-    .optional()
-    .describe(
-      "a hard cap on the run's tokens: every model call is capped with `max_tokens`, and the run stops with `token_budget` (keeping room for the forced final answer) before a call that would not fit",
-    ),
+const modelSettings = group('how each thinking call is made: sampling settings, the tool-calling protocol, streaming', {
+  ...modelSettingsFields,
   contextWindow: z
     .number()
     .int()
@@ -105,6 +46,54 @@ export const resolvedConfigSchema = z.strictObject({
     .describe(
       'the model\'s context window in tokens (default: the published size for well-known `model` names, else 32,768). Before each call the prompt is estimated: one that would not fit is compacted (the oldest steps summarised, the newest kept), and when even that cannot fit the run stops with `token_budget` and a forced answer. A provider\'s own "context length" error teaches the run the real size',
     ),
+  toolCalling: z
+    .enum(['native', 'text'])
+    .default('native')
+    .describe('native tool calling, or the tagged text protocol for models without it'),
+  stream: z
+    .boolean()
+    .default(false)
+    .describe(
+      "stream each thinking call's text to event subscribers while the model answers (`thought_delta` events, one signal per ~100 ms batch)",
+    ),
+  thoughtTag: z.string().min(1).default(DEFAULT_THOUGHT_TAG).describe('text-mode tag'),
+  actionTag: z
+    .string()
+    .min(1)
+    .default(DEFAULT_ACTION_TAG)
+    .describe('text-mode tag; the arguments tag is derived from it (`Action Input:`)'),
+  observationTag: z.string().min(1).default(DEFAULT_OBSERVATION_TAG).describe('text-mode tag; also the stop sequence'),
+});
+
+const thoughts = group('what the model is asked to think, and how a thought is checked', {
+  prompt: z
+    .string()
+    .default(DEFAULT_THOUGHT_PROMPT)
+    .describe('what do I know, what is missing, the next step, which tool'),
+  require: z
+    .union([z.boolean(), z.literal('auto')], { error: "expected true, false or 'auto'" })
+    .default('auto')
+    .describe(
+      '`\'auto\'`: a call that comes with no thought at all (no text, no reasoning field, no `<think>` block: many models call tools that way) runs and is recorded with an empty thought; a thought that is given but too short or only restates the call ("Using the calculator.") is sent back once, never twice in a row. `true`: every call needs a real thought or is sent back. `false`: no checks',
+    ),
+  minLength: z
+    .number()
+    .int()
+    .min(0)
+    .max(10_000)
+    .default(DEFAULT_MIN_THOUGHT_LENGTH)
+    .describe('characters a thought needs when `thoughts.require` checks it'),
+});
+
+const limits = group('when a run stops, and what happens when it reaches a limit', {
+  maxIterations: positiveInt(100_000)
+    .default(DEFAULT_MAX_ITERATIONS)
+    .describe('model calls before the run stops with `max_iterations`'),
+  tokenBudget: positiveInt(1_000_000_000)
+    .optional()
+    .describe(
+      "a hard cap on the run's tokens: every model call is capped with `max_tokens`, and the run stops with `token_budget` (keeping room for the forced final answer) before a call that would not fit",
+    ),
   timeoutSeconds: z
     .number()
     .positive()
@@ -113,7 +102,7 @@ export const resolvedConfigSchema = z.strictObject({
     .describe(
       'a durable timer; when it fires, in-flight activities are cancelled → `timeout`. The forced final answer then gets a slice of 10% of the budget, clamped to 5–60 s, and is cut short when it runs out',
     ),
-  costBudget: z
+  cost: z
     .number()
     .positive()
     .max(BUDGET_LIMIT_MAX.cost_budget)
@@ -136,71 +125,42 @@ export const resolvedConfigSchema = z.strictObject({
     .describe(
       "calls that would run past a tool's cap are refused with an observation; only calls that ran count (refused, rejected, answered and timed-out calls free their slot; see `trace.toolRuns`)",
     ),
-  stopWhen: z
-    .array(stopConditionSchema)
-    .max(100)
-    .default([])
+  stallThreshold: z
+    .number()
+    .int()
+    .min(2)
+    .max(1000)
+    .default(DEFAULT_STALL_THRESHOLD)
     .describe(
-      "custom stops → `custom`: `{type:'tool_called', tool}` (a call that ran without error), `{type:'observation_contains', text, tool?}`, `{type:'thought_contains', text}`",
+      "the same calls (tool + normalised arguments; a reply's calls as a set) in this many iterations in a row → " +
+        '`stalled`; also nearly the same calls (a paraphrased query), or a cycle of 2 or 3 replies ' +
+        'repeated this many − 1 iterations',
     ),
-  forceFinalAnswer: z
-    .boolean()
-    .default(true)
+  onReached: z
+    .enum(['stop', 'ask'])
+    .default('stop')
     .describe(
-      'after a stop other than `success`/`cancelled`, one tool-less call for the best answer and why it stopped',
+      '`ask`: at `limits.maxIterations`, `limits.tokenBudget`, `limits.cost` or `limits.timeoutSeconds` the run waits (up to `approvals.timeout`) for a person to raise the limit or stop it, instead of stopping; no decision in time stops it as before',
     ),
-  tools: z
-    .array(z.string().min(1))
-    .max(500)
-    .optional()
-    .describe('tools offered to the model; an unknown name fails the run at its start'),
-  systemPrompt: z
-    .string()
-    .default(DEFAULT_SYSTEM_PROMPT)
-    .describe('the system prompt (tool catalog and protocol are added to it)'),
-  model: z.string().min(1).optional().describe('model for this run'),
-  toolCalling: z
-    .enum(['native', 'text'])
-    .default('native')
-    .describe('native tool calling, or the tagged text protocol for models without it'),
-  stream: z
-    .boolean()
-    .default(false)
-    .describe(
-      "stream each thinking call's text to event subscribers while the model answers (`thought_delta` events, one signal per ~100 ms batch)",
-    ),
-  ...modelSettingsFields,
-  // Worker tuning, set by the worker's plugin when a run starts (prepareRun), not by the run's caller: recorded with
-  // the run, so a worker whose tuning changed replays the run as it was made.
-  modelCalls: z.enum(['activity', 'local']).default('activity'),
-  runAhead: z.boolean().default(true),
-  modelCallPolicy: modelCallPolicySchema.optional(),
-  pricing: z
-    .object({
-      model: z.string(),
-      price: z
-        .object({ input: z.number().min(0), output: z.number().min(0), cachedInput: z.number().min(0).optional() })
-        .strict()
-        .nullable(),
-    })
-    .strict()
-    .optional(),
-  requireConfirmation: z
+});
+
+const approvals = group('which calls wait for a person, who may decide them, and for how long', {
+  require: z
     .array(z.string().min(1))
     .max(500)
     .default([])
     .describe('tools whose calls wait for a person in this run, whatever their own policy'),
-  skipConfirmation: z
+  skip: z
     .array(z.string().min(1))
     .max(500)
     .default([])
     .describe(
       "tools whose calls never wait in this run (waives a rule-based policy; a tool declared `confirm: 'always'` cannot be waived: the run is refused at start)",
     ),
-  approvalTimeout: duration
+  timeout: duration
     .default(DEFAULT_APPROVAL_TIMEOUT)
     .describe('how long a pending call or question waits (a durable timer)'),
-  onApprovalTimeout: z
+  onTimeout: z
     .enum(['reject', 'end'])
     .default('reject')
     .describe(
@@ -218,21 +178,33 @@ export const resolvedConfigSchema = z.strictObject({
     .describe(
       "decisions that must carry a signature from a key the worker trusts (the worker's `approvalKeys`, WORKER_APPROVAL_KEYS): `true` for every call, or a list of tools; the update refuses unsigned, expired, reused or mismatched decisions before they enter history, and refuses raw signals",
     ),
-  onBudget: z
-    .enum(['stop', 'ask'])
-    .default('stop')
-    .describe(
-      '`ask`: at `limits.maxIterations`, `limits.tokenBudget`, `limits.cost` or `limits.timeoutSeconds` the run waits (up to `approvals.timeout`) for a person to raise the limit or stop it, instead of stopping; no decision in time stops it as before',
-    ),
-  conversationIdleTimeout: duration
-    .optional()
-    .describe(
-      "after each turn's final answer the run waits this long (a durable timer) for a follow-up message (`send`), then completes; `limits.maxIterations` and `limits.timeoutSeconds` apply per turn, `limits.tokenBudget` and `limits.maxCallsPerTool` to the whole conversation",
-    ),
-  allowClarification: z
+  clarification: z
     .boolean()
     .default(true)
     .describe('offer the built-in `request_clarification` action (the run waits for an `answer`)'),
+});
+
+const history = group('what the model sees of earlier steps, and how a long run is carried on', {
+  scratchpad: z
+    .boolean()
+    .default(true)
+    .describe("send every earlier step to the model; false sends only the latest reply's steps"),
+  maxObservationTokens: z
+    .number()
+    .int()
+    .min(16)
+    // 100,000 tokens is ~400 KB of text: an observation must fit in an activity result (2 MB) with room to spare.
+    .max(100_000)
+    .default(DEFAULT_MAX_OBSERVATION_TOKENS)
+    .describe(
+      'observations are cut to this many estimated tokens; a JSON result is kept as `observationData` only when it fits whole',
+    ),
+  summarizeObservationsOver: positiveInt(10_000_000)
+    .optional()
+    .describe('observations over this many estimated tokens are summarised by the model (raw size recorded)'),
+  summaryEvery: positiveInt(10_000)
+    .optional()
+    .describe('every N iterations a summarise call condenses the steps so far into "Conversation so far"'),
   maxStepsPerRun: z
     .number()
     .int()
@@ -247,12 +219,81 @@ export const resolvedConfigSchema = z.strictObject({
     .max(1000)
     .default(DEFAULT_CARRY_STEPS)
     .describe('latest steps carried into the next run for the model to see'),
-  summaryEvery: positiveInt(10_000)
+});
+
+const conversation = group('makes the run a conversation that takes follow-up messages', {
+  idleTimeout: duration
     .optional()
-    .describe('every N iterations a summarise call condenses the steps so far into "Conversation so far"'),
-  summarizeObservationsOver: positiveInt(10_000_000)
+    .describe(
+      "after each turn's final answer the run waits this long (a durable timer) for a follow-up message (`send`), then completes; `limits.maxIterations` and `limits.timeoutSeconds` apply per turn, `limits.tokenBudget` and `limits.maxCallsPerTool` to the whole conversation",
+    ),
+});
+
+const output = group('the shape of the final answer', {
+  schema: z
+    .record(z.string(), z.unknown())
+    .superRefine((value, context) => {
+      // Checked here so a bad schema is refused before the run starts, not when the first answer arrives.
+      const compiled = compileJsonSchema(value);
+      if (typeof compiled === 'string') context.addIssue({ code: 'custom', message: compiled });
+    })
     .optional()
-    .describe('observations over this many estimated tokens are summarised by the model (raw size recorded)'),
+    .describe(
+      'the final answer must be JSON matching it (`AgentClient.start(..., { outputSchema: zodSchema })` converts zod); an invalid answer goes back to the model; the data is `result.output`',
+    ),
+  mode: z
+    .enum(['simple', 'structured'])
+    .default('simple')
+    .describe(
+      '`structured` adds `result.structured`: answer, reasoning, confidence, tool usage, iterations, summary, error history',
+    ),
+  signature: z
+    .string()
+    .superRefine((value, context) => {
+      const parsed = parseSignature(value);
+      if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: parsed });
+    })
+    .optional()
+    .describe(
+      '`"context, question -> answer, sources: list"`: named inputs (pass the query as `{ context, question }`) and required output fields; zod objects work too: `start(inputs, config, { inputSchema, outputSchema })`',
+    ),
+});
+
+/**
+ * The one schema of a run's configuration: what callers write (every group and field optional, unknown fields refused
+ * so typos surface early) and, parsed, what the loop reads under the same names, every default applied. The resolved
+ * config is itself a valid input: it crosses the wire and histories hold it.
+ */
+export const agentConfigSchema = z.strictObject({
+  model: z.string().min(1).optional().describe('model for this run'),
+  modelSettings,
+  systemPrompt: z
+    .string()
+    .default(DEFAULT_SYSTEM_PROMPT)
+    .describe('the system prompt (tool catalog and protocol are added to it)'),
+  tools: z
+    .array(z.string().min(1))
+    .max(500)
+    .optional()
+    .describe('tools offered to the model; an unknown name fails the run at its start'),
+  thoughts,
+  limits,
+  stopWhen: z
+    .array(stopConditionSchema)
+    .max(100)
+    .default([])
+    .describe(
+      "stops of your own: `{type:'tool_called', tool}` (a call that ran without error), `{type:'observation_contains', text, tool?}`, `{type:'thought_contains', text, outcome?}`; the run ends with reason `custom` unless `outcome` says `success` or `failure`",
+    ),
+  forceFinalAnswer: z
+    .boolean()
+    .default(true)
+    .describe(
+      'after a stop other than `success`/`cancelled`, one tool-less call for the best answer and why it stopped',
+    ),
+  approvals,
+  history,
+  conversation,
   critic: z
     .union([
       z.boolean(),
@@ -281,33 +322,7 @@ export const resolvedConfigSchema = z.strictObject({
     .describe(
       'after each observation a critic call reads the task and the findings so far and classifies them (`CONTINUE`, `RETRY_WITH_REFINEMENT`, `CALL_DIFFERENT_TOOL`, `INSUFFICIENT_DATA`), recorded in the step and shown to the next thought; `true` acts on each verdict (answer, reissue, steer, stop), an object sets each to `note` (advice only) or its action',
     ),
-  signature: z
-    .string()
-    .superRefine((value, context) => {
-      const parsed = parseSignature(value);
-      if (typeof parsed === 'string') context.addIssue({ code: 'custom', message: parsed });
-    })
-    .optional()
-    .describe(
-      '`"context, question -> answer, sources: list"`: named inputs (pass the query as `{ context, question }`) and required output fields; zod objects work too: `start(inputs, config, { inputSchema, outputSchema })`',
-    ),
-  outputSchema: z
-    .record(z.string(), z.unknown())
-    .superRefine((value, context) => {
-      // Checked here so a bad schema is refused before the run starts, not when the first answer arrives.
-      const compiled = compileJsonSchema(value);
-      if (typeof compiled === 'string') context.addIssue({ code: 'custom', message: compiled });
-    })
-    .optional()
-    .describe(
-      'the final answer must be JSON matching it (`AgentClient.start(..., { outputSchema: zodSchema })` converts zod); an invalid answer goes back to the model; the data is `result.output`',
-    ),
-  outputMode: z
-    .enum(['simple', 'structured'])
-    .default('simple')
-    .describe(
-      '`structured` adds `result.structured`: answer, reasoning, confidence, tool usage, iterations, summary, error history',
-    ),
+  output,
   subagents: z
     .record(z.string().regex(/^[a-zA-Z][\w-]{0,63}$/, 'a subagent name is letters, digits, _ or -'), subagentSchema)
     .default({})
@@ -316,18 +331,18 @@ export const resolvedConfigSchema = z.strictObject({
     ),
 });
 
-/** The resolved config as the client, subagents and continue-as-new send it: defaults may be missing. */
-export type ResolvedConfigInput = z.input<typeof resolvedConfigSchema>;
-/** The resolved config, every default applied: what the workflow runs with. */
-export type ResolvedConfig = z.output<typeof resolvedConfigSchema>;
+/** A run's configuration as callers write it: every group and field optional. */
+export type AgentConfig = z.input<typeof agentConfigSchema>;
+/** The config with every default applied, under the names people write: what the loop reads. */
+export type ResolvedConfig = z.output<typeof agentConfigSchema>;
 
-/** Validates a resolved config; every problem on one line, e.g. `maxIterations: expected number, received string`. */
-export function validateResolvedConfig(
-  input: unknown,
-): { ok: true; config: ResolvedConfig } | { ok: false; message: string } {
-  const parsed = resolvedConfigSchema.safeParse(input ?? {});
-  // Checked after the fields, which zod checks one by one: whether a setting can be sent depends on `toolCalling`.
-  const problems = parsed.success ? modelSettingsProblems(parsed.data) : [formatZodIssues(parsed.error.issues)];
-  if (parsed.success && problems.length === 0) return { ok: true, config: parsed.data };
-  return { ok: false, message: `Invalid agent config: ${problems.join('; ')}` };
-}
+/** The config's groups: a fork's or replay's changes to one replace only the fields they name. */
+export const CONFIG_GROUPS = [
+  'modelSettings',
+  'thoughts',
+  'limits',
+  'approvals',
+  'history',
+  'conversation',
+  'output',
+] as const;

@@ -57,7 +57,7 @@ export const answerUpdate = defineUpdate<string, [Answer]>('answer');
 /** The same answer as a signal. */
 export const answerSignal = defineSignal<[Answer]>('answer');
 
-/** Raise the limit a run asks about (`onBudget: 'ask'`) or stop it there; refused when nothing or another is pending. */
+/** Raise the limit a run asks about (`limits.onReached: 'ask'`) or stop it there; refused when nothing or another is pending. */
 export const decideBudgetUpdate = defineUpdate<AppliedBudgetDecision, [BudgetDecision]>('decideBudget');
 /** The same budget decision as a signal; an invalid one is recorded. */
 export const decideBudgetSignal = defineSignal<[BudgetDecision]>('decideBudget');
@@ -79,7 +79,7 @@ export const publishEventsSignal = defineSignal('publishEvents');
 export const modelDeltaSignal = defineSignal<[ModelDelta]>('modelDelta');
 
 /**
- * A follow-up message for a conversation (a run with `conversationIdleTimeout`): queued for the next turn, whose
+ * A follow-up message for a conversation (a run with `conversation.idleTimeout`): queued for the next turn, whose
  * number it returns. Refused, leaving no trace, when the run is no conversation, has ended, or the text is empty.
  */
 export const sendMessageUpdate = defineUpdate<QueuedTurn, [FollowUpMessage]>('sendMessage');

@@ -40,15 +40,16 @@ const NATIVE_ONLY = {
  * Settings a config asks for that its tool-calling mode cannot send, one message each (subagents included: they
  * inherit the run's mode). Refused rather than ignored, so a run never silently behaves otherwise than configured.
  */
-export function modelSettingsProblems(
-  config: ModelSettingsConfig & { toolCalling: string; subagents: Record<string, ModelSettingsConfig> },
-): string[] {
-  if (config.toolCalling === 'native') return [];
+export function modelSettingsProblems(config: {
+  modelSettings: ModelSettingsConfig & { toolCalling: string };
+  subagents: Record<string, { modelSettings?: ModelSettingsConfig | undefined }>;
+}): string[] {
+  if (config.modelSettings.toolCalling === 'native') return [];
   const scopes: Array<[string, ModelSettingsConfig]> = [
-    ['modelSettings.', config],
+    ['modelSettings.', config.modelSettings],
     ...Object.entries(config.subagents).map(([name, sub]): [string, ModelSettingsConfig] => [
       `subagents.${name}.modelSettings.`,
-      sub,
+      sub.modelSettings ?? {},
     ]),
   ];
   return scopes.flatMap(([prefix, settings]) =>

@@ -3,13 +3,11 @@ import type { OutputCheck } from './protocol';
 import { parseSignature, signatureOutputSchema } from './signature';
 import { errorMessage } from './errors';
 
-/** The JSON Schema a run's final answer must match: `outputSchema`, else the signature's outputs, else none. */
-export function outputSchemaOf(
-  config: Pick<ResolvedConfig, 'outputSchema' | 'signature'>,
-): Record<string, unknown> | undefined {
-  if (config.outputSchema) return config.outputSchema;
-  if (!config.signature) return undefined;
-  const signature = parseSignature(config.signature);
+/** The JSON Schema a run's final answer must match: `output.schema`, else the signature's outputs, else none. */
+export function outputSchemaOf(config: Pick<ResolvedConfig, 'output'>): Record<string, unknown> | undefined {
+  if (config.output.schema) return config.output.schema;
+  if (!config.output.signature) return undefined;
+  const signature = parseSignature(config.output.signature);
   return typeof signature === 'string' ? undefined : signatureOutputSchema(signature);
 }
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
-/** Each kind of `stopWhen` entry, apart: the grouped config extends `thoughtContains` with an outcome. */
-export const stopConditionShapes = {
+/** Each kind of `stopWhen` entry. */
+const stopConditionShapes = {
   observationContains: z.strictObject({
     type: z.literal('observation_contains'),
     text: z.string().min(1),
@@ -9,15 +9,22 @@ export const stopConditionShapes = {
     tool: z.string().min(1).optional(),
   }),
   toolCalled: z.strictObject({ type: z.literal('tool_called'), tool: z.string().min(1) }),
-  thoughtContains: z.strictObject({ type: z.literal('thought_contains'), text: z.string().min(1) }),
+  thoughtContains: z.strictObject({
+    type: z.literal('thought_contains'),
+    text: z.string().min(1),
+    outcome: z
+      .enum(['custom', 'success', 'failure'])
+      .optional()
+      .describe('`success`: the thought is the answer; `failure` also matches the final answer; default `custom`'),
+  }),
 };
 
-/** The shape of one resolved `stopWhen` entry. */
+/** The shape of one `stopWhen` entry. */
 export const stopConditionSchema = z.discriminatedUnion('type', [
   stopConditionShapes.observationContains,
   stopConditionShapes.toolCalled,
   stopConditionShapes.thoughtContains,
 ]);
 
-/** A declarative custom stop condition; when one matches, the run ends with reason `custom`. */
+/** A declarative stop condition; when one matches, the run ends with reason `custom` unless its outcome says else. */
 export type StopCondition = z.infer<typeof stopConditionSchema>;

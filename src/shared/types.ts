@@ -1,8 +1,8 @@
 import type { DecisionOutcome } from './approvals';
 import type { BudgetRecord } from './budget';
-import type { CarriedCost, RunCost, TokenUsage } from './cost';
+import type { CarriedCost, RunCost, RunPricing, TokenUsage } from './cost';
 import type { TerminationReason } from './termination-reasons';
-import type { ResolvedConfigInput } from './config';
+import type { AgentConfig, ModelCallPolicy } from './config';
 import type { CarriedEvents } from './events';
 import type { Decider } from './identity';
 import type { StepEffect } from './tool-protocol';
@@ -65,7 +65,7 @@ export interface ReActStep {
   clippedInArchive?: boolean;
   /** ISO time the step was recorded (workflow time, so replay-safe). */
   timestamp: string;
-  /** The conversation turn the step belongs to (conversations only; see `conversationIdleTimeout`). */
+  /** The conversation turn the step belongs to (conversations only; see `conversation.idleTimeout`). */
   turn?: number;
   /** Usage of the model call that produced this step (zero on the 2nd+ parallel call of one reply). */
   tokenUsage: TokenUsage;
@@ -139,7 +139,7 @@ export interface ReActTrace {
   forcedFinalAnswer?: { status: 'given' | 'skipped' | 'failed' | 'cut_short'; reason?: string };
   /** A conversation's turns so far, oldest first (absent for a run that takes no follow-up messages). */
   turns?: TurnRecord[];
-  /** Requests to raise a limit (`onBudget: 'ask'`) across the chain and how each ended; absent when there were none. */
+  /** Requests to raise a limit (`limits.onReached: 'ask'`) across the chain and how each ended; absent when there were none. */
   budgetRequests?: BudgetRecord[];
   /** The run this one was forked or continued from (absent for a run started from a query alone). */
   lineage?: RunLineage;
@@ -237,7 +237,7 @@ export interface ReActResult {
   output?: unknown;
   /** The confidence in [0, 1] the model gave with its final answer, if it gave one. */
   confidence?: number;
-  /** With `outputMode: 'structured'`: the answer with its reasoning and the run's bookkeeping in one object. */
+  /** With `output.mode: 'structured'`: the answer with its reasoning and the run's bookkeeping in one object. */
   structured?: StructuredOutput;
 }
 
@@ -268,6 +268,8 @@ export interface AgentStatus {
 /** What a run hands to the next run of its chain when it continues-as-new: budgets, counters and compact context. */
 export interface CarriedState {
   run: number;
+  /** What the worker that started the chain recorded with it. */
+  terms: WorkerTerms;
   startedAtMs: number;
   iterations: number;
   usage: TokenUsage;
@@ -303,6 +305,18 @@ export interface CarriedState {
 }
 
 /**
+ * What the worker that started a run recorded with it, apart from the caller's config: where its model calls run and
+ * their policy, whether safe tools run ahead, and the price of the run's model. Recorded and carried across
+ * continue-as-new, so a worker whose settings or prices changed replays the run as it was made.
+ */
+export interface WorkerTerms {
+  modelCalls: 'activity' | 'local';
+  runAhead: boolean;
+  modelCallPolicy?: ModelCallPolicy;
+  pricing: RunPricing;
+}
+
+/**
  * A run's own steps, handed to the next run's input when it continues-as-new so the next run's start event holds
  * them: a client reads a finished chain's trace from history alone, with no worker to answer queries.
  */
@@ -316,11 +330,10 @@ export interface ArchivedSteps {
 export interface AgentWorkflowInput {
   query: string;
   /**
-   * The config. AgentClient, continue-as-new and subagents send it resolved (every default applied); a run started
-   * from the Temporal UI or another SDK may send the grouped config people write (`AgentConfig`) or any subset of
-   * the resolved one, and the worker applies the defaults and the same checks (`validateWorkflowConfig`).
+   * The config as people write it (`AgentConfig`). AgentClient, continue-as-new and subagents send it resolved (every
+   * default applied), which checks as itself; the worker applies the defaults and checks it (`prepareRun`).
    */
-  config?: ResolvedConfigInput;
+  config?: AgentConfig;
   /** Set only by continue-as-new. */
   carried?: CarriedState;
   /**

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { duration, modelCallPolicySchema } from '../shared/config-fields';
-import type { ModelCallPolicy } from '../shared/config';
+import type { WorkerTerms } from '../shared/types';
 import { parseDuration } from '../shared/duration';
 import { formatZodIssues } from '../shared/validation';
 
@@ -40,10 +40,7 @@ export const modelCallOptionsSchema = z.strictObject({
 export type ModelCallOptions = z.input<typeof modelCallOptionsSchema>;
 
 /** What a worker records with each run it starts: where its model calls run, and their policy. */
-export interface RunTuning {
-  modelCalls: 'activity' | 'local';
-  runAhead: boolean;
-  modelCallPolicy?: ModelCallPolicy;
+export interface RunTuning extends Omit<WorkerTerms, 'pricing'> {
   /** Whether a new run's first call may open locally (`modelCalls.openLocally`); the run records the verdict, not this. */
   openLocally?: boolean;
 }

@@ -25,7 +25,7 @@ export const CARRIED_WINDOW_MAX_BYTES = 384 * 1024;
 export function shouldContinueAsNew(state: RunState): boolean {
   const iterationsThisRun = state.counters.iterations - state.counters.iterationsAtStart;
   const tooLarge = state.transcript.stepsChars > MAX_RUN_STEPS_CHARS;
-  return iterationsThisRun >= state.config.maxStepsPerRun || tooLarge || workflowInfo().continueAsNewSuggested;
+  return iterationsThisRun >= state.config.history.maxStepsPerRun || tooLarge || workflowInfo().continueAsNewSuggested;
 }
 
 /**
@@ -40,8 +40,10 @@ export async function continueAsNewNow(state: RunState): Promise<never> {
   state.events.handOver();
   await condition(allHandlersFinished);
   const carried = toCarried(state);
+  // The limits as a person raised them: the next run starts from them.
+  const config = { ...state.config, limits: { ...state.config.limits, ...state.budget.limits } };
   // What is left after the parts that cannot shrink goes first to the window (the model needs it), then the archive.
-  const fixed = jsonBytes({ query: state.query, config: state.config, carried: { ...carried, window: [] } });
+  const fixed = jsonBytes({ query: state.query, config, carried: { ...carried, window: [] } });
   const room = Math.max(0, CONTINUE_INPUT_MAX_BYTES - fixed);
   carried.window = fitSteps(carried.window, Math.min(CARRIED_WINDOW_MAX_BYTES, room / 3), 'window', true) ?? [];
   // This run's steps go in the next run's start event, where clients read them with no worker.
@@ -50,7 +52,7 @@ export async function continueAsNewNow(state: RunState): Promise<never> {
   // Typed by signature rather than by importing the workflow, which imports this module.
   return continueAsNew<(input: AgentWorkflowInput) => Promise<ReActResult>>({
     query: state.query,
-    config: state.config,
+    config,
     carried,
     ...(previousSteps ? { previousSteps } : {}),
   });

@@ -48,7 +48,7 @@ export function startConversation(state: RunState, carried: ConversationState | 
 }
 
 function openConversation(state: RunState, carried: ConversationState | undefined): ConversationState | null {
-  if (state.config.conversationIdleTimeout === undefined) return null;
+  if (state.config.conversation.idleTimeout === undefined) return null;
   if (carried) return carried;
   state.events.emit({ type: 'turn_started', turn: 1, message: eventText(state.query) });
   return {
@@ -158,7 +158,7 @@ function beginTurn(state: RunState, conversation: ConversationState, message: st
 }
 
 /**
- * After a turn: waits (a durable timer of `conversationIdleTimeout`) for the next message and starts its turn.
+ * After a turn: waits (a durable timer of `conversation.idleTimeout`) for the next message and starts its turn.
  * False when the run is no conversation, was cancelled, or no message came in time: the run then completes.
  */
 export async function nextTurn(state: RunState): Promise<boolean> {
@@ -177,7 +177,7 @@ export async function nextTurn(state: RunState): Promise<boolean> {
   }
   enterPhase(state.activity, 'awaiting_message');
   publishStatus(state);
-  const idleMs = parseDuration(state.config.conversationIdleTimeout!)!;
+  const idleMs = parseDuration(state.config.conversation.idleTimeout!)!;
   // A conversation of one-iteration turns never reaches the loop's check between iterations, so it hands over here
   // too: the next run goes on waiting, with what is left of the idle timeout. Messages that are already waiting go
   // with it: a conversation kept busy would otherwise never be idle, and never hand over.

@@ -31,7 +31,7 @@ import { modelFailure } from './activity-proxies';
 import { renderScratchpad, visibleThought, type ModelReply } from '../shared/protocol';
 import { createRunState, recordError, stopRun, toResult, toTrace, type RunState } from './record/run-state';
 import { enterPhase } from './record/run-activity';
-import { checkBeforeThinking, findPhrase } from './limits/termination';
+import { checkBeforeThinking, findPhrase, phrasesOf } from './limits/termination';
 import { loopCallAllowance, rawPromptTokens } from './limits/token-budget';
 import { thoughtPolicy, validateThought } from './thinking/thought';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
@@ -69,7 +69,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   const criticAction = state.prompt.criticAction;
   setCriticAction(state.prompt, undefined);
   if (criticAction?.type === 'reissue') {
-    const capped = checkBeforeThinking(used, config, 0);
+    const capped = checkBeforeThinking(used, state.budget.limits, 0);
     if (capped) return reachLimit(state, capped.reason, capped.detail);
     return reissue(state, criticAction, tools);
   }
@@ -78,12 +78,12 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   let messages = promptFor(state, state.prompt.feedback);
   // The iteration cap first (nothing is compacted for a call that will not be made), then a prompt over the context
   // window is compacted, and the budget judges the prompt that would really be sent.
-  const capped = checkBeforeThinking(used, config, 0);
+  const capped = checkBeforeThinking(used, state.budget.limits, 0);
   if (capped) return reachLimit(state, capped.reason, capped.detail);
   const fitted = await fitContext(state, messages, () => promptFor(state, state.prompt.feedback));
   if ('refused' in fitted) return stopRun(state, 'token_budget', fitted.refused);
   messages = fitted.messages;
-  const limit = checkBeforeThinking(used, config, rawPromptTokens(messages));
+  const limit = checkBeforeThinking(used, state.budget.limits, rawPromptTokens(messages));
   if (limit) return reachLimit(state, limit.reason, limit.detail);
   // `limits.cost`, priced with the run's recorded price (a run whose model has none was refused).
   const overCost = costBudgetReached(state, messages);
@@ -122,7 +122,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
       if (!acceptFinalAnswer(state, reply, reply.answer)) return;
       const failure = findPhrase(
         `${visibleThought(reply.thought, reply.reasoningChars)}\n${reply.answer}`,
-        config.failurePhrases,
+        phrasesOf(config.stopWhen, 'failure'),
       );
       if (failure) return stopRun(state, 'failure', `the answer contains the failure phrase "${failure}"`);
       return stopRun(state, 'success', 'the model gave a final answer');
@@ -131,7 +131,7 @@ async function iterate(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
       acceptRefusal(state, reply);
       return stopRun(state, 'failure', `the model refused: ${eventText(reply.refusal, 300)}`);
     case 'clarification': {
-      if (!config.allowClarification) {
+      if (!config.approvals.clarification) {
         const feedback = 'Asking the user is disabled in this run: decide with the tools and what you know.';
         recordError(state, 'malformed_output', feedback);
         addFeedback(state.prompt, feedback);
@@ -191,10 +191,10 @@ async function act(
   tools: ReadonlyMap<string, ToolInfo>,
 ): Promise<void> {
   const { config } = state;
-  if (reply.calls.length > config.maxToolCallsPerReply) {
+  if (reply.calls.length > config.limits.maxToolCallsPerReply) {
     // Refused before anything is scheduled: one reply must not be able to cost a long workflow task.
     const feedback =
-      `Your reply made ${reply.calls.length} tool calls; at most ${config.maxToolCallsPerReply} are allowed in one ` +
+      `Your reply made ${reply.calls.length} tool calls; at most ${config.limits.maxToolCallsPerReply} are allowed in one ` +
       'reply. Make fewer calls at once.';
     recordError(state, 'malformed_output', feedback);
     addFeedback(state.prompt, feedback);
@@ -216,12 +216,12 @@ async function act(
   }
   // Phrases are matched in what the model wrote, not in reasoning it gave apart: musing about a phrase is not saying it.
   const said = visibleThought(reply.thought, reply.reasoningChars);
-  const success = findPhrase(said, config.successPhrases);
+  const success = findPhrase(said, phrasesOf(config.stopWhen, 'success'));
   if (success) {
     if (!acceptFinalAnswer(state, reply, said)) return;
     return stopRun(state, 'success', `the thought contains the success phrase "${success}"`);
   }
-  const failure = findPhrase(said, config.failurePhrases);
+  const failure = findPhrase(said, phrasesOf(config.stopWhen, 'failure'));
   if (failure) return stopRun(state, 'failure', `the thought contains the failure phrase "${failure}"`);
   // Call IDs are the workflow's own (iteration and position): unique in the run whatever the provider sends, short
   // enough to type in `durable-react-agent approve`, and a stale decision can never match a newer call.
@@ -240,7 +240,7 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
   const loop = new CancellationScope();
   let timer = new CancellationScope();
   const armTimer = () => {
-    const timeoutSeconds = state.config.timeoutSeconds;
+    const timeoutSeconds = state.budget.limits.timeoutSeconds;
     if (timeoutSeconds === undefined) return;
     // The budget counts from the chain's first run (a conversation's turn), so continue-as-new does not reset it.
     const startedAtMs = state.conversation?.turnStartedAtMs ?? state.startedAtMs;
@@ -252,7 +252,7 @@ async function runLoop(state: RunState, tools: ReadonlyMap<string, ToolInfo>): P
         () => {
           const detail = `the time budget of ${timeoutSeconds}s ran out`;
           // Asking lets the iteration in flight finish; the loop starts no other until a person decides.
-          if (state.config.onBudget === 'ask') {
+          if (state.config.limits.onReached === 'ask') {
             markTimeUp(state, detail);
             return openBudgetRequest(state, 'timeout', detail);
           }
@@ -303,10 +303,11 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   const state = createRunState({
     query: input.query,
     config,
+    terms: start.terms,
     workflowId: workflowInfo().workflowId,
     nowMs: Date.now(),
     searchAttributes: searchAttributesEnabled(),
-    carried: input.carried ?? (seed ? carriedFromSeed(seed, Date.now()) : undefined),
+    carried: input.carried ?? (seed ? carriedFromSeed(seed, start.terms, Date.now()) : undefined),
     hooks,
     rules,
     ...(start.assumedContextWindow !== undefined ? { assumedContextWindow: start.assumedContextWindow } : {}),
@@ -323,7 +324,9 @@ export async function runReActLoop(input: AgentWorkflowInput, hooks: AgentHooks 
   setHandler(getStatusQuery, () => toStatus(state));
   setHandler(getPromptQuery, () => state.prompt.sent ?? null);
   installEventHandlers(state.events);
-  state.events.acceptDeltasWhen((iteration) => state.config.stream && iteration === state.counters.iterations);
+  state.events.acceptDeltasWhen(
+    (iteration) => state.config.modelSettings.stream && iteration === state.counters.iterations,
+  );
   startConversation(state, input.carried?.conversation);
   installConversationHandlers(state);
   state.events.emit(

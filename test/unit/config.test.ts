@@ -1,19 +1,6 @@
 import { describe, it, expect } from 'vitest';
-import {
-  agentConfigSchema,
-  CONFIG_GROUPS,
-  flattenConfig,
-  validateAgentConfig,
-  validateWorkflowConfig,
-} from '../../src/shared/agent-config';
-import {
-  DEFAULT_SYSTEM_PROMPT,
-  DEFAULT_THOUGHT_PROMPT,
-  resolvedConfigSchema,
-  validateResolvedConfig,
-  type ResolvedConfig,
-} from '../../src/shared/config';
-import { withConfigDefaults } from '../../src/shared/config-defaults';
+import { configOverrides, mergeConfig, validateAgentConfig } from '../../src/shared/agent-config';
+import { DEFAULT_SYSTEM_PROMPT, DEFAULT_THOUGHT_PROMPT, type ResolvedConfig } from '../../src/shared/config';
 
 function invalid(input: unknown): string {
   const result = validateAgentConfig(input);
@@ -30,47 +17,45 @@ function valid(input: unknown): ResolvedConfig {
 describe('agent config defaults', () => {
   it('fills every documented default for an empty config', () => {
     expect(valid({})).toEqual({
-      maxIterations: 10,
-      thoughtPrompt: DEFAULT_THOUGHT_PROMPT,
-      requireThought: 'auto',
-      minThoughtLength: 15,
-      thoughtTag: 'Thought:',
-      actionTag: 'Action:',
-      observationTag: 'Observation:',
-      enableScratchpad: true,
-      successPhrases: [],
-      failurePhrases: [],
-      stallThreshold: 3,
-      maxObservationTokens: 2000,
-      maxToolCallsPerReply: 16,
-      maxCallsPerTool: {},
+      modelSettings: {
+        toolCalling: 'native',
+        stream: false,
+        thoughtTag: 'Thought:',
+        actionTag: 'Action:',
+        observationTag: 'Observation:',
+      },
+      systemPrompt: DEFAULT_SYSTEM_PROMPT,
+      thoughts: { prompt: DEFAULT_THOUGHT_PROMPT, require: 'auto', minLength: 15 },
+      limits: {
+        maxIterations: 10,
+        maxToolCallsPerReply: 16,
+        maxCallsPerTool: {},
+        stallThreshold: 3,
+        onReached: 'stop',
+      },
       stopWhen: [],
       forceFinalAnswer: true,
-      systemPrompt: DEFAULT_SYSTEM_PROMPT,
-      toolCalling: 'native',
-      stream: false,
-      modelCalls: 'activity',
-      runAhead: true,
-      requireConfirmation: [],
-      skipConfirmation: [],
-      approvalTimeout: '24h',
-      onApprovalTimeout: 'reject',
-      approvers: {},
-      requireSigned: false,
-      onBudget: 'stop',
-      allowClarification: true,
-      maxStepsPerRun: 100,
-      carrySteps: 10,
+      approvals: {
+        require: [],
+        skip: [],
+        timeout: '24h',
+        onTimeout: 'reject',
+        approvers: {},
+        requireSigned: false,
+        clarification: true,
+      },
+      history: { scratchpad: true, maxObservationTokens: 2000, maxStepsPerRun: 100, carrySteps: 10 },
+      conversation: {},
       critic: false,
-      outputMode: 'simple',
+      output: { mode: 'simple' },
       subagents: {},
     });
   });
 
   it('leaves optional limits unset so they do not apply', () => {
     const config = valid({});
-    expect(config.tokenBudget).toBeUndefined();
-    expect(config.timeoutSeconds).toBeUndefined();
+    expect(config.limits.tokenBudget).toBeUndefined();
+    expect(config.limits.timeoutSeconds).toBeUndefined();
     expect(config.tools).toBeUndefined();
     expect(config.model).toBeUndefined();
   });
@@ -89,19 +74,9 @@ describe('agent config defaults', () => {
     });
   });
 
-  it('the workflow fills in the same defaults as the schema, for runs recorded before clients sent resolved configs', () => {
-    expect(withConfigDefaults({})).toEqual(valid({}));
-    const partial = { maxIterations: 3, tools: ['calculator'], critic: true, temperature: undefined };
-    expect(withConfigDefaults(partial)).toEqual(
-      valid({
-        limits: { maxIterations: 3 },
-        tools: ['calculator'],
-        critic: true,
-        modelSettings: { temperature: undefined },
-      }),
-    );
-    // Each run gets its own defaults: a run that changes its lists cannot change the next run's.
-    expect(withConfigDefaults({}).stopWhen).not.toBe(withConfigDefaults({}).stopWhen);
+  it('reads a resolved config as itself, so continue-as-new and subagents can send it back', () => {
+    const config = valid({ limits: { maxIterations: 3 }, tools: ['calculator'], critic: true });
+    expect(valid(config)).toEqual(config);
   });
 
   it('treats a missing config as the defaults', () => {
@@ -116,27 +91,16 @@ describe('agent config defaults', () => {
       stopWhen: [{ type: 'tool_called', tool: 'publish' }],
     });
     expect(config).toMatchObject({
-      maxIterations: 3,
-      toolCalling: 'text',
-      thoughtTag: 'Reasoning:',
-      actionTag: 'Action:',
+      limits: { maxIterations: 3, maxCallsPerTool: { search: 2 }, tokenBudget: 5000, stallThreshold: 3 },
+      modelSettings: { toolCalling: 'text', thoughtTag: 'Reasoning:', actionTag: 'Action:' },
       stopWhen: [{ type: 'tool_called', tool: 'publish' }],
-      maxCallsPerTool: { search: 2 },
-      tokenBudget: 5000,
-      stallThreshold: 3,
     });
-  });
-
-  it("is the resolved schema's parse of the flattened config", () => {
-    expect(resolvedConfigSchema.parse(flattenConfig({ limits: { maxIterations: 4 } }))).toEqual(
-      valid({ limits: { maxIterations: 4 } }),
-    );
   });
 });
 
 describe('the grouped config', () => {
-  it('sets each resolved field from its group', () => {
-    const config = valid({
+  it('resolves each group under the names people write: nothing is renamed on the way to the loop', () => {
+    const written = {
       model: 'gpt-test',
       modelSettings: { temperature: 0.5, toolCalling: 'text', stream: true },
       thoughts: { prompt: 'THINK', require: false, minLength: 3 },
@@ -152,86 +116,38 @@ describe('the grouped config', () => {
       history: { scratchpad: false, maxObservationTokens: 500, summaryEvery: 5, maxStepsPerRun: 20, carrySteps: 4 },
       conversation: { idleTimeout: '10m' },
       output: { mode: 'structured', schema: { type: 'object' } },
-    });
-    expect(config).toMatchObject({
-      model: 'gpt-test',
-      temperature: 0.5,
-      toolCalling: 'text',
-      stream: true,
-      thoughtPrompt: 'THINK',
-      requireThought: false,
-      minThoughtLength: 3,
-      maxIterations: 4,
-      tokenBudget: 900,
-      timeoutSeconds: 60,
-      stallThreshold: 5,
-      onBudget: 'ask',
-      requireConfirmation: ['delete_file'],
-      skipConfirmation: ['read_file'],
-      approvalTimeout: '1h',
-      onApprovalTimeout: 'end',
-      approvers: { delete_file: ['ops'] },
-      allowClarification: false,
-      enableScratchpad: false,
-      maxObservationTokens: 500,
-      summaryEvery: 5,
-      maxStepsPerRun: 20,
-      carrySteps: 4,
-      conversationIdleTimeout: '10m',
-      outputMode: 'structured',
-      outputSchema: { type: 'object' },
-    });
+    };
+    expect(valid(written)).toMatchObject(written);
   });
 
-  it('names a resolved field for every grouped one, and each resolved field at most once', () => {
-    const flatFields = Object.values(CONFIG_GROUPS).flatMap((fields) => Object.values(fields));
-    for (const field of flatFields) expect(resolvedConfigSchema.shape).toHaveProperty(field);
-    expect(new Set(flatFields).size).toBe(flatFields.length);
-    for (const group of Object.keys(CONFIG_GROUPS)) expect(agentConfigSchema.shape).toHaveProperty(group);
-  });
-
-  it('a thought_contains stop with an outcome becomes a success or failure phrase; without one it stays a stop', () => {
-    const config = valid({
-      stopWhen: [
-        { type: 'thought_contains', text: 'task complete', outcome: 'success' },
-        { type: 'thought_contains', text: 'cannot find', outcome: 'failure' },
-        { type: 'thought_contains', text: 'hand over' },
-        { type: 'thought_contains', text: 'pause', outcome: 'custom' },
-        { type: 'tool_called', tool: 'publish' },
-      ],
-    });
-    expect(config.successPhrases).toEqual(['task complete']);
-    expect(config.failurePhrases).toEqual(['cannot find']);
-    expect(config.stopWhen).toEqual([
+  it('keeps stop conditions as written, an outcome included', () => {
+    const stopWhen = [
+      { type: 'thought_contains', text: 'task complete', outcome: 'success' },
       { type: 'thought_contains', text: 'hand over' },
-      { type: 'thought_contains', text: 'pause' },
       { type: 'tool_called', tool: 'publish' },
-    ]);
+    ];
+    expect(valid({ stopWhen }).stopWhen).toEqual(stopWhen);
   });
 
-  it('flattens subagents: their modelSettings and limits become their own fields', () => {
-    const config = valid({
-      subagents: {
-        helper: {
-          description: 'helps',
-          model: 'small',
-          modelSettings: { temperature: 0.1 },
-          limits: { maxIterations: 3, timeoutSeconds: 30 },
-        },
-      },
-    });
-    expect(config.subagents).toEqual({
-      helper: { description: 'helps', model: 'small', temperature: 0.1, maxIterations: 3, timeoutSeconds: 30 },
-    });
+  it('keeps a subagent as written', () => {
+    const helper = {
+      description: 'helps',
+      model: 'small',
+      modelSettings: { temperature: 0.1 },
+      limits: { maxIterations: 3, timeoutSeconds: 30 },
+    };
+    expect(valid({ subagents: { helper } }).subagents).toEqual({ helper });
   });
 
-  it("keeps a fork's partial override partial: a given group adds no defaults that would override the parent", () => {
-    expect(flattenConfig({ limits: { maxIterations: 30 } })).toEqual({ maxIterations: 30 });
-    expect(flattenConfig({ approvals: { require: ['delete_file'] }, model: 'other' })).toEqual({
-      requireConfirmation: ['delete_file'],
-      model: 'other',
-    });
-    expect(flattenConfig({})).toEqual({});
+  it("lays a fork's partial override over a config field by field: a given group adds no defaults", () => {
+    const parent = valid({ limits: { maxIterations: 5, tokenBudget: 900 }, approvals: { require: ['x'] } });
+    const checked = configOverrides({ limits: { maxIterations: 30 }, model: 'other' });
+    if (!checked.ok) throw new Error(checked.message);
+    const merged = mergeConfig(parent, checked.overrides);
+    expect(merged.limits).toEqual({ ...parent.limits, maxIterations: 30 });
+    expect(merged.approvals).toEqual(parent.approvals);
+    expect(merged.model).toBe('other');
+    expect(mergeConfig(parent, {})).toEqual(parent);
   });
 
   it('refuses the old flat fields, naming where each went, so a flat config is not silently ignored', () => {
@@ -251,24 +167,6 @@ describe('the grouped config', () => {
     expect(invalid({ subagents: { helper: { description: 'd', maxIterations: 3 } } })).toBe(
       'Invalid agent config: unknown field in subagents.helper: maxIterations (`maxIterations` is now `limits.maxIterations`)',
     );
-  });
-});
-
-describe('the resolved config (the wire shape)', () => {
-  it('takes the flat fields and fills the same defaults', () => {
-    const resolved = validateResolvedConfig({ maxIterations: 3, requireConfirmation: ['delete_file'] });
-    expect(resolved).toEqual({
-      ok: true,
-      config: valid({ limits: { maxIterations: 3 }, approvals: { require: ['delete_file'] } }),
-    });
-  });
-
-  it('names the flat field in its errors, and refuses grouped ones', () => {
-    expect(validateResolvedConfig({ maxIterations: 'ten' })).toEqual({
-      ok: false,
-      message: 'Invalid agent config: maxIterations: Invalid input: expected number, received string',
-    });
-    expect(validateResolvedConfig({ limits: { maxIterations: 3 } }).ok).toBe(false);
   });
 });
 
@@ -354,11 +252,11 @@ describe('model settings', () => {
     expect(
       valid({ modelSettings: all, subagents: { helper: { description: 'helps', modelSettings: all } } }),
     ).toMatchObject({
-      ...all,
-      subagents: { helper: all },
+      modelSettings: all,
+      subagents: { helper: { modelSettings: all } },
     });
-    expect(valid({ modelSettings: { temperature: 0 } }).temperature).toBe(0);
-    const unset = valid({});
+    expect(valid({ modelSettings: { temperature: 0 } }).modelSettings.temperature).toBe(0);
+    const unset = valid({}).modelSettings;
     for (const key of Object.keys(all)) expect(unset).not.toHaveProperty(key);
   });
 
@@ -418,29 +316,7 @@ describe('model settings', () => {
     // The settings any request can carry are fine in text mode.
     expect(
       valid({ modelSettings: { toolCalling: 'text', temperature: 1, maxTokens: 50, reasoningEffort: 'high' } })
-        .temperature,
+        .modelSettings.temperature,
     ).toBe(1);
-  });
-});
-
-describe('a workflow input config, in either shape (validateWorkflowConfig)', () => {
-  it('reads the grouped and the resolved shape alike', () => {
-    const grouped = validateWorkflowConfig({ limits: { maxIterations: 4 }, approvals: { require: ['x'] } });
-    const resolved = validateWorkflowConfig({ maxIterations: 4, requireConfirmation: ['x'] });
-    expect(grouped.ok && resolved.ok).toBe(true);
-    expect(grouped).toEqual(resolved);
-  });
-
-  it('reports the problems of the shape the input was written in', () => {
-    expect(validateWorkflowConfig({ limits: { maxIterations: 0 } })).toEqual({
-      ok: false,
-      message: expect.stringMatching(/^Invalid agent config: limits\.maxIterations: /) as unknown,
-    });
-    // A resolved-only field (toolCalling) says the sender wrote the resolved shape: its own check is the one named.
-    expect(validateWorkflowConfig({ toolCalling: 'text', toolChoice: 'required' })).toEqual({
-      ok: false,
-      message:
-        "Invalid agent config: modelSettings.toolChoice: needs modelSettings.toolCalling 'native' (text mode offers the model no tools to choose from)",
-    });
   });
 });

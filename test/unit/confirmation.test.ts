@@ -8,7 +8,7 @@ import {
   waivedMandatoryTools,
 } from '../../src/workflow/people/confirmation';
 
-const config = { requireConfirmation: [] as string[], skipConfirmation: [] as string[] };
+const config = { approvals: { require: [] as string[], skip: [] as string[] } };
 
 describe('confirmation rules', () => {
   it('path_outside: relative paths escaping the folder, absolute paths elsewhere, and non-strings need confirmation', () => {
@@ -54,19 +54,28 @@ describe('confirmation rules', () => {
     expect(needsConfirmation(tool, {}, config, [])).toBe(true);
     expect(needsConfirmation(tool, {}, config, ['delete'])).toBe(false);
     expect(
-      needsConfirmation({ name: 'calc', confirm: 'never' }, {}, { ...config, requireConfirmation: ['calc'] }, []),
+      needsConfirmation(
+        { name: 'calc', confirm: 'never' },
+        {},
+        { ...config, approvals: { ...config.approvals, require: ['calc'] } },
+        [],
+      ),
     ).toBe(true);
   });
 
   it("the config cannot waive a tool its author declared confirm: 'always'; a person's approve-always can", () => {
     const tool = { name: 'delete', confirm: 'always' as const };
-    expect(needsConfirmation(tool, {}, { ...config, skipConfirmation: ['delete'] }, [])).toBe(true);
+    expect(needsConfirmation(tool, {}, { ...config, approvals: { ...config.approvals, skip: ['delete'] } }, [])).toBe(
+      true,
+    );
     expect(needsConfirmation(tool, {}, config, ['delete'])).toBe(false);
     const rule = { name: 'pay', confirm: { when: 'greater_than', arg: 'amount', value: 100 } as const };
-    expect(needsConfirmation(rule, { amount: 500 }, { ...config, skipConfirmation: ['pay'] }, [])).toBe(false);
+    expect(
+      needsConfirmation(rule, { amount: 500 }, { ...config, approvals: { ...config.approvals, skip: ['pay'] } }, []),
+    ).toBe(false);
     expect(
       waivedMandatoryTools([tool, rule, { name: 'calc', confirm: 'never' }], {
-        skipConfirmation: ['delete', 'pay', 'calc'],
+        approvals: { require: [], skip: ['delete', 'pay', 'calc'] },
       }),
     ).toEqual(['delete']);
   });

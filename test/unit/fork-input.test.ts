@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { continueInput, forkInput, ForkRefusedError, type ParentRun } from '../../src/client/fork';
+import { validateAgentConfig } from '../../src/shared/agent-config';
+import type { ResolvedConfig } from '../../src/shared/config';
 import type { ReActStep, ReActTrace } from '../../src/shared/types';
+
+function resolved(config: unknown): ResolvedConfig {
+  const checked = validateAgentConfig(config);
+  if (!checked.ok) throw new Error(checked.message);
+  return checked.config;
+}
 
 const usage = (totalTokens: number) => ({ promptTokens: totalTokens - 10, completionTokens: 10, totalTokens });
 const call = (iteration: number, position = 1, extra: Partial<ReActStep> = {}): ReActStep => ({
@@ -20,7 +28,8 @@ function parent(steps: ReActStep[], overrides: Partial<ParentRun> = {}, trace: P
     workflowType: 'reactAgentWorkflow',
     taskQueue: 'q',
     status: 'COMPLETED',
-    input: { query: 'add', config: { carrySteps: 2, maxIterations: 5 } },
+    input: { query: 'add', config: { history: { carrySteps: 2 }, limits: { maxIterations: 5 } } },
+    config: resolved({ history: { carrySteps: 2 }, limits: { maxIterations: 5 } }),
     runOffsets: [0],
     trace: {
       steps,
@@ -49,8 +58,9 @@ describe('forkInput', () => {
   const steps = [call(1), call(2), call(3), call(3, 2), call(4), call(5)];
 
   it("takes the steps of iterations 1..k, the counters as they stood, and the parent's config with changes", () => {
-    const input = forkInput(parent(steps), { fromStep: 3, config: { model: 'other' } });
-    expect(input.config).toEqual({ carrySteps: 2, maxIterations: 5, model: 'other' });
+    const run = parent(steps);
+    const input = forkInput(run, { fromStep: 3, config: { model: 'other', limits: { tokenBudget: 50 } } });
+    expect(input.config).toEqual({ ...run.config, model: 'other', limits: { ...run.config.limits, tokenBudget: 50 } });
     expect(input.seed?.steps.map((step) => step.action.type === 'tool_call' && step.action.callId)).toEqual([
       'c1-1',
       'c2-1',
@@ -93,7 +103,7 @@ describe('forkInput', () => {
     };
     expect(refusal({ fromStep: 7 })).toBe("--from-step must be one of the run's steps (1-5), got 7");
     expect(refusal({ fromStep: 3, observation: 'x' })).toMatch(/made 2 parallel calls/);
-    const conversation = parent(steps, { input: { query: 'q', config: { conversationIdleTimeout: '5m' } } });
+    const conversation = parent(steps, { config: resolved({ conversation: { idleTimeout: '5m' } }) });
     expect(refusal({ fromStep: 1 }, conversation)).toMatch(/forking a conversation is not supported/);
     const answered = parent([...steps, { ...call(6), action: { type: 'final_answer', answer: 'done' } }]);
     expect(refusal({ fromStep: 6 }, answered)).toMatch(/is the run's final answer/);
@@ -105,7 +115,7 @@ describe('continueInput', () => {
 
   it("carries every step but the forced answer and the parent's totals, with the limit raised", () => {
     const input = continueInput(parent(steps as ReActStep[]), 'max_iterations', { maxIterations: 9 });
-    expect(input.config.maxIterations).toBe(9);
+    expect(input.config.limits.maxIterations).toBe(9);
     expect(input.seed.steps).toHaveLength(2);
     expect(input.seed.totals).toMatchObject({ iterations: 5, toolUsage: { calculator: 5 }, rejectedThoughts: 1 });
     expect(input.seed.totals.usage.totalTokens).toBe(900);

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest';
-import { resolvedConfigSchema, type ResolvedConfigInput } from '../../src/shared/config';
+import { agentConfigSchema, type AgentConfig } from '../../src/shared/config';
 import type { ChatMessage } from '../../src/shared/protocol';
 import type { ReActStep } from '../../src/shared/types';
 import { renderScratchpad } from '../../src/shared/protocol';
@@ -27,11 +27,11 @@ const steps: ReActStep[] = [
   call(2, 'Now subtract them.', 'calculator', { expression: '522000 - 342000' }, 'call-c', '180000'),
 ];
 
-const config = (input: ResolvedConfigInput = {}) =>
-  resolvedConfigSchema.parse({ systemPrompt: 'SYSTEM', thoughtPrompt: 'THINK', ...input });
+const config = (input: AgentConfig = {}) =>
+  agentConfigSchema.parse({ systemPrompt: 'SYSTEM', ...input, thoughts: { prompt: 'THINK' } });
 
 const query = 'How many more people live in Lyon than in Nice?';
-const build = (input: ResolvedConfigInput, feedback: string[] = [], history = steps): ChatMessage[] =>
+const build = (input: AgentConfig, feedback: string[] = [], history = steps): ChatMessage[] =>
   buildMessages({ query, config: config(input), steps: history, feedback });
 
 describe('buildMessages in native mode', () => {
@@ -80,13 +80,13 @@ describe('buildMessages in native mode', () => {
   });
 
   it('keeps only the last iteration when the scratchpad is off', () => {
-    const messages = build({ enableScratchpad: false });
+    const messages = build({ history: { scratchpad: false } });
     expect(messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool']);
     expect(messages[2]).toMatchObject({ content: 'Now subtract them.', toolCalls: [{ id: 'call-c' }] });
   });
 
   it('keeps every call of the last iteration when the scratchpad is off', () => {
-    const messages = build({ enableScratchpad: false }, [], steps.slice(0, 2));
+    const messages = build({ history: { scratchpad: false } }, [], steps.slice(0, 2));
     expect(messages.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'tool', 'tool']);
   });
 
@@ -111,7 +111,7 @@ describe('buildMessages in native mode', () => {
 
 describe('buildMessages in text mode', () => {
   it('replays each step as the reply the model wrote and the observation it was given', () => {
-    expect(build({ toolCalling: 'text' }).slice(2)).toEqual([
+    expect(build({ modelSettings: { toolCalling: 'text' } }).slice(2)).toEqual([
       {
         role: 'assistant',
         content: 'Thought: I need both populations.\nAction: search\nAction Input: {"query":"Lyon"}',
@@ -132,7 +132,9 @@ describe('buildMessages in text mode', () => {
 
   it('uses the configured tags', () => {
     const messages = build(
-      { toolCalling: 'text', thoughtTag: 'Reasoning:', actionTag: 'Tool:', observationTag: 'Result:' },
+      {
+        modelSettings: { toolCalling: 'text', thoughtTag: 'Reasoning:', actionTag: 'Tool:', observationTag: 'Result:' },
+      },
       [],
       steps.slice(2),
     );
@@ -146,11 +148,11 @@ describe('buildMessages in text mode', () => {
   });
 
   it('sends no tool messages', () => {
-    expect(build({ toolCalling: 'text' }).some((message) => message.role === 'tool')).toBe(false);
+    expect(build({ modelSettings: { toolCalling: 'text' } }).some((message) => message.role === 'tool')).toBe(false);
   });
 
   it('keeps only the last iteration when the scratchpad is off', () => {
-    const contents = build({ toolCalling: 'text', enableScratchpad: false })
+    const contents = build({ modelSettings: { toolCalling: 'text' }, history: { scratchpad: false } })
       .slice(2)
       .map((m) => m.content);
     expect(contents).toEqual([
@@ -190,7 +192,7 @@ describe('renderScratchpad', () => {
   });
 
   it('renders all steps even when the scratchpad is off for the model', () => {
-    expect(renderScratchpad(steps, config({ enableScratchpad: false })).split('\n\n')).toHaveLength(3);
+    expect(renderScratchpad(steps, config({ history: { scratchpad: false } })).split('\n\n')).toHaveLength(3);
   });
 
   it('is empty before the first step', () => {

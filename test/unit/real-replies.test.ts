@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { type ApplicationFailure } from '@temporalio/common';
 import { APIError } from 'openai';
 import { describe, expect, it } from 'vitest';
-import { resolvedConfigSchema } from '../../src/shared/config';
+import { agentConfigSchema } from '../../src/shared/config';
 import { DEFAULT_CONTEXT_WINDOW, knownContextWindow } from '../../src/shared/context-windows';
 import {
   MAX_THOUGHT_CHARS,
@@ -308,19 +308,19 @@ describe('known context windows', () => {
 
   it('assumes the default for a name it does not know', () => {
     expect(knownContextWindow('my-finetune')).toBeUndefined();
-    expect(resolvedConfigSchema.parse({}).contextWindow).toBeUndefined();
+    expect(agentConfigSchema.parse({}).modelSettings.contextWindow).toBeUndefined();
     expect(DEFAULT_CONTEXT_WINDOW).toBe(32_768);
   });
 });
 
 describe("requireThought: 'auto'", () => {
-  const config = resolvedConfigSchema.parse({});
+  const config = agentConfigSchema.parse({});
 
   it('is the default', () => {
-    expect(config.requireThought).toBe('auto');
+    expect(config.thoughts.require).toBe('auto');
     expect(thoughtPolicy(config)).toBe('auto');
-    expect(thoughtPolicy(resolvedConfigSchema.parse({ requireThought: true }))).toBe('strict');
-    expect(thoughtPolicy(resolvedConfigSchema.parse({ requireThought: false }))).toBe('off');
+    expect(thoughtPolicy(agentConfigSchema.parse({ thoughts: { require: true } }))).toBe('strict');
+    expect(thoughtPolicy(agentConfigSchema.parse({ thoughts: { require: false } }))).toBe('off');
   });
 
   it('runs a call that came with no thought at all', () => {

@@ -1,9 +1,10 @@
 import { describe, it, expect } from 'vitest';
-import { resolvedConfigSchema, type ResolvedConfigInput, type StopCondition } from '../../src/shared/config';
+import { agentConfigSchema, type StopCondition } from '../../src/shared/config';
 import type { ReActAction, ReActStep } from '../../src/shared/types';
 import { checkBeforeThinking, findPhrase, matchStopCondition } from '../../src/workflow/limits/termination';
 
-const config = (input: ResolvedConfigInput = {}) => resolvedConfigSchema.parse(input);
+const config = (limits: { maxIterations?: number; tokenBudget?: number } = {}) =>
+  agentConfigSchema.parse({ limits }).limits;
 
 function step(action: ReActAction, thought: string, observation: string | null): ReActStep {
   return {

@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest';
-import { resolvedConfigSchema } from '../../src/shared/config';
+import { agentConfigSchema } from '../../src/shared/config';
 import { validateThought } from '../../src/workflow/thinking/thought';
 
-const config = resolvedConfigSchema.parse({});
+const config = agentConfigSchema.parse({});
 
 describe('validateThought', () => {
   it.each(['', '   ', '\n\t'])('asks for a thought when it is empty (%j)', (thought) => {
@@ -46,9 +46,9 @@ describe('validateThought', () => {
   });
 
   it('honours a custom minThoughtLength', () => {
-    const strict = resolvedConfigSchema.parse({ minThoughtLength: 40 });
+    const strict = agentConfigSchema.parse({ thoughts: { minLength: 40 } });
     expect(validateThought('I need the population of Lyon.', strict, [])).toContain('under 40 characters');
-    expect(validateThought('Need 2+2 sum', resolvedConfigSchema.parse({ minThoughtLength: 5 }), [])).toBeNull();
+    expect(validateThought('Need 2+2 sum', agentConfigSchema.parse({ thoughts: { minLength: 5 } }), [])).toBeNull();
   });
 
   it('trims the thought before judging it', () => {
@@ -101,7 +101,7 @@ describe('validateThought', () => {
   });
 
   it('accepts anything when requireThought is off', () => {
-    const lax = resolvedConfigSchema.parse({ requireThought: false });
+    const lax = agentConfigSchema.parse({ thoughts: { require: false } });
     for (const thought of ['', 'Let me check.', 'I will use the calculator tool.', 'x']) {
       expect(validateThought(thought, lax, ['calculator'])).toBeNull();
     }

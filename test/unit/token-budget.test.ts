@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { validateResolvedConfig, type ResolvedConfigInput } from '../../src/shared/config';
+import { validateAgentConfig } from '../../src/shared/agent-config';
 import { addTokens } from '../../src/workflow/record/run-counters';
 import { createRunState } from '../../src/workflow/record/run-state';
 import {
@@ -10,12 +10,13 @@ import {
   MIN_COMPLETION_TOKENS,
 } from '../../src/workflow/limits/token-budget';
 
-function state(config: ResolvedConfigInput, used = 0) {
-  const validation = validateResolvedConfig(config);
+function state({ tokenBudget, forceFinalAnswer }: { tokenBudget?: number; forceFinalAnswer?: boolean }, used = 0) {
+  const validation = validateAgentConfig({ limits: { tokenBudget }, forceFinalAnswer });
   if (!validation.ok) throw new Error(validation.message);
   const run = createRunState({
     query: 'q',
     config: validation.config,
+    terms: { modelCalls: 'activity', runAhead: true, pricing: { model: 'm', price: null } },
     workflowId: 'wf',
     nowMs: 0,
   });

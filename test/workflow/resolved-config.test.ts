@@ -23,9 +23,8 @@ describe('the resolved config crosses the wire', () => {
     const resolved = validateAgentConfig({ limits: { maxIterations: 3 }, model: run.modelName });
     expect(resolved.ok && config).toEqual(resolved.ok ? resolved.config : null);
     expect(config).toMatchObject({
-      maxIterations: 3,
-      stallThreshold: DEFAULT_STALL_THRESHOLD,
-      thoughtPrompt: DEFAULT_THOUGHT_PROMPT,
+      limits: { maxIterations: 3, stallThreshold: DEFAULT_STALL_THRESHOLD },
+      thoughts: { prompt: DEFAULT_THOUGHT_PROMPT },
     });
   });
 
@@ -36,11 +35,13 @@ describe('the resolved config crosses the wire', () => {
     const [first, second] = await chainRunIds(harness.client, run.workflowId);
     expect(second).toBeDefined();
     const before = (await startedWith(run.workflowId, first)).config;
-    // Plus what the worker recorded when the chain started: its model's price (none on the harness's worker).
-    expect((await startedWith(run.workflowId, second)).config).toEqual({
-      ...before,
-      pricing: { model: run.modelName, price: null },
+    expect((await startedWith(run.workflowId, second)).config).toEqual(before);
+    expect(before).toMatchObject({ history: { maxStepsPerRun: 2 }, limits: { maxIterations: 10 } });
+    // What the worker recorded when the chain started (its model's price: none on the harness's worker) is carried
+    // beside the config, not in it.
+    expect((await startedWith(run.workflowId, second)).carried?.terms.pricing).toEqual({
+      model: run.modelName,
+      price: null,
     });
-    expect(before).toMatchObject({ maxStepsPerRun: 2, maxIterations: 10 });
   });
 });

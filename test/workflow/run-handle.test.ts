@@ -125,8 +125,10 @@ describe("start(…, { workflowId, ifRunning: 'attach' })", () => {
     const refusal = (await stricter.catch((error: unknown) => error)) as AttachRefusedError;
     expect(refusal.name).toBe('AttachRefusedError');
     expect(refusal.workflowId).toBe(workflowId);
-    expect(refusal.differences).toEqual(['query', 'config.maxIterations', 'config.requireConfirmation']);
-    expect(refusal.message).toMatch(/started with another query and config \(maxIterations, requireConfirmation\)/);
+    expect(refusal.differences).toEqual(['query', 'config.approvals.require', 'config.limits.maxIterations']);
+    expect(refusal.message).toMatch(
+      /started with another query and config \(approvals\.require, limits\.maxIterations\)/,
+    );
     expect(refusal.message).toContain('another workflowId');
     // The same query re-wrapped, with the same config, is the same request: it attaches.
     const same = await harness.agents.start(

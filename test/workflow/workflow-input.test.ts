@@ -57,11 +57,10 @@ describe('a workflow input with the grouped config people write', () => {
     expect((await forked.result()).finalAnswer).toBe('42');
   });
 
-  it("a caller's model-call policy is not the worker's: the run records its worker's", async () => {
-    const handle = await startRaw({ modelCallPolicy: { timeoutMs: 1, maximumAttempts: 1 } }, [
-      { answer: 'fine', delayMs: 1500 },
-    ]);
-    expect(((await handle.result()) as ReActResult).finalAnswer).toBe('fine');
+  it("a caller's model-call policy is not the worker's: a config that sets one is refused", async () => {
+    const handle = await startRaw({ modelCallPolicy: { timeoutMs: 1, maximumAttempts: 1 } }, [{ answer: 'never' }]);
+    const error: unknown = await handle.result().catch((caught: unknown) => caught);
+    expect((error as WorkflowFailedError).cause?.message).toBe('Invalid agent config: unknown field: modelCallPolicy');
   });
 
   it('a bad field fails the run at once, named by its group', async () => {

@@ -18,7 +18,7 @@ const (
 )
 
 // WorkflowInput mirrors AgentWorkflowInput (src/shared/types.ts): the workflow's one argument. Config is the grouped
-// AgentConfig as people write it (src/shared/agent-config.ts), passed through as JSON.
+// AgentConfig as people write it (src/shared/config.ts), passed through as JSON.
 type WorkflowInput struct {
 	Query  string          `json:"query"`
 	Config json.RawMessage `json:"config,omitempty"`

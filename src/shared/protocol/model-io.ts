@@ -46,7 +46,7 @@ export interface CallModelInput {
   allowClarification?: boolean;
   /** Subagents the model may delegate to (name → description); offers the built-in delegate action. */
   subagents?: Record<string, string>;
-  /** JSON Schema the final answer must match (from outputSchema or a signature). */
+  /** JSON Schema the final answer must match (from `output.schema` or a signature). */
   outputSchema?: Record<string, unknown>;
   /**
    * Most completion tokens the reply may use (sent as `max_tokens`): the config's `maxTokens` or what the run's token

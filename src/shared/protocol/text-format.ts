@@ -14,8 +14,12 @@ export function actionInputTag(tags: TextTags): string {
 }
 
 /** The text-protocol tags of a config. */
-export function tagsOf(config: Pick<ResolvedConfig, 'thoughtTag' | 'actionTag' | 'observationTag'>): TextTags {
-  return { thought: config.thoughtTag, action: config.actionTag, observation: config.observationTag };
+export function tagsOf(config: Pick<ResolvedConfig, 'modelSettings'>): TextTags {
+  return {
+    thought: config.modelSettings.thoughtTag,
+    action: config.modelSettings.actionTag,
+    observation: config.modelSettings.observationTag,
+  };
 }
 
 /** A text-mode reply, understood. Exactly one of `action`, `finalAnswer` or `malformed` is set. */
@@ -326,10 +330,7 @@ export function renderTextStep(step: ReActStep, tags: TextTags): { reply: string
 }
 
 /** The scratchpad as text (Thought / Action / Action Input / Observation), served by the getScratchpad query. */
-export function renderScratchpad(
-  steps: readonly ReActStep[],
-  config: Pick<ResolvedConfig, 'thoughtTag' | 'actionTag' | 'observationTag'>,
-): string {
+export function renderScratchpad(steps: readonly ReActStep[], config: Pick<ResolvedConfig, 'modelSettings'>): string {
   const tags = tagsOf(config);
   return steps
     .map((step) => {

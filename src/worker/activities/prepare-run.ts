@@ -1,19 +1,21 @@
-import { validateWorkflowConfig } from '../../shared/agent-config';
+import { validateAgentConfig } from '../../shared/agent-config';
 import type { ResolvedConfig } from '../../shared/config';
 import { DEFAULT_CONTEXT_WINDOW, knownContextWindow } from '../../shared/context-windows';
 import type { ToolCatalog } from '../../shared/tool-protocol';
 import type { RunTuning } from '../model-calls';
 import { priceOf, type PriceTable } from '../../shared/cost';
 import type { ModelLatency } from '../model-latency';
+import type { WorkerTerms } from '../../shared/types';
 
 /**
- * What a run starts from: its checked config with every default and the worker's tuning, its tools, and the context
+ * What a run starts from: its checked config with every default, the worker's terms, its tools, and the context
  * window assumed for the model this worker will call when the config sets none; or why the config is refused.
  */
 export type PreparedRun =
   | {
       ok: true;
       config: ResolvedConfig;
+      terms: WorkerTerms;
       catalog: ToolCatalog;
       assumedContextWindow?: number;
       /**
@@ -46,9 +48,9 @@ export interface RunTask {
 
 /**
  * Creates the `prepareRun` activity, a new run's first step: its config is checked here, on the worker, where zod
- * lives (the workflow bundle carries no zod), and the run's tools are looked up in the same call. The
- * worker's tuning (where model calls run, their policy, run-ahead) is written into the config here, so the run
- * records it.
+ * lives (the workflow bundle carries no zod), and the run's tools are looked up in the same call. The worker's
+ * terms (where model calls run, their policy, run-ahead, the model's price) are returned beside the config, so the
+ * run records them.
  */
 export function createPrepareRun(
   listTools: (names?: string[]) => Promise<ToolCatalog>,
@@ -59,18 +61,21 @@ export function createPrepareRun(
   verifiesSignatures = false,
 ): (config: unknown, run?: RunTask) => Promise<PreparedRun> {
   return async function prepareRun(input: unknown, run: RunTask = {}): Promise<PreparedRun> {
-    const checked = validateWorkflowConfig(input);
+    const checked = validateAgentConfig(input);
     if (!checked.ok) return checked;
-    const { modelCallPolicy, openLocally, ...placement } = tuning;
-    // Worker tuning is the worker's alone: whatever the input says (a subagent's config copies its parent's), the run
-    // records this worker's.
-    const fromCaller: ResolvedConfig = { ...checked.config };
-    delete fromCaller.modelCallPolicy;
+    const { config } = checked;
+    const { openLocally, ...placement } = tuning;
     // The model this worker calls for the run, and its price: recorded, so the ledger replays as it was made.
-    const model = fromCaller.model ?? defaultModel;
-    const pricing = { model, price: priceOf(prices, model) };
-    if (fromCaller.costBudget !== undefined) {
-      const unpriced = unpricedModel(fromCaller, model, prices);
+    const model = config.model ?? defaultModel;
+    const terms: WorkerTerms = {
+      ...placement,
+      pricing: { model, price: priceOf(prices, model) },
+      // A local call runs inside the workflow task: its own delta signals would make the server refuse that task's
+      // completion, and the calls it made would be made (and paid for) again. A streaming run keeps activities.
+      modelCalls: config.modelSettings.stream ? 'activity' : tuning.modelCalls,
+    };
+    if (config.limits.cost !== undefined) {
+      const unpriced = unpricedModel(config, model, prices);
       if (unpriced)
         return {
           ok: false,
@@ -79,7 +84,7 @@ export function createPrepareRun(
     }
     // Without keys every decision would be refused as unsigned, a rejection too, and the run would wait out its
     // approval timeout: refused here, in one line, as an unpriced cost cap is.
-    const signed = fromCaller.requireSigned;
+    const signed = config.approvals.requireSigned;
     if (!verifiesSignatures && (signed === true || (Array.isArray(signed) && signed.length > 0)))
       return {
         ok: false,
@@ -87,27 +92,18 @@ export function createPrepareRun(
           "approvals.requireSigned needs a worker that verifies signatures: give it the approvers' public keys " +
           '(WORKER_APPROVAL_KEYS, or the plugin option approvalKeys)',
       };
-    const config: ResolvedConfig = {
-      ...fromCaller,
-      ...placement,
-      pricing,
-      // A local call runs inside the workflow task: its own delta signals would make the server refuse that task's
-      // completion, and the calls it made would be made (and paid for) again. A streaming run keeps activities.
-      modelCalls: checked.config.stream ? 'activity' : tuning.modelCalls,
-      ...(modelCallPolicy ? { modelCallPolicy } : {}),
-    };
     const catalog = await listTools(config.tools);
     // A streaming run keeps activities (its delta signals would refuse a local call's task; see above).
     const quick =
       openLocally !== false &&
-      config.modelCalls === 'activity' &&
-      !config.stream &&
+      terms.modelCalls === 'activity' &&
+      !config.modelSettings.stream &&
       latency?.answersQuickly(model, run.taskTimeoutMs) === true;
     const opening = quick ? { opensLocally: true as const } : {};
-    if (config.contextWindow !== undefined) return { ok: true, config, catalog, ...opening };
+    if (config.modelSettings.contextWindow !== undefined) return { ok: true, config, terms, catalog, ...opening };
     // Only the worker knows the model a run without `model` calls (its OPENAI_MODEL). Decided here, the assumption is
     // recorded with the run, so a later change to the table of known windows cannot change what a replay does.
     const assumedContextWindow = knownContextWindow(model) ?? DEFAULT_CONTEXT_WINDOW;
-    return { ok: true, config, catalog, assumedContextWindow, ...opening };
+    return { ok: true, config, terms, catalog, assumedContextWindow, ...opening };
   };
 }

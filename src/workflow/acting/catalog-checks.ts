@@ -45,16 +45,12 @@ export function catalogProblem(config: ResolvedConfig, catalog: ToolCatalog): st
     return `approvals.skip cannot waive ${waived.join(', ')}: the tool's author requires a person to confirm every call (confirm: 'always')`;
   }
   const known = catalog.tools.map((tool) => tool.name);
-  // Named as people write them (the resolved config's names are the wire's).
-  for (const [field, written] of [
-    ['requireConfirmation', 'approvals.require'],
-    ['skipConfirmation', 'approvals.skip'],
-  ] as const) {
-    const unknown = unknownNames(config[field], known);
-    if (unknown.length > 0) return `${written} names tools this run does not have: ${unknown.join(', ')}`;
+  for (const field of ['require', 'skip'] as const) {
+    const unknown = unknownNames(config.approvals[field], known);
+    if (unknown.length > 0) return `approvals.${field} names tools this run does not have: ${unknown.join(', ')}`;
   }
   // A misspelt tool in `approvers` would let anyone decide the real one's calls.
-  const unknownApproved = unknownNames(Object.keys(config.approvers), [...known, BUDGET_APPROVERS]);
+  const unknownApproved = unknownNames(Object.keys(config.approvals.approvers), [...known, BUDGET_APPROVERS]);
   if (unknownApproved.length > 0)
     return `approvals.approvers names tools this run does not have: ${unknownApproved.join(', ')}`;
   return null;

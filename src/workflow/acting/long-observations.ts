@@ -13,7 +13,7 @@ import { summaryMessages, type SummarizeInput } from '../../shared/summaries';
 
 /** Asks a tool for its whole result when the run summarises long ones, so the summary is of all of it. */
 export function fullTextOver(state: RunState): { fullTextOver?: number } {
-  const over = state.config.summarizeObservationsOver;
+  const over = state.config.history.summarizeObservationsOver;
   return over !== undefined ? { fullTextOver: over } : {};
 }
 
@@ -26,7 +26,7 @@ export async function condenseObservation(
   call: ParsedToolCall,
   { fullText, ...observation }: ToolObservation,
 ): Promise<ToolObservation & { summarizedFromTokens?: number }> {
-  const over = state.config.summarizeObservationsOver;
+  const over = state.config.history.summarizeObservationsOver;
   const rawTokens = observation.rawTokens ?? 0;
   if (over === undefined || observation.isError || rawTokens <= over) return observation;
   const input: SummarizeInput = {
@@ -39,7 +39,7 @@ export async function condenseObservation(
   // Over the token budget the (already truncated) observation stays as it is.
   const allowed = loopCallAllowance(state, summaryMessages(input));
   if ('refused' in allowed) return observation;
-  const { summarize } = modelActivities(state.config.modelCallPolicy);
+  const { summarize } = modelActivities(state.terms.modelCallPolicy);
   const output = await summarize.executeWithOptions({ summary: `summarise · ${call.tool} result` }, [
     withCap(input, allowed.maxTokens),
   ]);

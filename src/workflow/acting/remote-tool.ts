@@ -68,7 +68,7 @@ export async function runRemoteTool(
     );
   }
   const { fullTextOver: over } = fullTextOver(state);
-  return successObservation(output, state.config.maxObservationTokens, over);
+  return successObservation(output, state.config.history.maxObservationTokens, over);
 }
 
 /** Whether a remote call failed because no worker picked it up in time: it never started, so it had no effect. */

@@ -23,7 +23,7 @@ export function keyPrefix(): string {
  * says `runAhead: false`, or when a beforeToolCall hook judges calls first.
  */
 export function runAheadTools(state: RunState, tools: readonly ToolInfo[]): string[] {
-  if (state.hooks.beforeToolCall || state.config.runAhead === false) return [];
+  if (state.hooks.beforeToolCall || state.terms.runAhead === false) return [];
   // Only tools whose policy is `never` can be known not to wait before their arguments are: the run's config decides.
   return tools
     .filter((tool) => tool.readOnly === true && tool.local === true && tool.confirm === 'never')
@@ -48,9 +48,9 @@ export function runAheadRequest(state: RunState, offered: readonly string[]): Ru
   return {
     tools,
     iteration: state.counters.iterations,
-    maxObservationTokens: state.config.maxObservationTokens,
+    maxObservationTokens: state.config.history.maxObservationTokens,
     ...fullTextOver(state),
-    maxCalls: state.config.maxToolCallsPerReply,
+    maxCalls: state.config.limits.maxToolCallsPerReply,
     keyPrefix: keyPrefix(),
   };
 }

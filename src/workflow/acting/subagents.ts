@@ -7,7 +7,7 @@ import {
 } from '@temporalio/workflow';
 import { roundUsd, type RunCost } from '../../shared/cost';
 import { BUDGET_APPROVERS } from '../../shared/budget';
-import type { ResolvedConfigInput } from '../../shared/config';
+import type { AgentConfig } from '../../shared/config';
 import { AGENT_WORKFLOW_TYPE } from '../../shared/messages';
 import { parseDelegation, type ParsedToolCall } from '../../shared/protocol';
 import { errorObservation, truncateToTokens } from '../../shared/observation';
@@ -47,41 +47,44 @@ function childConfig(
   state: RunState,
   agent: string,
   remaining: { tokens: number | undefined; usd: number | undefined },
-): ResolvedConfigInput {
+): AgentConfig {
   const { subagents, ...parent } = state.config;
   const sub = subagents[agent];
   const tools = sub?.tools ?? parent.tools;
   // The child refuses confirmation settings that name tools it does not have, so it gets only those of its tools.
   const ofChild = (names: readonly string[]) =>
     tools === undefined ? [...names] : names.filter((name) => tools.includes(name));
+  const { approvals } = parent;
   return {
     ...parent,
     subagents: {}, // one level: a subagent does not delegate further
     // A subagent answers its one task: as a conversation it would sit out the idle timeout before its parent went on.
-    conversationIdleTimeout: undefined,
+    conversation: {},
     systemPrompt: sub?.systemPrompt ?? parent.systemPrompt,
     tools,
-    requireConfirmation: ofChild(parent.requireConfirmation),
-    skipConfirmation: ofChild(parent.skipConfirmation),
-    approvers: Object.fromEntries(
-      Object.entries(parent.approvers).filter(
-        ([name]) => tools === undefined || tools.includes(name) || name === BUDGET_APPROVERS,
+    approvals: {
+      ...approvals,
+      require: ofChild(approvals.require),
+      skip: ofChild(approvals.skip),
+      approvers: Object.fromEntries(
+        Object.entries(approvals.approvers).filter(
+          ([name]) => tools === undefined || tools.includes(name) || name === BUDGET_APPROVERS,
+        ),
       ),
-    ),
-    maxIterations: sub?.maxIterations ?? parent.maxIterations,
+    },
     model: sub?.model ?? parent.model,
     // Model settings are tuned for a model, so like the model they are inherited unless the subagent sets its own.
-    temperature: sub?.temperature ?? parent.temperature,
-    maxTokens: sub?.maxTokens ?? parent.maxTokens,
-    toolChoice: sub?.toolChoice ?? parent.toolChoice,
-    reasoningEffort: sub?.reasoningEffort ?? parent.reasoningEffort,
-    parallelToolCalls: sub?.parallelToolCalls ?? parent.parallelToolCalls,
-    timeoutSeconds: sub?.timeoutSeconds,
-    tokenBudget: remaining.tokens,
-    // The parent's cost budget covers the child's cost: the child gets what is left of it as its own, checked before
-    // each of its calls. Its cost reaches the parent only when it returns, so a child with no cap of its own could
-    // spend any amount first.
-    costBudget: remaining.usd,
+    modelSettings: { ...parent.modelSettings, ...sub?.modelSettings },
+    limits: {
+      ...parent.limits,
+      maxIterations: sub?.limits?.maxIterations ?? state.budget.limits.maxIterations,
+      timeoutSeconds: sub?.limits?.timeoutSeconds,
+      tokenBudget: remaining.tokens,
+      // The parent's cost budget covers the child's cost: the child gets what is left of it as its own, checked
+      // before each of its calls. Its cost reaches the parent only when it returns, so a child with no cap of its own
+      // could spend any amount first.
+      cost: remaining.usd,
+    },
   };
 }
 
@@ -111,7 +114,7 @@ export async function delegate(state: RunState, call: ParsedToolCall): Promise<D
       ),
     };
   }
-  const { costBudget } = state.config;
+  const costBudget = state.budget.limits.cost;
   if (costBudget === undefined) return runWithinBudgets(state, call, args, undefined);
   // Delegations of one reply take turns under a cost cap: each child is handed what the ones before it left. Started
   // together, every one of them got the whole remainder, and parallel children spent it several times over.
@@ -141,7 +144,7 @@ function runWithinBudgets(
   args: { agent: string; task: string },
   costBudget: number | undefined,
 ): Promise<Delegation> | Delegation {
-  const budget = state.config.tokenBudget;
+  const budget = state.budget.limits.tokenBudget;
   const tokens = budget === undefined ? undefined : budget - state.counters.usage.totalTokens;
   if (tokens !== undefined && tokens <= 0)
     return {
@@ -182,7 +185,7 @@ async function runChild(
     addSubagentCost(state.cost, childWorkflowId, result.trace.cost);
     const answer = result.finalAnswer ?? `(${args.agent} stopped without an answer: ${result.terminationReason})`;
     // A subagent's answer is an observation like any other: bounded the same way.
-    const { text, truncated } = truncateToTokens(answer, state.config.maxObservationTokens);
+    const { text, truncated } = truncateToTokens(answer, state.config.history.maxObservationTokens);
     const data = {
       workflowId: childWorkflowId,
       terminationReason: result.terminationReason,

@@ -38,7 +38,7 @@ function admit(
   if (call.parseError !== undefined) {
     return { refusal: errorObservation(call.tool, args, call.parseError, 'invalid_arguments') };
   }
-  const limit = ownEntry(state.config.maxCallsPerTool, call.tool);
+  const limit = ownEntry(state.config.limits.maxCallsPerTool, call.tool);
   // The cap counts calls that ran (or hold a slot while they settle), not every call the model made.
   if (limit !== undefined && ownCount(state.counters.toolRuns, call.tool) >= limit) {
     const message = `this run may call ${call.tool} at most ${limit} times; use another tool or give the final answer`;
@@ -273,7 +273,7 @@ export async function actOnToolCalls(
  */
 function detectStallOrCycle(state: RunState, calls: readonly WindowCall[]): void {
   if (calls.length === 0) return;
-  const threshold = state.config.stallThreshold;
+  const threshold = state.config.limits.stallThreshold;
   addCallSignatures(state.counters, [iterationPrint(calls)], stallWindow(threshold));
   const stall = findStall(state.counters.callSignatures, threshold);
   if (stall) stopRun(state, 'stalled', stallDetailOf(stall));

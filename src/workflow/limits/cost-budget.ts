@@ -10,8 +10,8 @@ import { estimatePromptTokens, FINAL_ANSWER_COMPLETION_TOKENS } from './token-bu
  * null when the call may be made, when the run has no cost budget, or when its model has no price (refused at start).
  */
 export function costBudgetReached(state: RunState, request: unknown): string | null {
-  const budget = state.config.costBudget;
-  const price = state.config.pricing?.price;
+  const budget = state.budget.limits.cost;
+  const price = state.terms.pricing?.price;
   if (budget === undefined || !price) return null;
   const spent = spentUsd(state.cost);
   const promptTokens = estimatePromptTokens(state, request);

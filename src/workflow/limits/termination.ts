@@ -1,4 +1,5 @@
-import type { ResolvedConfig, StopCondition } from '../../shared/config';
+import type { StopCondition } from '../../shared/config';
+import type { BudgetLimits } from '../../shared/budget';
 import { visibleThought } from '../../shared/protocol/reasoning';
 import type { ReActStep } from '../../shared/types';
 
@@ -8,21 +9,26 @@ export function findPhrase(text: string, phrases: readonly string[]): string | n
   return phrases.find((phrase) => haystack.includes(phrase.toLowerCase())) ?? null;
 }
 
+/** The texts of the `thought_contains` stops that end the run with `outcome`. */
+export function phrasesOf(conditions: readonly StopCondition[], outcome: 'success' | 'failure'): string[] {
+  return conditions.flatMap((c) => (c.type === 'thought_contains' && c.outcome === outcome ? [c.text] : []));
+}
+
 /** Whether another model call may start: the iteration cap and the token budget are checked before thinking. */
 export function checkBeforeThinking(
   state: { iterations: number; tokensUsed: number },
-  config: ResolvedConfig,
+  limits: Pick<BudgetLimits, 'maxIterations' | 'tokenBudget'>,
   estimatedPromptTokens: number,
 ): { reason: 'max_iterations' | 'token_budget'; detail: string } | null {
-  if (state.iterations >= config.maxIterations) {
-    return { reason: 'max_iterations', detail: `reached the limit of ${config.maxIterations} iterations` };
+  if (state.iterations >= limits.maxIterations) {
+    return { reason: 'max_iterations', detail: `reached the limit of ${limits.maxIterations} iterations` };
   }
-  if (config.tokenBudget !== undefined && state.tokensUsed + estimatedPromptTokens > config.tokenBudget) {
+  if (limits.tokenBudget !== undefined && state.tokensUsed + estimatedPromptTokens > limits.tokenBudget) {
     return {
       reason: 'token_budget',
       detail:
         `the next model call (~${estimatedPromptTokens} prompt tokens) would exceed the budget of ` +
-        `${config.tokenBudget} tokens (${state.tokensUsed} used)`,
+        `${limits.tokenBudget} tokens (${state.tokensUsed} used)`,
     };
   }
   return null;
@@ -58,6 +64,8 @@ function matches(condition: StopCondition, step: ReActStep): boolean {
 
 /** The custom stop condition a recorded step satisfies, described for the trace, or null. */
 export function matchStopCondition(step: ReActStep, conditions: readonly StopCondition[]): string | null {
-  const hit = conditions.find((condition) => matches(condition, step));
+  // A stop with an outcome of its own ends the run from the thought itself (react-agent.ts), not as `custom`.
+  const custom = conditions.filter((c) => c.type !== 'thought_contains' || (c.outcome ?? 'custom') === 'custom');
+  const hit = custom.find((condition) => matches(condition, step));
   return hit ? `stop condition met: ${describeCondition(hit)}` : null;
 }

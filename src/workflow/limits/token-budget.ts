@@ -46,7 +46,7 @@ export function learnPromptRatio(state: RunState, request: unknown, reportedProm
  * completion cap that keeps it inside. The budget is a hard cap.
  */
 export function allowance(state: RunState, promptTokens: number, reserve = 0): CallAllowance {
-  const budget = state.config.tokenBudget;
+  const budget = state.budget.limits.tokenBudget;
   if (budget === undefined) return {};
   const left = budget - state.counters.usage.totalTokens;
   const maxTokens = left - promptTokens - reserve;

@@ -5,11 +5,11 @@ import {
   BUDGET_UNITS,
   FRACTIONAL_LIMITS,
   type AppliedBudgetDecision,
+  type BudgetLimits,
   type BudgetLimit,
   type BudgetRecord,
 } from '../../shared/budget';
 import type { ApprovalBook } from '../record/approval-book';
-import type { ResolvedConfig } from '../../shared/config';
 import { roundUsd } from '../../shared/cost';
 import { formatDuration, parseDuration } from '../../shared/duration';
 import { describeDecider, isApprover } from '../../shared/identity';
@@ -26,19 +26,25 @@ const LIMIT_NAMES: Readonly<Record<BudgetLimit, string>> = {
   cost_budget: 'cost budget',
 };
 
-function currentLimit(config: ResolvedConfig, limit: BudgetLimit): number {
-  if (limit === 'max_iterations') return config.maxIterations;
-  if (limit === 'token_budget') return config.tokenBudget ?? 0;
-  if (limit === 'cost_budget') return config.costBudget ?? 0;
-  return config.timeoutSeconds ?? 0;
+/** The name each limit has in the budget's limits (and in `limits`). */
+const FIELDS = {
+  max_iterations: 'maxIterations',
+  token_budget: 'tokenBudget',
+  cost_budget: 'cost',
+  timeout: 'timeoutSeconds',
+} as const satisfies Record<BudgetLimit, keyof BudgetLimits>;
+
+function currentLimit(limits: BudgetLimits, limit: BudgetLimit): number {
+  return limits[FIELDS[limit]] ?? 0;
 }
 
-/** A raise changes the run's config itself: continue-as-new carries the config, so the raise lasts the whole chain. */
-function raiseLimit(config: ResolvedConfig, limit: BudgetLimit, amount: number): void {
-  if (limit === 'max_iterations') config.maxIterations += amount;
-  else if (limit === 'token_budget') config.tokenBudget = (config.tokenBudget ?? 0) + amount;
-  else if (limit === 'cost_budget') config.costBudget = roundUsd((config.costBudget ?? 0) + amount);
-  else config.timeoutSeconds = (config.timeoutSeconds ?? 0) + amount;
+/**
+ * A raise changes the budget's own limits, which the loop reads; continue-as-new hands them on in the next run's
+ * config, so the raise lasts the whole chain.
+ */
+function raiseLimit(limits: BudgetLimits, limit: BudgetLimit, amount: number): void {
+  const raised = currentLimit(limits, limit) + amount;
+  limits[FIELDS[limit]] = limit === 'cost_budget' ? roundUsd(raised) : raised;
 }
 
 /**
@@ -64,7 +70,7 @@ function checkBudget(
       message: `Invalid budget decision: amount: the ${LIMIT_NAMES[checked.value.request.pending.limit]} is raised by a whole number`,
     };
   // Like a tool's approvers: only they may raise, anyone may stop (the safe side, as a rejection is for a call).
-  const approvers = state.config.approvers[BUDGET_APPROVERS];
+  const approvers = state.config.approvals.approvers[BUDGET_APPROVERS];
   if (approvers && !isApprover(approvers, checked.value.by)) {
     const who = checked.value.by.identity ?? 'An anonymous sender';
     return {
@@ -107,8 +113,8 @@ export function installBudgetHandlers(state: RunState): void {
 }
 
 /** The budget record as this file writes it: every other file reads it only. */
-function writableBudget(state: RunState): { requests: BudgetRecord[]; timeUp: string | null } {
-  return state.budget as { requests: BudgetRecord[]; timeUp: string | null };
+function writableBudget(state: RunState): { limits: BudgetLimits; requests: BudgetRecord[]; timeUp: string | null } {
+  return state.budget as { limits: BudgetLimits; requests: BudgetRecord[]; timeUp: string | null };
 }
 
 /** Notes that the time budget ran out (its detail), or that the request it opened was settled (null). */
@@ -119,11 +125,11 @@ export function markTimeUp(state: RunState, detail: string | null): void {
 /** Opens a request to raise `limit` (one at a time); a person sees it with the pending calls. */
 export function openBudgetRequest(state: RunState, limit: BudgetLimit, detail: string): void {
   if (state.approvals.budget) return;
-  const current = currentLimit(state.config, limit);
+  const current = currentLimit(state.budget.limits, limit);
   // Money is raised by the limit's own size (a $0.05 budget by $0.05); counts by at least 1.
   const suggested = limit === 'cost_budget' ? current : Math.max(1, current);
   const unit = BUDGET_UNITS[limit];
-  const ms = parseDuration(state.config.approvalTimeout) ?? 24 * 3_600_000;
+  const ms = parseDuration(state.config.approvals.timeout) ?? 24 * 3_600_000;
   const now = Date.now();
   // Numbered over the chain (the records are carried), so an ID is never reused by a later request.
   const requestId = `b${state.budget.requests.length + 1}`;
@@ -173,7 +179,7 @@ export async function settleBudgetRequest(state: RunState): Promise<boolean> {
     ...(record.by ? { by: record.by } : {}),
   });
   if (record.outcome === 'raise' && record.amount !== undefined) {
-    raiseLimit(state.config, pending.limit, record.amount);
+    raiseLimit(writableBudget(state).limits, pending.limit, record.amount);
     publishStatus(state);
     return true;
   }
@@ -187,11 +193,11 @@ export async function settleBudgetRequest(state: RunState): Promise<boolean> {
 }
 
 /**
- * The loop reached `limit`: stop as always, or (`onBudget: 'ask'`) ask a person and wait. While the time budget's own
+ * The loop reached `limit`: stop as always, or (`limits.onReached: 'ask'`) ask a person and wait. While the time budget's own
  * request waits, nothing else is asked: the loop settles that one first, then meets this limit again.
  */
 export async function reachLimit(state: RunState, limit: BudgetLimit, detail: string): Promise<void> {
-  if (state.config.onBudget !== 'ask') return stopRun(state, limit, detail);
+  if (state.config.limits.onReached !== 'ask') return stopRun(state, limit, detail);
   if (state.approvals.budget) return;
   openBudgetRequest(state, limit, detail);
   await settleBudgetRequest(state);

@@ -69,13 +69,13 @@ export function ruleHolds(rule: ConfirmationRule, args: unknown): boolean {
 export function needsConfirmation(
   tool: { name: string; confirm: ConfirmationPolicy },
   args: unknown,
-  config: Pick<ResolvedConfig, 'requireConfirmation' | 'skipConfirmation'>,
+  config: { approvals: Pick<ResolvedConfig['approvals'], 'require' | 'skip'> },
   alwaysApproved: readonly string[],
 ): boolean {
   if (alwaysApproved.includes(tool.name)) return false;
   if (tool.confirm === 'always') return true;
-  if (config.skipConfirmation.includes(tool.name)) return false;
-  if (config.requireConfirmation.includes(tool.name)) return true;
+  if (config.approvals.skip.includes(tool.name)) return false;
+  if (config.approvals.require.includes(tool.name)) return true;
   if (tool.confirm === 'never') return false;
   return ruleHolds(tool.confirm, args);
 }
@@ -83,9 +83,9 @@ export function needsConfirmation(
 /** The tools a config tries to waive although their authors made confirmation mandatory (`confirm: 'always'`). */
 export function waivedMandatoryTools(
   tools: Iterable<{ name: string; confirm: ConfirmationPolicy }>,
-  config: Pick<ResolvedConfig, 'skipConfirmation'>,
+  config: { approvals: Pick<ResolvedConfig['approvals'], 'require' | 'skip'> },
 ): string[] {
   return [...tools]
-    .filter((tool) => tool.confirm === 'always' && config.skipConfirmation.includes(tool.name))
+    .filter((tool) => tool.confirm === 'always' && config.approvals.skip.includes(tool.name))
     .map((tool) => tool.name);
 }

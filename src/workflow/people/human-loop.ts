@@ -121,7 +121,7 @@ export function installHumanHandlers(state: RunState): void {
 }
 
 function deadlineInfo(state: RunState): { ms: number; requestedAt: string; deadline: string; label: string } {
-  const ms = parseDuration(state.config.approvalTimeout) ?? 24 * 3_600_000;
+  const ms = parseDuration(state.config.approvals.timeout) ?? 24 * 3_600_000;
   const now = Date.now();
   return {
     ms,
@@ -132,7 +132,7 @@ function deadlineInfo(state: RunState): { ms: number; requestedAt: string; deadl
 }
 
 /**
- * Waits (durably, up to `approvalTimeout`) for a decision about one call; on timeout applies `onApprovalTimeout`.
+ * Waits (durably, up to `approvals.timeout`) for a decision about one call; on timeout applies `approvals.onTimeout`.
  * With `uncertain`, the call already ran and may have had its effect: the person decides whether it runs again.
  */
 export async function awaitDecision(
@@ -143,7 +143,7 @@ export async function awaitDecision(
   uncertain?: { detail?: string },
 ): Promise<Resolution> {
   const { ms, requestedAt, deadline, label } = deadlineInfo(state);
-  const approvers = state.config.approvers[tool.name];
+  const approvers = state.config.approvals.approvers[tool.name];
   const question = uncertain
     ? `This ${tool.name} call may have happened: run ${describeCall(tool.name, args)} again, treat it as done with a result you give, or skip it?`
     : `Run ${describeCall(tool.name, args)}?`;
@@ -178,7 +178,7 @@ export async function awaitDecision(
     }
     state.events.emit({ type: 'approval_decided', callId, decision: { kind: 'timeout' } });
     const message = `no decision arrived within ${label}; the call was not run`;
-    if (state.config.onApprovalTimeout === 'end') {
+    if (state.config.approvals.onTimeout === 'end') {
       stopRun(state, 'timeout', `no decision on call ${callId} (${tool.name}) arrived within ${label}`);
     }
     return {
@@ -199,7 +199,7 @@ export async function awaitDecision(
  */
 function capResponded(state: RunState, resolution: Resolution): Resolution {
   if (resolution.outcome !== 'observe' || resolution.decision.kind !== 'respond') return resolution;
-  const { text, truncated } = truncateToTokens(resolution.text, state.config.maxObservationTokens);
+  const { text, truncated } = truncateToTokens(resolution.text, state.config.history.maxObservationTokens);
   return truncated ? { ...resolution, text, truncated } : resolution;
 }
 
@@ -227,7 +227,7 @@ export async function askUser(
       return { text: asked.answer ?? '', answered: true, ...(by ? { by } : {}) };
     }
     countDecision('timeout');
-    if (state.config.onApprovalTimeout === 'end')
+    if (state.config.approvals.onTimeout === 'end')
       stopRun(state, 'timeout', `no answer to "${question}" within ${label}`);
     return { text: `[timeout] No answer arrived within ${label}; continue with what you know.`, answered: false };
   } finally {

@@ -30,7 +30,7 @@ export function toStatus(state: RunState): AgentStatus {
   return {
     state: runPhase(state),
     iteration: state.counters.iterations,
-    maxIterations: state.config.maxIterations,
+    maxIterations: state.budget.limits.maxIterations,
     tokensUsed: state.counters.usage.totalTokens,
     terminationReason: state.outcome.stop?.reason ?? null,
     runningTools: [...state.activity.runningTools],

@@ -14,7 +14,6 @@ import {
   addUsage,
   type TokenUsage,
 } from '../../shared/cost';
-import type { ResolvedConfig } from '../../shared/config';
 import type { CostSummary } from '../../shared/events';
 import { countRetries, runEngineActions } from './engine-action-counter';
 
@@ -22,7 +21,7 @@ import { countRetries, runEngineActions } from './engine-action-counter';
  * The run's cost ledger: tokens, money and tool time from what the run's calls returned, the engine actions its
  * interceptor counted, and the totals of earlier runs and subagents. Every figure comes from what the run did, so it is
  * part of the run, replays the same and is carried across continue-as-new. Money is priced with the price the run
- * recorded at its start (`config.pricing`), never the worker's current table. Nothing here issues a command of its own.
+ * recorded at its start (`terms.pricing`), never the worker's current table. Nothing here issues a command of its own.
  */
 
 /** The ledger: the chain's totals so far (this run's engine actions apart, see `engineActionsOf`) and its model calls. */
@@ -44,18 +43,13 @@ export function engineActionsOf(ledger: CostLedger): EngineActions {
   return addEngineActions(ledger.totals.engineActions, runEngineActions());
 }
 
-/** The pricing a run recorded; a run recorded before prices existed has none, and its calls show "no price". */
-function pricingOf(config: ResolvedConfig): RunPricing {
-  return config.pricing ?? { model: config.model ?? 'default', price: null };
-}
-
 /** One model call's tokens and money, and its retries (a retried paid call is waste). */
 export function recordModelCall(
   ledger: CostLedger,
-  config: ResolvedConfig,
+  pricing: RunPricing,
   call: { kind: ModelCallCost['kind']; iteration: number; usage: TokenUsage; attempts?: number; local?: boolean },
 ): void {
-  const { model, price } = pricingOf(config);
+  const { model, price } = pricing;
   const usd = price ? priceUsage(call.usage, price) : null;
   const attempts = call.attempts ?? 1;
   const { totals } = writable(ledger);

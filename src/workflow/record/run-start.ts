@@ -1,9 +1,8 @@
 import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import type { ResolvedConfig } from '../../shared/config';
-import { withConfigDefaults } from '../../shared/config-defaults';
 import { ErrorType } from '../../shared/errors';
 import type { ToolCatalog } from '../../shared/tool-protocol';
-import type { AgentWorkflowInput } from '../../shared/types';
+import type { AgentWorkflowInput, WorkerTerms } from '../../shared/types';
 import { listToolsLocally, prepareRun } from '../activity-proxies';
 import { markFailed } from './agent-status';
 import { seedProblem } from './seed';
@@ -13,9 +12,10 @@ export function invalidInput(message: string): ApplicationFailure {
   return ApplicationFailure.nonRetryable(message, ErrorType.InvalidConfig);
 }
 
-/** What a run starts from: its config with every default, and its tools when they were looked up with it. */
+/** What a run starts from: its config with every default, its worker's terms, and its tools when looked up with them. */
 export interface RunStart {
   config: ResolvedConfig;
+  terms: WorkerTerms;
   catalog: ToolCatalog | null;
   /** The context window the worker assumed for the run's model (a new run whose config sets none). */
   assumedContextWindow?: number;
@@ -26,7 +26,7 @@ export interface RunStart {
 /**
  * Checks a run's input before anything else happens. A new run's config is checked by the worker (`prepareRun`), which
  * looks its tools up in the same call: zod stays out of the workflow. A continued run carries the config its chain
- * checked, with its defaults filled in here. A refused input fails the run at once, shown as Failed.
+ * checked. A refused input fails the run at once, shown as Failed.
  */
 export async function startRun(input: AgentWorkflowInput): Promise<RunStart> {
   const refuse = (message: string): never => {
@@ -45,17 +45,19 @@ export async function startRun(input: AgentWorkflowInput): Promise<RunStart> {
       { taskTimeoutMs: workflowInfo().taskTimeoutMs },
     ]);
     if (!prepared.ok) return refuse(prepared.message);
-    const { config, catalog, assumedContextWindow, opensLocally } = prepared;
+    const { config, terms, catalog, assumedContextWindow, opensLocally } = prepared;
     return {
       config,
+      terms,
       catalog,
       ...(assumedContextWindow !== undefined ? { assumedContextWindow } : {}),
       ...(opensLocally ? { opening: scheduled } : {}),
     };
   }
-  const carried: unknown = input.config ?? {};
-  if (typeof carried !== 'object' || carried === null) return refuse('Invalid agent config: not an object');
-  return { config: withConfigDefaults(carried), catalog: null };
+  // The config the chain's first run resolved, and the terms it recorded: continue-as-new hands both on as they were.
+  const config: unknown = input.config;
+  if (typeof config !== 'object' || config === null) return refuse('Invalid agent config: not an object');
+  return { config: config as ResolvedConfig, terms: input.carried.terms, catalog: null };
 }
 
 /**

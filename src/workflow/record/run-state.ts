@@ -1,4 +1,4 @@
-import type { BudgetRecord } from '../../shared/budget';
+import type { BudgetLimits, BudgetRecord } from '../../shared/budget';
 import type { ResolvedConfig } from '../../shared/config';
 import type { RanAhead } from '../../shared/tool-protocol';
 import { outputSchemaOf } from '../../shared/output';
@@ -16,6 +16,7 @@ import { LATEST_RULE_SET, type RuleFlags } from '../rule-sets';
 import { carryCost, createLedger, recordModelCall, toRunCost, type CostLedger } from './cost-ledger';
 import type { LocalStart } from './engine-action-counter';
 import type {
+  WorkerTerms,
   AgentErrorKind,
   AgentErrorRecord,
   CarriedState,
@@ -35,8 +36,12 @@ export interface RunAheadState {
   readonly results: ReadonlyMap<string, RanAhead>;
 }
 
-/** The chain's decided budget requests, and the time budget's detail once it ran out; budget-request.ts writes it. */
+/**
+ * The limits a person may raise as they stand now, the chain's decided budget requests, and the time budget's detail
+ * once it ran out; budget-request.ts writes it. The loop reads these limits, not the config's.
+ */
 export interface BudgetState {
+  readonly limits: BudgetLimits;
   readonly requests: readonly BudgetRecord[];
   readonly timeUp: string | null;
 }
@@ -46,6 +51,8 @@ export interface RunState {
   /** The task of the current turn: the run's query, or a conversation's latest message. */
   query: string;
   readonly config: ResolvedConfig;
+  /** What the worker that started the chain recorded with it: model-call placement and policy, run-ahead, price. */
+  readonly terms: WorkerTerms;
   readonly workflowId: string;
   readonly startedAtMs: number;
   /** The steps of the trace and of the model's window, and the summary (transcript.ts writes them). */
@@ -69,7 +76,7 @@ export interface RunState {
    * recorded with when it replays. Rule changes that alter commands add a generation instead of a patch each.
    */
   readonly rules: RuleFlags;
-  /** Whether the final answer must match an output schema (`outputSchema` or a signature); the worker checks it. */
+  /** Whether the final answer must match an output schema (`output.schema` or a signature); the worker checks it. */
   readonly checksOutput: boolean;
   /** Calls and questions waiting for a person, and the decisions' rules. */
   readonly approvals: ApprovalBook;
@@ -77,9 +84,9 @@ export interface RunState {
   readonly searchAttributes: boolean;
   /** The run's event stream (in memory; consumers read it with getEvents / waitForEvents). */
   readonly events: EventLog;
-  /** A conversation's turns and inbox; null for a one-shot run (no `conversationIdleTimeout`). */
+  /** A conversation's turns and inbox; null for a one-shot run (no `conversation.idleTimeout`). */
   conversation: ConversationState | null;
-  /** Budget requests (`onBudget: 'ask'`) of the whole chain, and the time budget's detail (budget-request.ts). */
+  /** Budget requests (`limits.onReached: 'ask'`) of the whole chain, and the time budget's detail (budget-request.ts). */
   readonly budget: BudgetState;
   /** The parent of a fork or continuation, kept across the chain. */
   readonly lineage: RunLineage | null;
@@ -91,6 +98,7 @@ export interface RunState {
 export interface RunStateOptions {
   query: string;
   config: ResolvedConfig;
+  terms: WorkerTerms;
   workflowId: string;
   nowMs: number;
   /** Whether the run may upsert its search attributes (they were set at start). */
@@ -110,14 +118,15 @@ export interface RunStateOptions {
 
 /** A fresh run, or the next run of a chain when `carried` comes from continue-as-new. */
 export function createRunState(options: RunStateOptions): RunState {
-  const { query, config, workflowId, nowMs, carried, hooks = {}, rules = LATEST_RULE_SET.flags } = options;
+  const { query, config, terms, workflowId, nowMs, carried, hooks = {}, rules = LATEST_RULE_SET.flags } = options;
   const approvals = new ApprovalBook(carried?.alwaysApproved, {
-    requireSigned: config.requireSigned,
+    requireSigned: config.approvals.requireSigned,
     ...(carried?.usedSignatures ? { usedSignatures: carried.usedSignatures } : {}),
   });
   return {
     query,
     config,
+    terms,
     workflowId,
     startedAtMs: carried?.startedAtMs ?? nowMs,
     transcript: createTranscript(carried, options.seededSteps),
@@ -133,7 +142,16 @@ export function createRunState(options: RunStateOptions): RunState {
     approvals,
     events: new EventLog(carried?.run ?? 1, carried?.events),
     conversation: null,
-    budget: { requests: carried?.budgetRequests ?? [], timeUp: null },
+    budget: {
+      limits: {
+        maxIterations: config.limits.maxIterations,
+        tokenBudget: config.limits.tokenBudget,
+        timeoutSeconds: config.limits.timeoutSeconds,
+        cost: config.limits.cost,
+      },
+      requests: carried?.budgetRequests ?? [],
+      timeUp: null,
+    },
     lineage: carried?.lineage ?? null,
     cost: createLedger(carried?.cost),
     searchAttributes: options.searchAttributes ?? false,
@@ -147,6 +165,7 @@ export const CARRIED_ERRORS = 50;
 export function toCarried(state: RunState): CarriedState {
   return {
     run: state.run + 1,
+    terms: state.terms,
     startedAtMs: state.startedAtMs,
     iterations: state.counters.iterations,
     usage: state.counters.usage,
@@ -159,7 +178,7 @@ export function toCarried(state: RunState): CarriedState {
     // A signature accepted in an earlier run of the chain is still spent.
     ...(state.approvals.usedSignatures.length > 0 ? { usedSignatures: [...state.approvals.usedSignatures] } : {}),
     summary: state.transcript.summary,
-    window: state.config.carrySteps > 0 ? state.transcript.window.slice(-state.config.carrySteps) : [],
+    window: state.config.history.carrySteps > 0 ? state.transcript.window.slice(-state.config.history.carrySteps) : [],
     feedback: [...state.prompt.feedback],
     notes: [...state.prompt.notes],
     stepsBefore: state.transcript.stepsBefore + state.transcript.steps.length,
@@ -238,7 +257,7 @@ export function recordUsage(state: RunState, usage: TokenUsage): void {
 /** A summarise or critic call's usage: in the counters as always, and in the cost ledger with its model's price. */
 export function recordHelperCall(state: RunState, kind: 'summarize' | 'critic', usage: TokenUsage): void {
   recordUsage(state, usage);
-  recordModelCall(state.cost, state.config, { kind, iteration: state.counters.iterations, usage });
+  recordModelCall(state.cost, state.terms.pricing, { kind, iteration: state.counters.iterations, usage });
 }
 
 /** Ends the run with this reason unless a reason was already decided (the first cause wins). */
@@ -285,7 +304,7 @@ export function toResult(state: RunState, nowMs: number): ReActResult {
     ...(state.outcome.output !== undefined ? { output: state.outcome.output } : {}),
     ...(state.outcome.confidence !== null ? { confidence: state.outcome.confidence } : {}),
   };
-  if (state.config.outputMode !== 'structured') return result;
+  if (state.config.output.mode !== 'structured') return result;
   // The reasoning is the last real thought: a native final answer's text is the answer itself.
   const thoughts = state.transcript.steps
     .map((step) => step.thought)

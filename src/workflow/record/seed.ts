@@ -1,5 +1,5 @@
 import { emptyCost, type CarriedCost, type TokenUsage } from '../../shared/cost';
-import type { CarriedState, ReActStep, RunSeed } from '../../shared/types';
+import type { WorkerTerms, CarriedState, ReActStep, RunSeed } from '../../shared/types';
 
 /*
  * Forks and continuations. The client reads the parent's trace and sends the steps to start from; the new
@@ -65,10 +65,11 @@ function isCarriedCost(value: unknown): value is CarriedCost {
 }
 
 /** The counters and window a seeded run starts from, in the shape a continued run receives them. */
-export function carriedFromSeed(seed: RunSeed, nowMs: number): CarriedState {
+export function carriedFromSeed(seed: RunSeed, terms: WorkerTerms, nowMs: number): CarriedState {
   const { totals } = seed;
   return {
     run: 1,
+    terms,
     startedAtMs: nowMs,
     iterations: totals.iterations,
     usage: totals.usage,

@@ -52,8 +52,8 @@ export function renderDetails(state: RunState): string {
     ? `stopped: ${state.outcome.stop.reason} (${state.outcome.stop.detail})`
     : phaseOf(state.activity, state.approvals.snapshot());
   const sections = [
-    `**Status:** ${status} · iteration ${state.counters.iterations}/${state.config.maxIterations} · ${state.counters.usage.totalTokens} tokens · run ${state.run}`,
-    `**Cost:** ${describeCost({ ...state.cost.totals, engineActionsTotal: engineActionsTotal(engineActionsOf(state.cost)) })}${state.config.costBudget !== undefined ? ` of a ${formatUsd(state.config.costBudget)} budget` : ''}`,
+    `**Status:** ${status} · iteration ${state.counters.iterations}/${state.budget.limits.maxIterations} · ${state.counters.usage.totalTokens} tokens · run ${state.run}`,
+    `**Cost:** ${describeCost({ ...state.cost.totals, engineActionsTotal: engineActionsTotal(engineActionsOf(state.cost)) })}${state.budget.limits.cost !== undefined ? ` of a ${formatUsd(state.budget.limits.cost)} budget` : ''}`,
   ];
   if (pending.approvals.length > 0 || pending.question || pending.budget) {
     const waiting = pending.approvals.map(

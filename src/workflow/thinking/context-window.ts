@@ -43,19 +43,19 @@ export function contextWindowOf(state: RunState): ContextWindow {
   const { config } = state;
   const { learnedContextWindow } = state.prompt;
   const assumed =
-    config.contextWindow ??
+    config.modelSettings.contextWindow ??
     state.prompt.assumedContextWindow ??
     knownContextWindow(config.model) ??
     DEFAULT_CONTEXT_WINDOW;
   if (learnedContextWindow !== undefined && learnedContextWindow < assumed) {
     return { tokens: learnedContextWindow, known: true };
   }
-  return { tokens: assumed, known: config.contextWindow !== undefined };
+  return { tokens: assumed, known: config.modelSettings.contextWindow !== undefined };
 }
 
 /** Tokens kept free in the window for the reply: the config's `maxTokens`, else an eighth of the window (≤ 4096). */
 function replyReserve(state: RunState, window: number): number {
-  return state.config.maxTokens ?? Math.min(MAX_REPLY_RESERVE, Math.floor(window / 8));
+  return state.config.modelSettings.maxTokens ?? Math.min(MAX_REPLY_RESERVE, Math.floor(window / 8));
 }
 
 /** Estimated tokens by which a request (and the room for its reply) overflows the window; 0 when it fits. */
@@ -120,7 +120,7 @@ async function summarizeSteps(state: RunState, steps: readonly ReActStep[], labe
   }
   let listedBecause = 'the model answered with no text';
   try {
-    const { summarize } = modelActivities(state.config.modelCallPolicy);
+    const { summarize } = modelActivities(state.terms.modelCallPolicy);
     const output = await summarize.executeWithOptions({ summary: label }, [withCap(input, allowed.maxTokens)]);
     recordHelperCall(state, 'summarize', output.usage);
     if (output.summary.trim() !== '') return { text: output.summary };

@@ -57,7 +57,7 @@ export async function critiqueIteration(state: RunState): Promise<void> {
   if (overflowOf(state, criticMessages(input)) > 0) return;
   let output: CritiqueOutput;
   try {
-    const { critique } = modelActivities(state.config.modelCallPolicy);
+    const { critique } = modelActivities(state.terms.modelCallPolicy);
     output = await critique.executeWithOptions({ summary: 'critic' }, [withCap(input, allowed.maxTokens)]);
   } catch (error) {
     const refusal = contextLengthFailure(error);

@@ -89,7 +89,7 @@ export function forcedAnswerSliceMs(timeoutSeconds: number): number {
  * after a person declined to raise it) plus the slice. Undefined without a time budget.
  */
 function forcedAnswerLimitMs(state: RunState): number | undefined {
-  const { timeoutSeconds } = state.config;
+  const { timeoutSeconds } = state.budget.limits;
   if (timeoutSeconds === undefined) return undefined;
   // The budget counts from the chain's first run (a conversation's turn), as the loop's timer does.
   const startedAtMs = state.conversation?.turnStartedAtMs ?? state.startedAtMs;

@@ -127,19 +127,19 @@ export interface PromptInput {
 
 /**
  * The messages of the next model call: system prompt and thought template, the task, the scratchpad (every step
- * when `enableScratchpad` is on, else only the latest reply's steps) and any pending feedback.
+ * when `history.scratchpad` is on, else only the latest reply's steps) and any pending feedback.
  */
 export function buildMessages(input: PromptInput): ChatMessage[] {
   const { config } = input;
   const groups = byIteration(input.steps);
-  const visible = config.enableScratchpad ? groups : groups.slice(-1);
+  const visible = config.history.scratchpad ? groups : groups.slice(-1);
   const tags = tagsOf(config);
   const wireId = wireIds();
   const history = visible.flatMap((group) =>
-    config.toolCalling === 'native' ? nativeTurn(group, wireId) : textTurn(group, tags),
+    config.modelSettings.toolCalling === 'native' ? nativeTurn(group, wireId) : textTurn(group, tags),
   );
   const messages: ChatMessage[] = [
-    { role: 'system', content: `${config.systemPrompt}\n\n${config.thoughtPrompt}` },
+    { role: 'system', content: `${config.systemPrompt}\n\n${config.thoughts.prompt}` },
     ...(input.earlierTurns ?? []).flatMap((turn): ChatMessage[] => [
       { role: 'user', content: turn.user },
       { role: 'assistant', content: turn.assistant },

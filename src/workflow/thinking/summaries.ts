@@ -6,7 +6,7 @@ import { recordError, type RunState } from '../record/run-state';
  * far"), so the prompt stays small however long the run gets. The trace keeps every step.
  */
 export async function summarizeConversationIfDue(state: RunState): Promise<void> {
-  const every = state.config.summaryEvery;
+  const every = state.config.history.summaryEvery;
   if (
     every === undefined ||
     state.counters.iterations === 0 ||
@@ -26,7 +26,7 @@ export async function summarizeConversationIfDue(state: RunState): Promise<void>
  */
 export async function summarizeBeforeHandover(state: RunState): Promise<void> {
   const { window } = state.transcript;
-  const carry = state.config.carrySteps;
+  const carry = state.config.history.carrySteps;
   const notCarried = carry > 0 ? window.slice(0, -carry) : [...window];
   if (notCarried.length === 0) return;
   const carried = carry > 0 ? window.slice(-carry) : [];

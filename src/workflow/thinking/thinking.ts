@@ -59,8 +59,8 @@ async function placeCall(
   summary: string,
   request: CallRequest,
 ): Promise<{ recorded: ModelReply; local: boolean }> {
-  const { config } = state;
-  const { callModel, callModelLocally } = modelActivities(config.modelCallPolicy);
+  const { terms } = state;
+  const { callModel, callModelLocally } = modelActivities(terms.modelCallPolicy);
   const remotely = async () => {
     // The events since the previous call ride on this input for followers that read history.
     const events = state.events.unpublished();
@@ -77,7 +77,7 @@ async function placeCall(
   // A new run's first call may open locally (prepareRun judged this worker's model quick), in the task that checked
   // the run's config: billed with that check as one action. Recorded with prepareRun's result, so it replays.
   const opening = takeOpening(state.prompt);
-  const opener = opening?.task === workflowInfo().historyLength ? openingCall(config.modelCallPolicy, opening) : null;
+  const opener = opening?.task === workflowInfo().historyLength ? openingCall(terms.modelCallPolicy, opening) : null;
   if (opener) {
     try {
       return await locally(opener);
@@ -92,7 +92,7 @@ async function placeCall(
       return remotely();
     }
   }
-  return config.modelCalls === 'local' ? locally(callModelLocally) : remotely();
+  return terms.modelCalls === 'local' ? locally(callModelLocally) : remotely();
 }
 
 /**
@@ -110,16 +110,16 @@ export async function think(
 ): Promise<ModelReply> {
   const { config } = state;
   const offering = tools.length > 0;
-  const allowClarification = config.allowClarification && offering;
+  const allowClarification = config.approvals.clarification && offering;
   const subagents = offering
     ? Object.fromEntries(Object.entries(config.subagents).map(([name, sub]) => [name, sub.description]))
     : {};
-  const cap = completionCap(config.maxTokens, maxTokens);
-  const settings = modelSettingsOf(config);
+  const cap = completionCap(config.modelSettings.maxTokens, maxTokens);
+  const settings = modelSettingsOf(config.modelSettings);
   const runAhead = offering ? runAheadRequest(state, tools) : undefined;
   const { recorded, local } = await placeCall(state, messages, summary, {
     model: config.model,
-    mode: config.toolCalling,
+    mode: config.modelSettings.toolCalling,
     tools,
     tags: tagsOf(config),
     label: summary,
@@ -128,13 +128,13 @@ export async function think(
     outputSchema: outputSchemaOf(config),
     ...(cap !== undefined ? { maxTokens: cap } : {}),
     ...(settings ? { settings } : {}),
-    ...(config.stream ? { stream: { iteration: state.counters.iterations } } : {}),
+    ...(config.modelSettings.stream ? { stream: { iteration: state.counters.iterations } } : {}),
     ...(runAhead ? { runAhead } : {}),
   });
   const reply = recorded;
   keepRanAhead(state, reply);
   recordUsage(state, reply.usage);
-  recordModelCall(state.cost, config, {
+  recordModelCall(state.cost, state.terms.pricing, {
     kind,
     iteration: state.counters.iterations,
     usage: reply.usage,

@@ -160,13 +160,13 @@ function onlyRestatesAction(text: string, toolNames: readonly string[]): boolean
   );
 }
 
-/** How strictly a run checks thoughts: `requireThought` as the loop reads it. */
+/** How strictly a run checks thoughts: `thoughts.require` as the loop reads it. */
 export type ThoughtPolicy = 'strict' | 'auto' | 'off';
 
 /** The run's thought policy. */
-export function thoughtPolicy(config: Pick<ResolvedConfig, 'requireThought'>): ThoughtPolicy {
-  if (config.requireThought === false) return 'off';
-  return config.requireThought === 'auto' ? 'auto' : 'strict';
+export function thoughtPolicy(config: Pick<ResolvedConfig, 'thoughts'>): ThoughtPolicy {
+  if (config.thoughts.require === false) return 'off';
+  return config.thoughts.require === 'auto' ? 'auto' : 'strict';
 }
 
 /**
@@ -180,7 +180,7 @@ export function validateThought(
   thought: string,
   config: ResolvedConfig,
   toolNames: readonly string[],
-  policy: ThoughtPolicy = config.requireThought === false ? 'off' : 'strict',
+  policy: ThoughtPolicy = config.thoughts.require === false ? 'off' : 'strict',
   refusedLastTime = false,
 ): string | null {
   if (policy === 'off') return null;
@@ -192,8 +192,8 @@ export function validateThought(
   if (degenerate || onlyRestatesAction(text, toolNames)) {
     return `Your thought "${text}" only names an action. ${ask}`;
   }
-  if (text.length < config.minThoughtLength) {
-    return `Your thought "${text}" is too short (under ${config.minThoughtLength} characters). ${ask}`;
+  if (text.length < config.thoughts.minLength) {
+    return `Your thought "${text}" is too short (under ${config.thoughts.minLength} characters). ${ask}`;
   }
   return null;
 }
