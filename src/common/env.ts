@@ -18,6 +18,15 @@ export interface RuntimeEnv {
   /** TEMPORAL_TASK_QUEUE as set, or undefined: `run` joins a shared queue only when told to. */
   explicitTaskQueue: string | undefined;
   temporalCliPath: string | undefined;
+  /** What the embedded dev server and the cluster are provisioned from (src/dev/). */
+  provisioning: {
+    /** TEMPORAL_DEV_DURABILITY as set (`fast` | `strict`; src/dev/tuning.ts checks it). */
+    devDurability: string | undefined;
+    /** TEMPORAL_CLI_DOWNLOAD_URL: where the SDK's download of the Temporal CLI asks first. */
+    cliDownloadUrl: string | undefined;
+    /** PG_BIN_DIR: the one folder PostgreSQL's programs are looked for in, when set. */
+    pgBinDir: string | undefined;
+  };
   /** `id:base64key[,…]`: payloads (and failure messages) are encrypted with the first key; all keys decrypt. */
   payloadEncryptionKeys: string | undefined;
   /** AGENT_IDENTITY: who the client and CLI say decided (the CLI falls back to the OS user name). */
@@ -56,7 +65,10 @@ export function splitList(value: string | undefined): string[] {
     .filter((item) => item !== '');
 }
 
-/** Reads every variable a client-side process (the CLI, the inbox, a service) uses; empty values count as unset. */
+/**
+ * Reads every variable a client-side process (the CLI, the inbox, a service) and the dev provisioning use; empty
+ * values count as unset. A worker reads its own WORKER_* settings on top of these (readWorkerEnv).
+ */
 export function readEnv(env: NodeJS.ProcessEnv = process.env): RuntimeEnv {
   return {
     openaiApiKey: nonEmpty(env.OPENAI_API_KEY),
@@ -67,6 +79,11 @@ export function readEnv(env: NodeJS.ProcessEnv = process.env): RuntimeEnv {
     taskQueue: nonEmpty(env.TEMPORAL_TASK_QUEUE) ?? DEFAULT_TASK_QUEUE,
     explicitTaskQueue: nonEmpty(env.TEMPORAL_TASK_QUEUE),
     temporalCliPath: nonEmpty(env.TEMPORAL_CLI_PATH),
+    provisioning: {
+      devDurability: nonEmpty(env.TEMPORAL_DEV_DURABILITY),
+      cliDownloadUrl: nonEmpty(env.TEMPORAL_CLI_DOWNLOAD_URL),
+      pgBinDir: nonEmpty(env.PG_BIN_DIR),
+    },
     payloadEncryptionKeys: nonEmpty(env.PAYLOAD_ENCRYPTION_KEYS),
     identity: nonEmpty(env.AGENT_IDENTITY),
     roles: splitList(env.AGENT_ROLES),

@@ -7,6 +7,7 @@ import { execFile } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
+import { readEnv } from '../common/env';
 import { DurableAgentError } from '../shared/errors';
 import { acquireLock, exe, isExecutableFile } from './go-build';
 
@@ -116,7 +117,7 @@ export async function downloadTemporalCli(options: CliDownload): Promise<string>
   if (await isExecutableFile(binary)) return binary;
   const target = downloadTarget();
   if (!target) throw new TemporalCliDownloadError(`no published build for ${process.platform}/${process.arch}`);
-  const infoUrl = downloadInfoUrl(env.TEMPORAL_CLI_DOWNLOAD_URL || TEMPORAL_DOWNLOAD_URL, version, target);
+  const infoUrl = downloadInfoUrl(readEnv(env).provisioning.cliDownloadUrl ?? TEMPORAL_DOWNLOAD_URL, version, target);
   // Ask the service first, before taking the lock: on a closed network this is the step that fails, within seconds.
   const answer: unknown = await (
     await get(infoUrl, options.infoTimeoutMs ?? DOWNLOAD_INFO_TIMEOUT_MS)

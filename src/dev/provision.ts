@@ -5,6 +5,7 @@
 import { execFile } from 'node:child_process';
 import { rm } from 'node:fs/promises';
 import * as path from 'node:path';
+import { readEnv } from '../common/env';
 import { DurableAgentError, errorMessage } from '../shared/errors';
 import { downloadTemporalCli } from './cli-download';
 import { exe, findOnPath, goInstallIntoCache, isExecutableFile, projectCacheDir } from './go-build';
@@ -50,10 +51,11 @@ export async function resolveTemporalCli(
   options: { log?: (line: string) => void; env?: NodeJS.ProcessEnv } = {},
 ): Promise<TemporalCliExecutable> {
   const { env = process.env, log = noop } = options;
-  if (env.TEMPORAL_CLI_PATH) {
-    const file = path.resolve(env.TEMPORAL_CLI_PATH);
+  const { temporalCliPath } = readEnv(env);
+  if (temporalCliPath) {
+    const file = path.resolve(temporalCliPath);
     if (await isExecutableFile(file)) return { type: 'existing-path', path: file, source: 'env' };
-    const problem = `TEMPORAL_CLI_PATH is set to "${env.TEMPORAL_CLI_PATH}", which is not an executable file.`;
+    const problem = `TEMPORAL_CLI_PATH is set to "${temporalCliPath}", which is not an executable file.`;
     throw new TemporalCliNotFoundError(`${problem} Point it at a Temporal CLI binary or unset it.`);
   }
   const onPath = await findOnPath(BINARY, env);

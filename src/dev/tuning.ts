@@ -1,3 +1,5 @@
+import { readEnv } from '../common/env';
+
 /**
  * Server settings for the embedded dev server, found by profiling (docs/benchmarks.md). Its history service reads
  * each task queue at most 20 times a second by default, a production per-shard limit that on a one-host server adds
@@ -30,7 +32,7 @@ export type DevServerDurability = 'fast' | 'strict';
 
 /** The durability TEMPORAL_DEV_DURABILITY asks for (`fast` when unset); anything else is refused. */
 export function devServerDurability(env: NodeJS.ProcessEnv = process.env): DevServerDurability {
-  const value = env.TEMPORAL_DEV_DURABILITY?.trim() || 'fast';
+  const value = readEnv(env).provisioning.devDurability ?? 'fast';
   if (value === 'fast' || value === 'strict') return value;
   throw new TypeError(`TEMPORAL_DEV_DURABILITY must be "fast" or "strict", got "${value}"`);
 }

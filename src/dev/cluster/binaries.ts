@@ -5,6 +5,7 @@
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { exe, findOnPath, goInstallIntoCache, isExecutableFile, projectCacheDir } from '../go-build';
+import { readEnv } from '../../common/env';
 import { ClusterSetupError } from './errors';
 import { runToEnd } from './process';
 
@@ -83,7 +84,8 @@ async function usable(dir: string): Promise<boolean> {
 /** Where PostgreSQL may be: PG_BIN_DIR alone when set, else the folder `initdb` on PATH really lives in, Debian's versioned folders. */
 async function candidateDirs(env: NodeJS.ProcessEnv): Promise<string[]> {
   // A set PG_BIN_DIR is the only place looked at: a broken one is reported rather than quietly passed over.
-  if (env.PG_BIN_DIR) return [path.resolve(env.PG_BIN_DIR)];
+  const { pgBinDir } = readEnv(env).provisioning;
+  if (pgBinDir) return [path.resolve(pgBinDir)];
   const dirs: string[] = [];
   const onPath = await findOnPath('initdb', env);
   // Debian links /usr/local/bin/initdb to /usr/lib/postgresql/15/bin/initdb; the real folder has pg_isready too.
@@ -117,8 +119,9 @@ export async function resolvePostgresPrograms(
   };
   const found = await find();
   if (found) return found;
-  if (env.PG_BIN_DIR) {
-    throw new ClusterSetupError(`PG_BIN_DIR is "${env.PG_BIN_DIR}", which has no initdb, postgres and pg_isready.`);
+  const { pgBinDir } = readEnv(env).provisioning;
+  if (pgBinDir) {
+    throw new ClusterSetupError(`PG_BIN_DIR is "${pgBinDir}", which has no initdb, postgres and pg_isready.`);
   }
   const aptGet = await findOnPath('apt-get', env);
   if (aptGet && process.getuid?.() === 0) {
