@@ -39,9 +39,6 @@ export const ErrorType = {
   AgentHook: 'AgentHookError',
 } as const;
 
-/** One of the names in {@link ErrorType}. */
-export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
-
 /** Types of the failures a model call raises: the `Model…` names of {@link ErrorType}, which only model calls use. */
 export const MODEL_ERROR_TYPES: ReadonlySet<string> = new Set(
   Object.entries(ErrorType).flatMap(([key, type]) => (key.startsWith('Model') ? [type] : [])),

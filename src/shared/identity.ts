@@ -28,12 +28,6 @@ export interface Decider {
   signedWith?: string;
 }
 
-/** The identity a sender claims, for the client and CLI to attach to what they send. */
-export interface SenderIdentity {
-  identity: string;
-  roles?: string[];
-}
-
 /**
  * The decider of a checked payload. A signal's channel is always `signal`, whatever the payload claims: that is how
  * it arrived. An update without a channel came from some client.

@@ -117,7 +117,7 @@ export async function think(
   const cap = completionCap(config.modelSettings.maxTokens, maxTokens);
   const settings = modelSettingsOf(config.modelSettings);
   const runAhead = offering ? runAheadRequest(state, tools) : undefined;
-  const { recorded, local } = await placeCall(state, messages, summary, {
+  const { recorded: reply, local } = await placeCall(state, messages, summary, {
     model: config.model,
     mode: config.modelSettings.toolCalling,
     tools,
@@ -131,7 +131,6 @@ export async function think(
     ...(config.modelSettings.stream ? { stream: { iteration: state.counters.iterations } } : {}),
     ...(runAhead ? { runAhead } : {}),
   });
-  const reply = recorded;
   keepRanAhead(state, reply);
   recordUsage(state, reply.usage);
   recordModelCall(state.cost, state.terms.pricing, {

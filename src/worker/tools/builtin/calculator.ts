@@ -15,9 +15,6 @@ const calculatorSchema = z.object({
     .describe('Arithmetic expression, e.g. "(2 + 3) * sqrt(16) / 2^3"'),
 });
 
-/** Arguments of the calculator tool after validation. */
-export type CalculatorArgs = z.output<typeof calculatorSchema>;
-
 /**
  * Binary floating point turns 0.1 + 0.2 into 0.30000000000000004; a model reading that may "correct" it wrongly.
  * Fractions are shown with 15 significant digits (what a double reliably holds); integers are left exact.
