@@ -1,7 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { validateAgentConfig } from '../shared/agent-config';
 import { canonicalJson } from '../shared/canonical';
-import { CONFIG_GROUPS, type ResolvedConfig } from '../shared/config';
+import { isConfigGroup, type ResolvedConfig } from '../shared/config';
 import type { AgentWorkflowInput } from '../shared/types';
 import { AttachRefusedError } from './errors';
 import { firstRunInput } from './run-chain';
@@ -68,7 +68,7 @@ function attachDifferences(
 function leaves(config: ResolvedConfig): Map<string, unknown> {
   return new Map(
     Object.entries(config).flatMap(([key, value]) =>
-      (CONFIG_GROUPS as readonly string[]).includes(key)
+      isConfigGroup(key)
         ? Object.entries(value as object).map(([field, leaf]): [string, unknown] => [`${key}.${field}`, leaf])
         : [[key, value] as [string, unknown]],
     ),

@@ -229,23 +229,20 @@ export function continueInput(parent: ParentRun, reason: TerminationReason | nul
         `${parent.status === 'COMPLETED' ? `ended with ${reason}` : `is ${parent.status.toLowerCase()}`} (fork it instead)`,
     );
   const { trace } = parent;
-  const config = mergeConfig(parent.config, overridesOf(options.config));
-  const raised = { ...config.limits };
-  if (options.maxIterations !== undefined) raised.maxIterations = options.maxIterations;
-  if (options.tokenBudget !== undefined) raised.tokenBudget = options.tokenBudget;
-  if (options.cost !== undefined) raised.cost = options.cost;
-  if (options.timeoutSeconds !== undefined) raised.timeoutSeconds = options.timeoutSeconds;
-  config.limits = raised;
-  if (reason === 'max_iterations' && !(raised.maxIterations > trace.totalIterations))
+  const { maxIterations, tokenBudget, cost, timeoutSeconds } = options;
+  const config = mergeConfig(mergeConfig(parent.config, overridesOf(options.config)), {
+    limits: { maxIterations, tokenBudget, cost, timeoutSeconds },
+  });
+  if (reason === 'max_iterations' && !(config.limits.maxIterations > trace.totalIterations))
     throw new ForkRefusedError(
       `the run used ${trace.totalIterations} iterations: --max-iterations must be more than that to continue`,
     );
-  if (reason === 'token_budget' && !((raised.tokenBudget ?? 0) > trace.totalTokens))
+  if (reason === 'token_budget' && !((config.limits.tokenBudget ?? 0) > trace.totalTokens))
     throw new ForkRefusedError(`the run used ${trace.totalTokens} tokens: --token-budget must be more than that`);
   // The parent stopped short of its cap (the next call would have passed it), so the cap itself must be raised.
   const spent = trace.cost?.usd ?? 0;
   const cap = Math.max(parent.config.limits.cost ?? 0, spent);
-  if (reason === 'cost_budget' && !((raised.cost ?? 0) > cap))
+  if (reason === 'cost_budget' && !((config.limits.cost ?? 0) > cap))
     throw new ForkRefusedError(
       `the run spent ${formatUsd(spent)} of its ${formatUsd(cap)} cost budget: --cost must be more than ${formatUsd(cap)} to continue`,
     );

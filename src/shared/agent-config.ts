@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { agentConfigSchema, CONFIG_GROUPS, type AgentConfig, type ResolvedConfig } from './config';
+import { type z } from 'zod';
+import { agentConfigSchema, CONFIG_GROUPS, isConfigGroup, type AgentConfig, type ResolvedConfig } from './config';
 import { modelSettingsProblems } from './model-settings';
 import { formatZodIssues } from './validation';
 
@@ -25,41 +25,33 @@ const RENAMED: Readonly<Record<string, string>> = {
   'output.mode': 'outputMode',
 };
 
-type Shape = Record<string, z.ZodType>;
+/** A group's schema as the config holds it: under the `prefault` (the run's) or `optional` (a subagent's) it has. */
+type GroupSchema = { unwrap(): z.ZodObject };
 
-/** A group's fields, through the `prefault`/`optional` wrapper a group has. */
-function fieldsOf(schema: z.ZodType): string[] {
-  const inner = (schema as unknown as { unwrap?: () => z.ZodType }).unwrap?.() ?? schema;
-  const unwrapped = inner instanceof z.ZodPipe ? inner.in : inner;
-  return unwrapped instanceof z.ZodObject ? Object.keys(unwrapped.shape) : [];
-}
-
-/** Where each flat field went, built from the schema itself: "`maxIterations` is now `limits.maxIterations`". */
-function movedFields(shape: Shape, groups: readonly string[]): Record<string, string> {
+/** Where each flat field went, built from the schema itself: `maxIterations` → "`limits.maxIterations`". */
+function movedFields(shape: object, groups: readonly string[]): Record<string, string> {
   return Object.fromEntries(
     groups.flatMap((group) =>
-      fieldsOf(shape[group] as z.ZodType).map((field) => [RENAMED[`${group}.${field}`] ?? field, `${group}.${field}`]),
+      Object.keys((shape as Record<string, GroupSchema>)[group]!.unwrap().shape).map((field) => [
+        RENAMED[`${group}.${field}`] ?? field,
+        `\`${group}.${field}\``,
+      ]),
     ),
   );
 }
 
 const MOVED_FIELDS: Record<string, string> = {
-  ...Object.fromEntries(
-    Object.entries(movedFields(agentConfigSchema.shape as Shape, CONFIG_GROUPS)).map(([flat, path]) => [
-      flat,
-      `\`${path}\``,
-    ]),
-  ),
+  ...movedFields(agentConfigSchema.shape, CONFIG_GROUPS),
   successPhrases: "`stopWhen: [{ type: 'thought_contains', text, outcome: 'success' }]`",
   failurePhrases: "`stopWhen: [{ type: 'thought_contains', text, outcome: 'failure' }]`",
   modelCalls: "the worker's `modelCalls` option, or WORKER_MODEL_CALLS",
   runAhead: "the worker's `runAhead` option, or WORKER_RUN_AHEAD",
 };
-const subagentShape = (agentConfigSchema.shape.subagents.unwrap().valueType as z.ZodObject).shape;
 /** A subagent's flat fields: its model settings and limits went into the groups its schema has. */
-const MOVED_SUBAGENT_FIELDS: Record<string, string> = Object.fromEntries(
-  Object.entries(movedFields(subagentShape, ['modelSettings', 'limits'])).map(([flat, path]) => [flat, `\`${path}\``]),
-);
+const MOVED_SUBAGENT_FIELDS = movedFields(agentConfigSchema.shape.subagents.unwrap().valueType.shape, [
+  'modelSettings',
+  'limits',
+]);
 
 /** "`maxIterations` is now `limits.maxIterations`" for each old flat field among the refused ones. */
 function movedFieldHints(issues: readonly z.core.$ZodIssue[]): string[] {
@@ -114,7 +106,7 @@ export function mergeConfig<T extends AgentConfig>(base: T, overrides: AgentConf
   const merged: Record<string, unknown> = { ...base };
   for (const [key, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
-    if (!(CONFIG_GROUPS as readonly string[]).includes(key)) {
+    if (!isConfigGroup(key)) {
       merged[key] = value;
       continue;
     }

@@ -346,3 +346,8 @@ export const CONFIG_GROUPS = [
   'conversation',
   'output',
 ] as const;
+
+/** Whether a top-level config field is one of the groups. */
+export function isConfigGroup(field: string): field is (typeof CONFIG_GROUPS)[number] {
+  return (CONFIG_GROUPS as readonly string[]).includes(field);
+}

@@ -11,7 +11,7 @@ import { estimatePromptTokens, FINAL_ANSWER_COMPLETION_TOKENS } from './token-bu
  */
 export function costBudgetReached(state: RunState, request: unknown): string | null {
   const budget = state.budget.limits.cost;
-  const price = state.terms.pricing?.price;
+  const { price } = state.terms.pricing;
   if (budget === undefined || !price) return null;
   const spent = spentUsd(state.cost);
   const promptTokens = estimatePromptTokens(state, request);

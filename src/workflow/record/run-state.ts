@@ -119,6 +119,7 @@ export interface RunStateOptions {
 /** A fresh run, or the next run of a chain when `carried` comes from continue-as-new. */
 export function createRunState(options: RunStateOptions): RunState {
   const { query, config, terms, workflowId, nowMs, carried, hooks = {}, rules = LATEST_RULE_SET.flags } = options;
+  const { maxIterations, tokenBudget, timeoutSeconds, cost } = config.limits;
   const approvals = new ApprovalBook(carried?.alwaysApproved, {
     requireSigned: config.approvals.requireSigned,
     ...(carried?.usedSignatures ? { usedSignatures: carried.usedSignatures } : {}),
@@ -143,12 +144,7 @@ export function createRunState(options: RunStateOptions): RunState {
     events: new EventLog(carried?.run ?? 1, carried?.events),
     conversation: null,
     budget: {
-      limits: {
-        maxIterations: config.limits.maxIterations,
-        tokenBudget: config.limits.tokenBudget,
-        timeoutSeconds: config.limits.timeoutSeconds,
-        cost: config.limits.cost,
-      },
+      limits: { maxIterations, tokenBudget, timeoutSeconds, cost },
       requests: carried?.budgetRequests ?? [],
       timeUp: null,
     },
