@@ -45,7 +45,7 @@ export async function activityRetries(client: Client, workflowId: string): Promi
 export async function waitForResult(agents: AgentClient, workflowId: string, deadline: number): Promise<ReActResult> {
   for (;;) {
     try {
-      return await agents.result(workflowId);
+      return await agents.handle(workflowId).result();
     } catch (error) {
       if (error instanceof AgentRunError || Date.now() > deadline) throw error;
       await sleep(500);
@@ -74,7 +74,10 @@ export async function waitForApproval(
 ): Promise<PendingDecisions> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    const pending = await agents.getPending(workflowId).catch(() => undefined);
+    const pending = await agents
+      .handle(workflowId)
+      .getPending()
+      .catch(() => undefined);
     if (pending && pending.approvals.length > 0) return pending;
     await sleep(100);
   }

@@ -89,19 +89,19 @@ const scenarios: Record<string, Scenario> = {
   success: async (agents, model, name) => [
     (await (await run(agents, model, name, [calc('6*7'), { answer: '42' }])).result()).workflowId,
   ],
-  approve: decided(remove('a'), (agents, id) => agents.approve(id, 'c1-1')),
-  always: decided(remove('b'), (agents, id) => agents.approve(id, 'c1-1', { always: true })),
-  reject: decided(remove('c'), (agents, id) => agents.reject(id, 'c1-1', 'keep it')),
-  edit: decided(remove('d'), (agents, id) => agents.edit(id, 'c1-1', { id: 'd2' })),
-  respond: decided(remove('e'), (agents, id) => agents.respond(id, 'c1-1', 'already gone')),
+  approve: decided(remove('a'), (agents, id) => agents.handle(id).approve('c1-1')),
+  always: decided(remove('b'), (agents, id) => agents.handle(id).approve('c1-1', { always: true })),
+  reject: decided(remove('c'), (agents, id) => agents.handle(id).reject('c1-1', 'keep it')),
+  edit: decided(remove('d'), (agents, id) => agents.handle(id).edit('c1-1', { id: 'd2' })),
+  respond: decided(remove('e'), (agents, id) => agents.handle(id).respond('c1-1', 'already gone')),
   // One reply with three calls that need confirmation, decided in another order than the model made them.
   'parallel-decisions': async (agents, model, name) => {
     const calls = ['f', 'g', 'h'].map((id) => ({ name: 'delete_record', args: { id } }));
     const handle = await run(agents, model, name, [{ thought, toolCalls: calls }, { answer: 'done' }]);
     await waitForPending({ agents }, handle.workflowId, { approvals: 3 });
-    await agents.approve(handle.workflowId, 'c1-2');
-    await agents.edit(handle.workflowId, 'c1-3', { id: 'h2' });
-    await agents.reject(handle.workflowId, 'c1-1', 'keep f');
+    await agents.handle(handle.workflowId).approve('c1-2');
+    await agents.handle(handle.workflowId).edit('c1-3', { id: 'h2' });
+    await agents.handle(handle.workflowId).reject('c1-1', 'keep f');
     await handle.result();
     return [handle.workflowId];
   },
@@ -111,10 +111,10 @@ const scenarios: Record<string, Scenario> = {
       limits: { maxIterations: 1, onReached: 'ask' },
       history: { maxStepsPerRun: 2 },
     });
-    for (let attempt = 0; attempt < 150 && !(await agents.getPending(handle.workflowId)).budget; attempt++) {
+    for (let attempt = 0; attempt < 150 && !(await agents.handle(handle.workflowId).getPending()).budget; attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    await agents.raiseBudget(handle.workflowId, 5);
+    await agents.handle(handle.workflowId).raiseBudget(5);
     await handle.result();
     return [handle.workflowId];
   },
@@ -124,7 +124,7 @@ const scenarios: Record<string, Scenario> = {
       { answer: 'ok' },
     ]);
     await waitForPending({ agents }, handle.workflowId, { approvals: 0, question: true });
-    await agents.answer(handle.workflowId, 'the first');
+    await agents.handle(handle.workflowId).answer('the first');
     await handle.result();
     return [handle.workflowId];
   },
@@ -141,7 +141,7 @@ const scenarios: Record<string, Scenario> = {
       history: { maxStepsPerRun: 2 },
     });
     let events = 0;
-    for await (const event of agents.events(handle.workflowId)) events += event.type === 'gap' ? 0 : 1;
+    for await (const event of agents.handle(handle.workflowId).events()) events += event.type === 'gap' ? 0 : 1;
     await handle.result();
     if (events === 0) throw new Error('the consumer saw no events');
     return [handle.workflowId];

@@ -46,7 +46,7 @@ async function scenario(
   };
   // The three a user would have open: the CLI's printer (`run.events()`), a library caller, the inbox's page.
   if (subscribers >= 1) followers.push(drain(run.events()));
-  if (subscribers >= 2) followers.push(drain(agents.events(run.workflowId)));
+  if (subscribers >= 2) followers.push(drain(agents.handle(run.workflowId).events()));
   if (subscribers >= 3) followers.push(streamRunEvents(client, run.workflowId, 0, nullResponse()));
   await Promise.all(followers);
   const { trace } = await succeeded(stack, run.workflowId);

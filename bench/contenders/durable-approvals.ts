@@ -48,7 +48,7 @@ async function startParked(stack: DurableStack, ids: string[], tag: string): Pro
 
 async function pendingCallId(stack: DurableStack, workflowId: string): Promise<string> {
   for (;;) {
-    const [call] = (await stack.agents.getPending(workflowId)).approvals;
+    const [call] = (await stack.agents.handle(workflowId).getPending()).approvals;
     if (call) return call.callId;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -67,7 +67,7 @@ export async function measureApprovalLatency(
     const callId = await pendingCallId(stack, id);
     // Wall-clock time, comparable with the tool's Date.now() in the worker process on the same machine.
     sentAt.set(id, Date.now());
-    await stack.agents.approve(id, callId);
+    await stack.agents.handle(id).approve(callId);
   }
   const latencies: number[] = [];
   for (const id of ids) {
@@ -135,7 +135,7 @@ export async function measureParkedRuns(
   let completed = 0;
   await pool(ids.length, 50, async (i) => {
     const id = ids[i] ?? '';
-    await stack.agents.approve(id);
+    await stack.agents.handle(id).approve();
     await succeeded(stack, id);
     completed += 1;
   });

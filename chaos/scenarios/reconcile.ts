@@ -96,15 +96,18 @@ async function personWatching(
 ): Promise<void> {
   const seen = new Set<string>();
   while (!done()) {
-    const pending = await lane.agents.getPending(workflowId).catch(() => null);
+    const pending = await lane.agents
+      .handle(workflowId)
+      .getPending()
+      .catch(() => null);
     for (const call of pending?.approvals ?? []) {
       if (call.reason !== 'uncertain_effect' || seen.has(call.callId)) continue;
       seen.add(call.callId);
       const reference = `${keyPrefix() ?? ''}${call.callId.split(':')[0]}`;
       const [receipt] = kit.ledger.paymentsByReference(reference);
       await (receipt
-        ? lane.agents.respond(workflowId, call.callId, JSON.stringify(receipt))
-        : lane.agents.approve(workflowId, call.callId));
+        ? lane.agents.handle(workflowId).respond(call.callId, JSON.stringify(receipt))
+        : lane.agents.handle(workflowId).approve(call.callId));
       decided.count++;
     }
     await sleep(250);

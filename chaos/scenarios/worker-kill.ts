@@ -105,7 +105,7 @@ async function killedRun(
     await lane.killAndRestart();
     kills[phase]++;
     // Approved only after the restart, so the decision reaches a worker that never saw the run.
-    if (callId) await lane.agents.approve(workflowId, callId, { always: true });
+    if (callId) await lane.agents.handle(workflowId).approve(callId, { always: true });
     const result = await waitForResult(lane.agents, workflowId, startedAt + RUN_DEADLINE_MS);
     return ledgerProblem(kit, plan, result.finalAnswer);
   })();

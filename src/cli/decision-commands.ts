@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
-import { auditTrail, type AuditEntry, type Verification } from '../client/audit';
+import type { AuditEntry, Verification } from '../client/audit';
 import { readApprovalKeysFile } from '../common/decision-signing';
 import { readEnv } from '../common/env';
 import { PENDING_QUERY_TIMEOUT_MS } from '../client/decisions';
@@ -166,11 +166,12 @@ export async function decisionCommand(
       return 0;
     }
     const id = required(workflowId, `${command} needs a workflow ID: durable-react-agent ${command} <workflowId>`);
+    const run = agents.handle(id);
     // --args-hash (from `pending`) makes the decision about those exact arguments, or refused.
     const hash = values['args-hash'] ? { argsHash: values['args-hash'] } : {};
     switch (command) {
       case 'approve': {
-        const applied = await agents.decide(id, second, { decision: 'approve', always: values.always, ...hash });
+        const applied = await run.decide(second, { decision: 'approve', always: values.always, ...hash });
         // What the run applied, not what was asked: it takes no "always" for a call that may have happened.
         out(
           `approved ${applied.callId} (${applied.tool})${applied.always ? ' and every later call of it in this run' : ''}`,
@@ -185,32 +186,31 @@ export async function decisionCommand(
       }
       case 'reject': {
         const reason = required(values.reason, 'reject needs --reason "<why>": the model sees it');
-        const applied = await agents.decide(id, second, { decision: 'reject', reason, ...hash });
+        const applied = await run.decide(second, { decision: 'reject', reason, ...hash });
         out(`rejected ${applied.callId} (${applied.tool})`);
         return 0;
       }
       case 'edit': {
         const args = parseEditArgs(required(values.args, `edit needs --args '<json object>'`));
-        const applied = await agents.decide(id, second, { decision: 'edit', args, ...hash });
+        const applied = await run.decide(second, { decision: 'edit', args, ...hash });
         out(`edited ${applied.callId}: ${describeCall(applied.tool, applied.args)}`);
         return 0;
       }
       case 'respond': {
         const observation = required(values.observation, 'respond needs --observation "<text the model sees>"');
-        const applied = await agents.decide(id, second, { decision: 'respond', observation, ...hash });
+        const applied = await run.decide(second, { decision: 'respond', observation, ...hash });
         out(`responded to ${applied.callId} (${applied.tool}) without running it`);
         return 0;
       }
       case 'answer': {
-        const question = await agents.answer(
-          id,
+        const question = await run.answer(
           required(second, 'answer needs the text: durable-react-agent answer <workflowId> "<text>"'),
         );
         out(`answered: ${question}`);
         return 0;
       }
       case 'trace': {
-        const trace = await agents.getTrace(id);
+        const trace = await run.getTrace();
         if (values.json) return (out(JSON.stringify(trace)), 0);
         if (trace.lineage) out(lineageLine(trace.lineage));
         for (const step of trace.steps) out(formatStep(step));
@@ -221,14 +221,14 @@ export async function decisionCommand(
         return 0;
       }
       case 'cost': {
-        const { cost } = await agents.getTrace(id);
+        const { cost } = await run.getTrace();
         if (values.json) return (out(JSON.stringify(cost ?? null)), 0);
         if (!cost) return (out(`${id} was recorded by a version that kept no cost ledger`), 0);
         for (const line of costReport(cost)) out(visible(line));
         return 0;
       }
       case 'result': {
-        const result = await agents.result(id);
+        const result = await run.result();
         out(
           values.json
             ? JSON.stringify(result)
@@ -237,14 +237,14 @@ export async function decisionCommand(
         return 0;
       }
       case 'cancel':
-        await agents.cancel(id);
+        await run.cancel();
         out(`cancellation requested for ${id}`);
         return 0;
       case 'send': {
         const text = required(second, 'send needs the message: durable-react-agent send <workflowId> "<text>"');
-        if (!values.wait) return (out(`queued as turn ${(await agents.send(id, text)).turn}`), 0);
+        if (!values.wait) return (out(`queued as turn ${(await run.send(text)).turn}`), 0);
         // Waits for the turn's answer, as `result` does for a run.
-        const answer = await agents.ask(id, text);
+        const answer = await run.ask(text);
         out(answer.finalAnswer ?? `(no final answer: ${answer.reason})`);
         return 0;
       }
@@ -254,18 +254,18 @@ export async function decisionCommand(
         const amount = values.by === undefined ? undefined : /^\d+(\.\d+)?$/.test(values.by) ? Number(values.by) : NaN;
         if (amount !== undefined && !(amount > 0))
           throw new UsageError(`--by expects a number above 0 (USD may have decimals), got "${values.by}"`);
-        const applied = await agents.raiseBudget(id, amount, second);
+        const applied = await run.raiseBudget(amount, second);
         out(`raised the ${applied.limit} limit of ${id} by ${applied.amount} to ${applied.newLimit}`);
         return 0;
       }
       case 'stop': {
-        const applied = await agents.stopAtBudget(id, second);
+        const applied = await run.stopAtBudget(second);
         out(`${id} stops at its ${applied.limit} limit`);
         return 0;
       }
       case 'audit': {
         const verify = values.verify ? { verify: verificationKeys(values.keys) } : {};
-        const entries = await auditTrail(agents.client, id, verify);
+        const entries = await run.audit(verify);
         if (values.json) return (out(JSON.stringify(entries)), 0);
         if (entries.length === 0) out(`Nobody decided anything in ${id}.`);
         for (const entry of entries) out(formatAuditEntry(entry));
@@ -292,7 +292,7 @@ export async function decisionCommand(
             );
         }, EVENTS_QUIET_MS);
         try {
-          for await (const event of agents.events(id, { after })) {
+          for await (const event of run.events({ after })) {
             heard = true;
             const line = values.json ? JSON.stringify(event) : formatEvent(event);
             if (line !== undefined) out(values.json ? line : `#${event.seq} ${line.trimStart()}`);

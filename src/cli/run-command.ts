@@ -187,7 +187,7 @@ export async function followRun(
       isDefault ? undefined : server.address,
     );
     const watcher = watchPending(
-      () => agents.getPendingInRun(run.workflowId),
+      () => agents.handle(run.workflowId).listPending(),
       (item) => decisions.handle(item),
     );
     // The watcher and the event stream finish their calls before the cleanups close the connection.

@@ -54,17 +54,17 @@ export function createRunDecisions(
       const where = item.workflowId === runId ? '' : ` (subagent run ${item.workflowId})`;
       if (item.kind === 'question') {
         const text = (await rl.question(`\nThe agent asks${where}: ${item.question}\n> `)).trim();
-        await agents.answer(item.workflowId, text || '(no answer)', item.callId);
+        await agents.handle(item.workflowId).answer(text || '(no answer)', item.callId);
         return;
       }
       if (item.kind === 'budget') {
         const text = (await rl.question(`\n${item.question}${where} [y, n or an amount] `)).trim().toLowerCase();
         const amount = Number(text);
-        if (text === 'n' || text === 'no') await agents.stopAtBudget(item.workflowId, item.requestId);
+        if (text === 'n' || text === 'no') await agents.handle(item.workflowId).stopAtBudget(item.requestId);
         else {
           // A cost budget's raise may have decimals (USD); the others' must be whole, as the run checks.
           const valid = amount > 0 && (item.unit === 'USD' || Number.isInteger(amount));
-          await agents.raiseBudget(item.workflowId, valid ? amount : undefined);
+          await agents.handle(item.workflowId).raiseBudget(valid ? amount : undefined);
         }
         return;
       }
@@ -72,7 +72,7 @@ export function createRunDecisions(
       for (;;) {
         const body = await promptDecision(rl, item, say);
         try {
-          await agents.decide(item.workflowId, item.callId, body);
+          await agents.handle(item.workflowId).decide(item.callId, body);
           return;
         } catch (error) {
           say(errorMessage(error));

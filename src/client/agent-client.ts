@@ -15,7 +15,8 @@ import { AGENT_WORKFLOW_TYPE, getScratchpadQuery, getStatusQuery, getTraceQuery 
 import { AgentStatusKey } from '../shared/search-attributes';
 import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
 import { AgentRunError, InvalidConfigError } from './errors';
-import { AgentDecisions } from './decision-client';
+import { runDecisions, type RunDecisions } from './run-decisions';
+import { listPending, type ListPendingOptions, type PendingItem, type Sender } from './decisions';
 import { explainMissingSearchAttributes, queryText, toJsonSchema, toRunError, type AgentQuery } from './start-input';
 
 export type { AgentQuery } from './start-input';
@@ -28,8 +29,8 @@ import { queryRun } from './query';
 import { chainStart, readClosedRun, scratchpadOfTrace, statusOfClosedRun } from './closed-run';
 import { continueInput, forkInput, readParent, type ContinueOptions, type ForkOptions, type ParentRun } from './fork';
 
-/** A started (or looked-up) run. */
-export interface AgentRunHandle {
+/** A started (or looked-up) run, with the decisions it waits for ({@link RunDecisions}). */
+export interface AgentRunHandle extends RunDecisions {
   readonly workflowId: string;
   /** Waits for the run to finish; throws AgentRunError when it failed. */
   result(): Promise<ReActResult>;
@@ -55,6 +56,13 @@ export interface AgentRunHandle {
    * it (`for await (const p of run.pending()) await p.approve()`); ends when the run closes.
    */
   pending(options?: { signal?: AbortSignal }): AsyncGenerator<PendingHandle, void, undefined>;
+  /** The events of the run and of the subagents it starts, interleaved, each child's tagged with its workflow ID. */
+  eventsWithChildren(options?: EventsOptions): AsyncGenerator<AgentEvent | EventsGap | ChildEvent>;
+  /**
+   * Who decided what in the run, in order: every decision, answer and budget decision its history holds. `verify`
+   * (verification keys, e.g. `readApprovalKeysFile(...)`) re-checks each one's signature: signed or not, by whom, valid.
+   */
+  audit(options?: AuditOptions): Promise<AuditEntry[]>;
 }
 
 /** Options of {@link AgentClient.start}. */
@@ -91,8 +99,15 @@ export interface AgentClientOptions {
   signer?: DecisionSigner;
 }
 
-/** The typed API services and the CLI use to start runs and read their traces. */
-export class AgentClient extends AgentDecisions {
+/**
+ * The typed API services and the CLI use to start runs and list what waits for a person; everything about one run
+ * (its result, trace, events, decisions) is on its {@link handle}.
+ */
+export class AgentClient {
+  /** The underlying Temporal client, for anything this API does not cover. */
+  readonly client: Client;
+  /** Who this client's decisions and answers say they come from (recorded in the run's history and trace). */
+  readonly sender: Sender;
   readonly taskQueue: string;
   private readonly ownsConnection: boolean;
   private readonly searchAttributes: boolean;
@@ -108,12 +123,13 @@ export class AgentClient extends AgentDecisions {
     const env = readEnv();
     const roles = options.roles ?? env.roles;
     const signer = options.signer ?? signerFromEnv(env);
-    super(options.client, {
+    this.client = options.client;
+    this.sender = {
       identity: options.identity ?? env.identity ?? options.client.options.identity,
       channel: options.channel ?? 'client',
       ...(roles.length > 0 ? { roles } : {}),
       ...(signer ? { signer } : {}),
-    });
+    };
     this.taskQueue = options.taskQueue ?? env.taskQueue;
     this.ownsConnection = options.ownsConnection ?? false;
     this.searchAttributes = options.searchAttributes ?? true;
@@ -149,7 +165,7 @@ export class AgentClient extends AgentDecisions {
   }
 
   /**
-   * Checks a config without starting anything and returns it resolved (flat, every default applied: the shape a run's
+   * Checks a config without starting anything and returns it resolved (every default applied: the shape a run's
    * history records); throws InvalidConfigError listing every bad field.
    */
   static validateConfig(config: AgentConfig | undefined): ResolvedConfig {
@@ -258,6 +274,7 @@ export class AgentClient extends AgentDecisions {
       return { ...raw, trace: await stitchTrace(this.client, workflowId, raw.trace) };
     };
     return {
+      ...runDecisions(this.client, this.sender, workflowId),
       workflowId,
       result,
       // A finished run is read from its history (its result, or the failure it attached), so it is readable without
@@ -287,59 +304,16 @@ export class AgentClient extends AgentDecisions {
       events: (options) => followEvents(this.client, workflowId, options),
       send: (text) => sendMessage(workflow, text),
       ask: (text) => askInConversation(this.client, workflow, text),
-      pending: (options) => followPending(this.client, this, workflowId, options),
+      pending: (options) => followPending(this.client, (id) => this.handle(id), workflowId, options),
+      eventsWithChildren: (options) => followWithChildren(this.client, workflowId, options),
+      audit: (options = {}) => auditTrail(this.client, workflowId, options),
     };
   }
 
-  /** Waits for a run's result. */
-  result(workflowId: string): Promise<ReActResult> {
-    return this.handle(workflowId).result();
-  }
-
-  /** The trace of a run, running or finished. */
-  getTrace(workflowId: string): Promise<ReActTrace> {
-    return this.handle(workflowId).getTrace();
-  }
-
-  /** The scratchpad text of a run. */
-  getScratchpad(workflowId: string): Promise<string> {
-    return this.handle(workflowId).getScratchpad();
-  }
-
-  /**
-   * A run's events with those of the subagents it starts interleaved, each tagged with the child's workflow ID.
-   */
-  eventsWithChildren(workflowId: string, options?: EventsOptions): AsyncGenerator<AgentEvent | EventsGap | ChildEvent> {
-    return followWithChildren(this.client, workflowId, options);
-  }
-
-  /** A run's event stream (see {@link AgentRunHandle.events}). */
-  events(workflowId: string, options?: EventsOptions): AsyncGenerator<AgentEvent | EventsGap, void, undefined> {
-    return followEvents(this.client, workflowId, options);
-  }
-
-  /** Sends a follow-up message to a conversation (see {@link AgentRunHandle.send}). */
-  send(workflowId: string, text: string): Promise<{ turn: number }> {
-    return this.handle(workflowId).send(text);
-  }
-
-  /** Sends a message to a conversation and waits for its turn's answer (see {@link AgentRunHandle.ask}). */
-  ask(workflowId: string, text: string): Promise<TurnAnswer> {
-    return this.handle(workflowId).ask(text);
-  }
-
-  /**
-   * Who decided what in a run, in order: every decision, answer and budget decision its history holds. `verify`
-   * (verification keys, e.g. `readApprovalKeysFile(...)`) re-checks each one's signature: signed or not, by whom, valid.
-   */
-  audit(workflowId: string, options: AuditOptions = {}): Promise<AuditEntry[]> {
-    return auditTrail(this.client, workflowId, options);
-  }
-
-  /** Requests cancellation of a run. */
-  cancel(workflowId: string): Promise<void> {
-    return this.handle(workflowId).cancel();
+  /** Every pending approval and question across running agents (a run that does not answer in time is left out). */
+  listPending(options: ListPendingOptions = {}): Promise<PendingItem[]> {
+    return listPending(this.client, options);
   }
 }
 
-export type { DecisionBody } from './decision-client';
+export type { DecisionBody } from './run-decisions';

@@ -13,8 +13,8 @@ import type {
   PendingQuestion,
   RefusalReason,
 } from '../shared/approvals';
-import type { PendingBudget } from '../shared/budget';
-import { answerUpdate, decideUpdate, getPendingQuery } from '../shared/messages';
+import type { AppliedBudgetDecision, BudgetDecision, PendingBudget } from '../shared/budget';
+import { answerUpdate, decideBudgetUpdate, decideUpdate, getPendingQuery } from '../shared/messages';
 import { AgentPendingToolsKey, AgentStatusKey, PENDING_MEMO_KEY } from '../shared/search-attributes';
 import type { Channel } from '../shared/identity';
 import { causeMessages, DecisionRefusedError } from './errors';
@@ -196,6 +196,14 @@ export async function resolveCallId(handle: WorkflowHandle, callId: string | und
   );
 }
 
+/** The budget request to decide: the given one, or the pending one (an error when none is pending). */
+export async function resolveRequestId(handle: WorkflowHandle, requestId: string | undefined): Promise<string> {
+  if (requestId) return requestId;
+  const { budget } = await queryRun(handle, getPendingQuery);
+  if (!budget) throw new DecisionRefusedError(`Run ${handle.workflowId} has no pending budget request`, 'not_pending');
+  return budget.requestId;
+}
+
 /**
  * The error to throw when one of Temporal's update limits per run refused an update, or null when none did: the
  * server's own message says no more than "Workflow Update failed". `instead` is what the sender can do meanwhile.
@@ -308,4 +316,13 @@ async function signedFor(
 /** Answers the run's pending question by update; returns the question that was answered. */
 export function sendAnswer(handle: WorkflowHandle, answer: string, callId?: string, sender?: Sender): Promise<string> {
   return sendAsPerson(handle, answerUpdate, { answer, ...(callId ? { callId } : {}) }, sender);
+}
+
+/** Sends a budget decision by update; a refused one throws DecisionRefusedError with the reason. */
+export function sendBudgetDecision(
+  handle: WorkflowHandle,
+  decision: BudgetDecision,
+  sender?: Sender,
+): Promise<AppliedBudgetDecision> {
+  return sendAsPerson(handle, decideBudgetUpdate, decision, sender);
 }

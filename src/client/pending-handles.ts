@@ -2,8 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Client } from '@temporalio/client';
 import type { AppliedDecision } from '../shared/approvals';
 import type { AppliedBudgetDecision } from '../shared/budget';
-import type { AgentDecisions } from './decision-client';
 import type { PendingItem } from './decisions';
+import type { RunDecisions } from './run-decisions';
 import { causeMessages, DecisionRefusedError } from './errors';
 import { NO_WORKER, QueryUnansweredError } from './query';
 
@@ -45,9 +45,8 @@ function refused(item: PendingItem, what: string): Promise<never> {
   );
 }
 
-/** An item of a listing with the decisions that settle it, sent through `decisions` (and so as its sender). */
-export function pendingHandle(decisions: AgentDecisions, item: PendingItem): PendingHandle {
-  const id = item.workflowId;
+/** An item of a listing with the decisions that settle it, sent through its run's `decisions`. */
+export function pendingHandle(decisions: RunDecisions, item: PendingItem): PendingHandle {
   const call = item.callId;
   const onCall = <T>(what: string, send: () => Promise<T>): Promise<T> =>
     item.kind === 'approval' ? send() : refused(item, what);
@@ -55,16 +54,14 @@ export function pendingHandle(decisions: AgentDecisions, item: PendingItem): Pen
     ...item,
     approve: (options = {}) =>
       item.kind === 'budget'
-        ? decisions.raiseBudget(id, undefined, call)
-        : onCall('approve', () => decisions.approve(id, call, options)),
+        ? decisions.raiseBudget(undefined, call)
+        : onCall('approve', () => decisions.approve(call, options)),
     reject: (reason = 'rejected') =>
-      item.kind === 'budget'
-        ? decisions.stopAtBudget(id, call)
-        : onCall('reject', () => decisions.reject(id, call, reason)),
-    edit: (args) => onCall('edit', () => decisions.edit(id, call, args)),
-    respond: (observation) => onCall('respond', () => decisions.respond(id, call, observation)),
-    answer: (text) => (item.kind === 'question' ? decisions.answer(id, text, call) : refused(item, 'answer')),
-    raise: (amount) => (item.kind === 'budget' ? decisions.raiseBudget(id, amount, call) : refused(item, 'raise')),
+      item.kind === 'budget' ? decisions.stopAtBudget(call) : onCall('reject', () => decisions.reject(call, reason)),
+    edit: (args) => onCall('edit', () => decisions.edit(call, args)),
+    respond: (observation) => onCall('respond', () => decisions.respond(call, observation)),
+    answer: (text) => (item.kind === 'question' ? decisions.answer(text, call) : refused(item, 'answer')),
+    raise: (amount) => (item.kind === 'budget' ? decisions.raiseBudget(amount, call) : refused(item, 'raise')),
   };
 }
 
@@ -76,7 +73,7 @@ export function pendingHandle(decisions: AgentDecisions, item: PendingItem): Pen
  */
 export async function* followPending(
   client: Client,
-  decisions: AgentDecisions,
+  decisionsOf: (workflowId: string) => RunDecisions,
   workflowId: string,
   options: { pollMs?: number; signal?: AbortSignal } = {},
 ): AsyncGenerator<PendingHandle, void, undefined> {
@@ -86,7 +83,7 @@ export async function* followPending(
   while (!signal?.aborted) {
     let items: PendingItem[] | undefined;
     try {
-      items = await decisions.getPendingInRun(workflowId);
+      items = await decisionsOf(workflowId).listPending();
     } catch (error) {
       // Asked only when a listing fails or nothing waits: a closed run waits for nothing more (its chain's latest run
       // is the one described, so a continue-as-new is still running); a running one may just lack a worker now.
@@ -100,7 +97,7 @@ export async function* followPending(
       seen.add(key);
       fresh += 1;
       if (signal?.aborted) return;
-      yield pendingHandle(decisions, item);
+      yield pendingHandle(decisionsOf(item.workflowId), item);
     }
     if (fresh > 0) continue;
     if (items && (await workflow.describe()).status.name !== 'RUNNING') return;

@@ -26,7 +26,10 @@ const POLL_MS = 200;
 async function review(agents: AgentClient, workflowId: string, task: EvalTask, done: () => boolean): Promise<void> {
   const decided = new Set<string>();
   while (!done()) {
-    const pending = await agents.getPending(workflowId).catch(() => null);
+    const pending = await agents
+      .handle(workflowId)
+      .getPending()
+      .catch(() => null);
     for (const call of pending?.approvals ?? []) {
       if (decided.has(call.callId)) continue;
       decided.add(call.callId);
@@ -37,7 +40,10 @@ async function review(agents: AgentClient, workflowId: string, task: EvalTask, d
           : decision.decision === 'respond'
             ? { decision: 'respond' as const, observation: decision.observation ?? '' }
             : { decision: 'approve' as const };
-      await agents.decide(workflowId, call.callId, body).catch(() => undefined);
+      await agents
+        .handle(workflowId)
+        .decide(call.callId, body)
+        .catch(() => undefined);
     }
     await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }

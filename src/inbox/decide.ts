@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { WorkflowNotFoundError } from '@temporalio/common';
-import { sendBudgetDecision } from '../client/budget';
-import { sendAnswer, sendDecision, type Sender } from '../client/decisions';
+import { sendAnswer, sendBudgetDecision, sendDecision, type Sender } from '../client/decisions';
 import type { BudgetDecision } from '../shared/budget';
 import { DecisionRefusedError } from '../client/errors';
 import type { Decision, RefusalReason } from '../shared/approvals';

@@ -160,7 +160,11 @@ function cancelWhenDue(script: ReplayScript, replay: ReplayModel, agents: AgentC
       if (status && status.state !== 'thinking') break;
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
-    if (!stopped) await agents.cancel(workflowId).catch(() => undefined);
+    if (!stopped)
+      await agents
+        .handle(workflowId)
+        .cancel()
+        .catch(() => undefined);
   })();
   return {
     stop: async () => {

@@ -27,7 +27,7 @@ describe('example: an agent using an MCP server (examples/mcp-notes)', () => {
     );
     const pending = await waitForPending(harness, run.workflowId);
     expect(pending.approvals).toMatchObject([{ tool: 'notes__delete_note', args: { id: 'draft-old-cron' } }]);
-    await harness.agents.approve(run.workflowId);
+    await harness.agents.handle(run.workflowId).approve();
     const result = await run.result();
     expect(result.trace.steps.map((step) => step.observation)).toEqual([
       'standup-2026-11-09\ndraft-old-cron',

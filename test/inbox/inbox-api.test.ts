@@ -177,7 +177,7 @@ describe('runs whose worker is gone', () => {
       expect(page.text).toContain('could not be read: no worker answered within 5 s');
       expect(Date.now() - started).toBeLessThan(15_000); // before: about 30 s, then "Nothing is waiting"
     });
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     expect((await run.result()).finalAnswer).toBe('deleted r-gone');
   }, 90_000);
 });
@@ -214,7 +214,7 @@ describe('the inbox refuses anonymous and forged requests', () => {
     expect(JSON.stringify(response.json())).toContain('Nothing of that ID is waiting');
     expect(logged.filter((line) => line.startsWith('alice'))).toEqual([]);
     expect(logged.some((line) => line.startsWith('bob decide') && line.includes('zz\\nalice'))).toBe(true);
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     await run.result();
   });
 
@@ -251,7 +251,7 @@ describe('the inbox refuses anonymous and forged requests', () => {
     expect((await call(inbox.url, path, { cookie, body, csrf: 'forged' })).status).toBe(403);
     expect((await call(inbox.url, path, { cookie, body, csrf, origin: 'http://evil.example' })).status).toBe(403);
     // Nothing was decided by the refused posts.
-    expect((await harness.agents.getPending(run.workflowId)).approvals).toHaveLength(1);
+    expect((await harness.agents.handle(run.workflowId).getPending()).approvals).toHaveLength(1);
 
     const applied = await call(inbox.url, path, { cookie, body, csrf });
     expect(applied.status).toBe(200);
@@ -332,7 +332,7 @@ describe('deciding through the inbox', () => {
     });
     expect(bad.status).toBe(422);
     expect(bad.json()).toMatchObject({ status: 'refused', reason: 'invalid_edit' });
-    expect((await harness.agents.getPending(run.workflowId)).approvals).toHaveLength(1);
+    expect((await harness.agents.handle(run.workflowId).getPending()).approvals).toHaveLength(1);
     const good = await call(inbox.url, path, {
       token: BOB_TOKEN,
       body: { callId: 'c2-1', decision: 'edit', args: { id: 'r3' } },

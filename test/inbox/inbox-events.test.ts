@@ -92,7 +92,7 @@ describe("the inbox's Server-Sent Events of a run", () => {
       'tool_call_requested',
       'approval_pending',
     ]);
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     const lastId = first.messages.at(-1)!.id!;
     const rest = await readSse(path, { 'Last-Event-ID': lastId }, () => false);
     expect(rest.messages.map((message) => message.event)).toEqual([

@@ -38,7 +38,7 @@ describe('the inbox signs decisions (approvals.requireSigned)', () => {
       reason: 'unsigned',
       message: 'Unsigned decision refused: call c1-1 (delete_record) needs a signed decision',
     });
-    expect((await harness.agents.getPending(run.workflowId)).approvals).toHaveLength(1);
+    expect((await harness.agents.handle(run.workflowId).getPending()).approvals).toHaveLength(1);
 
     const applied = await call(signing.url, path, { token: ALICE_TOKEN, body });
     expect(applied.json()).toMatchObject({ status: 'applied' });
@@ -47,7 +47,7 @@ describe('the inbox signs decisions (approvals.requireSigned)', () => {
       kind: 'approve',
       by: { identity: 'alice', channel: 'inbox', roles: ['finance'], signedWith: 'inbox-1' },
     });
-    const [entry] = await harness.agents.audit(run.workflowId, { verify: keys.approvalKeys });
+    const [entry] = await harness.agents.handle(run.workflowId).audit({ verify: keys.approvalKeys });
     expect(entry?.verification).toEqual({ signed: true, valid: true, keyId: 'inbox-1', approver: 'alice' });
   });
 });

@@ -77,7 +77,7 @@ describe('a tool served by a Go worker', () => {
       expect(pending.approvals).toMatchObject([{ callId: 'c1-1', tool: 'ledger_transfer', args: { amount: 250 } }]);
       // Nothing ran before the decision.
       expect(() => readFileSync(ledger, 'utf8')).toThrow();
-      await agents.approve(run.workflowId, 'c1-1');
+      await agents.handle(run.workflowId).approve('c1-1');
       const result = await run.result();
 
       const key = `${await firstRunIdOf(agents.client, run.workflowId)}:c1-1`;

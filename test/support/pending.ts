@@ -4,12 +4,15 @@ import type { PendingBudget } from '../../src/shared/budget';
 
 /** Polls until a run waits for at least `approvals` decisions (a given call, a question, when asked) and returns them. */
 export async function waitForPending(
-  harness: { agents: Pick<AgentClient, 'getPending'> },
+  harness: { agents: Pick<AgentClient, 'handle'> },
   workflowId: string,
   expect: { approvals?: number; question?: boolean; callId?: string } = { approvals: 1 },
 ): Promise<PendingDecisions> {
   for (let attempt = 0; attempt < 150; attempt++) {
-    const pending = await harness.agents.getPending(workflowId).catch(() => null);
+    const pending = await harness.agents
+      .handle(workflowId)
+      .getPending()
+      .catch(() => null);
     const enough = (pending?.approvals.length ?? 0) >= (expect.approvals ?? 0);
     const hasCall = !expect.callId || pending?.approvals.some((call) => call.callId === expect.callId);
     if (pending && enough && hasCall && (!expect.question || pending.question)) return pending;
@@ -20,12 +23,15 @@ export async function waitForPending(
 
 /** Polls until the run asks for a budget raise (request `requestId`, when given); returns the request. */
 export async function waitForBudget(
-  agents: Pick<AgentClient, 'getPending'>,
+  agents: Pick<AgentClient, 'handle'>,
   workflowId: string,
   requestId?: string,
 ): Promise<PendingBudget> {
   for (let attempt = 0; attempt < 150; attempt++) {
-    const { budget } = await agents.getPending(workflowId).catch(() => ({ budget: null }));
+    const { budget } = await agents
+      .handle(workflowId)
+      .getPending()
+      .catch(() => ({ budget: null }));
     if (budget && (!requestId || budget.requestId === requestId)) return budget;
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -87,7 +87,7 @@ describe('MCP servers’ tools', () => {
       tool: 'remote__create_ticket',
       parameters: { properties: { priority: { type: 'integer', minimum: 1, maximum: 5 } } },
     });
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     const result = await run.result();
     expect(result.trace.steps[0]).toMatchObject({ observationData: { id: 'T-6', title: 'Refund' }, isError: false });
     expect(seenKeys).toContain(`${run.firstRunId}:c1-1`);

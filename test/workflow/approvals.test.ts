@@ -35,7 +35,7 @@ describe('confirmation decisions', () => {
     expect(attributes.get(AgentPendingToolsKey)).toEqual(['delete_record']);
     expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBeUndefined(); // nothing ran before the decision
 
-    const applied = await harness.agents.approve(run.workflowId, undefined, { argsHash: call?.argsHash });
+    const applied = await harness.agents.handle(run.workflowId).approve(undefined, { argsHash: call?.argsHash });
     expect(applied).toEqual({
       callId: 'c1-1',
       tool: 'delete_record',
@@ -59,7 +59,7 @@ describe('confirmation decisions', () => {
   it('reject: the tool does not run and the model sees the reason', async () => {
     const run = await startDelete('r2');
     await waitForPending(harness, run.workflowId);
-    await harness.agents.reject(run.workflowId, 'c1-1', 'that record is still referenced by invoices');
+    await harness.agents.handle(run.workflowId).reject('c1-1', 'that record is still referenced by invoices');
     const result = await run.result();
     expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'reject' }, isError: true });
     expect(result.trace.steps[0]?.observation).toContain('that record is still referenced by invoices');
@@ -73,7 +73,7 @@ describe('confirmation decisions', () => {
     const decideWith = async (id: string, typed: string[]) => {
       const run = await startDelete(id);
       await waitForPending(harness, run.workflowId);
-      const [item] = await harness.agents.getPendingInRun(run.workflowId);
+      const [item] = await harness.agents.handle(run.workflowId).listPending();
       // What a person types at `run`'s prompt, line by line.
       const terminal = {
         question: async (prompt: string) => {
@@ -106,9 +106,9 @@ describe('confirmation decisions', () => {
       limits: { maxCallsPerTool: { delete_record: 1 } },
     });
     await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
-    await harness.agents.reject(run.workflowId, 'c1-1', 'keep r6');
+    await harness.agents.handle(run.workflowId).reject('c1-1', 'keep r6');
     await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
-    await harness.agents.approve(run.workflowId, 'c2-1');
+    await harness.agents.handle(run.workflowId).approve('c2-1');
     const result = await run.result();
     expect(result.trace.steps.slice(0, 2).map((step) => [step.decision?.kind, step.observation])).toEqual([
       ['reject', expect.stringContaining('keep r6')],
@@ -120,15 +120,17 @@ describe('confirmation decisions', () => {
   it('edit: an invalid edit is refused to the sender and the call stays pending; a valid one runs with the new args', async () => {
     const run = await startDelete('r3');
     await waitForPending(harness, run.workflowId);
-    const invalid = harness.agents.edit(run.workflowId, 'c1-1', { id: '' });
+    const invalid = harness.agents.handle(run.workflowId).edit('c1-1', { id: '' });
     await expect(invalid).rejects.toBeInstanceOf(DecisionRefusedError);
     await expect(invalid).rejects.toThrow(
       /Edit refused, call c1-1 is still pending: invalid arguments for delete_record: id: /,
     );
     await expect(invalid).rejects.toMatchObject({ reason: 'invalid_edit' }); // what the CLI branches on to ask again
-    expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c1-1']);
+    expect((await harness.agents.handle(run.workflowId).getPending()).approvals.map((call) => call.callId)).toEqual([
+      'c1-1',
+    ]);
 
-    const applied = await harness.agents.edit(run.workflowId, 'c1-1', { id: 'r3-archived' });
+    const applied = await harness.agents.handle(run.workflowId).edit('c1-1', { id: 'r3-archived' });
     expect(applied.args).toEqual({ id: 'r3-archived' });
     const result = await run.result();
     expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'edit' }, observation: 'deleted r3-archived' });
@@ -138,7 +140,7 @@ describe('confirmation decisions', () => {
   it('respond: the tool does not run and the given text is the observation', async () => {
     const run = await startDelete('r4');
     await waitForPending(harness, run.workflowId);
-    await harness.agents.respond(run.workflowId, 'c1-1', 'Record r4 was already deleted yesterday.');
+    await harness.agents.handle(run.workflowId).respond('c1-1', 'Record r4 was already deleted yesterday.');
     const result = await run.result();
     expect(result.trace.steps[0]).toMatchObject({
       decision: { kind: 'respond' },
@@ -151,19 +153,21 @@ describe('confirmation decisions', () => {
   it('unknown, stale and mismatched decisions are refused by the update validator, leaving no trace in history', async () => {
     const run = await startDelete('r5');
     await waitForPending(harness, run.workflowId);
-    await expect(harness.agents.approve(run.workflowId, 'c9-9')).rejects.toThrow(
+    await expect(harness.agents.handle(run.workflowId).approve('c9-9')).rejects.toThrow(
       'No pending call c9-9 (pending: c1-1)',
     );
-    await expect(harness.agents.approve(run.workflowId, 'c9-9')).rejects.toMatchObject({ reason: 'not_pending' });
-    const stale = harness.agents.approve(run.workflowId, 'c1-1', { argsHash: '0000000000000000' });
+    await expect(harness.agents.handle(run.workflowId).approve('c9-9')).rejects.toMatchObject({
+      reason: 'not_pending',
+    });
+    const stale = harness.agents.handle(run.workflowId).approve('c1-1', { argsHash: '0000000000000000' });
     await expect(stale).rejects.toThrow(/argsHash 0000000000000000 does not match call c1-1/);
     await expect(stale).rejects.toMatchObject({ reason: 'stale_args' });
     await expect(
-      harness.agents.decide(run.workflowId, 'c1-1', { decision: 'reject', reason: ' ' }),
+      harness.agents.handle(run.workflowId).decide('c1-1', { decision: 'reject', reason: ' ' }),
     ).rejects.toMatchObject({ reason: 'invalid_payload' });
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     await run.result();
-    await expect(harness.agents.approve(run.workflowId, 'c1-1')).rejects.toThrow();
+    await expect(harness.agents.handle(run.workflowId).approve('c1-1')).rejects.toThrow();
     const events = (await harness.client.workflow.getHandle(run.workflowId).fetchHistory()).events ?? [];
     expect(events.filter((event) => event.workflowExecutionUpdateAcceptedEventAttributes)).toHaveLength(1);
     expect(events.some((event) => event.workflowTaskFailedEventAttributes)).toBe(false);
@@ -172,13 +176,19 @@ describe('confirmation decisions', () => {
   it('a stale decision is refused while a newer call is pending', async () => {
     const run = await harness.start([deleteCall('r6'), deleteCall('r7'), { answer: 'done' }]);
     await waitForPending(harness, run.workflowId);
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     const second = await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
     expect(second.approvals[0]?.args).toEqual({ id: 'r7' });
-    await expect(harness.agents.approve(run.workflowId, 'c1-1')).rejects.toThrow('Call c1-1 was already decided');
-    await expect(harness.agents.approve(run.workflowId, 'c1-1')).rejects.toMatchObject({ reason: 'already_decided' });
-    expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c2-1']);
-    await harness.agents.reject(run.workflowId, 'c2-1', 'one is enough');
+    await expect(harness.agents.handle(run.workflowId).approve('c1-1')).rejects.toThrow(
+      'Call c1-1 was already decided',
+    );
+    await expect(harness.agents.handle(run.workflowId).approve('c1-1')).rejects.toMatchObject({
+      reason: 'already_decided',
+    });
+    expect((await harness.agents.handle(run.workflowId).getPending()).approvals.map((call) => call.callId)).toEqual([
+      'c2-1',
+    ]);
+    await harness.agents.handle(run.workflowId).reject('c2-1', 'one is enough');
     expect((await run.result()).trace.steps.map((step) => step.decision?.kind)).toEqual([
       'approve',
       'reject',
@@ -196,7 +206,7 @@ describe('confirmation decisions', () => {
     expect(
       trace.errorHistory.filter((entry) => entry.kind === 'invalid_decision').map((entry) => entry.message),
     ).toEqual([expect.stringMatching(/^Invalid decision: decision: /), 'No pending call c7-7 (pending: c1-1)']);
-    expect((await harness.agents.getPending(run.workflowId)).approvals).toHaveLength(1);
+    expect((await harness.agents.handle(run.workflowId).getPending()).approvals).toHaveLength(1);
     await handle.signal(decideSignal, { callId: 'c1-1', decision: 'approve' });
     expect((await run.result()).trace.steps[0]?.observation).toBe('deleted r8');
     const events = (await handle.fetchHistory()).events ?? [];
@@ -251,8 +261,8 @@ describe('confirmation decisions', () => {
     }
     const trace = await run.getTrace();
     expect(trace.errorHistory.filter((entry) => entry.kind === 'invalid_decision')).toHaveLength(payloads.length);
-    expect((await harness.agents.getPending(run.workflowId)).approvals).toHaveLength(1); // nothing changed
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    expect((await harness.agents.handle(run.workflowId).getPending()).approvals).toHaveLength(1); // nothing changed
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     expect((await run.result()).trace.steps[0]?.observation).toBe('deleted fuzz');
     const events = (await handle.fetchHistory()).events ?? [];
     expect(events.some((event) => event.workflowTaskFailedEventAttributes)).toBe(false);

@@ -19,9 +19,9 @@ describe('the audit trail is the run history', () => {
       { answer: 'Done.' },
     ]);
     await waitForPending(harness, run.workflowId);
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
-    await expect(harness.agents.edit(run.workflowId, 'c2-1', { id: 7 })).rejects.toThrow(/Edit refused/);
+    await expect(harness.agents.handle(run.workflowId).edit('c2-1', { id: 7 })).rejects.toThrow(/Edit refused/);
     // A raw signal, as pasted into the Temporal UI: its channel is `signal` whatever the JSON says.
     await harness.client.workflow.getHandle(run.workflowId).signal(decideSignal, {
       callId: 'c2-1',
@@ -32,7 +32,7 @@ describe('the audit trail is the run history', () => {
     });
     await waitForPending(harness, run.workflowId, { approvals: 0, question: true });
     const carol = new AgentClient({ client: harness.client, identity: 'carol', roles: ['ops'], channel: 'cli' });
-    await carol.answer(run.workflowId, 'No, stop there.');
+    await carol.handle(run.workflowId).answer('No, stop there.');
     await run.result();
 
     const trail = await auditTrail(harness.client, run.workflowId);

@@ -22,7 +22,7 @@ describe("limits.onReached: 'ask' turns a limit into a request a person decides"
     });
     await waitForBudget(harness.agents, run.workflowId);
     const bob = new AgentClient({ client: harness.client, identity: 'bob', channel: 'client' });
-    await expect(bob.raiseBudget(run.workflowId, 1_000)).rejects.toMatchObject({
+    await expect(bob.handle(run.workflowId).raiseBudget(1_000)).rejects.toMatchObject({
       reason: 'not_allowed',
       message: 'bob may not raise the iteration limit; approvers: role:finance',
     });
@@ -30,9 +30,12 @@ describe("limits.onReached: 'ask' turns a limit into a request a person decides"
     await harness.client.workflow
       .getHandle(run.workflowId)
       .signal(decideBudgetSignal, { requestId: 'b1', decision: 'raise', amount: 1_000 });
-    expect((await harness.agents.getPending(run.workflowId)).budget).toMatchObject({ requestId: 'b1', current: 1 });
+    expect((await harness.agents.handle(run.workflowId).getPending()).budget).toMatchObject({
+      requestId: 'b1',
+      current: 1,
+    });
     const alice = new AgentClient({ client: harness.client, identity: 'alice', roles: ['finance'], channel: 'client' });
-    expect(await alice.raiseBudget(run.workflowId, 1)).toMatchObject({ decision: 'raise', newLimit: 2 });
+    expect(await alice.handle(run.workflowId).raiseBudget(1)).toMatchObject({ decision: 'raise', newLimit: 2 });
     const result = await run.result();
     expect(result.finalAnswer).toBe('Two.');
     expect(result.trace.budgetRequests).toEqual([
@@ -58,12 +61,12 @@ describe("limits.onReached: 'ask' turns a limit into a request a person decides"
       question: 'Raise the iteration limit from 2 to 4 iterations?',
     });
     // It is in the cross-run lists, and the run says it waits for a person.
-    const items = await harness.agents.getPendingInRun(run.workflowId);
+    const items = await harness.agents.handle(run.workflowId).listPending();
     expect(items).toEqual([expect.objectContaining({ kind: 'budget', callId: 'b1', workflowId: run.workflowId })]);
     expect((await run.getStatus()).state).toBe('awaiting_approval');
     expect(harness.model.requests(run.modelName)).toHaveLength(2); // nothing more until someone decides
 
-    const applied = await harness.agents.raiseBudget(run.workflowId, 2);
+    const applied = await harness.agents.handle(run.workflowId).raiseBudget(2);
     expect(applied).toEqual({
       requestId: 'b1',
       limit: 'max_iterations',
@@ -99,15 +102,17 @@ describe("limits.onReached: 'ask' turns a limit into a request a person decides"
     const request = await waitForBudget(harness.agents, run.workflowId);
     expect(request).toMatchObject({ limit: 'token_budget', current: 1000, unit: 'tokens' });
     const handle = harness.agents.client.workflow.getHandle(run.workflowId);
-    await expect(harness.agents.raiseBudget(run.workflowId, 5, 'b9')).rejects.toMatchObject({ reason: 'not_pending' });
-    await expect(harness.agents.raiseBudget(run.workflowId, -3)).rejects.toBeInstanceOf(DecisionRefusedError);
+    await expect(harness.agents.handle(run.workflowId).raiseBudget(5, 'b9')).rejects.toMatchObject({
+      reason: 'not_pending',
+    });
+    await expect(harness.agents.handle(run.workflowId).raiseBudget(-3)).rejects.toBeInstanceOf(DecisionRefusedError);
     // N13: a raise may not take a limit past what a config may say (here 1,000,000,000 tokens).
-    await expect(harness.agents.raiseBudget(run.workflowId, 1_000_000_000)).rejects.toThrow(
+    await expect(harness.agents.handle(run.workflowId).raiseBudget(1_000_000_000)).rejects.toThrow(
       /raising the token budget to 1000001000 would pass its maximum of 1000000000/,
     );
-    expect((await harness.agents.getPending(handle.workflowId)).budget?.requestId).toBe('b1');
+    expect((await harness.agents.handle(handle.workflowId).getPending()).budget?.requestId).toBe('b1');
 
-    expect(await harness.agents.stopAtBudget(run.workflowId)).toMatchObject({
+    expect(await harness.agents.handle(run.workflowId).stopAtBudget()).toMatchObject({
       decision: 'stop',
       limit: 'token_budget',
     });
@@ -127,7 +132,7 @@ describe("limits.onReached: 'ask' turns a limit into a request a person decides"
     await expect.poll(async () => (await run.getTrace()).steps.length, { timeout: 10_000 }).toBe(1);
     await new Promise((resolve) => setTimeout(resolve, 300));
     expect(harness.model.requests(run.modelName)).toHaveLength(1);
-    await harness.agents.raiseBudget(run.workflowId, 60);
+    await harness.agents.handle(run.workflowId).raiseBudget(60);
     const result = await run.result();
     expect(result.terminationReason).toBe('success');
     // The slow call was not cut off by the time budget: its step is there with its observation.
@@ -156,11 +161,11 @@ describe("limits.onReached: 'ask' turns a limit into a request a person decides"
       history: { maxStepsPerRun: 2 },
     });
     await waitForBudget(harness.agents, run.workflowId, 'b1');
-    await harness.agents.raiseBudget(run.workflowId, 1);
+    await harness.agents.handle(run.workflowId).raiseBudget(1);
     // The raise to 3 was carried into the next run: it asks again at 3, under a new ID.
     const second = await waitForBudget(harness.agents, run.workflowId, 'b2');
     expect(second).toMatchObject({ current: 3 });
-    await harness.agents.raiseBudget(run.workflowId, 5);
+    await harness.agents.handle(run.workflowId).raiseBudget(5);
     const result = await run.result();
     expect(result.terminationReason).toBe('success');
     expect(result.trace.run).toBeGreaterThan(1);

@@ -48,9 +48,9 @@ describe('the trace of a finished continue-as-new chain', () => {
     expect(summary(live.trace.steps)).toEqual(expected);
 
     await harness.restartWorker(async () => {
-      const result = await within(harness.agents.result(run.workflowId), 'result');
+      const result = await within(harness.agents.handle(run.workflowId).result(), 'result');
       expect(summary(result.trace.steps)).toEqual(expected);
-      const trace = await within(harness.agents.getTrace(run.workflowId), 'getTrace');
+      const trace = await within(harness.agents.handle(run.workflowId).getTrace(), 'getTrace');
       expect(summary(trace.steps)).toEqual(expected);
       expect(trace.terminationReason).toBe('success');
     });
@@ -69,10 +69,13 @@ describe('the trace of a finished continue-as-new chain', () => {
     ];
     expect(await run.result().catch((error: unknown) => error)).toBeInstanceOf(AgentRunError);
     await harness.restartWorker(async () => {
-      const trace = await within(harness.agents.getTrace(run.workflowId), 'getTrace');
+      const trace = await within(harness.agents.handle(run.workflowId).getTrace(), 'getTrace');
       expect(summary(trace.steps)).toEqual(expected);
       const failure = await within(
-        harness.agents.result(run.workflowId).catch((error: unknown) => error),
+        harness.agents
+          .handle(run.workflowId)
+          .result()
+          .catch((error: unknown) => error),
         'result',
       );
       expect(summary((failure as AgentRunError).trace?.steps ?? [])).toEqual(expected);

@@ -88,7 +88,7 @@ describe('reading runs whose worker is gone', () => {
         /^The getStatus query of .* got no answer: no worker (polls|answered).*task queue "test-.*the run is running/,
       );
     });
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     expect((await run.result()).finalAnswer).toBe('deleted');
   }, 60_000);
 
@@ -111,7 +111,7 @@ describe('reading runs whose worker is gone', () => {
       await follower;
       expect(Date.now() - aborted).toBeLessThan(1_000);
     });
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     await run.result();
   }, 60_000);
 });

@@ -59,7 +59,9 @@ describe('the published wire contract describes real traffic', () => {
     await expectQueriesValid(handle);
     expectValid('waitForEvents', 'result', await handle.executeUpdate('waitForEvents', { args: [{ after: 0 }] }));
 
-    const applied = await harness.agents.approve(run.workflowId, 'c1-1', { argsHash: pending.approvals[0]?.argsHash });
+    const applied = await harness.agents
+      .handle(run.workflowId)
+      .approve('c1-1', { argsHash: pending.approvals[0]?.argsHash });
     expectValid('decide', 'result', applied);
     const result: unknown = await handle.result();
     expect(result).toMatchObject({ finalAnswer: 'Deleted r1.', terminationReason: 'success' });

@@ -186,7 +186,7 @@ describe('conversations', () => {
     await waitForPending(harness, run.workflowId);
     const queued = ['one', 'two', 'three', 'four'];
     for (const message of queued) await run.send(message);
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     const result = await run.result();
     expect(result.trace.turns?.map((turn) => turn.finalAnswer)).toEqual([
       'Noted: clean up',

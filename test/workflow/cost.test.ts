@@ -101,7 +101,7 @@ describe('what a run cost', () => {
     // Three model calls scheduled as activities (the calculator ran ahead inside them), one start, prepareRun.
     expect(cost.engineActions).toMatchObject({ workflowStarts: 1, activities: 3, localActivityBatches: 1 });
     // The closed run's trace, read from history with no worker involved, says the same.
-    expect((await harness.agents.getTrace(run.workflowId)).cost).toEqual(cost);
+    expect((await harness.agents.handle(run.workflowId).getTrace()).cost).toEqual(cost);
     // The Temporal UI's current details show the total beside the status.
     const metadata = await harness.client.workflow
       .getHandle(run.workflowId)
@@ -192,7 +192,7 @@ describe('what a run cost', () => {
       { approvals: { require: ['calculator'] } },
     );
     await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
     await harness.client.workflow
       .getHandle(run.workflowId)
@@ -273,7 +273,7 @@ describe('what a run cost', () => {
     const result = await run.result();
     const cost = result.trace.cost!;
     const childId = result.trace.steps[0]!.childWorkflowId!;
-    const childCost = (await harness.agents.result(childId)).trace.cost!;
+    const childCost = (await harness.agents.handle(childId).result()).trace.cost!;
     expect(cost.subagents).toEqual([childId]);
     expect(cost.usage.totalTokens).toBe(220 + 110);
     expect(cost.usd).toBeCloseTo(usd(200, 0, 20) + usd(100, 0, 10), 10);
@@ -433,7 +433,10 @@ describe('limits.cost', () => {
       unit: 'USD',
       question: 'Raise the cost budget from 0.03 to 0.06 USD?',
     });
-    expect(await harness.agents.raiseBudget(run.workflowId, 0.1)).toMatchObject({ decision: 'raise', newLimit: 0.13 });
+    expect(await harness.agents.handle(run.workflowId).raiseBudget(0.1)).toMatchObject({
+      decision: 'raise',
+      newLimit: 0.13,
+    });
     const result = await run.result();
     expect(result.terminationReason).toBe('success');
     expect(result.finalAnswer).toBe('Four.');
@@ -453,11 +456,11 @@ describe('limits.cost', () => {
       limits: { maxIterations: 1, onReached: 'ask' },
     });
     await waitForBudget(harness.agents, run.workflowId);
-    await expect(harness.agents.raiseBudget(run.workflowId, 1.5)).rejects.toMatchObject({
+    await expect(harness.agents.handle(run.workflowId).raiseBudget(1.5)).rejects.toMatchObject({
       reason: 'invalid_payload',
       message: 'Invalid budget decision: amount: the iteration limit is raised by a whole number',
     });
-    expect(await harness.agents.raiseBudget(run.workflowId, 1)).toMatchObject({ newLimit: 2 });
+    expect(await harness.agents.handle(run.workflowId).raiseBudget(1)).toMatchObject({ newLimit: 2 });
     expect((await run.result()).finalAnswer).toBe('Two.');
   });
 
@@ -552,7 +555,7 @@ describe('limits.cost', () => {
     );
     const result = await run.result();
     const childId = result.trace.steps[0]!.childWorkflowId!;
-    const childResult = await harness.agents.result(childId);
+    const childResult = await harness.agents.handle(childId).result();
     expect(childResult.terminationReason).toBe('cost_budget');
     expect(result.terminationReason).toBe('cost_budget');
     // Past the cap by one reply at most: the child's second reply was refused before it was asked for.

@@ -134,10 +134,10 @@ describe('critic mode', () => {
       { critic: true },
     );
     await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     // The re-issued call needs approval too: it waits, as a call the model made would.
     await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
-    await harness.agents.approve(run.workflowId, 'c2-1');
+    await harness.agents.handle(run.workflowId).approve('c2-1');
     const result = await run.result();
     expect(result.trace.steps[1]).toMatchObject({
       iteration: 2,

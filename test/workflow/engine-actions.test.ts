@@ -117,12 +117,12 @@ describe('engine actions of a run', () => {
       const seen: string[][] = Array.from({ length: subscribers }, () => []);
       const followers = [
         (async () => {
-          for await (const event of agents.events(run.workflowId)) seen[0]!.push(event.type);
+          for await (const event of agents.handle(run.workflowId).events()) seen[0]!.push(event.type);
         })(),
         ...(subscribers > 1
           ? [
               (async () => {
-                for await (const event of agents.events(run.workflowId)) seen[1]!.push(event.type);
+                for await (const event of agents.handle(run.workflowId).events()) seen[1]!.push(event.type);
               })(),
               streamRunEvents(client, run.workflowId, 0, nullResponse()),
             ]

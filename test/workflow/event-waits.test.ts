@@ -22,7 +22,7 @@ const approvalRun = () =>
 /** Follows a run until the signal aborts it; resolves with what it saw. */
 async function follow(workflowId: string, signal?: AbortSignal): Promise<Array<AgentEvent | EventsGap>> {
   const seen: Array<AgentEvent | EventsGap> = [];
-  for await (const event of harness.agents.events(workflowId, signal ? { signal } : {})) seen.push(event);
+  for await (const event of harness.agents.handle(workflowId).events(signal ? { signal } : {})) seen.push(event);
   return seen;
 }
 
@@ -81,7 +81,7 @@ describe('abandoned event followers cannot wedge a run (N1)', () => {
     expect(await openWaits(run.workflowId)).toBe(4);
     expect(await completedWaits(run.workflowId)).toBe(0);
     // With ten slots held this failed with RESOURCE_EXHAUSTED (after the SDK's ~40 s of retries).
-    await harness.agents.approve(run.workflowId, pending.approvals[0]!.callId);
+    await harness.agents.handle(run.workflowId).approve(pending.approvals[0]!.callId);
     expect((await run.result()).finalAnswer).toBe('It is 4.');
   }, 60_000);
 
@@ -90,7 +90,7 @@ describe('abandoned event followers cannot wedge a run (N1)', () => {
     const pending = await waitForPending(harness, run.workflowId);
     const followers = Array.from({ length: 6 }, () => follow(run.workflowId));
     await new Promise((resolve) => setTimeout(resolve, 1_000));
-    await harness.agents.approve(run.workflowId, pending.approvals[0]!.callId);
+    await harness.agents.handle(run.workflowId).approve(pending.approvals[0]!.callId);
     const seen = await Promise.all(followers);
     const types = seen.map((events) => events.map((event) => event.type));
     for (const each of types) {

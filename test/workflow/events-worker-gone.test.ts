@@ -23,7 +23,7 @@ describe('followers while no worker answers', () => {
     // A deploy, from the followers' view: after some 30 s with no poller the server refuses the readers' queries
     // ("no poller seen for task queue recently"), which used to end their streams with that error.
     await harness.restartWorker(() => new Promise((resolve) => setTimeout(resolve, 40_000)));
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     for (const seen of await Promise.all(followers)) {
       expect(seen.at(-1)).toMatchObject({ type: 'terminated', reason: 'success' });
     }

@@ -45,7 +45,7 @@ describe('event streams', () => {
     for await (const event of run.events()) {
       seen.push(event);
       // Only the stream tells this consumer that a decision is wanted: a run that did not stream live would hang here.
-      if (event.type === 'approval_pending') await harness.agents.approve(run.workflowId, event.callId);
+      if (event.type === 'approval_pending') await harness.agents.handle(run.workflowId).approve(event.callId);
     }
     expect(types(seen)).toEqual([
       'run_started',
@@ -77,7 +77,7 @@ describe('event streams', () => {
     // One consumer follows the whole chain live; another leaves while the run waits for a person.
     const live = collect(run.events());
     const first = await collect(run.events(), (event) => event.type === 'approval_pending');
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     const cursor = first.at(-1)!.seq;
     const rest = await collect(run.events({ after: cursor }));
     const whole = await live;
@@ -91,7 +91,9 @@ describe('event streams', () => {
     expect(types(whole).filter((type) => type === 'run_continued').length).toBeGreaterThanOrEqual(2);
     expect(whole.at(-1)).toMatchObject({ type: 'terminated', reason: 'success' });
     // A finished chain is still readable from any cursor.
-    expect(await collect(harness.agents.events(run.workflowId, { after: whole.length - 2 }))).toEqual(whole.slice(-2));
+    expect(await collect(harness.agents.handle(run.workflowId).events({ after: whole.length - 2 }))).toEqual(
+      whole.slice(-2),
+    );
   });
 
   it('a consumer far behind reads what the hand-overs did not carry from the earlier runs, with no gap', async () => {
@@ -154,7 +156,7 @@ describe('event streams', () => {
       'q',
       { subagents: researcherSubagents },
     );
-    const seen = await collect(harness.agents.eventsWithChildren(run.workflowId));
+    const seen = await collect(harness.agents.handle(run.workflowId).eventsWithChildren());
     const started = seen.find((event) => event.type === 'subagent_started');
     expect(started).toMatchObject({ agent: 'researcher', callId: 'c1-1' });
     const childId = started && 'childWorkflowId' in started ? started.childWorkflowId : '';

@@ -119,8 +119,10 @@ describe('fork', () => {
     expect(parentPrompt.filter(isSummary)).toHaveLength(1);
     expect(harness.model.requests(model)[0]?.messages).toEqual(parentPrompt.filter((message) => !isSummary(message)));
     // The parent still waits for its person.
-    expect((await harness.agents.getPending(parent.workflowId)).approvals.map((call) => call.callId)).toEqual(['c4-1']);
-    await harness.agents.reject(parent.workflowId, 'c4-1', 'not needed');
+    expect((await harness.agents.handle(parent.workflowId).getPending()).approvals.map((call) => call.callId)).toEqual([
+      'c4-1',
+    ]);
+    await harness.agents.handle(parent.workflowId).reject('c4-1', 'not needed');
     await parent.cancel();
   });
 

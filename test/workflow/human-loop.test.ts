@@ -24,14 +24,16 @@ describe('parallel calls, clarification, deadlines and policies', () => {
       { answer: 'done' },
     ]);
     await waitForPending(harness, run.workflowId, { approvals: 2 });
-    await harness.agents.approve(run.workflowId, 'c1-2');
+    await harness.agents.handle(run.workflowId).approve('c1-2');
     // The second call ran while the first still waits: no head-of-line blocking.
     for (let attempt = 0; attempt < 100 && !recordedEffects.has(`${run.firstRunId}:c1-2`); attempt++) {
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(recordedEffects.get(`${run.firstRunId}:c1-2`)).toBe(1);
-    expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual(['c1-1']);
-    await harness.agents.reject(run.workflowId, 'c1-1', 'keep a');
+    expect((await harness.agents.handle(run.workflowId).getPending()).approvals.map((call) => call.callId)).toEqual([
+      'c1-1',
+    ]);
+    await harness.agents.handle(run.workflowId).reject('c1-1', 'keep a');
     const result = await run.result();
     expect(
       result.trace.steps
@@ -55,7 +57,9 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     expect((await run.getStatus()).state).toBe('awaiting_input');
     const attributes = (await harness.client.workflow.getHandle(run.workflowId).describe()).typedSearchAttributes;
     expect(attributes.get(AgentStatusKey)).toBe('AwaitingInput');
-    expect(await harness.agents.answer(run.workflowId, 'staging')).toBe('Which environment: staging or production?');
+    expect(await harness.agents.handle(run.workflowId).answer('staging')).toBe(
+      'Which environment: staging or production?',
+    );
     const result = await run.result();
     expect(result.trace.steps[0]).toMatchObject({
       action: { type: 'clarification', question: 'Which environment: staging or production?' },
@@ -63,7 +67,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     });
     const toolMessage = harness.model.requests(run.modelName)[1]?.messages.find((message) => message.role === 'tool');
     expect(toolMessage?.content).toBe('staging');
-    await expect(harness.agents.answer(run.workflowId, 'again')).rejects.toThrow();
+    await expect(harness.agents.handle(run.workflowId).answer('again')).rejects.toThrow();
   });
 
   it('approval timeout with approvals.onTimeout "reject": the model is told no decision arrived and continues', async () => {
@@ -101,7 +105,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
       { answer: 'both gone' },
     ]);
     await waitForPending(harness, run.workflowId);
-    await harness.agents.approve(run.workflowId, undefined, { always: true });
+    await harness.agents.handle(run.workflowId).approve(undefined, { always: true });
     const result = await run.result();
     expect(result.trace.steps.map((step) => step.observation)).toEqual(['deleted x1', 'deleted x2', null]);
     expect(result.trace.steps[0]?.decision).toEqual({ kind: 'approve', always: true, by: REVIEWER });
@@ -114,7 +118,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     const run = await harness.start([small, large, { answer: 'ok' }]);
     const pending = await waitForPending(harness, run.workflowId);
     expect(pending.approvals[0]).toMatchObject({ callId: 'c2-1', args: { amount: 500, to: 'bob' } });
-    await harness.agents.approve(run.workflowId);
+    await harness.agents.handle(run.workflowId).approve();
     expect((await run.result()).trace.steps.map((step) => step.decision)).toEqual([
       undefined,
       { kind: 'approve', by: REVIEWER },
@@ -132,7 +136,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
       { approvals: { require: ['calculator'] } },
     );
     expect((await waitForPending(harness, required.workflowId)).approvals[0]?.tool).toBe('calculator');
-    await harness.agents.approve(required.workflowId);
+    await harness.agents.handle(required.workflowId).approve();
     expect((await required.result()).trace.steps[0]?.observationData).toMatchObject({ result: 2 });
   });
 
@@ -160,7 +164,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
     ]);
     await waitForPending(harness, run.workflowId);
     await harness.restartWorker(); // the new worker has an empty cache: it rebuilds the run from history
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     const result = await run.result();
     expect(result.finalAnswer).toBe('deleted');
     expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBe(1);
@@ -205,7 +209,7 @@ describe('parallel calls, clarification, deadlines and policies', () => {
       expect(unreadable).toContain(run.workflowId);
       expect(items.some((item) => item.workflowId === run.workflowId)).toBe(false);
     });
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     expect((await run.result()).finalAnswer).toBe('deleted');
   });
 });

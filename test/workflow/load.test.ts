@@ -55,7 +55,7 @@ describe('under load', () => {
       for await (const event of run.events()) types.push(event.type);
       return types;
     });
-    await harness.agents.approve(run.workflowId);
+    await harness.agents.handle(run.workflowId).approve();
     const result = await run.result();
     expect(result.finalAnswer).toBe('deleted followed');
     const seen = await Promise.all(followers);

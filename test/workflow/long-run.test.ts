@@ -171,7 +171,7 @@ describe('long runs stay bounded', () => {
       limits: { tokenBudget: 3600 },
     });
     await waitForPending(harness, run.workflowId);
-    await harness.agents.approve(run.workflowId, 'c1-1', { always: true });
+    await harness.agents.handle(run.workflowId).approve('c1-1', { always: true });
     const result = await run.result();
     // Three calls fit (two in run 1, one in run 2); with 3000 used, counted across runs, a fourth would not.
     expect(result.terminationReason).toBe('token_budget');

@@ -150,7 +150,10 @@ describe('model settings', () => {
       workflowId,
       args: [{ query: 'q', config: { modelSettings: { toolCalling: 'text', toolChoice: 'required' } } }],
     });
-    const failure = await harness.agents.result(workflowId).catch((error: unknown) => error);
+    const failure = await harness.agents
+      .handle(workflowId)
+      .result()
+      .catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AgentRunError);
     expect((failure as AgentRunError).type).toBe(ErrorType.InvalidConfig);
     expect((failure as AgentRunError).message).toBe(

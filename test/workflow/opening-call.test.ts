@@ -134,7 +134,7 @@ describe('a new run opens with a local model call on a worker that knows its mod
     const seen: string[] = [];
     for await (const event of run.events()) {
       seen.push(event.type);
-      if (event.type === 'approval_pending') await harness.agents.approve(run.workflowId, 'c1-1');
+      if (event.type === 'approval_pending') await harness.agents.handle(run.workflowId).approve('c1-1');
     }
     const result = await run.result();
     expect(result.terminationReason).toBe('success');

@@ -42,12 +42,12 @@ describe('listing what waits reads only runs that changed (N12)', () => {
 
     // Same tool, same status once it waits again: only the memo's pending IDs tell the records apart, and
     // the listing asks the run again well before the cache's 30 s bound.
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
     await expect
       .poll(async () => (await itemsOf(run.workflowId, cache)).map((item) => item.callId), { timeout: 10_000 })
       .toEqual(['c2-1']);
-    await harness.agents.approve(run.workflowId, 'c2-1');
+    await harness.agents.handle(run.workflowId).approve('c2-1');
     expect((await run.result()).finalAnswer).toBe('Done.');
   }, 60_000);
 
@@ -86,7 +86,7 @@ describe('listing what waits reads only runs that changed (N12)', () => {
     // The worker is back, and the run has not moved: it is asked again once the back-off has passed.
     cache.get(run.workflowId)!.at -= UNREADABLE_RETRY_MS;
     expect(await listing(cache)).toEqual({ items: 1, asked: true, said: [] });
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     expect((await run.result()).finalAnswer).toBe('Six.');
   }, 90_000);
 });

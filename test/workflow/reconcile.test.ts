@@ -178,7 +178,9 @@ describe('reconcile: a call whose outcome nobody saw', () => {
     ]);
     // Edit does not fit a call that already ran: refused by the validator, so nothing enters history.
     await expect(
-      harness.agents.decide(run.workflowId, 'c1-1:uncertain', { decision: 'edit', args: { amount: 1, found: 'done' } }),
+      harness.agents
+        .handle(run.workflowId)
+        .decide('c1-1:uncertain', { decision: 'edit', args: { amount: 1, found: 'done' } }),
     ).rejects.toThrow(/cannot be edited/);
     // The service that started the run sees it in run.pending() as an approval that says what it is.
     for await (const item of run.pending()) {
@@ -203,7 +205,7 @@ describe('reconcile: a call whose outcome nobody saw', () => {
       { answer: 'The invoice is settled.' },
     ]);
     await waitForPending(harness, run.workflowId, { callId: 'c1-1:uncertain' });
-    await harness.agents.approve(run.workflowId, 'c1-1:uncertain');
+    await harness.agents.handle(run.workflowId).approve('c1-1:uncertain');
     const result = await run.result();
     const step = result.trace.steps[0] as ReActStep;
     // The re-run's first attempt paid and lost its answer; its retry asked reconcile, which found that payment.
@@ -220,14 +222,16 @@ describe('reconcile: a call whose outcome nobody saw', () => {
   it('unknown → respond: treated as done with the result the person gives; the call does not run again', async () => {
     const run = await harness.start(payTurns('pay', 'unknown'));
     await waitForPending(harness, run.workflowId, { callId: 'c1-1:uncertain' });
-    await harness.agents.respond(run.workflowId, 'c1-1:uncertain', 'Paid 40, receipt r-1 (checked in the bank UI).');
+    await harness.agents
+      .handle(run.workflowId)
+      .respond('c1-1:uncertain', 'Paid 40, receipt r-1 (checked in the bank UI).');
     const result = await run.result();
     const step = result.trace.steps[0] as ReActStep;
     expect(step.observation).toBe('Paid 40, receipt r-1 (checked in the bank UI).');
     expect(step.isError).toBe(false);
     expect(step.effect).toMatchObject({ reconcile: 'unknown', decision: { kind: 'respond', by } });
     expect(outcomeOf(run.firstRunId)).toEqual({ applied: 1, invocations: 1 });
-    const audit = await harness.agents.audit(run.workflowId);
+    const audit = await harness.agents.handle(run.workflowId).audit();
     expect(audit).toEqual([
       expect.objectContaining({ payload: expect.objectContaining({ callId: 'c1-1:uncertain' }) as object }),
     ]);
@@ -242,7 +246,7 @@ describe('reconcile: a call whose outcome nobody saw', () => {
       history: { maxObservationTokens: 50 },
     });
     await waitForPending(harness, run.workflowId, { callId: item.callId });
-    await harness.agents.respond(run.workflowId, item.callId, `Paid 40. ${'receipt line '.repeat(10_000)}`);
+    await harness.agents.handle(run.workflowId).respond(item.callId, `Paid 40. ${'receipt line '.repeat(10_000)}`);
     const result = await run.result();
     const step = result.trace.steps[0] as ReActStep;
     expect(step.observation?.startsWith('Paid 40. receipt line')).toBe(true);
@@ -261,8 +265,8 @@ describe('reconcile: a call whose outcome nobody saw', () => {
     await waitForPending(harness, run.workflowId, { callId: 'c1-1:uncertain' });
     const bob = new AgentClient({ client: harness.client, identity: 'bob', channel: 'client' });
     for (const attempt of [
-      () => bob.approve(run.workflowId, 'c1-1:uncertain'),
-      () => bob.respond(run.workflowId, 'c1-1:uncertain', 'Paid already, trust me.'),
+      () => bob.handle(run.workflowId).approve('c1-1:uncertain'),
+      () => bob.handle(run.workflowId).respond('c1-1:uncertain', 'Paid already, trust me.'),
     ]) {
       await expect(attempt()).rejects.toMatchObject({ reason: 'not_allowed' });
     }
@@ -270,11 +274,11 @@ describe('reconcile: a call whose outcome nobody saw', () => {
     await harness.client.workflow
       .getHandle(run.workflowId)
       .signal(decideSignal, { callId: 'c1-1:uncertain', decision: 'approve' });
-    expect((await harness.agents.getPending(run.workflowId)).approvals.map((call) => call.callId)).toEqual([
+    expect((await harness.agents.handle(run.workflowId).getPending()).approvals.map((call) => call.callId)).toEqual([
       'c1-1:uncertain',
     ]);
     const alice = new AgentClient({ client: harness.client, identity: 'alice', roles: ['finance'], channel: 'client' });
-    await alice.reject(run.workflowId, 'c1-1:uncertain', 'I will check the bank first.');
+    await alice.handle(run.workflowId).reject('c1-1:uncertain', 'I will check the bank first.');
     const result = await run.result();
     expect(result.trace.steps[0]?.effect).toMatchObject({ decision: { kind: 'reject', by: { identity: 'alice' } } });
     expect(outcomeOf(run.firstRunId)).toEqual({ applied: 1, invocations: 1 });
@@ -283,7 +287,7 @@ describe('reconcile: a call whose outcome nobody saw', () => {
   it('unknown → reject: skipped, the model reads that it may have happened', async () => {
     const run = await harness.start(payTurns('pay', 'unknown'));
     await waitForPending(harness, run.workflowId, { callId: 'c1-1:uncertain' });
-    await harness.agents.reject(run.workflowId, 'c1-1:uncertain', 'finance will check by hand');
+    await harness.agents.handle(run.workflowId).reject('c1-1:uncertain', 'finance will check by hand');
     const result = await run.result();
     const step = result.trace.steps[0] as ReActStep;
     expect(step.observation).toBe(
@@ -318,14 +322,14 @@ describe('reconcile: a call whose outcome nobody saw', () => {
   it('a local tool whose first-attempt reconcile says unknown runs once when a person says run it', async () => {
     const run = await harness.start(payTurns('pay_local', 'unknown'));
     await waitForPending(harness, run.workflowId, { callId: 'c1-1:uncertain' });
-    await harness.agents.approve(run.workflowId, 'c1-1:uncertain');
+    await harness.agents.handle(run.workflowId).approve('c1-1:uncertain');
     const result = await run.result();
     const step = result.trace.steps[0] as ReActStep;
     // The re-run does not ask reconcile again (it would say unknown again and ask the person a second time).
     expect(step.observation).toContain('r-local');
     expect(step.effect).toMatchObject({ reconcile: 'unknown', decision: { kind: 'approve', by } });
     expect(outcomeOf(run.firstRunId)).toEqual({ applied: 1, invocations: 1 });
-    const audit = await harness.agents.audit(run.workflowId);
+    const audit = await harness.agents.handle(run.workflowId).audit();
     expect(audit.map((entry) => entry.payload.callId)).toEqual(['c1-1:uncertain']);
   });
 

@@ -46,7 +46,7 @@ describe('patterns on model-controlled text run in linear time (N2/N6)', () => {
     ]);
     const pending = await waitForPending(harness, run.workflowId);
     expect(pending.approvals[0]?.tool).toBe('guarded');
-    await harness.agents.reject(run.workflowId, pending.approvals[0]!.callId, 'no');
+    await harness.agents.handle(run.workflowId).reject(pending.approvals[0]!.callId, 'no');
     expect((await run.result()).finalAnswer).toBe('done');
   }, 60_000);
 

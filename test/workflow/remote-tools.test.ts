@@ -198,7 +198,7 @@ describe('remote tools (activities of another worker, on its task queue)', () =>
     expect(pending.approvals[0]).toMatchObject({ tool: 'reserve_stock', args: { sku: 'A1', quantity: 2 } });
     // Nothing ran in the other worker before the decision.
     expect(receivedBy('ReserveStock').filter((input) => input.idempotencyKey.startsWith(run.firstRunId))).toEqual([]);
-    await harness.agents.approve(run.workflowId);
+    await harness.agents.handle(run.workflowId).approve();
     const result = await run.result();
     await streamed;
 
@@ -241,10 +241,10 @@ describe('remote tools (activities of another worker, on its task queue)', () =>
       { answer: 'Reserved what was approved.' },
     ]);
     await waitForPending(harness, run.workflowId);
-    await expect(harness.agents.edit(run.workflowId, 'c1-1', { sku: 'C3', quantity: 0 })).rejects.toMatchObject({
+    await expect(harness.agents.handle(run.workflowId).edit('c1-1', { sku: 'C3', quantity: 0 })).rejects.toMatchObject({
       reason: 'invalid_edit',
     });
-    await harness.agents.edit(run.workflowId, 'c1-1', { sku: 'C3', quantity: 1 });
+    await harness.agents.handle(run.workflowId).edit('c1-1', { sku: 'C3', quantity: 1 });
     const result = await run.result();
     expect(result.trace.steps[0]).toMatchObject({ decision: { kind: 'edit' }, observation: '{"reserved":1}' });
     expect(receivedBy('ReserveStock').filter((input) => input.idempotencyKey.startsWith(run.firstRunId))).toEqual([

@@ -93,7 +93,7 @@ describe('read-only tools run ahead', () => {
     const run = await harness.start([call('peek_guarded', 'x'), { answer: 'done' }], 'read the guarded value');
     await waitForPending(harness, run.workflowId, { callId: 'c1-1' });
     expect(ran.get(`${run.firstRunId}:c1-1`)).toBeUndefined();
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     const result = await run.result();
     expect(result.trace.steps[0]?.observation).toBe('{"call":1}');
   });

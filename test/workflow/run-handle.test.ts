@@ -60,7 +60,7 @@ describe('following pending items', () => {
   it('an abort ends the iteration at once, even while it sleeps between listings', async () => {
     const run = await harness.start([deleteCall('h4'), { answer: 'done' }]);
     const controller = new AbortController();
-    const iterator = followPending(harness.client, harness.agents, run.workflowId, {
+    const iterator = followPending(harness.client, (id) => harness.agents.handle(id), run.workflowId, {
       pollMs: 30_000,
       signal: controller.signal,
     });
@@ -71,7 +71,7 @@ describe('following pending items', () => {
     const started = Date.now();
     expect(await next).toEqual({ done: true, value: undefined });
     expect(Date.now() - started).toBeLessThan(5_000);
-    await harness.agents.approve(run.workflowId);
+    await harness.agents.handle(run.workflowId).approve();
     expect((await run.result()).finalAnswer).toBe('done');
   });
 });
@@ -138,7 +138,7 @@ describe("start(…, { workflowId, ifRunning: 'attach' })", () => {
     );
     expect(same.workflowId).toBe(workflowId);
     await waitForPending(harness, workflowId);
-    await harness.agents.approve(workflowId);
+    await harness.agents.handle(workflowId).approve();
     expect((await first.result()).finalAnswer).toBe('done');
   });
 });

@@ -67,9 +67,9 @@ describe('a persisted dev server', () => {
 
       server = await startDevServer(options);
       side = await connect(server, model.baseURL);
-      expect((await side.agents.getPending(run.workflowId)).approvals[0]?.args).toEqual({ id: 'persisted' });
-      await side.agents.approve(run.workflowId, 'c1-1');
-      const result = await side.agents.result(run.workflowId);
+      expect((await side.agents.handle(run.workflowId).getPending()).approvals[0]?.args).toEqual({ id: 'persisted' });
+      await side.agents.handle(run.workflowId).approve('c1-1');
+      const result = await side.agents.handle(run.workflowId).result();
       expect(result.finalAnswer).toBe('deleted after the restart');
       expect(recordedEffects.get(`${firstRunId}:c1-1`)).toBe(1);
     } finally {

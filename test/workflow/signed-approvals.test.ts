@@ -110,7 +110,7 @@ describe('signed approvals (approvals.requireSigned)', () => {
     expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBeUndefined();
     // Nothing of it reached history, and the run still takes alice's real approval.
     expect(await decisionsInHistory(run.workflowId)).toEqual({ updates: 0, signals: 0 });
-    await clientAs('alice', 'alice').approve(run.workflowId, 'c1-1');
+    await clientAs('alice', 'alice').handle(run.workflowId).approve('c1-1');
     expect((await run.result()).terminationReason).toBe('success');
     expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBe(1);
   });
@@ -125,17 +125,17 @@ describe('signed approvals (approvals.requireSigned)', () => {
     const target = { workflowId: run.workflowId, firstRunId: run.firstRunId };
     const approve: Decision = { callId: 'c1-1', decision: 'approve', argsHash: call!.argsHash, identity: 'alice' };
 
-    expect(await refusal(harness.agents.approve(run.workflowId, 'c1-1'))).toEqual({
+    expect(await refusal(harness.agents.handle(run.workflowId).approve('c1-1'))).toEqual({
       reason: 'unsigned',
       message: 'Unsigned decision refused: call c1-1 (delete_record) needs a signed decision',
     });
     // Mallory signs as alice with a key of her own.
-    expect(await refusal(clientAs('alice', 'mallory').approve(run.workflowId, 'c1-1'))).toEqual({
+    expect(await refusal(clientAs('alice', 'mallory').handle(run.workflowId).approve('c1-1'))).toEqual({
       reason: 'invalid_signature',
       message: 'Signature refused: key mallory-1 is not one this worker trusts',
     });
     // Alice's key, but the decision says it is the bot's.
-    expect(await refusal(clientAs('bot', 'alice').approve(run.workflowId, 'c1-1'))).toMatchObject({
+    expect(await refusal(clientAs('bot', 'alice').handle(run.workflowId).approve('c1-1'))).toMatchObject({
       reason: 'invalid_signature',
       message: 'Signature refused: key alice-1 belongs to alice, not bot',
     });
@@ -183,7 +183,7 @@ describe('signed approvals (approvals.requireSigned)', () => {
       reason: 'signature_reused',
       message: 'Signature refused: it was already used (call c1-1)',
     });
-    expect(await clientAs('bot', 'bot').approve(run.workflowId, 'c2-1')).toMatchObject({
+    expect(await clientAs('bot', 'bot').handle(run.workflowId).approve('c2-1')).toMatchObject({
       by: { identity: 'bot', signedWith: 'bot-1' },
     });
     const result = await run.result();
@@ -194,7 +194,7 @@ describe('signed approvals (approvals.requireSigned)', () => {
     expect(recordedEffects.get(`${run.firstRunId}:c1-1`)).toBe(1);
     expect(await decisionsInHistory(run.workflowId)).toEqual({ updates: 2, signals: 1 });
 
-    const trail = await harness.agents.audit(run.workflowId, { verify: keys.approvalKeys });
+    const trail = await harness.agents.handle(run.workflowId).audit({ verify: keys.approvalKeys });
     expect(
       trail.map(({ via, identity, signedWith, verification }) => ({ via, identity, signedWith, verification })),
     ).toEqual([
@@ -213,7 +213,7 @@ describe('signed approvals (approvals.requireSigned)', () => {
       },
     ]);
     // Verified with a key set that no longer trusts the bot: the audit says so.
-    const withoutBot = await harness.agents.audit(run.workflowId, { verify: keys.approvalKeys.slice(0, 1) });
+    const withoutBot = await harness.agents.handle(run.workflowId).audit({ verify: keys.approvalKeys.slice(0, 1) });
     expect(withoutBot[2]?.verification).toEqual({
       signed: true,
       valid: false,
@@ -228,7 +228,7 @@ describe('signed approvals (approvals.requireSigned)', () => {
     });
     await waitForPending(harness, run.workflowId);
     // Signed as typed; the run's decision check trims the reason and the identity before the validator compares.
-    await clientAs(' alice ', 'alice').reject(run.workflowId, 'c1-1', '  not today  ');
+    await clientAs(' alice ', 'alice').handle(run.workflowId).reject('c1-1', '  not today  ');
     const result = await run.result();
     expect(result.trace.steps[0]).toMatchObject({
       decision: { kind: 'reject', by: { identity: 'alice', signedWith: expect.any(String) as string } },
@@ -251,13 +251,13 @@ describe('signed approvals (approvals.requireSigned)', () => {
     });
     await sendDecision(handle, signed);
     await waitForPending(harness, run.workflowId, { callId: 'c2-1' });
-    await alice.approve(run.workflowId, 'c2-1');
+    await alice.handle(run.workflowId).approve('c2-1');
     // The second run of the chain waits for c3-1; the first run's signature is still spent there.
     await waitForPending(harness, run.workflowId, { callId: 'c3-1' });
     expect((await handle.describe()).runId).not.toBe(run.firstRunId);
     expect(await refusal(sendDecision(handle, signed))).toMatchObject({ reason: 'signature_reused' });
     // Signed for the chain's first run ID, a decision in a later run is the chain's own.
-    expect(await alice.approve(run.workflowId, 'c3-1')).toMatchObject({ by: { signedWith: 'alice-1' } });
+    expect(await alice.handle(run.workflowId).approve('c3-1')).toMatchObject({ by: { signedWith: 'alice-1' } });
     expect((await run.result()).terminationReason).toBe('success');
   });
 
@@ -280,8 +280,8 @@ describe('signed approvals (approvals.requireSigned)', () => {
     );
     const childId = `${run.workflowId}/c1-1-researcher`;
     await waitForPending(harness, childId);
-    expect(await refusal(harness.agents.approve(childId, 'c1-1'))).toMatchObject({ reason: 'unsigned' });
-    expect(await clientAs('alice', 'alice').approve(childId, 'c1-1')).toMatchObject({
+    expect(await refusal(harness.agents.handle(childId).approve('c1-1'))).toMatchObject({ reason: 'unsigned' });
+    expect(await clientAs('alice', 'alice').handle(childId).approve('c1-1')).toMatchObject({
       by: { signedWith: 'alice-1' },
     });
     expect((await run.result()).trace.steps[0]?.observation).toBe('d9 deleted.');
@@ -294,7 +294,7 @@ describe('signed approvals (approvals.requireSigned)', () => {
       { approvals: { requireSigned: ['some_other_tool'] } },
     );
     await waitForPending(harness, run.workflowId);
-    expect(await harness.agents.approve(run.workflowId, 'c1-1')).toMatchObject({
+    expect(await harness.agents.handle(run.workflowId).approve('c1-1')).toMatchObject({
       by: { identity: TEST_REVIEWER, channel: 'client' },
     });
     await run.result();

@@ -27,13 +27,13 @@ describe('signed approvals with payload encryption on', () => {
     );
     await waitForPending(harness, run.workflowId);
     const mallory = new AgentClient({ client: harness.client, identity: 'alice', signer: keys.signers.mallory });
-    await expect(mallory.approve(run.workflowId, 'c1-1')).rejects.toThrow(
+    await expect(mallory.handle(run.workflowId).approve('c1-1')).rejects.toThrow(
       new DecisionRefusedError('Signature refused: key mallory-1 is not one this worker trusts', 'invalid_signature'),
     );
     const alice = new AgentClient({ client: harness.client, identity: 'alice', signer: keys.signers.alice });
-    expect(await alice.approve(run.workflowId, 'c1-1')).toMatchObject({ by: { signedWith: 'alice-1' } });
+    expect(await alice.handle(run.workflowId).approve('c1-1')).toMatchObject({ by: { signedWith: 'alice-1' } });
     await run.result();
-    const [entry] = await harness.agents.audit(run.workflowId, { verify: keys.approvalKeys });
+    const [entry] = await harness.agents.handle(run.workflowId).audit({ verify: keys.approvalKeys });
     expect(entry?.verification).toEqual({ signed: true, valid: true, keyId: 'alice-1', approver: 'alice' });
   });
 });

@@ -123,7 +123,7 @@ describe('token deltas (stream: true)', () => {
       .executeUpdate(waitForEventsUpdate, { args: [{ after: 9_007_199_254_740_991 }] })
       .catch((error: unknown) => error as Error);
     expect((refused as Error & { cause?: Error }).cause?.message).toMatch(/past the newest event/);
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     expect((await run.result()).finalAnswer).toBe('The total is 505.');
   });
 });

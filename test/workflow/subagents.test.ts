@@ -49,7 +49,7 @@ describe('subagents', () => {
     expect(step?.observation).toBe('12 squared is 144.');
     expect(result.finalAnswer).toBe('The researcher found 144.');
     expect(result.tokenUsage.totalTokens).toBe(110 + 110 + 55 + 55); // parent's two calls plus the child's two
-    const child = await harness.agents.result(step?.childWorkflowId ?? '');
+    const child = await harness.agents.handle(step?.childWorkflowId ?? '').result();
     expect(child.trace.steps[0]?.observationData).toMatchObject({ result: 144 });
     // The parent model saw the delegation offered with the subagent's description.
     const offered = harness.model.requests(run.modelName).find((request) => !isChild(request))?.tools;
@@ -103,7 +103,7 @@ describe('subagents', () => {
       callId: 'c1-1',
       tool: 'delete_record',
     });
-    await harness.agents.approve(childId, 'c1-1');
+    await harness.agents.handle(childId).approve('c1-1');
     expect((await run.result()).trace.steps[0]?.observation).toBe('r9 deleted.');
   });
 
@@ -137,7 +137,7 @@ describe('subagents', () => {
     }
     await run.cancel();
     expect((await run.result()).terminationReason).toBe('cancelled');
-    expect((await harness.agents.result(childId)).terminationReason).toBe('cancelled');
+    expect((await harness.agents.handle(childId).result()).terminationReason).toBe('cancelled');
   });
 
   it('the token budget is shared: the child gets what is left, and its use counts against the parent', async () => {
@@ -155,7 +155,7 @@ describe('subagents', () => {
       { subagents, forceFinalAnswer: false, limits: { tokenBudget: 5100 } },
     );
     const result = await run.result();
-    const child = await harness.agents.result(`${run.workflowId}/c1-1-researcher`);
+    const child = await harness.agents.handle(`${run.workflowId}/c1-1-researcher`).result();
     // 4100 are left for it; after the first call it knows its prompt costs ~3.5 tokens a character, so the second
     // (~2,450 estimated) fits and a third would not.
     expect(child.terminationReason).toBe('token_budget');

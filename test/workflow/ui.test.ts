@@ -98,7 +98,7 @@ describe('the Temporal UI reads like a ReAct trace', () => {
     expect(details).toContain(`durable-react-agent approve ${run.workflowId} c1-1`);
     // The JSON to paste names who decides: the history then says who did.
     expect(details).toContain('{"callId":"c1-1","decision":"approve","identity":"<your name>"}');
-    await harness.agents.approve(run.workflowId, 'c1-1');
+    await harness.agents.handle(run.workflowId).approve('c1-1');
     await run.result();
     expect(await currentDetails(run.workflowId)).not.toContain('Waiting for a decision');
   });
