@@ -14,7 +14,7 @@ import type { ResolvedConfig } from '../shared/config';
 import { AGENT_WORKFLOW_TYPE, getScratchpadQuery, getStatusQuery, getTraceQuery } from '../shared/messages';
 import { AgentStatusKey } from '../shared/search-attributes';
 import type { AgentStatus, AgentWorkflowInput, ReActResult, ReActTrace } from '../shared/types';
-import { AgentRunError, InvalidConfigError } from './errors';
+import { AgentRunError, InvalidConfigError, ServerUnreachableError, unreachableServerMessage } from './errors';
 import { runDecisions, type RunDecisions } from './run-decisions';
 import { listPending, type ListPendingOptions, type PendingItem, type Sender } from './decisions';
 import { explainMissingSearchAttributes, queryText, toJsonSchema, toRunError, type AgentQuery } from './start-input';
@@ -145,8 +145,10 @@ export class AgentClient {
     options: { address?: string; namespace?: string } & Omit<AgentClientOptions, 'client' | 'ownsConnection'> = {},
   ): Promise<AgentClient> {
     const env = readEnv();
-    const connection = await Connection.connect({
-      address: options.address ?? env.temporalAddress ?? 'localhost:7233',
+    const address = options.address ?? env.temporalAddress ?? 'localhost:7233';
+    const connection = await Connection.connect({ address }).catch((error: unknown) => {
+      const unreachable = unreachableServerMessage(error, address);
+      throw unreachable ? new ServerUnreachableError(unreachable, { cause: error }) : error;
     });
     const client = new Client({
       connection,

@@ -1,5 +1,6 @@
 import {
   ApplicationFailure,
+  WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   type Client,
   type UpdateDefinition,
@@ -181,10 +182,31 @@ export async function listPendingInRun(client: Client, workflowId: string): Prom
   return items;
 }
 
+/**
+ * What a run waits for, asked only of a running run: a closed one waits for nothing, and its query would wait for a
+ * worker to replay it (none may be left).
+ */
+async function pendingOfRunning(handle: WorkflowHandle): Promise<PendingDecisions> {
+  const { status } = await handle.describe().catch((error: unknown) => {
+    throw refused(error);
+  });
+  if (status.name !== 'RUNNING') throw closedRun(handle.workflowId, status.name.toLowerCase().replace('_', ' '));
+  return queryRun(handle, getPendingQuery);
+}
+
+/** The refusal of a decision sent to a run that is not running (`cause`: the server's own error, when it said so). */
+function closedRun(workflowId: string, status: string, cause?: WorkflowNotFoundError): DecisionRefusedError {
+  return new DecisionRefusedError(
+    `Run ${workflowId} is ${status}: nothing waits for a decision`,
+    'not_pending',
+    cause && { cause },
+  );
+}
+
 /** The call ID to decide: the given one, or the only pending call (an error when there are none or several). */
 export async function resolveCallId(handle: WorkflowHandle, callId: string | undefined): Promise<string> {
   if (callId) return callId;
-  const { approvals } = await queryRun(handle, getPendingQuery);
+  const { approvals } = await pendingOfRunning(handle);
   const only = approvals[0];
   if (approvals.length === 1 && only) return only.callId;
   if (approvals.length === 0)
@@ -199,7 +221,7 @@ export async function resolveCallId(handle: WorkflowHandle, callId: string | und
 /** The budget request to decide: the given one, or the pending one (an error when none is pending). */
 export async function resolveRequestId(handle: WorkflowHandle, requestId: string | undefined): Promise<string> {
   if (requestId) return requestId;
-  const { budget } = await queryRun(handle, getPendingQuery);
+  const { budget } = await pendingOfRunning(handle);
   if (!budget) throw new DecisionRefusedError(`Run ${handle.workflowId} has no pending budget request`, 'not_pending');
   return budget.requestId;
 }
@@ -232,6 +254,8 @@ function refused(error: unknown): unknown {
     'send the decision as a signal (Temporal UI or `temporal workflow signal`), or wait until it continues as new',
   );
   if (limit) return limit;
+  // "workflow execution already completed", or no such run: either way nothing waits.
+  if (error instanceof WorkflowNotFoundError) return closedRun(error.workflowId, 'not running', error);
   if (!(error instanceof WorkflowUpdateFailedError) || !error.cause) return error;
   const details = error.cause instanceof ApplicationFailure ? error.cause.details : undefined;
   const reason = typeof details?.[0] === 'string' ? (details[0] as RefusalReason) : undefined;

@@ -33,9 +33,18 @@ export class DecisionRefusedError extends DurableAgentError {
     message: string,
     /** Why, for code to branch on; `undefined` when a run of an older version refused without saying. */
     readonly reason: RefusalReason | undefined,
+    options?: ErrorOptions,
   ) {
-    super(message);
+    super(message, options);
   }
+}
+
+/**
+ * The Temporal server could not be reached at `address` (down, or the address is wrong). The SDK's own error says
+ * only "Failed to connect before the deadline"; this one names the address and what to do. Branch on `error.name`.
+ */
+export class ServerUnreachableError extends DurableAgentError {
+  override readonly name = 'ServerUnreachableError';
 }
 
 /** A follow-up message the run refused (it is no conversation, it has ended, the text is empty); nothing is recorded. */

@@ -139,6 +139,12 @@ describe('deciding from the CLI while `run` waits', () => {
     expect(run.output.stderr).toContain('[step 2] Final answer: It is 42.');
     const result = await cli(['result', workflowId]);
     expect(result.stdout).toBe('It is 42.\n');
+    // Deciding on the finished run: refused in one line, exit 2, as any refused decision.
+    const late = await cli(['approve', workflowId]);
+    expect(late).toMatchObject({
+      code: 2,
+      stderr: `error: Run ${workflowId} is completed: nothing waits for a decision\n`,
+    });
     const trace = await cli(['trace', workflowId]);
     expect(trace.stdout).toContain('Action: calculator {"expression":"21*2"}');
     expect(trace.stdout).toContain('success: 2 iterations');

@@ -1,12 +1,13 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { DecisionRefusedError, type PendingHandle } from '../../src';
+import { AgentClient, DecisionRefusedError, type PendingHandle } from '../../src';
 import type { AttachRefusedError } from '../../src/client/errors';
 import type { ScriptedTurn } from '../../src/testing/scripted-model';
 import { followPending } from '../../src/client/pending-handles';
 import { useHarness, waitForPending } from '../support/harness';
 import { recordedEffects } from '../support/test-tools';
+import { freePort } from '../../src/testing/free-port';
 
 const harness = useHarness();
 const thought = 'The user asked to remove these records, so the delete tool is the right action.';
@@ -54,6 +55,37 @@ describe('decisions from the run handle', () => {
     expect(step).toMatchObject({ decision: { kind: 'reject' } });
     expect(step?.observation).toContain('not today');
   });
+});
+
+describe('a run that is not running, a server that is not there', () => {
+  it('a decision on a closed run is refused at once in one line, even with no worker to answer a query', async () => {
+    // A queue nobody polls: the run never had a worker, so a query to it could only wait.
+    const agents = new AgentClient({ client: harness.client, taskQueue: `nobody-${randomUUID()}` });
+    const run = await agents.start('q');
+    await harness.client.workflow.getHandle(run.workflowId).terminate('closed for the test');
+    const refusal = { name: 'DecisionRefusedError', reason: 'not_pending' };
+    await expect(run.approve()).rejects.toMatchObject({
+      ...refusal,
+      message: `Run ${run.workflowId} is terminated: nothing waits for a decision`,
+    });
+    await expect(run.stopAtBudget()).rejects.toMatchObject(refusal);
+    // With the call named, the update itself is refused by the server: the same error, not Temporal's own.
+    await expect(run.approve('c1-1')).rejects.toMatchObject({
+      ...refusal,
+      message: `Run ${run.workflowId} is not running: nothing waits for a decision`,
+    });
+  });
+
+  it('connect() to an address nobody serves names it and the command that starts a server', async () => {
+    const address = `127.0.0.1:${await freePort()}`;
+    const error = await AgentClient.connect({ address }).catch((thrown: unknown) => thrown as Error);
+    expect(error).toMatchObject({
+      name: 'ServerUnreachableError',
+      message:
+        `cannot reach the Temporal server at ${address} (TEMPORAL_ADDRESS): no answer before the deadline. ` +
+        'Start one (npx durable-react-agent server), or set TEMPORAL_ADDRESS to where it listens.',
+    });
+  }, 30_000);
 });
 
 describe('following pending items', () => {
