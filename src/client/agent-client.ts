@@ -25,7 +25,7 @@ import { followWithChildren, type ChildEvent } from './child-events';
 import { askInConversation, sendMessage, type TurnAnswer } from './conversation';
 import type { AgentEvent } from '../shared/events';
 import type { Channel } from '../shared/identity';
-import { queryRun } from './query';
+import { queryRun, warnWhileNoWorker } from './query';
 import { chainStart, readClosedRun, scratchpadOfTrace, statusOfClosedRun } from './closed-run';
 import { continueInput, forkInput, readParent, type ContinueOptions, type ForkOptions, type ParentRun } from './fork';
 
@@ -265,6 +265,7 @@ export class AgentClient {
     const workflow: WorkflowHandle = this.client.workflow.getHandle(workflowId);
     const result = async (): Promise<ReActResult> => {
       let raw: ReActResult;
+      const stopWarning = warnWhileNoWorker(workflow);
       try {
         raw = (await workflow.result()) as ReActResult;
       } catch (error) {
@@ -272,6 +273,8 @@ export class AgentClient {
         if (!(failure instanceof AgentRunError) || !failure.trace) throw failure;
         const trace = await stitchTrace(this.client, workflowId, failure.trace);
         throw new AgentRunError(failure.message, workflowId, failure.type, trace);
+      } finally {
+        stopWarning();
       }
       return { ...raw, trace: await stitchTrace(this.client, workflowId, raw.trace) };
     };

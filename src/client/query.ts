@@ -1,4 +1,5 @@
 import { Connection, QueryNotRegisteredError, type WorkflowHandle } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { abortable } from './abortable';
 import type { QueryDefinition } from '@temporalio/common';
 import { DurableAgentError } from '../shared/errors';
@@ -137,4 +138,42 @@ export async function queryRunWith<Result, Args extends unknown[]>(
       await new Promise((resolve) => setTimeout(resolve, waitMs));
     }
   }
+}
+
+const PendingTask = temporal.api.enums.v1.PendingWorkflowTaskState;
+
+/** How long a run's workflow task may wait, not taken by any worker, before `result()` says so. */
+export const NO_WORKER_WARNING_MS = 10_000;
+
+/**
+ * Warns once, as a process warning (code `DURABLE_AGENT_NO_WORKER`), while the run waits for a worker that does not
+ * come: its workflow task was scheduled {@link NO_WORKER_WARNING_MS} ago and none has taken it. A forgotten worker is
+ * a newcomer's likeliest first mistake, and a `result()` that only waits says nothing of it. Returns the stop.
+ */
+export function warnWhileNoWorker(handle: WorkflowHandle): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const later = () => {
+    timer = setTimeout(() => void check(), NO_WORKER_WARNING_MS);
+    timer.unref();
+  };
+  const check = async () => {
+    const description = await handle.describe().catch(() => undefined);
+    if (stopped || description?.status.name !== 'RUNNING') return;
+    const task = description.raw.pendingWorkflowTask;
+    const scheduled = task?.state === PendingTask.PENDING_WORKFLOW_TASK_STATE_SCHEDULED ? task.scheduledTime : null;
+    const waitedMs = scheduled ? Date.now() - (Number(scheduled.seconds ?? 0) * 1000 + (scheduled.nanos ?? 0) / 1e6) : 0;
+    if (waitedMs < NO_WORKER_WARNING_MS) return later();
+    process.emitWarning(
+      `run ${handle.workflowId} has waited ${Math.round(waitedMs / 1000)} s for a worker: none has taken its task ` +
+        `on task queue "${description.taskQueue}". Start a worker on that queue (the README's worker.ts, or ` +
+        '`npx durable-react-agent worker`); the run goes on when one does.',
+      { code: 'DURABLE_AGENT_NO_WORKER' },
+    );
+  };
+  later();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
 }

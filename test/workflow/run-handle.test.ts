@@ -76,6 +76,29 @@ describe('a run that is not running, a server that is not there', () => {
     });
   });
 
+  it('result() of a run no worker takes says so, once, as a process warning naming the task queue', async () => {
+    const taskQueue = `nobody-${randomUUID()}`;
+    const run = await new AgentClient({ client: harness.client, taskQueue }).start('q');
+    const warnings: Array<Error & { code?: string }> = [];
+    const listener = (warning: Error & { code?: string }) => {
+      if (warning.code === 'DURABLE_AGENT_NO_WORKER') warnings.push(warning);
+    };
+    process.on('warning', listener);
+    try {
+      const waiting = run.result().catch(() => undefined);
+      await expect.poll(() => warnings.length, { timeout: 25_000, interval: 200 }).toBe(1);
+      expect(warnings[0]?.message).toMatch(
+        new RegExp(
+          `^run ${run.workflowId} has waited 1\\d s for a worker: none has taken its task on task queue "${taskQueue}"`,
+        ),
+      );
+      await harness.client.workflow.getHandle(run.workflowId).terminate('test over');
+      await waiting;
+    } finally {
+      process.off('warning', listener);
+    }
+  }, 40_000);
+
   it('connect() to an address nobody serves names it and the command that starts a server', async () => {
     const address = `127.0.0.1:${await freePort()}`;
     const error = await AgentClient.connect({ address }).catch((thrown: unknown) => thrown as Error);
