@@ -8,11 +8,13 @@ import { readErrorBody } from './activities/error-body';
  */
 export const OPENAI_REQUEST_TIMEOUT_MS = 60_000;
 
+/** The key an openai client gets when none is set: the client insists on one, local servers often need none. */
+export const NO_API_KEY = 'not-needed';
+
 /** Creates the openai client the model activities use. */
 export function createOpenAIClient(options: { apiKey?: string; baseURL?: string; timeoutMs?: number }): OpenAI {
   return new OpenAI({
-    // Local OpenAI-compatible servers often need no key, but the client insists on one.
-    apiKey: options.apiKey ?? 'not-needed',
+    apiKey: options.apiKey ?? NO_API_KEY,
     baseURL: options.baseURL ?? DEFAULT_OPENAI_BASE_URL,
     maxRetries: 0,
     timeout: options.timeoutMs ?? OPENAI_REQUEST_TIMEOUT_MS,

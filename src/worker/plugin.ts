@@ -1,9 +1,9 @@
 import { SimplePlugin } from '@temporalio/plugin';
-import type { WorkerOptions } from '@temporalio/worker';
+import { Runtime, type WorkerOptions } from '@temporalio/worker';
 import type OpenAI from 'openai';
-import { readEnv } from '../common/env';
+import { DEFAULT_OPENAI_BASE_URL, readEnv } from '../common/env';
 import { createActivities } from './activities';
-import { createOpenAIClient } from './openai-client';
+import { createOpenAIClient, NO_API_KEY } from './openai-client';
 import { createBuiltinTools } from './tools/builtin';
 import type { AnyToolDefinition } from './tools/define-tool';
 import { DuplicateToolError, ToolRegistry } from './tools/registry';
@@ -148,17 +148,19 @@ export class DurableAgentPlugin extends SimplePlugin {
     }
     const tuning = runTuningOf(options.modelCalls, options.runAhead);
     const timeoutMs = requestTimeoutMs(tuning);
+    const openai =
+      options.openai ??
+      createOpenAIClient({
+        apiKey: env.openaiApiKey,
+        baseURL: env.openaiBaseURL,
+        ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+      });
+    const defaultModel = options.defaultModel ?? env.openaiModel;
     super({
       name: 'durable-react-agent',
       activities: createActivities({
-        openai:
-          options.openai ??
-          createOpenAIClient({
-            apiKey: env.openaiApiKey,
-            baseURL: env.openaiBaseURL,
-            ...(timeoutMs !== undefined ? { timeoutMs } : {}),
-          }),
-        defaultModel: options.defaultModel ?? env.openaiModel,
+        openai,
+        defaultModel,
         registry,
         tuning,
         ...(options.promptCacheChars !== undefined ? { promptCacheChars: options.promptCacheChars } : {}),
@@ -175,14 +177,19 @@ export class DurableAgentPlugin extends SimplePlugin {
       },
     });
     this.mcp = mcp;
+    this.serves = { openai, defaultModel, registry };
     this.stackTraces = options.workflowStackTraces ?? false;
     this.approvalKeys = options.approvalKeys ?? [];
   }
 
   private readonly stackTraces: boolean;
   private readonly approvalKeys: readonly ApprovalKey[];
+  private readonly serves: { openai: OpenAI; defaultModel: string; registry: ToolRegistry };
 
   override configureWorker(options: WorkerOptions): WorkerOptions {
+    const { logger } = Runtime.instance();
+    const { openai, defaultModel, registry } = this.serves;
+    for (const [level, line] of startupLines(options.taskQueue, openai, defaultModel, registry)) logger[level](line);
     const configured = withVerifier(withCacheBound(super.configureWorker(options)), this.approvalKeys);
     if (configured.workflowsPath !== undefined || configured.workflowBundle !== undefined)
       return withCounter(configured);
@@ -202,6 +209,34 @@ export class DurableAgentPlugin extends SimplePlugin {
       },
     });
   }
+}
+
+/**
+ * What a worker says when it starts: its queue, model, endpoint and tools, and a warning when its model calls cannot
+ * work (OpenAI's endpoint with no key: every run would spend half a minute in retries before saying so).
+ */
+export function startupLines(
+  taskQueue: string,
+  openai: OpenAI,
+  defaultModel: string,
+  registry: ToolRegistry,
+): Array<['info' | 'warn', string]> {
+  const tools = registry.list().map((tool) => tool.name);
+  const lines: Array<['info' | 'warn', string]> = [
+    [
+      'info',
+      `durable-react-agent worker on task queue "${taskQueue}": model ${defaultModel} at ${openai.baseURL}, ` +
+        `${tools.length} tools (${tools.join(', ')})`,
+    ],
+  ];
+  if (openai.baseURL.replace(/\/+$/, '') === DEFAULT_OPENAI_BASE_URL && openai.apiKey === NO_API_KEY) {
+    lines.push([
+      'warn',
+      `no OPENAI_API_KEY: every model call to ${DEFAULT_OPENAI_BASE_URL} will be refused. Set OPENAI_API_KEY, or ` +
+        'OPENAI_BASE_URL for another OpenAI-compatible endpoint (a local one may need no key).',
+    ]);
+  }
+  return lines;
 }
 
 /**

@@ -84,6 +84,35 @@ describe('the worker process', () => {
     },
   );
 
+  it('says at start what it serves, and warns when its model calls cannot work (no key for OpenAI)', async () => {
+    const taskQueue = `worker-${randomUUID()}`;
+    const worker = await startWorker(taskQueue, {
+      OPENAI_BASE_URL: '',
+      OPENAI_API_KEY: '',
+      OPENAI_MODEL: 'gpt-4o-mini',
+      WORKER_LOG_LEVEL: 'INFO',
+    });
+    const said = worker.stderr();
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe(0);
+    expect(said).toMatch(
+      new RegExp(
+        `\\[INFO\\] durable-react-agent worker on task queue "${taskQueue}": model gpt-4o-mini at ` +
+          'https://api.openai.com/v1, \\d+ tools \\(calculator, ',
+      ),
+    );
+    expect(said).toContain(
+      '[WARN] no OPENAI_API_KEY: every model call to https://api.openai.com/v1 will be refused. Set OPENAI_API_KEY, ' +
+        'or OPENAI_BASE_URL for another OpenAI-compatible endpoint (a local one may need no key).',
+    );
+    // With an endpoint of its own it names that one, and warns of nothing.
+    const local = await startWorker(`worker-${randomUUID()}`, { WORKER_LOG_LEVEL: 'INFO' });
+    local.child.kill('SIGTERM');
+    await local.exited;
+    expect(local.stderr()).toContain(`at ${model.baseURL}`);
+    expect(local.stderr()).not.toContain('OPENAI_API_KEY');
+  }, 90_000);
+
   it(
     'runs the tools of a module named by WORKER_TOOLS_MODULE beside the built-in ones (issue 34)',
     { timeout: 90_000 },
