@@ -162,7 +162,9 @@ export function warnWhileNoWorker(handle: WorkflowHandle): () => void {
     if (stopped || description?.status.name !== 'RUNNING') return;
     const task = description.raw.pendingWorkflowTask;
     const scheduled = task?.state === PendingTask.PENDING_WORKFLOW_TASK_STATE_SCHEDULED ? task.scheduledTime : null;
-    const waitedMs = scheduled ? Date.now() - (Number(scheduled.seconds ?? 0) * 1000 + (scheduled.nanos ?? 0) / 1e6) : 0;
+    const waitedMs = scheduled
+      ? Date.now() - (Number(scheduled.seconds ?? 0) * 1000 + (scheduled.nanos ?? 0) / 1e6)
+      : 0;
     if (waitedMs < NO_WORKER_WARNING_MS) return later();
     process.emitWarning(
       `run ${handle.workflowId} has waited ${Math.round(waitedMs / 1000)} s for a worker: none has taken its task ` +

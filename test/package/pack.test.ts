@@ -75,7 +75,8 @@ describe('the packed package, installed into a scratch project', () => {
     expect(report.result.trace.steps[0]).toMatchObject({ observation: 'sent to bob', decision: { kind: 'approve' } });
   }, 300_000);
 
-  it("runs the README's hello world (examples/hello-world) as a user would: npx tsx worker.ts, npx tsx start.ts", async () => {
+  /** Runs the README's start.ts against a worker started by `worker` in the scratch project; start.ts's two lines. */
+  async function helloWorld(worker: string[]): Promise<string[]> {
     for (const file of HELLO_WORLD_FILES) await copyFile(path.join(HELLO_WORLD, file), path.join(scratch, file));
     // The model the worker's OPENAI_* variables point at: the scripted server, answering with what the tool returned.
     const model = await startScriptedModel();
@@ -96,18 +97,28 @@ describe('the packed package, installed into a scratch project', () => {
       OPENAI_MODEL: 'hello-model',
     };
     // Its own process group, so stopping npx stops tsx and the worker under it.
-    const worker = spawn('npx', ['tsx', 'worker.ts'], { cwd: scratch, env, detached: true, stdio: 'ignore' });
-    const workerExit = once(worker, 'exit');
+    const child = spawn('npx', worker, { cwd: scratch, env, detached: true, stdio: 'ignore' });
+    const workerExit = once(child, 'exit');
     try {
       const { stdout } = await run('npx', ['tsx', 'start.ts'], { cwd: scratch, env, timeout: 240_000 });
-      const [started, answer] = stdout.trim().split('\n');
-      expect(started).toMatch(/^started agent-/);
-      expect(answer).toBe('The text has 5 words.');
       expect(model.requests('hello-model')).toHaveLength(2);
+      return stdout.trim().split('\n');
     } finally {
-      if (worker.pid !== undefined && worker.exitCode === null) process.kill(-worker.pid, 'SIGINT');
+      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGINT');
       await workerExit;
       await model.close();
     }
+  }
+
+  it("runs the README's hello world (examples/hello-world) as a user would: npx tsx worker.ts, npx tsx start.ts", async () => {
+    const [started, answer] = await helloWorld(['tsx', 'worker.ts']);
+    expect(started).toMatch(/^started agent-/);
+    expect(answer).toBe('The text has 5 words.');
+  }, 300_000);
+
+  it("serves the README's tools.ts (TypeScript, its tool exported by name) from the shipped worker command", async () => {
+    const [started, answer] = await helloWorld(['durable-react-agent', 'worker', '--tools-module', 'tools.ts']);
+    expect(started).toMatch(/^started agent-/);
+    expect(answer).toBe('The text has 5 words.');
   }, 300_000);
 });

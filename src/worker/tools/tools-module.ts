@@ -1,3 +1,6 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AnyToolDefinition } from './define-tool';
 import { checkTool } from './registry';
@@ -10,8 +13,36 @@ import { checkTool } from './registry';
  */
 export const TOOLS_MODULE_LOAD_TIMEOUT_MS = 10_000;
 
+/**
+ * Lets Node import a TypeScript tools module (`tools.ts`, as the README writes it), which Node 20 cannot by itself:
+ * through tsx's loader, found beside the module (the project that runs `npx tsx worker.ts` has it) or beside this
+ * package. Without tsx, one line says what to do.
+ */
+async function loadTypeScript(file: string): Promise<void> {
+  if (!/\.[cm]?tsx?$/.test(file)) return;
+  let api: string | undefined;
+  try {
+    // Found from the module's own folder, as Node finds the module's imports. require() resolves to tsx's CommonJS
+    // API, whose register() points Node at a loader path that does not exist (tsx 4.x); its ES module API, which
+    // works, is the file beside it.
+    api = createRequire(path.resolve(file))
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs');
+  } catch {
+    api = undefined;
+  }
+  if (api === undefined || !existsSync(api))
+    throw new Error(
+      `the tools module ${file} is TypeScript, which Node cannot import by itself: install tsx beside it ` +
+        '(npm install --save-dev tsx), or name the compiled .js',
+    );
+  const tsx = (await import(pathToFileURL(api).href)) as { register: () => unknown };
+  tsx.register();
+}
+
 /** Imports `file`, or fails once {@link TOOLS_MODULE_LOAD_TIMEOUT_MS} has passed without the import settling. */
-async function importWithin(file: string): Promise<{ tools?: unknown; default?: unknown }> {
+async function importWithin(file: string): Promise<Record<string, unknown>> {
+  await loadTypeScript(file);
   let timer: NodeJS.Timeout | undefined;
   // The timer is also what keeps the process alive while a top-level await waits on nothing Node can see.
   const deadline = new Promise<never>((_, reject) => {
@@ -36,33 +67,44 @@ async function importWithin(file: string): Promise<{ tools?: unknown; default?: 
     );
   };
   try {
-    return await Promise.race([
-      import(pathToFileURL(file).href) as Promise<{ tools?: unknown; default?: unknown }>,
-      deadline,
-    ]);
+    return await Promise.race([import(pathToFileURL(file).href) as Promise<Record<string, unknown>>, deadline]);
   } finally {
     process.exit = exit;
     clearTimeout(timer);
   }
 }
 
+/** Whether an export looks like one defineTool(...) (checked in full afterwards). */
+function looksLikeTool(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && 'name' in value && 'handler' in value;
+}
+
 /**
- * The tools a user defines, from a module that exports them (`export const tools = [...]` or a default export): the
- * `worker` command runs them (`--tools-module`, WORKER_TOOLS_MODULE); replay-check and eval need only their names,
- * descriptions, schemas and confirmation rules. Importing runs the module's top-level code: it is trusted code. Every
- * entry is checked here, naming it, so a bad one stops the command at its start rather than failing runs or calls.
+ * The tools a user defines, from a module that exports them (`export const tools = [...]`, a default export, or each
+ * tool under a name of its own, as the README's `tools.ts` does): the `worker` command runs them (`--tools-module`,
+ * WORKER_TOOLS_MODULE); replay-check and eval need only their names, descriptions, schemas and confirmation rules.
+ * Importing runs the module's top-level code: it is trusted code. Every entry is checked here, naming it, so a bad one
+ * stops the command at its start rather than failing runs or calls.
  */
 export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]> {
   const loaded = await importWithin(file);
-  const [exported, tools] =
-    loaded.tools === undefined || loaded.tools === null ? ['default', loaded.default] : ['tools', loaded.tools];
-  if (!Array.isArray(tools))
-    throw new Error(`${file} exports no tools: export \`tools\` (an array of defineTool(...))`);
-  return tools.map((tool: unknown, index) => {
+  const named = Object.entries(loaded).filter(([, value]) => looksLikeTool(value));
+  const listed: Array<[string, unknown]> | undefined = Array.isArray(loaded.tools)
+    ? loaded.tools.map((tool: unknown, index) => [`tools[${index}]`, tool])
+    : loaded.tools == null && Array.isArray(loaded.default)
+      ? loaded.default.map((tool: unknown, index) => [`default[${index}]`, tool])
+      : loaded.tools == null && named.length > 0
+        ? named
+        : undefined;
+  if (!listed)
+    throw new Error(
+      `${file} exports no tools: export \`tools\` (an array of defineTool(...)), or each defineTool(...) by name`,
+    );
+  return listed.map(([exported, tool]) => {
     try {
       return checkTool(tool);
     } catch (error) {
-      throw new TypeError(`${exported}[${index}]: ${(error as Error).message}`, { cause: error });
+      throw new TypeError(`${exported}: ${(error as Error).message}`, { cause: error });
     }
   });
 }
