@@ -222,14 +222,17 @@ export function startupLines(
   registry: ToolRegistry,
 ): Array<['info' | 'warn', string]> {
   const tools = registry.list().map((tool) => tool.name);
+  // A client of the caller's own may be any object shaped like one (a wrapper, a test double) without these.
+  const { baseURL, apiKey } = openai as Partial<Pick<OpenAI, 'baseURL' | 'apiKey'>>;
+  const endpoint = baseURL ?? 'the endpoint of its own client';
   const lines: Array<['info' | 'warn', string]> = [
     [
       'info',
-      `durable-react-agent worker on task queue "${taskQueue}": model ${defaultModel} at ${openai.baseURL}, ` +
+      `durable-react-agent worker on task queue "${taskQueue}": model ${defaultModel} at ${endpoint}, ` +
         `${tools.length} tools (${tools.join(', ')})`,
     ],
   ];
-  if (openai.baseURL.replace(/\/+$/, '') === DEFAULT_OPENAI_BASE_URL && openai.apiKey === NO_API_KEY) {
+  if (baseURL?.replace(/\/+$/, '') === DEFAULT_OPENAI_BASE_URL && apiKey === NO_API_KEY) {
     lines.push([
       'warn',
       `no OPENAI_API_KEY: every model call to ${DEFAULT_OPENAI_BASE_URL} will be refused. Set OPENAI_API_KEY, or ` +
