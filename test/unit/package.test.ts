@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import path from 'node:path';
@@ -25,6 +26,23 @@ function sourceFiles(dir: string): string[] {
 }
 
 describe('the package', () => {
+  it('ships every file its README and docs link to, so the links work from node_modules', () => {
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
+    ) as Array<{ files: Array<{ path: string }> }>;
+    const files = new Set(packed[0]?.files.map((file) => file.path));
+    const shipped = (target: string) => files.has(target) || [...files].some((file) => file.startsWith(`${target}/`));
+    const broken: string[] = [];
+    for (const page of [...files].filter((file) => file === 'README.md' || /^docs\/.*\.md$/.test(file))) {
+      for (const [, link] of readFileSync(path.join(root, page), 'utf8').matchAll(/\]\(([^)#\s]+)[^)]*\)/g)) {
+        if (!link || /^[a-z]+:/.test(link)) continue; // a URL, not a file of the package
+        const target = path.posix.normalize(path.posix.join(path.posix.dirname(page), link)).replace(/\/$/, '');
+        if (!shipped(target)) broken.push(`${page} -> ${link}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
   it('declares every package its shipped code imports (an undeclared one breaks installs that do not hoist it)', () => {
     const imported = new Set<string>();
     for (const file of sourceFiles(path.join(root, 'src'))) {
