@@ -13,6 +13,8 @@ import { ForkRefusedError } from '../client/fork';
 import { clusterCommand } from './cluster-command';
 import { DevServerBusyError } from '../dev/db-lock';
 import { startDevServer } from '../dev/dev-server';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { EncryptionCodec, parseEncryptionKeys, PayloadCodecError } from '../common/data-converter';
 import { startCodecServer } from '../worker/codec/codec-server';
@@ -24,6 +26,7 @@ import { InvalidEnvironmentError, readWorkerEnv } from '../worker/env';
 import { RemoteToolConfigError } from '../worker/tools/remote-tools';
 
 const USAGE = `Usage: durable-react-agent <command> [options]   (durable-react-agent <command> --help: one command)
+                                                 (durable-react-agent --version: the installed version)
 
 Run:
   run [options] "<query>"   Run an agent; live trace on stderr, final answer on stdout
@@ -213,6 +216,14 @@ async function serverCommand(): Promise<number> {
 }
 
 /** Runs a command and maps failures to the designed exit codes, each with a one-line message. */
+/** This package's version, from its package.json (two folders up from both src/cli and dist/cli). */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
+    version: string;
+  };
+  return manifest.version;
+}
+
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   // `<command> --help` (or -h) anywhere in its arguments: that command's usage, not an "Unknown option" error.
@@ -261,6 +272,11 @@ export async function main(argv: string[]): Promise<number> {
       case 'inbox':
         return await inboxCommand(rest, say, waitForInterrupt);
       case undefined:
+      case '--version':
+      case '-v':
+      case 'version':
+        out(`durable-react-agent ${packageVersion()}`);
+        return 0;
       case 'help':
       case '--help':
       case '-h':

@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtemp, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -272,6 +272,15 @@ describe('durable-react-agent run', () => {
     const top = await cli(['--help']);
     for (const group of ['Run:', 'Decide:', 'Inspect:', 'Operate:', 'Time travel and evaluation:']) {
       expect(top.stderr).toContain(`\n${group}\n`);
+    }
+  });
+
+  it('--version prints the installed version on stdout, and exits 0', async () => {
+    const { version } = JSON.parse(await readFile(path.resolve(__dirname, '../../package.json'), 'utf8')) as {
+      version: string;
+    };
+    for (const flag of ['--version', '-v']) {
+      expect(await cli([flag])).toMatchObject({ code: 0, stdout: `durable-react-agent ${version}\n`, stderr: '' });
     }
   });
 
