@@ -133,7 +133,8 @@ export async function followRun(
   process.once('SIGTERM', interrupted);
   try {
     let openai = createOpenAIClient({ apiKey: env.openaiApiKey, baseURL: env.openaiBaseURL });
-    if (!hasModelEndpoint(env)) {
+    // With --no-worker another worker makes the model calls: its endpoint is its own business.
+    if (!hasModelEndpoint(env) && (options.worker || options.demo)) {
       if (!options.demo) {
         throw new UsageError(
           'No model endpoint: set OPENAI_API_KEY (and OPENAI_BASE_URL for other OpenAI-compatible servers), or use --demo',

@@ -6,6 +6,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { inject } from 'vitest';
 import type { ReActResult } from '../../src/shared/types';
+import { killWorkerProcesses, startWorkerProcess } from '../support/worker-process';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedTurn } from '../../src/testing/scripted-model';
 
 // The CLI is tested as users run it: the built bin in a child process (npm test builds dist/ first).
@@ -18,6 +19,7 @@ beforeAll(async () => {
   workdir = await mkdtemp(path.join(os.tmpdir(), 'dra-cli-'));
 });
 afterAll(async () => {
+  killWorkerProcesses();
   await model?.close();
 });
 
@@ -153,6 +155,21 @@ describe('durable-react-agent run', () => {
     expect(joined.code, joined.stderr).toBe(0);
     expect(joined.stderr).toMatch(/started on task queue "joined-/);
     expect(joined.stdout).toBe('Joined.\n');
+  });
+
+  it('--no-worker needs no model endpoint of its own: the worker that serves the queue makes the calls', async () => {
+    const taskQueue = `elsewhere-${randomUUID()}`;
+    const worker = await startWorkerProcess(taskQueue, model.baseURL);
+    try {
+      const name = scripted([{ answer: 'Answered elsewhere.' }]);
+      // No OPENAI_* here (cli() clears them), as on a machine that only starts runs.
+      const outcome = await cli(['run', '--no-worker', '--task-queue', taskQueue, '--model', name, 'q']);
+      expect(outcome.code, outcome.stderr).toBe(0);
+      expect(outcome.stdout).toBe('Answered elsewhere.\n');
+    } finally {
+      worker.child.kill('SIGTERM');
+      await worker.exited;
+    }
   });
 
   it('prints the final answer on stdout and exits 0 for a non-success termination', async () => {

@@ -5,6 +5,7 @@ import { mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { createFileTools, DEFAULT_READ_MAX_BYTES } from '../../../src/worker/tools/builtin/files';
+import { createBuiltinTools } from '../../../src/worker/tools/builtin';
 import {
   PathNotFoundError,
   PathOutsideRootError,
@@ -276,5 +277,22 @@ describe('grep_search', () => {
     } finally {
       await rm(fifo);
     }
+  });
+});
+
+describe('createBuiltinTools', () => {
+  it('needs no options: the file tools are confined to the current directory', async () => {
+    const tools = createBuiltinTools();
+    expect(tools.map((tool) => tool.name)).toEqual([
+      'calculator',
+      'text',
+      'search',
+      'read_file',
+      'list_directory',
+      'grep_search',
+    ]);
+    const readFile = tools.find((tool) => tool.name === 'read_file')!;
+    expect(await runTool(readFile, { path: 'package.json' })).toContain('"name": "durable-react-agent"');
+    await expect(runTool(readFile, { path: '../outside.txt' })).rejects.toThrow(PathOutsideRootError);
   });
 });

@@ -16,19 +16,20 @@ export { PathNotFoundError, PathOutsideRootError } from './file-access';
 
 /** Options for createBuiltinTools. */
 export interface BuiltinToolsOptions {
-  /** Folder the file tools may read; every path is confined to it. */
-  root: string;
+  /** Folder the file tools may read; every path is confined to it (default: the current directory). */
+  root?: string;
   /** Folder the search tool indexes; defaults to root. */
   searchRoot?: string;
 }
 
 /** Every built-in tool: calculator, text, search, read_file, list_directory, grep_search. */
-export function createBuiltinTools(options: BuiltinToolsOptions): AnyToolDefinition[] {
-  const files = createFileTools({ root: options.root });
+export function createBuiltinTools(options: BuiltinToolsOptions = {}): AnyToolDefinition[] {
+  const root = options.root ?? process.cwd();
+  const files = createFileTools({ root });
   return [
     calculatorTool,
     textTool,
-    createSearchTool({ root: options.searchRoot ?? options.root }),
+    createSearchTool({ root: options.searchRoot ?? root }),
     files.readFile,
     files.listDirectory,
     files.grepSearch,
