@@ -116,6 +116,46 @@ describe('the packed package, installed into a scratch project', () => {
     expect(answer).toBe('The text has 5 words.');
   }, 300_000);
 
+  it("runs keyless on the hello world's model.ts: the worker pointed at the URL it prints, no OpenAI variable set", async () => {
+    for (const file of [...HELLO_WORLD_FILES, 'model.ts'])
+      await copyFile(path.join(HELLO_WORLD, file), path.join(scratch, file));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: `keyless-${Date.now()}`,
+      OPENAI_API_KEY: undefined,
+      OPENAI_BASE_URL: undefined,
+      OPENAI_MODEL: undefined,
+    };
+    const model = spawn('npx', ['tsx', 'model.ts'], {
+      cwd: scratch,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'ignore'],
+    });
+    const modelExit = once(model, 'exit');
+    let worker: ReturnType<typeof spawn> | undefined;
+    let workerExit: Promise<unknown> = Promise.resolve();
+    try {
+      const [printed] = (await once(model.stdout, 'data')) as [Buffer];
+      const baseURL = /^OPENAI_BASE_URL=(\S+)$/m.exec(printed.toString())?.[1];
+      expect(baseURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      worker = spawn('npx', ['tsx', 'worker.ts'], {
+        cwd: scratch,
+        env: { ...env, OPENAI_BASE_URL: baseURL },
+        detached: true,
+        stdio: 'ignore',
+      });
+      workerExit = once(worker, 'exit');
+      const { stdout } = await run('npx', ['tsx', 'start.ts'], { cwd: scratch, env, timeout: 240_000 });
+      expect(stdout.trim().split('\n')[1]).toBe('The text has 5 words.');
+    } finally {
+      for (const child of [worker, model])
+        if (child?.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGINT');
+      await Promise.all([workerExit, modelExit]);
+    }
+  }, 300_000);
+
   it("serves the README's tools.ts (TypeScript, its tool exported by name) from the shipped worker command", async () => {
     const [started, answer] = await helloWorld(['durable-react-agent', 'worker', '--tools-module', 'tools.ts']);
     expect(started).toMatch(/^started agent-/);
