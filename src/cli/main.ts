@@ -271,12 +271,12 @@ export async function main(argv: string[]): Promise<number> {
         return await codecServerCommand(rest);
       case 'inbox':
         return await inboxCommand(rest, say, waitForInterrupt);
-      case undefined:
       case '--version':
       case '-v':
       case 'version':
         out(`durable-react-agent ${packageVersion()}`);
         return 0;
+      case undefined:
       case 'help':
       case '--help':
       case '-h':

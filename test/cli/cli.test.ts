@@ -299,6 +299,13 @@ describe('durable-react-agent run', () => {
     for (const flag of ['--version', '-v']) {
       expect(await cli([flag])).toMatchObject({ code: 0, stdout: `durable-react-agent ${version}\n`, stderr: '' });
     }
+    // No command at all is still the usage, on stderr, with exit 2.
+    const bare = await cli([]);
+    expect([bare.code, bare.stdout, bare.stderr.split('\n')[0]]).toEqual([
+      2,
+      '',
+      'Usage: durable-react-agent <command> [options]   (durable-react-agent <command> --help: one command)',
+    ]);
   });
 
   it('a tokens variable that is not JSON is refused without quoting the token (N24)', async () => {
