@@ -6,6 +6,28 @@ import { DurableAgentError } from '../shared/errors';
 import type { Channel } from '../shared/identity';
 import { readEnv, splitList } from '../common/env';
 
+/** Where the CLI's embedded dev server keeps its state between runs. */
+export const DEV_SERVER_DB = '.data/temporal.db';
+
+/** The commands that act on existing runs: the human side of the loop, plus trace/result/cancel. */
+export const DECISION_COMMANDS = [
+  'pending',
+  'approve',
+  'reject',
+  'edit',
+  'respond',
+  'answer',
+  'trace',
+  'cost',
+  'result',
+  'cancel',
+  'events',
+  'send',
+  'audit',
+  'raise',
+  'stop',
+] as const;
+
 /** A command-line mistake: exit code 2 with a one-line message. */
 export class UsageError extends DurableAgentError {
   override readonly name = 'UsageError';

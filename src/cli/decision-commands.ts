@@ -6,7 +6,7 @@ import { readEnv } from '../common/env';
 import { PENDING_QUERY_TIMEOUT_MS } from '../client/decisions';
 import { QueryUnansweredError } from '../client/query';
 import { describeCall } from '../shared/observation';
-import { cliIdentity, UsageError } from './args';
+import { cliIdentity, type DECISION_COMMANDS, UsageError } from './args';
 import { formatStep } from '../client/trace-printer';
 import { lineageLine } from '../client/fork';
 import { formatEvent } from '../client/event-printer';
@@ -15,25 +15,6 @@ import { costReport } from '../shared/cost-report';
 import { formatUsd } from '../shared/cost';
 
 type Say = (line: string) => void;
-
-/** The commands that act on existing runs: the human side of the loop, plus trace/result/cancel. */
-export const DECISION_COMMANDS = [
-  'pending',
-  'approve',
-  'reject',
-  'edit',
-  'respond',
-  'answer',
-  'trace',
-  'cost',
-  'result',
-  'cancel',
-  'events',
-  'send',
-  'audit',
-  'raise',
-  'stop',
-] as const;
 
 function parse(argv: string[]) {
   try {

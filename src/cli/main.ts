@@ -1,29 +1,13 @@
 #!/usr/bin/env node
-import { SigningKeyError } from '../common/decision-signing';
-import { AgentRunError, DecisionRefusedError, InvalidConfigError, unreachableServerMessage } from '../client/errors';
-import { ErrorType, errorMessage } from '../shared/errors';
-import { UsageError } from './args';
-import { DECISION_COMMANDS, decisionCommand } from './decision-commands';
-import { DEV_SERVER_DB, runCommand } from './run-command';
-import { inboxCommand } from './inbox-command';
-import { continueCommand, forkCommand } from './fork-command';
-import { replayCheckCommand } from './replay-check-command';
-import { evalCommand } from './eval-command';
-import { ForkRefusedError } from '../client/fork';
-import { clusterCommand } from './cluster-command';
-import { DevServerBusyError } from '../dev/db-lock';
-import { startDevServer } from '../dev/dev-server';
+// Only what every command needs is imported here: each command's modules load when it runs, so `--help`, `--version`
+// and a decision do not load the worker, the dev server and the MCP client first.
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { EncryptionCodec, parseEncryptionKeys, PayloadCodecError } from '../common/data-converter';
-import { startCodecServer } from '../worker/codec/codec-server';
+import { unreachableServerMessage } from '../client/errors';
 import { LOCAL_TEMPORAL_ADDRESS, readEnv } from '../common/env';
-import { ensureSearchAttributes } from '../dev/search-attributes';
-import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
-import { runWorkerProcess } from '../worker/process';
-import { InvalidEnvironmentError, readWorkerEnv } from '../worker/env';
-import { RemoteToolConfigError } from '../worker/tools/remote-tools';
+import { ErrorType, errorMessage } from '../shared/errors';
+import { DECISION_COMMANDS, DEV_SERVER_DB, UsageError } from './args';
 
 const USAGE = `Usage: durable-react-agent <command> [options]   (durable-react-agent <command> --help: one command)
                                                  (durable-react-agent --version: the installed version)
@@ -179,6 +163,10 @@ async function codecServerCommand(argv: string[]): Promise<number> {
   const port = Number(values.port);
   if (!Number.isInteger(port)) throw new UsageError(`--port expects a number, got "${values.port}"`);
   const token = values.token ?? env.codecServer.token;
+  const [{ EncryptionCodec, parseEncryptionKeys }, { startCodecServer }] = await Promise.all([
+    import('../common/data-converter.js'),
+    import('../worker/codec/codec-server.js'),
+  ]);
   const { url } = await startCodecServer({
     codec: new EncryptionCodec(parseEncryptionKeys(env.payloadEncryptionKeys)),
     origin: values.origin,
@@ -195,6 +183,11 @@ async function codecServerCommand(argv: string[]): Promise<number> {
 }
 
 async function serverCommand(): Promise<number> {
+  const [{ startDevServer }, { ensureSearchAttributes }, { AGENT_SEARCH_ATTRIBUTES }] = await Promise.all([
+    import('../dev/dev-server.js'),
+    import('../dev/search-attributes.js'),
+    import('../shared/search-attributes.js'),
+  ]);
   const env = readEnv();
   const server = await startDevServer({
     dbFile: DEV_SERVER_DB,
@@ -215,7 +208,6 @@ async function serverCommand(): Promise<number> {
   return 0;
 }
 
-/** Runs a command and maps failures to the designed exit codes, each with a one-line message. */
 /** This package's version, from its package.json (two folders up from both src/cli and dist/cli). */
 function packageVersion(): string {
   const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
@@ -223,6 +215,24 @@ function packageVersion(): string {
   };
   return manifest.version;
 }
+
+/**
+ * The errors that mean the input must change (exit 2), by name: every error of the family has a stable one, and
+ * naming them spares loading each command's modules only to ask `instanceof`.
+ */
+const INVALID_INPUT: ReadonlySet<string> = new Set([
+  'UsageError',
+  'DecisionRefusedError',
+  'InvalidEnvironmentError',
+  'RemoteToolConfigError',
+  'PayloadCodecError',
+  'SigningKeyError',
+  'DevServerBusyError',
+  'InvalidConfigError',
+  'ForkRefusedError',
+]);
+
+/** Runs a command and maps failures to the designed exit codes, each with a one-line message. */
 
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -236,22 +246,22 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     const decision = DECISION_COMMANDS.find((name) => name === command);
-    if (decision) return await decisionCommand(decision, rest, out, say);
+    if (decision) return await (await import('./decision-commands.js')).decisionCommand(decision, rest, out, say);
     switch (command) {
       case 'run':
-        return await runCommand(rest, out, say);
+        return await (await import('./run-command.js')).runCommand(rest, out, say);
       case 'fork':
-        return await forkCommand(rest, out, say);
+        return await (await import('./fork-command.js')).forkCommand(rest, out, say);
       case 'continue':
-        return await continueCommand(rest, out, say);
+        return await (await import('./fork-command.js')).continueCommand(rest, out, say);
       case 'replay-check':
-        return await replayCheckCommand(rest, out, say);
+        return await (await import('./replay-check-command.js')).replayCheckCommand(rest, out, say);
       case 'eval':
-        return await evalCommand(rest, out, say);
+        return await (await import('./eval-command.js')).evalCommand(rest, out, say);
       case 'server':
         return await serverCommand();
       case 'cluster':
-        return await clusterCommand(rest, say, waitForInterrupt);
+        return await (await import('./cluster-command.js')).clusterCommand(rest, say, waitForInterrupt);
       case 'worker': {
         // The flag wins over WORKER_TOOLS_MODULE; every other setting is the environment's (a deployment's).
         let values;
@@ -260,6 +270,10 @@ export async function main(argv: string[]): Promise<number> {
         } catch (error) {
           throw new UsageError((error as Error).message);
         }
+        const [{ readWorkerEnv }, { runWorkerProcess }] = await Promise.all([
+          import('../worker/env.js'),
+          import('../worker/process.js'),
+        ]);
         const workerEnv = readWorkerEnv();
         await runWorkerProcess(readEnv(), {
           ...workerEnv,
@@ -270,7 +284,7 @@ export async function main(argv: string[]): Promise<number> {
       case 'codec-server':
         return await codecServerCommand(rest);
       case 'inbox':
-        return await inboxCommand(rest, say, waitForInterrupt);
+        return await (await import('./inbox-command.js')).inboxCommand(rest, say, waitForInterrupt);
       case '--version':
       case '-v':
       case 'version':
@@ -292,16 +306,10 @@ export async function main(argv: string[]): Promise<number> {
     const message = unreachable ?? errorMessage(error).split('\n')[0];
     say(`error: ${message}`);
     const invalidInput =
-      error instanceof UsageError ||
-      error instanceof DecisionRefusedError ||
-      error instanceof InvalidEnvironmentError ||
-      error instanceof RemoteToolConfigError ||
-      error instanceof PayloadCodecError ||
-      error instanceof SigningKeyError ||
-      error instanceof DevServerBusyError ||
-      error instanceof InvalidConfigError ||
-      error instanceof ForkRefusedError ||
-      (error instanceof AgentRunError && error.type === ErrorType.InvalidConfig);
+      (error instanceof Error && INVALID_INPUT.has(error.name)) ||
+      (error instanceof Error &&
+        error.name === 'AgentRunError' &&
+        (error as { type?: string }).type === ErrorType.InvalidConfig);
     return invalidInput ? 2 : 1;
   }
 }

@@ -16,14 +16,11 @@ import {
   prebuiltWorkflowBundle,
   type AgentWorkerOptions,
 } from '../worker/index';
-import { cliIdentity, parseRunArgs, UsageError, type RunOptions } from './args';
+import { cliIdentity, DEV_SERVER_DB, parseRunArgs, UsageError, type RunOptions } from './args';
 import { watchPending } from './pending-watcher';
 import { createRunDecisions } from './run-decisions';
 import { missedLines, printEvents, type PrintedTrace } from '../client/event-printer';
 import { formatUsd } from '../shared/cost';
-
-/** Where the CLI's embedded dev server keeps its state between runs. */
-export const DEV_SERVER_DB = '.data/temporal.db';
 
 type Say = (line: string) => void;
 export type Cleanup = () => Promise<unknown>;
