@@ -1,11 +1,12 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { getEventsQuery, sendMessageUpdate } from '../shared/messages';
 import type { TerminationReason } from '../shared/termination-reasons';
 import { updateLimitError } from './decisions';
-import { MessageRefusedError } from './errors';
+import { causeMessages, MessageRefusedError } from './errors';
 import { followEvents } from './events';
-import { queryRun } from './query';
+import { queryRun, READY_WITHIN_MS } from './query';
 
 /** How a conversation's turn ended. */
 export interface TurnAnswer {
@@ -32,12 +33,19 @@ export async function sendMessage(
   text: string,
   id: string = randomUUID(),
   tries = HAND_OVER_TRIES,
+  readyBy = Date.now() + READY_WITHIN_MS,
 ): Promise<{ turn: number }> {
   try {
     return await handle.executeUpdate(sendMessageUpdate, { args: [{ text, id }], updateId: id });
   } catch (error) {
+    // A run that has just started takes messages once its start is prepared (a local activity): until then the SDK
+    // refuses the update, recording nothing, so it is sent again.
+    if (notTakingMessagesYet(error) && Date.now() < readyBy) {
+      await sleep(READY_POLL_MS);
+      return sendMessage(handle, text, id, tries, readyBy);
+    }
     if (tries > 1 && lostInHandOver(error) && (await runningAgain(handle)))
-      return sendMessage(handle, text, id, tries - 1);
+      return sendMessage(handle, text, id, tries - 1, readyBy);
     const limit = updateLimitError(
       error,
       'send it again once the conversation has handed over to a new run, which it does between turns',
@@ -51,6 +59,14 @@ export async function sendMessage(
     }
     throw error;
   }
+}
+
+/** Between tries of a message the run could not take yet: a run's start is prepared in well under a second. */
+const READY_POLL_MS = 100;
+
+/** The SDK's refusal of an update that arrived before the run registered its handler. */
+function notTakingMessagesYet(error: unknown): boolean {
+  return error instanceof WorkflowUpdateFailedError && /No registered handler for update/.test(causeMessages(error));
 }
 
 /** The server's answers for an update whose run closed before, or while, it was taken. */

@@ -5,8 +5,8 @@ import type { QueryDefinition } from '@temporalio/common';
 import { DurableAgentError } from '../shared/errors';
 import { causeMessages } from './errors';
 
-/** How long a query waits for a just-started run to register its handlers. */
-const READY_WITHIN_MS = 10_000;
+/** How long a query (or a message) waits for a just-started run to register its handlers. */
+export const READY_WITHIN_MS = 10_000;
 
 /**
  * How long a query waits for a worker's answer. Without a bound a query no worker takes (the run's worker is gone:

@@ -1,4 +1,4 @@
-import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
 import { continueAsNewNow, shouldContinueAsNew } from './continue-as-new';
 import { parseDuration } from '../shared/duration';
 import { eventText } from '../shared/events';
@@ -183,7 +183,17 @@ export async function nextTurn(state: RunState): Promise<boolean> {
   // with it: a conversation kept busy would otherwise never be idle, and never hand over.
   const remainingMs = Math.max(1, idleMs - (Date.now() - awaiting.sinceMs));
   const due = () => idleHandOverDue(state);
-  if (!(await condition(() => conversation.inbox.length > 0 || due(), remainingMs))) return false;
+  let arrived: boolean;
+  try {
+    arrived = await condition(() => conversation.inbox.length > 0 || due(), remainingMs);
+  } catch (error) {
+    // Cancelled while it waits for a message: the conversation ends as cancelled, keeping the last turn's answer (the
+    // outcome still holds that turn's reason, which the loop's own stop would not replace).
+    if (isCancellation(error))
+      resumeOutcome(state.outcome, { ...awaiting, stop: { reason: 'cancelled', detail: 'the run was cancelled' } });
+    throw error;
+  }
+  if (!arrived) return false;
   if (due()) await continueAsNewNow(state);
   delete conversation.awaiting;
   beginTurn(state, conversation, conversation.inbox.shift()!);

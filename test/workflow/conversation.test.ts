@@ -90,6 +90,39 @@ describe('conversations', () => {
     expect(next).toMatchObject({ turn: 2, reason: 'token_budget' });
   });
 
+  it('a message that reaches the run in its very first workflow task waits for the run to take it', async () => {
+    // No worker while the run starts and the message is sent: the worker that comes gets both in one first task,
+    // before the run has registered its handlers, and the SDK refuses the update (recording nothing).
+    let run: Awaited<ReturnType<typeof harness.start>> | undefined;
+    let sent: Promise<{ turn: number }> | undefined;
+    await harness.restartWorker(async () => {
+      run = await harness.start((request) => ({ answer: `Noted: ${lastUser(request)}` }), 'hello', {
+        conversation: { idleTimeout: '1h' },
+      });
+      sent = run.send('second');
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    });
+    expect(await sent).toEqual({ turn: 2 });
+    await expect.poll(async () => (await run!.getStatus()).state, { timeout: 15_000 }).toBe('awaiting_message');
+    await run!.cancel();
+    expect((await run!.result()).trace.turns?.map((turn) => turn.finalAnswer)).toEqual([
+      'Noted: hello',
+      'Noted: second',
+    ]);
+  });
+
+  it("cancelled while it waits for a message, it ends as cancelled, with its last turn's answer", async () => {
+    const run = await harness.start(responder, 'What is 2 + 3?', {
+      conversation: { idleTimeout: '1h' },
+      limits: { maxIterations: 3 },
+    });
+    await expect.poll(async () => (await run.getStatus()).state, { timeout: 15_000 }).toBe('awaiting_message');
+    await run.cancel();
+    const result = await run.result();
+    expect([result.terminationReason, result.finalAnswer]).toEqual(['cancelled', 'It is 5.']);
+    expect(result.trace.turns?.map((turn) => [turn.turn, turn.terminationReason])).toEqual([[1, 'success']]);
+  });
+
   it('a run that is no conversation refuses messages with a clear error, and the refusal leaves no trace', async () => {
     const run = await harness.start([{ answer: 'Done.' }, { answer: 'Unexpected.' }], 'q', {
       approvals: { timeout: '1h' },
@@ -120,8 +153,10 @@ describe('conversations', () => {
 
   it('keeps its turns across continue-as-new, and takes messages from the CLI', async () => {
     const calc = (expression: string) => ({ thought, toolCalls: [{ name: 'calculator', args: { expression } }] });
-    // Turn 2 makes three calls: with maxStepsPerRun 2 the run hands over in the middle of it. The idle timeout leaves
-    // the CLI below time to start on a busy machine (3 s did not, once).
+    // Turn 2 makes three calls: with maxStepsPerRun 2 the run hands over in the middle of it. The idle timeout runs
+    // from the turn's end in workflow time, before `ask` hears of it: on a loaded machine 10 s once passed before
+    // the CLI below had started and sent (the run then rightly took no more messages), so it is a minute, and the
+    // test ends the conversation itself once the third turn is in.
     const run = await harness.start(
       (request) => {
         const question = lastUser(request);
@@ -130,7 +165,7 @@ describe('conversations', () => {
         return { answer: question.includes('three sums') ? 'Sums done.' : `Noted: ${question}` };
       },
       'Remember the number 7.',
-      { conversation: { idleTimeout: '10s' }, history: { maxStepsPerRun: 2 } },
+      { conversation: { idleTimeout: '60s' }, history: { maxStepsPerRun: 2 } },
     );
     expect(await run.ask('Now do three sums.')).toMatchObject({ turn: 2, finalAnswer: 'Sums done.' });
     const cli = path.resolve(__dirname, '../../dist/cli/main.js');
@@ -138,6 +173,7 @@ describe('conversations', () => {
       env: { ...process.env, TEMPORAL_ADDRESS: inject('temporalAddress') },
     });
     expect(stdout).toBe('Noted: And the number?\n');
+    await run.cancel();
     const result = await run.result();
     expect(result.trace.run).toBeGreaterThanOrEqual(2);
     expect(result.trace.turns?.map((turn) => turn.finalAnswer)).toEqual([
