@@ -79,7 +79,7 @@ function verificationKeys(file: string | undefined) {
 }
 
 /** One audit line: when, who (and how), what, on which call and arguments, and what the run answered. */
-function formatAuditEntry(entry: AuditEntry): string {
+export function formatAuditEntry(entry: AuditEntry): string {
   const { decision, callId, always, reason, args, observation, answer, amount, requestId } = entry.payload;
   const what = [
     typeof decision === 'string' ? decision : entry.message,
@@ -87,7 +87,8 @@ function formatAuditEntry(entry: AuditEntry): string {
     typeof callId === 'string' ? callId : typeof requestId === 'string' ? requestId : '',
   ];
   const applied = entry.result as { tool?: string; args?: unknown } | undefined;
-  if (applied?.tool) what.push(describeCall(applied.tool, applied.args === null ? '' : applied.args));
+  // A call that will not run (rejected, responded to) has no arguments to show: its tool alone, not `tool()`.
+  if (applied?.tool) what.push(applied.args === null ? applied.tool : describeCall(applied.tool, applied.args));
   if (args !== undefined && decision === 'edit' && !applied) what.push(`args ${JSON.stringify(args)}`);
   if (typeof reason === 'string') what.push(`reason: ${reason}`);
   if (typeof observation === 'string') what.push(`observation: ${observation}`);
