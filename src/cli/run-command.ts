@@ -122,8 +122,16 @@ export async function followRun(
   const cleanUp = async () => {
     for (const cleanup of cleanups.splice(0).reverse()) await cleanup().catch(() => undefined);
   };
+  // Set once this process's own worker serves a started run on a queue of its own, which nothing serves after it.
+  let ownQueue: { taskQueue: string; workflowId: string } | undefined;
   const interrupted = () => {
     say('Interrupted: stopping this process; the run itself stays durable on the Temporal server.');
+    if (ownQueue) {
+      say(
+        `No worker serves ${ownQueue.workflowId} now: its task queue "${ownQueue.taskQueue}" was this process's own. ` +
+          `To go on with it: TEMPORAL_TASK_QUEUE=${ownQueue.taskQueue} npx durable-react-agent worker`,
+      );
+    }
     void cleanUp().finally(() => process.exit(130));
   };
   process.once('SIGINT', interrupted);
@@ -153,8 +161,8 @@ export async function followRun(
     const server = await connectServer(env, say, cleanups);
     // A run with its own worker gets a queue of its own, unless told to join one: on the shared default queue another
     // worker (without this --root, this model) could pick the run up, and this worker would serve other runs.
-    const taskQueue =
-      options.taskQueue ?? env.explicitTaskQueue ?? (options.worker ? `run-${randomUUID()}` : env.taskQueue);
+    const ownQueueName = options.worker ? `run-${randomUUID()}` : undefined;
+    const taskQueue = options.taskQueue ?? env.explicitTaskQueue ?? ownQueueName ?? env.taskQueue;
     if (options.worker) {
       // The `worker` command's settings (MCP servers, remote tools, approval keys, prices, model-call tuning), read
       // and checked the same way: a run with its own worker behaves as one on a deployed worker would.
@@ -174,6 +182,7 @@ export async function followRun(
     const client = await connectClient(server.address, env, cleanups);
     const agents = new AgentClient({ client, taskQueue, ...cliIdentity(undefined, undefined) });
     const run = await start(agents, demoModel);
+    if (taskQueue === ownQueueName) ownQueue = { taskQueue, workflowId: run.workflowId };
     if (server.uiUrl) say(`  ${server.uiUrl}/namespaces/${env.temporalNamespace}/workflows/${run.workflowId}`);
     const follower = printEvents((signal) => run.events({ signal }), say);
     const isDefault = ['localhost:7233', '127.0.0.1:7233'].includes(server.address);

@@ -156,6 +156,33 @@ describe('deciding from the CLI while `run` waits', () => {
     );
   });
 
+  it('interrupted while its run waits on a queue of its own, run says how to serve that queue again', async () => {
+    model.script('cli-interrupted', () => ({
+      thought: 'An exact product needs the calculator; the user wants it confirmed first.',
+      toolCalls: [{ name: 'calculator', args: { expression: '6*7' } }],
+    }));
+    const run = start(
+      ['run', '--no-interactive', '--confirm', 'calculator', '--model', 'cli-interrupted', 'q'],
+      60_000,
+      { TEMPORAL_TASK_QUEUE: undefined },
+    );
+    for (let attempt = 0; attempt < 200 && !run.output.stderr.includes('respond ... --observation'); attempt++) {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const queue = /started on task queue "(run-[0-9a-f-]+)"/.exec(run.output.stderr)?.[1];
+    const workflowId = /Run (agent-[0-9a-f-]+) started/.exec(run.output.stderr)?.[1];
+    expect([queue, workflowId]).toEqual([expect.any(String), expect.any(String)]);
+    run.kill();
+    expect(await run.done).toBe(130);
+    expect(run.output.stderr).toContain(
+      `No worker serves ${workflowId} now: its task queue "${queue}" was this process's own. ` +
+        `To go on with it: TEMPORAL_TASK_QUEUE=${queue} npx durable-react-agent worker`,
+    );
+    const client = new Client({ connection: await Connection.connect({ address: inject('temporalAddress') }) });
+    await client.workflow.getHandle(workflowId!).terminate('test over');
+    await client.connection.close();
+  });
+
   it('result and trace of a finished continue-as-new chain need no worker', async () => {
     const thought = 'Each sum needs the calculator, so I call it once more.';
     const calc = (expression: string) => ({ thought, toolCalls: [{ name: 'calculator', args: { expression } }] });
