@@ -18,7 +18,13 @@ Run:
                             A follow-up message to a conversation (conversation.idleTimeout); prints the turn's answer
   worker [--tools-module FILE]
                             Run a worker against TEMPORAL_ADDRESS until Ctrl-C; FILE (or WORKER_TOOLS_MODULE) exports
-                            your own tools (\`export const tools = [defineTool(…)]\`), run beside the built-in ones
+                            your own tools (\`export const tools = [defineTool(…)]\`), run beside the built-in ones.
+                            Reads TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE, OPENAI_BASE_URL,
+                            OPENAI_API_KEY, OPENAI_MODEL, PAYLOAD_ENCRYPTION_KEYS and the WORKER_* settings: TOOLS_ROOT,
+                            MCP_SERVERS, REMOTE_TOOLS, APPROVAL_KEYS, PRICES, MODEL_CALLS, MODEL_TIMEOUT,
+                            MODEL_ATTEMPTS, OPEN_LOCALLY, RUN_AHEAD, MAX_CACHED_WORKFLOWS, HEALTH_ADDRESS,
+                            METRICS_ADDRESS, SHUTDOWN_GRACE, LOG_LEVEL; OTEL_EXPORTER_OTLP_ENDPOINT for tracing
+                            (each in docs/worker-and-deployment.md)
 
 Decide:
   pending [--json]          Calls and questions waiting for a person, across runs
