@@ -1,11 +1,10 @@
 #!/usr/bin/env node
 // Only what every command needs is imported here: each command's modules load when it runs, so `--help`, `--version`
 // and a decision do not load the worker, the dev server and the MCP client first.
-import { readFileSync } from 'node:fs';
-import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { unreachableServerMessage } from '../client/errors';
 import { LOCAL_TEMPORAL_ADDRESS, readEnv } from '../common/env';
+import { packageVersion } from '../common/package-version';
 import { ErrorType, errorMessage } from '../shared/errors';
 import { DECISION_COMMANDS, DEV_SERVER_DB, UsageError } from './args';
 
@@ -214,14 +213,6 @@ async function serverCommand(): Promise<number> {
   return 0;
 }
 
-/** This package's version, from its package.json (two folders up from both src/cli and dist/cli). */
-function packageVersion(): string {
-  const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as {
-    version: string;
-  };
-  return manifest.version;
-}
-
 /**
  * The errors that mean the input must change (exit 2), by name: every error of the family has a stable one, and
  * naming them spares loading each command's modules only to ask `instanceof`.
@@ -239,7 +230,6 @@ const INVALID_INPUT: ReadonlySet<string> = new Set([
 ]);
 
 /** Runs a command and maps failures to the designed exit codes, each with a one-line message. */
-
 export async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
   // `<command> --help` (or -h) anywhere in its arguments: that command's usage, not an "Unknown option" error.
@@ -311,12 +301,9 @@ export async function main(argv: string[]): Promise<number> {
     const unreachable = unreachableServerMessage(error, address);
     const message = unreachable ?? errorMessage(error).split('\n')[0];
     say(`error: ${message}`);
-    const invalidInput =
-      (error instanceof Error && INVALID_INPUT.has(error.name)) ||
-      (error instanceof Error &&
-        error.name === 'AgentRunError' &&
-        (error as { type?: string }).type === ErrorType.InvalidConfig);
-    return invalidInput ? 2 : 1;
+    const name = error instanceof Error ? error.name : '';
+    const refusedConfig = name === 'AgentRunError' && (error as { type?: string }).type === ErrorType.InvalidConfig;
+    return INVALID_INPUT.has(name) || refusedConfig ? 2 : 1;
   }
 }
 

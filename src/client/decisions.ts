@@ -190,7 +190,7 @@ async function pendingOfRunning(handle: WorkflowHandle): Promise<PendingDecision
   const { status } = await handle.describe().catch((error: unknown) => {
     throw refused(error);
   });
-  if (status.name !== 'RUNNING') throw closedRun(handle.workflowId, status.name.toLowerCase().replace('_', ' '));
+  if (status.name !== 'RUNNING') throw closedRun(handle.workflowId, status.name.toLowerCase().replaceAll('_', ' '));
   return queryRun(handle, getPendingQuery);
 }
 

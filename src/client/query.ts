@@ -2,6 +2,7 @@ import { Connection, QueryNotRegisteredError, type WorkflowHandle } from '@tempo
 import { temporal } from '@temporalio/proto';
 import { abortable } from './abortable';
 import type { QueryDefinition } from '@temporalio/common';
+import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { DurableAgentError } from '../shared/errors';
 import { causeMessages } from './errors';
 
@@ -161,10 +162,11 @@ export function warnWhileNoWorker(handle: WorkflowHandle): () => void {
     const description = await handle.describe().catch(() => undefined);
     if (stopped || description?.status.name !== 'RUNNING') return;
     const task = description.raw.pendingWorkflowTask;
-    const scheduled = task?.state === PendingTask.PENDING_WORKFLOW_TASK_STATE_SCHEDULED ? task.scheduledTime : null;
-    const waitedMs = scheduled
-      ? Date.now() - (Number(scheduled.seconds ?? 0) * 1000 + (scheduled.nanos ?? 0) / 1e6)
-      : 0;
+    const scheduledMs =
+      task?.state === PendingTask.PENDING_WORKFLOW_TASK_STATE_SCHEDULED
+        ? optionalTsToMs(task.scheduledTime)
+        : undefined;
+    const waitedMs = scheduledMs === undefined ? 0 : Date.now() - scheduledMs;
     if (waitedMs < NO_WORKER_WARNING_MS) return later();
     process.emitWarning(
       `run ${handle.workflowId} has waited ${Math.round(waitedMs / 1000)} s for a worker: none has taken its task ` +

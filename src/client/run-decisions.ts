@@ -65,7 +65,9 @@ export function runDecisions(client: Client, sender: Sender, workflowId: string)
       const id = await resolveRequestId(handle, requestId);
       return sendBudgetDecision(handle, { requestId: id, decision: 'raise', ...(amount ? { amount } : {}) }, sender);
     },
-    stopAtBudget: async (requestId) =>
-      sendBudgetDecision(handle, { requestId: await resolveRequestId(handle, requestId), decision: 'stop' }, sender),
+    stopAtBudget: async (requestId) => {
+      const id = await resolveRequestId(handle, requestId);
+      return sendBudgetDecision(handle, { requestId: id, decision: 'stop' }, sender);
+    },
   };
 }

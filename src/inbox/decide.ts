@@ -102,7 +102,12 @@ const STALE: readonly (RefusalReason | undefined)[] = ['already_decided', 'not_p
 
 function outcomeOfError(error: unknown): DecisionOutcome {
   if (error instanceof BadRequest) return { status: 'refused', reason: 'bad_request', message: error.message };
-  if (error instanceof WorkflowNotFoundError || (error as Error | undefined)?.cause instanceof WorkflowNotFoundError)
+  // The senders refuse a closed run with Temporal's WorkflowNotFoundError as the cause; signing a decision for a run
+  // that no longer exists meets it directly, when it reads the run's first run ID.
+  if (
+    error instanceof WorkflowNotFoundError ||
+    (error instanceof Error && error.cause instanceof WorkflowNotFoundError)
+  )
     return { status: 'stale', reason: 'not_found', message: 'The run no longer exists: nothing to decide.' };
   if (!(error instanceof DecisionRefusedError)) throw error;
   if (STALE.includes(error.reason)) {

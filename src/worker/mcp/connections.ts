@@ -1,15 +1,8 @@
-import path from 'node:path';
-import { readFileSync } from 'node:fs';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { McpServerConfig, McpServersConfig } from './config';
-
-/** The package's version, which MCP servers are told as their client's: read from package.json, one level above
- * src/ and dist/ alike, so it never drifts from the release. */
-const PACKAGE_VERSION = (
-  JSON.parse(readFileSync(path.join(__dirname, '..', '..', '..', 'package.json'), 'utf8')) as { version: string }
-).version;
+import { packageVersion } from '../../common/package-version';
 
 /**
  * The worker's connections to its MCP servers. A connection opens at first use; a stdio server is a child process
@@ -46,7 +39,8 @@ export class McpConnections {
   }
 
   private async connect(name: string, config: McpServerConfig): Promise<Client> {
-    const client = new Client({ name: 'durable-react-agent', version: PACKAGE_VERSION });
+    // MCP servers are told this package's version as their client's.
+    const client = new Client({ name: 'durable-react-agent', version: packageVersion() });
     const transport =
       config.command !== undefined
         ? new StdioClientTransport({

@@ -14,30 +14,36 @@ import { checkTool } from './registry';
 export const TOOLS_MODULE_LOAD_TIMEOUT_MS = 10_000;
 
 /**
- * Lets Node import a TypeScript tools module (`tools.ts`, as the README writes it), which Node 20 cannot by itself:
- * through tsx's loader, found beside the module (the project that runs `npx tsx worker.ts` has it) or beside this
- * package. Without tsx, one line says what to do.
+ * Lets Node import a TypeScript tools module (`tools.ts`, as the README writes it), which Node 20 cannot by itself,
+ * through the tsx found beside the module (a project that runs `npx tsx worker.ts` has it). Without tsx, one line says
+ * what to do.
  */
 async function loadTypeScript(file: string): Promise<void> {
   if (!/\.[cm]?tsx?$/.test(file)) return;
-  let api: string | undefined;
-  try {
-    // Found from the module's own folder, as Node finds the module's imports. require() resolves to tsx's CommonJS
-    // API, whose register() points Node at a loader path that does not exist (tsx 4.x); its ES module API, which
-    // works, is the file beside it.
-    api = createRequire(path.resolve(file))
-      .resolve('tsx/esm/api')
-      .replace(/\.cjs$/, '.mjs');
-  } catch {
-    api = undefined;
-  }
-  if (api === undefined || !existsSync(api))
+  const api = tsxApiBeside(file);
+  if (api === undefined)
     throw new Error(
       `the tools module ${file} is TypeScript, which Node cannot import by itself: install tsx beside it ` +
         '(npm install --save-dev tsx), or name the compiled .js',
     );
   const tsx = (await import(pathToFileURL(api).href)) as { register: () => unknown };
   tsx.register();
+}
+
+/**
+ * The file of tsx's ES module API, resolved from the module's folder as Node resolves the module's own imports.
+ * require() finds tsx's CommonJS API, whose register() points Node at a loader path that does not exist (tsx 4.x);
+ * the ES module API, which works, is the file beside it.
+ */
+function tsxApiBeside(file: string): string | undefined {
+  try {
+    const api = createRequire(path.resolve(file))
+      .resolve('tsx/esm/api')
+      .replace(/\.cjs$/, '.mjs');
+    return existsSync(api) ? api : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Imports `file`, or fails once {@link TOOLS_MODULE_LOAD_TIMEOUT_MS} has passed without the import settling. */
@@ -80,6 +86,20 @@ function looksLikeTool(value: unknown): boolean {
 }
 
 /**
+ * The module's tools, each with the name its error would give: `tools` when it exports that, else a default array,
+ * else every export that looks like a tool. Undefined when it exports none of these.
+ */
+function exportedTools(loaded: Record<string, unknown>): Array<[string, unknown]> | undefined {
+  const list = (name: string, tools: unknown[]) =>
+    tools.map((tool, index): [string, unknown] => [`${name}[${index}]`, tool]);
+  if (Array.isArray(loaded.tools)) return list('tools', loaded.tools);
+  if (loaded.tools !== undefined && loaded.tools !== null) return undefined;
+  if (Array.isArray(loaded.default)) return list('default', loaded.default);
+  const named = Object.entries(loaded).filter(([, value]) => looksLikeTool(value));
+  return named.length > 0 ? named : undefined;
+}
+
+/**
  * The tools a user defines, from a module that exports them (`export const tools = [...]`, a default export, or each
  * tool under a name of its own, as the README's `tools.ts` does): the `worker` command runs them (`--tools-module`,
  * WORKER_TOOLS_MODULE); replay-check and eval need only their names, descriptions, schemas and confirmation rules.
@@ -87,15 +107,7 @@ function looksLikeTool(value: unknown): boolean {
  * stops the command at its start rather than failing runs or calls.
  */
 export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]> {
-  const loaded = await importWithin(file);
-  const named = Object.entries(loaded).filter(([, value]) => looksLikeTool(value));
-  const listed: Array<[string, unknown]> | undefined = Array.isArray(loaded.tools)
-    ? loaded.tools.map((tool: unknown, index) => [`tools[${index}]`, tool])
-    : loaded.tools == null && Array.isArray(loaded.default)
-      ? loaded.default.map((tool: unknown, index) => [`default[${index}]`, tool])
-      : loaded.tools == null && named.length > 0
-        ? named
-        : undefined;
+  const listed = exportedTools(await importWithin(file));
   if (!listed)
     throw new Error(
       `${file} exports no tools: export \`tools\` (an array of defineTool(...)), or each defineTool(...) by name`,
