@@ -11,6 +11,14 @@ import { DECISION_COMMANDS, DEV_SERVER_DB, UsageError } from './args';
 const USAGE = `Usage: durable-react-agent <command> [options]   (durable-react-agent <command> --help: one command)
                                                  (durable-react-agent --version: the installed version)
 
+Start:
+  init [DIR]                A new project in DIR from the hello world: tools.ts, worker.ts, start.ts, a scripted
+                            model.ts, the SDK pinned, tsconfig, .gitignore; then npm install and npm run dev
+  dev [--tools-module FILE] [--model-script FILE] [--inbox-port 8788]
+                            The dev loop until Ctrl-C: the dev server (or the one answering), a worker with FILE's
+                            tools that restarts when a file beside it changes, the inbox, and with no OPENAI_*
+                            endpoint a scripted model (the script FILE exports, else the demo's); prints each address
+
 Run:
   run [options] "<query>"   Run an agent; live trace on stderr, final answer on stdout
   send    <workflowId> "<text>" [--no-wait]
@@ -277,6 +285,10 @@ export async function main(argv: string[]): Promise<number> {
         });
         return 0;
       }
+      case 'init':
+        return await (await import('./init-command.js')).initCommand(rest, say);
+      case 'dev':
+        return await (await import('./dev-command.js')).devCommand(rest, say, waitForInterrupt);
       case 'codec-server':
         return await codecServerCommand(rest);
       case 'inbox':

@@ -1,15 +1,22 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 
-let version: string | undefined;
+/** This package's root: two folders above src/common and dist/common alike, where package.json and examples/ ship. */
+export const PACKAGE_ROOT = path.join(__dirname, '..', '..');
 
-/**
- * This package's version, from its package.json: two folders above src/common and dist/common alike, so it never
- * drifts from the release. Read once, when first asked.
- */
-export function packageVersion(): string {
-  version ??= (
-    JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version: string }
-  ).version;
-  return version;
+/** The parts of this package's package.json that the CLI reads. */
+export interface PackageManifest {
+  version: string;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
 }
+
+let manifest: PackageManifest | undefined;
+
+/** This package's package.json, read once when first asked, so the version never drifts from the release. */
+export function packageManifest(): PackageManifest {
+  manifest ??= JSON.parse(readFileSync(path.join(PACKAGE_ROOT, 'package.json'), 'utf8')) as PackageManifest;
+  return manifest;
+}
+
+export const packageVersion = (): string => packageManifest().version;

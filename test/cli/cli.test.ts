@@ -254,6 +254,8 @@ describe('durable-react-agent run', () => {
 
   it('every command answers --help with its own usage, from the grouped help (issue 34)', async () => {
     const commands = [
+      'init',
+      'dev',
       'run',
       'fork',
       'continue',
@@ -287,7 +289,7 @@ describe('durable-react-agent run', () => {
     expect((await cli(['run', '--help'])).stdout).toContain('run options:');
     expect((await cli(['approve', 'wf-1', '-h'])).stdout).toContain('--args-hash HASH');
     const top = await cli(['--help']);
-    for (const group of ['Run:', 'Decide:', 'Inspect:', 'Operate:', 'Time travel and evaluation:']) {
+    for (const group of ['Start:', 'Run:', 'Decide:', 'Inspect:', 'Operate:', 'Time travel and evaluation:']) {
       expect(top.stderr).toContain(`\n${group}\n`);
     }
   });

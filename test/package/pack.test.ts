@@ -21,11 +21,12 @@ const TSX_VERSION = (
 
 describe('the packed package, installed into a scratch project', () => {
   let scratch = '';
+  let tarball: string | undefined;
   beforeAll(async () => {
     scratch = await mkdtemp(path.join(os.tmpdir(), 'dra-scratch-'));
     // npm pack takes dist/ as `npm test` just built it, the way a publish would.
     await run('npm', ['pack', '--silent', '--pack-destination', scratch], { cwd: root });
-    const tarball = (await readdir(scratch)).find((file) => file.endsWith('.tgz'));
+    tarball = (await readdir(scratch)).find((file) => file.endsWith('.tgz'));
     expect(tarball).toBeDefined();
     await writeFile(
       path.join(scratch, 'package.json'),
@@ -39,7 +40,7 @@ describe('the packed package, installed into a scratch project', () => {
         '--prefer-offline',
         '--no-audit',
         '--no-fund',
-        `./${tarball}`,
+        `./${tarball!}`,
         '@temporalio/worker@1.24.0',
         '@temporalio/client@1.24.0',
         'zod@4',
@@ -161,4 +162,119 @@ describe('the packed package, installed into a scratch project', () => {
     expect(started).toMatch(/^started agent-/);
     expect(answer).toBe('The text has 5 words.');
   }, 300_000);
+
+  /** `npm run dev` in `cwd` until `stop()`; `waitFor` resolves with the first match in what it printed from then on. */
+  function devLoop(cwd: string, env: NodeJS.ProcessEnv) {
+    const child = spawn('npm', ['run', 'dev', '--', '--inbox-port', '0'], {
+      cwd,
+      env,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const exited = once(child, 'exit');
+    let printed = '';
+    let from = 0;
+    const waiting: Array<() => void> = [];
+    for (const stream of [child.stdout, child.stderr])
+      stream.on('data', (chunk: Buffer) => {
+        printed += chunk.toString();
+        for (const check of waiting.splice(0)) check();
+      });
+    const waitFor = (pattern: RegExp, timeoutMs = 120_000) =>
+      new Promise<RegExpExecArray>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ${pattern} in:\n${printed}`)), timeoutMs);
+        const check = () => {
+          const match = pattern.exec(printed.slice(from));
+          if (!match) return void waiting.push(check);
+          from += match.index + match[0].length;
+          clearTimeout(timer);
+          resolve(match);
+        };
+        check();
+      });
+    const stop = async () => {
+      if (child.pid !== undefined && child.exitCode === null) process.kill(-child.pid, 'SIGINT');
+      await exited;
+    };
+    return { waitFor, stop, printed: () => printed };
+  }
+
+  it('scaffolds a project with init that typechecks, runs keyless with npm run dev, and reloads its tools', async () => {
+    await run('npx', ['durable-react-agent', 'init', 'app'], { cwd: scratch });
+    const app = path.join(scratch, 'app');
+    const manifest = JSON.parse(readFileSync(path.join(app, 'package.json'), 'utf8')) as {
+      type: string;
+      dependencies: Record<string, string>;
+    };
+    // Exact SDK pins: a `^` range lets npm install a second SDK beside the one the plugin is built with.
+    expect(manifest).toMatchObject({
+      type: 'module',
+      dependencies: { '@temporalio/worker': '1.24.0', '@temporalio/client': '1.24.0' },
+    });
+    expect(readFileSync(path.join(app, '.gitignore'), 'utf8')).toContain('.data/');
+    // Never over someone's files: a second init into the same folder refuses, with exit 2 and one line.
+    const again = await run('npx', ['durable-react-agent', 'init', 'app'], { cwd: scratch }).then(
+      () => undefined,
+      (error: { code: number; stderr: string }) => error,
+    );
+    expect(again?.code).toBe(2);
+    expect(again?.stderr).toMatch(/^error: \S+app is not empty \(.*\): init writes into an empty folder only\n$/);
+    // The scaffold's own dependencies, with this tarball standing in for the registry's release.
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', `../${tarball!}`], {
+      cwd: app,
+      maxBuffer: 16 * 1024 * 1024,
+    });
+    await run('npm', ['run', 'typecheck'], { cwd: app });
+
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      TEMPORAL_TASK_QUEUE: `scaffold-${Date.now()}`,
+      OPENAI_API_KEY: undefined,
+      OPENAI_BASE_URL: undefined,
+      OPENAI_MODEL: undefined,
+    };
+    const dev = devLoop(app, env);
+    try {
+      await dev.waitFor(/Start runs on that queue/);
+      const inboxUrl = /Inbox +(http:\S+)/.exec(dev.printed())?.[1];
+      expect(dev.printed()).toMatch(/Model +http:\/\/127\.0\.0\.1:\d+\/v1, scripted \(not an LLM\) by model\.ts/);
+      expect((await fetch(`${inboxUrl!}/login`)).status).toBe(200);
+      const first = await run('npm', ['start'], { cwd: app, env, timeout: 120_000 });
+      expect(first.stdout.trim().split('\n').pop()).toBe('The text has 5 words.');
+
+      // A change to the tools restarts the worker, and the next run uses the new handler.
+      const tools = path.join(app, 'tools.ts');
+      await writeFile(tools, readFileSync(tools, 'utf8').replace('} words`', '} words, counted again`'));
+      await dev.waitFor(/tools\.ts changed: restarting the worker[\s\S]*worker restarted/);
+      const second = await run('npm', ['start'], { cwd: app, env, timeout: 120_000 });
+      expect(second.stdout.trim().split('\n').pop()).toBe('The text has 5 words, counted again.');
+    } finally {
+      await dev.stop();
+    }
+
+    // With an endpoint set, the dev loop's worker asks it, and no scripted model starts.
+    const model = await startScriptedModel();
+    model.script('hello-model', (request, index) =>
+      index === 0
+        ? { toolCalls: [{ name: 'word_count', args: { text: 'one two three' } }] }
+        : { answer: `The endpoint's model saw ${lastMessageOf(request, 'tool')}.` },
+    );
+    const withEndpoint = devLoop(app, {
+      ...env,
+      OPENAI_BASE_URL: model.baseURL,
+      OPENAI_API_KEY: 'not-needed',
+      OPENAI_MODEL: 'hello-model',
+    });
+    try {
+      await withEndpoint.waitFor(/Start runs on that queue/);
+      expect(withEndpoint.printed()).toContain(`Model      ${model.baseURL} (hello-model), from OPENAI_*`);
+      const { stdout } = await run('npm', ['start'], { cwd: app, env, timeout: 120_000 });
+      expect(stdout.trim().split('\n').pop()).toBe("The endpoint's model saw 3 words, counted again.");
+      expect(model.requests('hello-model')).toHaveLength(2);
+    } finally {
+      await withEndpoint.stop();
+      await model.close();
+    }
+  }, 600_000);
 });

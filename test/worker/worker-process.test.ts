@@ -166,7 +166,7 @@ describe('the worker process', () => {
     [
       'calls process.exit(0) while loading',
       'exits-while-loading.mjs',
-      /^the tools module \S+exits-while-loading\.mjs called process\.exit\(0\) while loading: a tools module only exports tools\n$/,
+      /^the tools module \S+exits-while-loading\.mjs called process\.exit\(0\) while loading: a tools module only exports what it defines\n$/,
     ],
     [
       'names a tool with control characters, shown escaped (T6)',

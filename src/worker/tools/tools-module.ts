@@ -18,12 +18,12 @@ export const TOOLS_MODULE_LOAD_TIMEOUT_MS = 10_000;
  * through the tsx found beside the module (a project that runs `npx tsx worker.ts` has it). Without tsx, one line says
  * what to do.
  */
-async function loadTypeScript(file: string): Promise<void> {
+async function loadTypeScript(file: string, what: string): Promise<void> {
   if (!/\.[cm]?tsx?$/.test(file)) return;
   const api = tsxApiBeside(file);
   if (api === undefined)
     throw new Error(
-      `the tools module ${file} is TypeScript, which Node cannot import by itself: install tsx beside it ` +
+      `the ${what} ${file} is TypeScript, which Node cannot import by itself: install tsx beside it ` +
         '(npm install --save-dev tsx), or name the compiled .js',
     );
   const tsx = (await import(pathToFileURL(api).href)) as { register: () => unknown };
@@ -46,9 +46,12 @@ function tsxApiBeside(file: string): string | undefined {
   }
 }
 
-/** Imports `file`, or fails once {@link TOOLS_MODULE_LOAD_TIMEOUT_MS} has passed without the import settling. */
-async function importWithin(file: string): Promise<Record<string, unknown>> {
-  await loadTypeScript(file);
+/**
+ * Imports a module of the user's (`file`; TypeScript through tsx), or fails once {@link TOOLS_MODULE_LOAD_TIMEOUT_MS}
+ * has passed without the import settling. `what` names it in errors: the tools module, or `dev`'s model script.
+ */
+export async function importUserModule(file: string, what = 'tools module'): Promise<Record<string, unknown>> {
+  await loadTypeScript(file, what);
   let timer: NodeJS.Timeout | undefined;
   // The timer is also what keeps the process alive while a top-level await waits on nothing Node can see.
   const deadline = new Promise<never>((_, reject) => {
@@ -56,7 +59,7 @@ async function importWithin(file: string): Promise<Record<string, unknown>> {
       () =>
         reject(
           new Error(
-            `the tools module ${file} did not finish loading within ${TOOLS_MODULE_LOAD_TIMEOUT_MS / 1000}s ` +
+            `the ${what} ${file} did not finish loading within ${TOOLS_MODULE_LOAD_TIMEOUT_MS / 1000}s ` +
               '(a top-level await that never settles?)',
           ),
         ),
@@ -69,7 +72,7 @@ async function importWithin(file: string): Promise<Record<string, unknown>> {
   const exit = process.exit;
   process.exit = (code?: number | string | null): never => {
     throw new Error(
-      `the tools module ${file} called process.exit(${code ?? ''}) while loading: a tools module only exports tools`,
+      `the ${what} ${file} called process.exit(${code ?? ''}) while loading: a ${what} only exports what it defines`,
     );
   };
   try {
@@ -107,7 +110,7 @@ function exportedTools(loaded: Record<string, unknown>): Array<[string, unknown]
  * stops the command at its start rather than failing runs or calls.
  */
 export async function loadToolsModule(file: string): Promise<AnyToolDefinition[]> {
-  const listed = exportedTools(await importWithin(file));
+  const listed = exportedTools(await importUserModule(file));
   if (!listed)
     throw new Error(
       `${file} exports no tools: export \`tools\` (an array of defineTool(...)), or each defineTool(...) by name`,
