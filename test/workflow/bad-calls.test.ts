@@ -1,8 +1,13 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
-import { useHarness } from '../support/harness';
+import { NativeConnection } from '@temporalio/worker';
+import { describe, expect, inject, it } from 'vitest';
+import { createOpenAIClient } from '../../src/worker';
+import { createAgentWorker } from '../../src/worker/create-worker';
+import { createBuiltinTools } from '../../src/worker/tools/builtin';
+import { ToolRegistry } from '../../src/worker/tools/registry';
+import { useHarness, waitForPending } from '../support/harness';
 
 const root = mkdtempSync(path.join(os.tmpdir(), 'dra-root-'));
 writeFileSync(path.join(root, 'notes.txt'), 'the launch code is 0000\n');
@@ -261,5 +266,46 @@ describe('bad tool calls become observations the model can act on', () => {
     expect(result.trace.steps[0]).toMatchObject({ isError: false, truncated: true });
     expect(result.trace.steps[0]).not.toHaveProperty('observationData');
     expect(JSON.stringify(result).length).toBeLessThan(100_000);
+  });
+
+  it("a worker without a tool its run's list names says that workers on its queue differ, not 'unknown tool'", async () => {
+    // The harness's worker lists the run's tools (transfer among them); a person's approval holds the call while
+    // that worker goes and one with only the built-in tools takes the queue, as when two deployments share it.
+    const run = await harness.start(
+      [
+        { thought, toolCalls: [{ name: 'transfer', args: { to: 'bob', amount: 5 } }] },
+        { answer: 'The transfer could not run here.' },
+      ],
+      'Send bob 5.',
+      { approvals: { require: ['transfer'] } },
+    );
+    await waitForPending(harness, run.workflowId);
+    await harness.restartWorker(async () => {
+      const connection = await NativeConnection.connect({ address: inject('temporalAddress') });
+      const other = await createAgentWorker({
+        connection,
+        namespace: inject('temporalNamespace'),
+        taskQueue: harness.agents.taskQueue,
+        registry: new ToolRegistry(createBuiltinTools()),
+        openai: createOpenAIClient({ apiKey: 'test-key', baseURL: harness.model.baseURL }),
+        defaultModel: 'unscripted',
+        workflowBundle: { codePath: inject('workflowBundlePath') },
+      });
+      const running = other.run();
+      try {
+        await run.approve();
+        const result = await run.result();
+        expect(result.finalAnswer).toBe('The transfer could not run here.');
+        expect(result.trace.steps[0]?.observation).toBe(
+          `[error] transfer({"to":"bob","amount":5}): this worker has no tool "transfer", which the run's tool list ` +
+            `names: workers on task queue "${harness.agents.taskQueue}" serve different tools (each worker on a ` +
+            'queue must serve the same ones)',
+        );
+      } finally {
+        other.shutdown();
+        await running;
+        await connection.close();
+      }
+    });
   });
 });

@@ -119,11 +119,15 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
     // Another worker may have listed the tools: this one learns MCP tools it has not seen yet.
     const tool = await registry.lookup(input.tool);
     if (!tool) {
-      const available = registry
-        .list()
-        .map((candidate) => candidate.name)
-        .join(', ');
-      return errorObservation(input.tool, input.args, `unknown tool. Available tools: ${available}`, 'unknown_tool');
+      // The workflow schedules only tools its run's list names, and a worker made that list: one that serves other
+      // tools on the same task queue, which splits runs at random. Said on this worker's log, where its operator
+      // looks, and retried under the tool's policy, so another attempt may reach a worker that has the tool.
+      const { taskQueue } = Context.current().info;
+      const message =
+        `this worker has no tool "${input.tool}", which the run's tool list names: workers on task queue ` +
+        `"${taskQueue}" serve different tools (each worker on a queue must serve the same ones)`;
+      Context.current().log.warn(message);
+      throw ApplicationFailure.retryable(message, 'ToolNotOnThisWorker');
     }
     const parsed = tool.schema.safeParse(input.args);
     if (!parsed.success) {
