@@ -43,6 +43,22 @@ describe('the package', () => {
     expect(broken).toEqual([]);
   });
 
+  it('ships source maps that carry their TypeScript, since src/ is not in the package', () => {
+    const packed = JSON.parse(
+      execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: root, encoding: 'utf8' }),
+    ) as Array<{ files: Array<{ path: string }> }>;
+    const maps = (packed[0]?.files ?? []).map((file) => file.path).filter((file) => file.endsWith('.js.map'));
+    expect(maps.length).toBeGreaterThan(100);
+    const blind = maps.filter((map) => {
+      const { sources, sourcesContent } = JSON.parse(readFileSync(path.join(root, map), 'utf8')) as {
+        sources: string[];
+        sourcesContent?: Array<string | null>;
+      };
+      return sources.some((_, index) => typeof sourcesContent?.[index] !== 'string');
+    });
+    expect(blind).toEqual([]);
+  });
+
   it('declares every package its shipped code imports (an undeclared one breaks installs that do not hoist it)', () => {
     const imported = new Set<string>();
     for (const file of sourceFiles(path.join(root, 'src'))) {
