@@ -110,11 +110,29 @@ run options:
   --task-queue NAME         Join this queue (default: TEMPORAL_TASK_QUEUE if set, else one of this run's own; with
                             --no-worker, the shared default queue a worker elsewhere serves)
 
+Examples:
+  durable-react-agent init my-agent && cd my-agent && npm install && npm run dev
+  durable-react-agent dev --tools-module tools.ts
+  durable-react-agent server
+  durable-react-agent run --demo
+  durable-react-agent run --tools calculator --confirm calculator "What is 17 * 23?"
+  durable-react-agent worker --tools-module tools.ts
+  durable-react-agent pending
+  durable-react-agent approve agent-1b2c c1-1
+  durable-react-agent reject agent-1b2c --reason "use the sandbox account"
+  durable-react-agent answer agent-1b2c "the EU region"
+  durable-react-agent trace agent-1b2c --json | jq '.steps[-1]'
+  durable-react-agent result agent-1b2c
+  durable-react-agent cancel agent-1b2c
+  durable-react-agent cost agent-1b2c
+  durable-react-agent events agent-1b2c --after 12
+  durable-react-agent inbox --tokens tokens.json
+
 Exit codes: 0 run finished (any termination reason), 2 invalid input, 1 other errors (replay-check: 1 = behaviour changed).`;
 
 /**
  * One command's part of {@link USAGE}: its entry (a line at two spaces naming it, and the deeper-indented lines
- * after), the run options for the commands that take them, and the notes of its group. So `run --help` and the
+ * after), the run options for the commands that take them, the notes of its group, and its examples. So `run --help` and the
  * others answer instead of "Unknown option", from the one text that lists every command.
  */
 export function commandHelp(command: string): string | undefined {
@@ -137,10 +155,14 @@ export function commandHelp(command: string): string | undefined {
   const notesFrom = lines.findIndex((line) => line.startsWith('  ('));
   const notes = lines.slice(notesFrom, lines.indexOf('', notesFrom));
   const decides = ['approve', 'reject', 'edit', 'respond', 'answer'].includes(command);
+  const examples = section('Examples:').filter((line) =>
+    new RegExp(`^ {2}durable-react-agent ${command}( |$)`).test(line),
+  );
   return [
     ...entries.flatMap((entry) => [`Usage: durable-react-agent ${entry[0]!.trim()}`, ...entry.slice(1)]),
     ...(['run', 'fork', 'continue'].includes(command) ? ['', ...section('run options:')] : []),
     ...(decides ? ['', ...notes] : []),
+    ...(examples.length > 0 ? ['', 'Examples:', ...examples] : []),
   ].join('\n');
 }
 

@@ -17,3 +17,25 @@ describe('worker --help', () => {
       expect(help).toContain(name);
   });
 });
+
+describe('<command> --help', () => {
+  it('ends with examples for the commands a newcomer types first, the one-line entries among them', () => {
+    for (const command of [
+      'init',
+      'dev',
+      'server',
+      'run',
+      'worker',
+      'pending',
+      'approve',
+      'trace',
+      'result',
+      'cancel',
+    ]) {
+      const help = commandHelp(command) ?? '';
+      expect(help, command).toMatch(new RegExp(`\\nExamples:\\n {2}durable-react-agent ${command}( .*)?\\n?`));
+    }
+    // Examples of one command stay out of another's help.
+    expect(commandHelp('run')).not.toContain('durable-react-agent pending');
+  });
+});
