@@ -3,9 +3,8 @@
  * `--cluster` (npm test, npm run cluster) the Temporal server, its schema tool and PostgreSQL, and with `--polyglot`
  * (npm test) the Go programs of the cross-language tests.
  */
-import { resolvePostgresPrograms, resolveServerPrograms } from './cluster/binaries';
-import { choosePort, startDevServer } from './dev-server';
-import { resolvePolyglotPrograms } from './go-polyglot';
+// Only the CLI lookup is imported up front: `npm start` runs this before every demo, and the other modules (the
+// SDK's test server above all) took most of its half second when there was nothing to do.
 import { resolveTemporalCli } from './provision';
 import { errorMessage } from '../shared/errors';
 
@@ -24,11 +23,12 @@ async function main(argv: string[]): Promise<number> {
   try {
     if (argv.includes('--cluster')) {
       // Each says what it does when it builds or installs, and nothing when the programs are already there.
+      const { resolvePostgresPrograms, resolveServerPrograms } = await import('./cluster/binaries.js');
       await resolveServerPrograms({ log: say });
       await resolvePostgresPrograms({ log: say });
     }
     // Built before the tests start, so a cold build (a minute or two) is not charged to a test's time limit.
-    if (argv.includes('--polyglot')) await resolvePolyglotPrograms({ log: say });
+    if (argv.includes('--polyglot')) await (await import('./go-polyglot.js')).resolvePolyglotPrograms({ log: say });
     const executable = await resolveTemporalCli({ log: say });
     if (executable.type === 'existing-path') {
       // --quiet (scripts/setup.mjs) keeps an already-provisioned CLI silent; a fresh download or build still says where.
@@ -38,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     }
     // The SDK downloads lazily on first start: start and stop a throwaway server so a blocked download fails now.
+    const { choosePort, startDevServer } = await import('./dev-server.js');
     const port = await choosePort(undefined);
     await (await startDevServer({ port, uiPort: await choosePort(undefined, port), log: say })).stop();
     say('Temporal CLI: downloaded by the SDK into its cache in the system temp folder');
