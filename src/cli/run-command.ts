@@ -25,6 +25,9 @@ import { formatUsd } from '../shared/cost';
 type Say = (line: string) => void;
 export type Cleanup = () => Promise<unknown>;
 
+/** Where a dev server on localhost:7233 serves the Temporal UI. */
+const LOCAL_UI_URL = 'http://127.0.0.1:8233';
+
 /** Uses TEMPORAL_ADDRESS, else a server on localhost:7233, else starts the embedded dev server. */
 export async function connectServer(
   env: RuntimeEnv,
@@ -33,8 +36,13 @@ export async function connectServer(
 ): Promise<{ address: string; uiUrl?: string }> {
   if (env.temporalAddress) return { address: env.temporalAddress };
   if (await isServerAnswering(LOCAL_TEMPORAL_ADDRESS)) {
-    say(`Using the Temporal server already answering on ${LOCAL_TEMPORAL_ADDRESS}`);
-    return { address: LOCAL_TEMPORAL_ADDRESS };
+    // A dev server there (`durable-react-agent server`, `temporal server start-dev`) serves its UI beside it.
+    const uiUrl = await fetch(LOCAL_UI_URL, { signal: AbortSignal.timeout(1000) }).then(
+      (response) => (response.ok ? LOCAL_UI_URL : undefined),
+      () => undefined,
+    );
+    say(`Using the Temporal server already answering on ${LOCAL_TEMPORAL_ADDRESS}${uiUrl ? `, UI ${uiUrl}` : ''}`);
+    return { address: LOCAL_TEMPORAL_ADDRESS, ...(uiUrl ? { uiUrl } : {}) };
   }
   say('Starting the embedded Temporal dev server…');
   const server = await startDevServer({
