@@ -83,7 +83,7 @@ async function explainUnanswered(handle: WorkflowHandle, queryName: string, erro
     : `no worker answered within ${Math.round(withinMs / 1000)} s (does a worker poll task queue "${queue}"?)`;
   const state =
     status === 'RUNNING'
-      ? 'the run is running: start a worker on that task queue'
+      ? `the run is running: start a worker on that task queue (TEMPORAL_TASK_QUEUE=${queue} npx durable-react-agent worker)`
       : `the run is closed (${status}): a worker on that task queue answers by replaying it`;
   return new QueryUnansweredError(
     `The ${queryName} query of ${handle.workflowId} got no answer: ${why}; ${state}`,

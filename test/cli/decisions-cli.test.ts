@@ -401,7 +401,9 @@ describe('events on a run no worker serves (issue 50, F8)', () => {
       expect(output.stderr.split('\n')).toEqual([expect.any(String), '']);
       expect(output.stderr).toContain(`The getStatus query of ${workflowId} got no answer: no worker `);
       expect(output.stderr).toContain(`task queue "${nobody}"`);
-      expect(output.stderr).toMatch(/the run is running: start a worker on that task queue; waiting for its events/);
+      expect(output.stderr).toContain(
+        `the run is running: start a worker on that task queue (TEMPORAL_TASK_QUEUE=${nobody} npx durable-react-agent worker); waiting for its events`,
+      );
       expect(output.stdout).toBe('');
       expect(saidWithinMs).toBeLessThan(20_000);
       await client.workflow.getHandle(workflowId).terminate('test over');
