@@ -29,6 +29,8 @@ button.link { background: none; border: none; text-decoration: underline; }
 .filters input { width: 12rem; }
 ol.trace { padding-left: 1.4rem; } ol.trace li { margin: .2rem 0; white-space: pre-wrap; }
 .settled { opacity: .7; } .empty { color: #555; } .who { display: flex; gap: .6rem; align-items: center; margin: 0; }
+.asked { white-space: pre-wrap; max-height: 12rem; overflow: auto; margin: .2rem 0 .4rem; } td .asked { color: #444; font-size: .9rem; }
+.item.decided { padding: .3rem 1rem; } .decided h3, .decided .outcome { display: inline; font-size: 1rem; } .decided .outcome::before { content: ' → '; }
 `;
 
 /** Live updates, inline outcomes, the JSON editor's checks and relative times. */
@@ -50,14 +52,32 @@ export const INBOX_SCRIPT = String.raw`
     });
   }
 
+  function parse(fragment) {
+    var tpl = document.createElement('template'); tpl.innerHTML = fragment;
+    return Array.prototype.slice.call(tpl.content.children);
+  }
+  // Elements sent to replace those of the same ID elsewhere on the page (a run's status and cost, once it ended).
+  function swap(fragment) {
+    parse(fragment).forEach(function (el) { var old = el.id && document.getElementById(el.id); if (old) old.replaceWith(el); });
+  }
+  // Once it no longer waits, an item decided here shrinks to what was asked and what the decision did: its buttons
+  // and arguments would say it still waits.
+  function decided(item) {
+    item.classList.remove('settled'); item.classList.add('decided');
+    Array.prototype.slice.call(item.children).forEach(function (child) {
+      if (child.tagName !== 'H3' && !child.classList.contains('outcome')) child.remove();
+    });
+  }
+
   // A refreshed list keeps the items already shown (and whatever someone is typing in them).
   function merge(target, fragment) {
-    var tpl = document.createElement('template'); tpl.innerHTML = fragment;
-    var incoming = Array.prototype.filter.call(tpl.content.children, function (el) { return el.id; });
+    var incoming = parse(fragment).filter(function (el) { return el.id; });
     var ids = incoming.map(function (el) { return el.id; });
-    // An item decided on this page stays, greyed, with its outcome: the person sees what their decision did.
+    // An item decided on this page stays with its outcome (greyed while still listed): the person sees what their
+    // decision did.
     Array.prototype.slice.call(target.children).forEach(function (el) {
-      if (ids.indexOf(el.id) < 0 && !el.hasAttribute('data-settled')) el.remove();
+      if (ids.indexOf(el.id) >= 0) return;
+      if (!el.hasAttribute('data-settled')) el.remove(); else if (!el.classList.contains('decided')) decided(el);
     });
     if (incoming.length === 0) { target.insertAdjacentHTML('beforeend', fragment); refreshTimes(target); return; }
     incoming.forEach(function (el) { if (!document.getElementById(el.id)) { target.appendChild(el); wire(el); } });
@@ -67,14 +87,23 @@ export const INBOX_SCRIPT = String.raw`
   function follow(el) {
     var source = new EventSource(el.getAttribute('data-stream'));
     var mode = el.getAttribute('data-mode');
+    // A trace can take seconds to come (a finished run's worker may be gone): an empty list must not look final.
+    var status = null;
+    if (mode === 'append') {
+      status = document.createElement('p'); status.className = 'meta'; status.setAttribute('role', 'status');
+      status.textContent = 'Loading the trace…'; el.after(status);
+    }
+    function loaded(text) { if (status) status.textContent = text || ''; }
     source.addEventListener('fragment', function (e) {
       if (mode === 'merge') merge(el, e.data); else { el.innerHTML = e.data; refreshTimes(el); }
     });
-    source.addEventListener('trace', function (e) { el.insertAdjacentHTML('beforeend', e.data); });
-    source.addEventListener('end', function () {
-      source.close();
-      if (mode === 'append') el.insertAdjacentHTML('beforeend', '<li class="ended">The run has ended.</li>');
-    });
+    source.addEventListener('swap', function (e) { swap(e.data); });
+    source.addEventListener('reset', function () { el.innerHTML = ''; });
+    source.addEventListener('trace', function (e) { loaded(); el.insertAdjacentHTML('beforeend', e.data); });
+    // The server's own error event has data; the browser's (a dropped connection, retried by itself) has none.
+    source.addEventListener('error', function (e) { if (e.data) loaded('The trace could not be read: ' + JSON.parse(e.data).error); });
+    // The end of the run is said once, in the section of what it waits for.
+    source.addEventListener('end', function () { source.close(); loaded(); });
   }
 
   // A small JSON Schema check (types, required, enums, ranges, lengths): enough to catch a typo before sending.

@@ -1,5 +1,6 @@
 import { PENDING_QUERY_TIMEOUT_MS, type PendingItem } from '../client/decisions';
 import { describeCall } from '../shared/observation';
+import { clipLine } from '../client/terminal-text';
 import { html, prettyJson, type Html } from './html';
 
 /** A stable DOM id for an item, so a live refresh keeps the forms a person is typing in. */
@@ -15,8 +16,13 @@ function when(iso: string): Html {
   return html`<time datetime="${iso}" data-age>${iso}</time>`;
 }
 
-/** One row of the inbox list: what waits, in which run, since when. */
-function row(item: PendingItem): Html {
+/** The question a run was started with, as its page and its list rows show it: what the decision is for. */
+export function renderAsked(question: string | undefined, clipped = false): Html | '' {
+  return question ? html`<p class="asked">Asked: <q>${clipped ? clipLine(question) : question}</q></p>` : '';
+}
+
+/** One row of the inbox list: what waits, in which run (and what it was asked), since when. */
+function row(item: PendingItem, questions: Readonly<Record<string, string>>): Html {
   const what =
     item.kind === 'approval'
       ? html`<span class="kind">${item.reason === 'uncertain_effect' ? 'may have happened' : 'approval'}</span>
@@ -24,7 +30,9 @@ function row(item: PendingItem): Html {
       : html`<span class="kind">${item.kind}</span> ${item.question}`;
   return html`<tr data-kind="${item.kind}" data-tool="${item.kind === 'approval' ? item.tool : ''}">
     <td>${what}</td>
-    <td><a href="${runHref(item.workflowId)}">${item.workflowId}</a></td>
+    <td>
+      <a href="${runHref(item.workflowId)}">${item.workflowId}</a>${renderAsked(questions[item.workflowId], true)}
+    </td>
     <td>${when(item.requestedAt)}</td>
     <td>${when(item.deadline)}</td>
   </tr>`;
@@ -48,8 +56,12 @@ export function filterItems(items: readonly PendingItem[], filter: ListFilter, n
   });
 }
 
-/** The list of everything waiting, as the inbox page shows it and its stream re-sends. */
-export function renderList(items: readonly PendingItem[], unreadable: readonly string[] = []): Html {
+/** The list of everything waiting, as the inbox page shows it and its stream re-sends; `questions` by workflow ID. */
+export function renderList(
+  items: readonly PendingItem[],
+  unreadable: readonly string[] = [],
+  questions: Readonly<Record<string, string>> = {},
+): Html {
   // Runs whose worker did not answer may wait for someone too: say so, with links, instead of leaving them out.
   const notice = unreadable.length
     ? html`<p class="unreadable" role="status">
@@ -76,7 +88,7 @@ export function renderList(items: readonly PendingItem[], unreadable: readonly s
         </tr>
       </thead>
       <tbody>
-        ${sorted.map(row)}
+        ${sorted.map((item) => row(item, questions))}
       </tbody>
     </table>`;
 }

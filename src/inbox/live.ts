@@ -1,5 +1,7 @@
 import type { ServerResponse } from 'node:http';
+import type { Client } from '@temporalio/client';
 import type { PendingItem } from '../client/decisions';
+import { firstRunInput } from '../client/run-chain';
 
 /** Starts a Server-Sent Events response; comment lines keep idle proxies from closing it. */
 export function openStream(response: ServerResponse, keepAliveMs = 15_000): { closed: Promise<void> } {
@@ -36,6 +38,40 @@ export function sendEvent(response: ServerResponse, event: string, data: string,
 export interface PendingListing {
   items: PendingItem[];
   unreadable: string[];
+  /** The question each run with items was started with, by workflow ID (absent when it could not be read). */
+  questions?: Record<string, string>;
+}
+
+/** The question a run was started with, from its chain's first start event: no worker needed. */
+export async function questionOf(client: Client, workflowId: string): Promise<string | undefined> {
+  const query = (await firstRunInput(client, workflowId))?.query;
+  return typeof query === 'string' ? query : undefined;
+}
+
+/** Runs whose question is read at once while listing, as the listing bounds its own queries. */
+const QUESTIONS_AT_ONCE = 8;
+
+/**
+ * The questions of the runs `items` wait in. A run's question never changes, so `known` keeps each one while its run
+ * waits (a history read per run, once); one that could not be read is asked again at the next listing.
+ */
+export async function questionsOf(
+  client: Client,
+  items: readonly PendingItem[],
+  known: Map<string, string>,
+): Promise<Record<string, string>> {
+  const ids = new Set(items.map((item) => item.workflowId));
+  for (const id of known.keys()) if (!ids.has(id)) known.delete(id);
+  const unknown = [...ids].filter((id) => !known.has(id));
+  for (let start = 0; start < unknown.length; start += QUESTIONS_AT_ONCE) {
+    const batch = unknown.slice(start, start + QUESTIONS_AT_ONCE);
+    const read = async (id: string) => {
+      const question = await questionOf(client, id).catch(() => undefined);
+      if (question !== undefined) known.set(id, question);
+    };
+    await Promise.all(batch.map(read));
+  }
+  return Object.fromEntries(known);
 }
 
 /** The longest pause between listings while nothing changes (see {@link PendingFeed}). */

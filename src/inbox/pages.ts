@@ -3,15 +3,16 @@ import type { Client, WorkflowExecutionDescription } from '@temporalio/client';
 import { followEvents } from '../client/events';
 import { listPendingInRun, PENDING_QUERY_TIMEOUT_MS, type PendingItem } from '../client/decisions';
 import { formatEvent } from '../client/event-printer';
-import { readClosedRun } from '../client/closed-run';
+import { eventsOfClosedRun, readClosedRun } from '../client/closed-run';
+import type { EventsGap } from '../client/follow-options';
 import { describeCost, type RunCost } from '../shared/cost';
 import { costReport } from '../shared/cost-report';
-import type { CostSummary } from '../shared/events';
+import type { AgentEvent, CostSummary } from '../shared/events';
 import { getTraceQuery } from '../shared/messages';
 import type { Authenticated } from './auth';
 import { html, page } from './html';
-import { filterItems, renderList, renderRunPending, type ListFilter } from './items';
-import { openStream, sendEvent, type PendingFeed } from './live';
+import { filterItems, renderAsked, renderList, renderRunPending, type ListFilter } from './items';
+import { openStream, questionOf, sendEvent, type PendingFeed } from './live';
 import { errorMessage } from '../shared/errors';
 
 /** The list filter from a URL: `?tool=` and `?olderThan=` (minutes); bad numbers are ignored, not fatal. */
@@ -32,7 +33,7 @@ function filterQuery(filter: ListFilter): string {
 /** The inbox: everything waiting for a person across runs, filterable, kept current by a stream. */
 export async function inboxPage(auth: Authenticated, feed: PendingFeed, url: URL): Promise<string> {
   const filter = filterOf(url);
-  const { items: all, unreadable } = await feed.current();
+  const { items: all, unreadable, questions } = await feed.current();
   const items = filterItems(all, filter, Date.now());
   return page({
     title: 'Waiting for you',
@@ -48,7 +49,7 @@ export async function inboxPage(auth: Authenticated, feed: PendingFeed, url: URL
         <button type="submit">Filter</button>
       </form>
       <section id="list" aria-live="polite" data-stream="/inbox/stream${filterQuery(filter)}" data-mode="replace">
-        ${renderList(items, unreadable)}
+        ${renderList(items, unreadable, questions)}
       </section>`,
   });
 }
@@ -58,8 +59,8 @@ export async function streamInbox(response: ServerResponse, feed: PendingFeed, u
   const filter = filterOf(url);
   const { closed } = openStream(response);
   let last = '';
-  const unsubscribe = feed.subscribe(({ items, unreadable }) => {
-    const fragment = renderList(filterItems(items, filter, Date.now()), unreadable).html;
+  const unsubscribe = feed.subscribe(({ items, unreadable, questions }) => {
+    const fragment = renderList(filterItems(items, filter, Date.now()), unreadable, questions).html;
     if (fragment !== last) sendEvent(response, 'fragment', fragment);
     last = fragment;
   });
@@ -106,7 +107,7 @@ async function costOfRun(client: Client, workflowId: string, running: boolean): 
 function renderCost(cost: RunCost | null, running: boolean) {
   if (!cost) return html`<p class="meta">Not known: the run kept no cost ledger, or no worker answered.</p>`;
   return html`<pre class="cost">${costReport(cost).join('\n')}</pre>
-    ${running ? html`<p class="meta">So far; reload for the latest.</p>` : ''}`;
+    ${running ? html`<p class="meta">So far; brought up to date when the run ends.</p>` : ''}`;
 }
 
 /** A run's page: what it waits for (with the forms to decide it), what it cost, and its trace, live. */
@@ -118,9 +119,10 @@ export async function runPage(
   const { workflowId } = description;
   const running = description.status.name === 'RUNNING';
   // Side by side: a run whose worker is gone answers neither, and each waits its deadline out.
-  const [{ items, unreadable }, cost] = await Promise.all([
+  const [{ items, unreadable }, cost, question] = await Promise.all([
     running ? pendingOfRun(client, workflowId) : { items: [], unreadable: null },
     costOfRun(client, workflowId, running),
+    questionOf(client, workflowId).catch(() => undefined),
   ]);
   const id = encodeURIComponent(workflowId);
   return page({
@@ -129,8 +131,9 @@ export async function runPage(
     csrf: auth.csrf,
     body: html`<p><a href="/">← All waiting items</a></p>
       <h1>Run <code>${workflowId}</code></h1>
+      ${renderAsked(question)}
       <p class="meta">
-        Status: <strong>${description.status.name}</strong> · started ${description.startTime.toISOString()}
+        Status: <strong id="status">${description.status.name}</strong> · started ${description.startTime.toISOString()}
       </p>
       <h2>Waiting for a decision</h2>
       <section id="pending" data-stream="/runs/${id}/pending/stream" data-mode="merge">
@@ -157,12 +160,19 @@ export async function streamRunPending(
   let last = '';
   const handle = client.workflow.getHandle(workflowId);
   while (open) {
-    const running = (await handle.describe()).status.name === 'RUNNING';
+    const status = (await handle.describe()).status.name;
+    const running = status === 'RUNNING';
     const { items, unreadable } = running ? await pendingOfRun(client, workflowId) : { items: [], unreadable: null };
     const fragment = renderRunPending(items, auth.csrf, !running, unreadable).html;
     if (fragment !== last) sendEvent(response, 'fragment', fragment);
     last = fragment;
     if (!running) {
+      // The page's status and cost are as they were when it loaded: its reader should not have to reload to see how
+      // the run ended and what it cost.
+      const cost = await costOfRun(client, workflowId, false);
+      const swap = html`<strong id="status">${status}</strong>
+        <section id="cost">${renderCost(cost, false)}</section>`;
+      sendEvent(response, 'swap', swap.html);
       sendEvent(response, 'end', '{}');
       break;
     }
@@ -180,7 +190,30 @@ function describeCostSummary(cost: CostSummary): string {
   });
 }
 
-/** Streams a run's trace as list items, from its event stream; resumes after `Last-Event-ID`. */
+/** An event's lines in the trace list (none for the events it leaves to other parts of the page). */
+function traceLines(event: AgentEvent | EventsGap): string[] {
+  const line = formatEvent(event);
+  const lines = line === undefined ? [] : [html`<li class="ev-${event.type}">${line.trim()}</li>`.html];
+  if (event.type === 'terminated' && event.cost)
+    lines.push(html`<li class="ev-cost">Cost: ${describeCostSummary(event.cost)}</li>`.html);
+  return lines;
+}
+
+/** A completed or failed run's trace lines, rebuilt from its history (no worker needed); undefined for other runs. */
+async function linesFromHistory(client: Client, workflowId: string): Promise<string[] | undefined> {
+  try {
+    const run = await readClosedRun(client, workflowId);
+    if (!run) return undefined;
+    return eventsOfClosedRun(run.trace, (await run.start()).query, run.failed, run.closedAt).flatMap(traceLines);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Streams a run's trace as list items, from its event stream; resumes after `Last-Event-ID`. A `reset` event says
+ * that the lines after it replace those shown.
+ */
 export async function streamTrace(
   response: ServerResponse,
   client: Client,
@@ -190,18 +223,32 @@ export async function streamTrace(
   const { closed } = openStream(response);
   const controller = new AbortController();
   void closed.then(() => controller.abort());
+  // A finished run's trace is shown from its history at once: its events query waits seconds for a worker that is
+  // often gone. A worker's answer replaces it only if it says more (decisions, critic verdicts, summaries).
+  const early = after === 0 ? await linesFromHistory(client, workflowId) : undefined;
+  if (early) {
+    sendEvent(response, 'reset', '{}');
+    for (const line of early) sendEvent(response, 'trace', line);
+  }
   try {
+    const later: string[] = [];
     for await (const event of followEvents(client, workflowId, { after, signal: controller.signal })) {
-      const line = formatEvent(event);
       const seq = 'seq' in event ? event.seq : undefined;
-      if (line !== undefined)
-        sendEvent(response, 'trace', html`<li class="ev-${event.type}">${line.trim()}</li>`.html, seq);
-      if (event.type === 'terminated' && event.cost)
-        sendEvent(response, 'trace', html`<li class="ev-cost">Cost: ${describeCostSummary(event.cost)}</li>`.html);
+      for (const line of traceLines(event)) {
+        if (early) later.push(line);
+        else sendEvent(response, 'trace', line, seq);
+      }
     }
-    if (!controller.signal.aborted) sendEvent(response, 'end', '{}');
+    if (controller.signal.aborted) return;
+    if (early && later.join('\n') !== early.join('\n')) {
+      sendEvent(response, 'reset', '{}');
+      for (const line of later) sendEvent(response, 'trace', line);
+    }
+    sendEvent(response, 'end', '{}');
   } catch (error) {
-    sendEvent(response, 'error', JSON.stringify({ error: errorMessage(error) }));
+    // What history told is the trace when the worker's reading fails; otherwise there is nothing to show but why.
+    if (early) sendEvent(response, 'end', '{}');
+    else sendEvent(response, 'error', JSON.stringify({ error: errorMessage(error) }));
   } finally {
     response.end();
   }

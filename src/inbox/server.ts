@@ -10,7 +10,7 @@ import { INBOX_SCRIPT, INBOX_STYLE } from './browser-assets';
 import type { DecisionSigner } from '../common/decision-signing';
 import { answerAs, BadRequest, budgetAs, decideAs, httpStatus, readBody, type DecisionOutcome } from './decide';
 import { loginPage, outcomePage } from './html';
-import { PendingFeed } from './live';
+import { PendingFeed, questionsOf } from './live';
 import { inboxPage, runPage, streamInbox, streamRunPending, streamTrace } from './pages';
 import { visible } from '../client/terminal-text';
 import { errorMessage } from '../shared/errors';
@@ -253,6 +253,7 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
   // Filled once the port is known (0 picks one); nothing is served before.
   const hosts = new Set<string>();
   const pendingCache: PendingCache = new Map();
+  const questions = new Map<string, string>();
   const feed = new PendingFeed(
     async () => {
       const unreadable: string[] = [];
@@ -260,7 +261,7 @@ export async function startInbox(options: InboxOptions): Promise<Inbox> {
         cache: pendingCache,
         onUnreadable: (workflowId) => unreadable.push(workflowId),
       });
-      return { items, unreadable };
+      return { items, unreadable, questions: await questionsOf(options.client, items, questions) };
     },
     options.pollMs ?? 1000,
     (error) => options.log?.(`listing pending items failed: ${errorMessage(error)}`),

@@ -193,6 +193,78 @@ describe('the inbox in a real browser', () => {
     expect((await run.result()).finalAnswer).toBe('Wired.');
   });
 
+  it("shows the run's question, escaped, on its row of the list and on its page (first hour, stumble 6)", async () => {
+    const question = 'Pay invoice <b>#42</b> & say when it is done';
+    await page.goto(`${inbox.url}/?tool=wire_funds`);
+    const run = await harness.start(
+      [{ thought, toolCalls: [{ name: 'wire_funds', args: { amount: 42, to: 'acct-42' } }] }, { answer: 'Wired.' }],
+      question,
+    );
+    const row = page.locator('#list tr', { hasText: run.workflowId });
+    await row.waitFor({ timeout: 15_000 });
+    await expect.poll(() => row.locator('.asked').textContent()).toBe(`Asked: ${question}`);
+    expect(await row.locator('b').count()).toBe(0);
+    await row.getByRole('link', { name: run.workflowId }).click();
+    await page.locator('article.item', { hasText: 'wire_funds' }).waitFor();
+    expect(await page.locator('main > .asked').textContent()).toBe(`Asked: ${question}`);
+    expect(await page.locator('main b').count()).toBe(0);
+    await harness.agents.handle(run.workflowId).approve('c1-1');
+    expect((await run.result()).finalAnswer).toBe('Wired.');
+  });
+
+  it('after Approve the run page follows the run to its end: no waiting card, stale status or cost (stumble 6)', async () => {
+    const run = await harness.start([
+      { thought, toolCalls: [{ name: 'wire_funds', args: { amount: 7, to: 'acct-7' } }] },
+      { answer: 'Wired.' },
+    ]);
+    await page.goto(`${inbox.url}/runs/${run.workflowId}`);
+    const call = page.locator('article.item', { hasText: 'wire_funds' });
+    await call.waitFor({ timeout: 15_000 });
+    expect(await page.locator('#status').textContent()).toBe('RUNNING');
+    await call.getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect.poll(() => call.locator('.outcome').textContent()).toBe('approve c1-1 (wire_funds): sent as alice');
+    await run.result();
+    await expect.poll(() => page.locator('#status').textContent(), { timeout: 15_000 }).toBe('COMPLETED');
+    // The card is down to what was asked and what the decision did: nothing on it says it still waits.
+    expect(await call.getByRole('button').count()).toBe(0);
+    expect(await call.locator('pre.args, details').count()).toBe(0);
+    expect(await call.locator('.outcome').textContent()).toBe('approve c1-1 (wire_funds): sent as alice');
+    await expect.poll(() => page.locator('#trace').textContent(), { timeout: 15_000 }).toContain('Cost:');
+    const cost = await page.locator('#cost').textContent();
+    expect(await page.locator('#cost pre.cost').count()).toBe(1);
+    expect(cost).not.toContain('So far');
+    expect(await page.getByText('The run has ended.').count()).toBe(1);
+    await shot('inbox-run-after-approve');
+
+    // A reload shows what the live page came to; its trace is the worker's, with the decision, shown once.
+    await page.reload();
+    expect(await page.locator('#cost').textContent()).toBe(cost);
+    await expect.poll(() => page.locator('#trace').textContent()).toContain('Decision on c1-1: approve by alice');
+    await expect.poll(() => page.locator('#trace li.ev-final_answer').count()).toBe(1);
+    expect(await page.getByText('The run has ended.').count()).toBe(1);
+  });
+
+  it("a finished run's page says its trace is loading until it comes (stumble 6)", async () => {
+    const run = await harness.start([{ answer: 'Done.' }], 'a quick one');
+    await run.result();
+    // Held back, as when the run's worker is gone and its events query waits for one.
+    const stream = `**/runs/${run.workflowId}/trace/stream`;
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    await page.route(stream, async (route) => {
+      await held;
+      await route.continue();
+    });
+    await page.goto(`${inbox.url}/runs/${run.workflowId}`);
+    const loading = page.getByRole('status').filter({ hasText: 'Loading the trace…' });
+    await loading.waitFor();
+    expect(await page.locator('#trace li').count()).toBe(0);
+    release();
+    await expect.poll(() => page.locator('#trace').textContent(), { timeout: 15_000 }).toContain('Final answer: Done.');
+    expect(await loading.count()).toBe(0);
+    await page.unroute(stream);
+  });
+
   it('a budget request is raised from the run page and the run goes on to its answer', async () => {
     const sum = (expression: string) => ({
       thought: 'Each sum needs the calculator, so I call it once more.',

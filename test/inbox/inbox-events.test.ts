@@ -137,4 +137,20 @@ describe("the inbox's Server-Sent Events of a run", () => {
       expect(trace.messages.some((message) => message.data.includes('Final answer: All clean.'))).toBe(true);
     });
   }, 60_000);
+
+  it("a finished run's trace comes from its history at once while its worker is gone (first hour, stumble 6)", async () => {
+    const run = await harness.start([{ answer: 'All clean.' }], 'clean up');
+    await run.result();
+    await harness.restartWorker(async () => {
+      const path = `/runs/${encodeURIComponent(run.workflowId)}/trace/stream`;
+      const trace = await readSse(path, {}, (message) => message.data.includes('Final answer: All clean.'));
+      // The history's lines come first, ahead of the events query that waits seconds for a worker: a `reset`, then
+      // the trace up to its answer, with no event the query's path sends (an `end` or an `error`) before it.
+      expect(trace.messages[0]?.event).toBe('reset');
+      expect(trace.messages.slice(1).map((message) => message.event)).toEqual(
+        trace.messages.slice(1).map(() => 'trace'),
+      );
+      expect(trace.messages.at(-1)?.data).toContain('Final answer: All clean.');
+    });
+  }, 60_000);
 });
