@@ -126,7 +126,10 @@ export class DurableAgentPlugin extends SimplePlugin {
     useLinearTimeRegexFallback();
     const env = readEnv();
     const registry = registryOf(options);
-    const mcp = options.mcpServers ? new McpToolSource(parseMcpServers(options.mcpServers)) : undefined;
+    // The servers' roots are the folder the built-in file tools read: one answer to what the agent may see.
+    const mcp = options.mcpServers
+      ? new McpToolSource(parseMcpServers(options.mcpServers), undefined, [options.toolsRoot ?? process.cwd()])
+      : undefined;
     if (mcp) registry.attach(mcp);
     const remoteOrigin = remoteToolsOrigin(options.remoteTools, 'remoteTools');
     for (const tool of parseRemoteTools(options.remoteTools ?? [], remoteOrigin)) {

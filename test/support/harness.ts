@@ -89,6 +89,8 @@ export async function createHarness(options: HarnessOptions = {}): Promise<Harne
       namespace,
       taskQueue,
       registry,
+      // The registry's file tools have it already; the worker also offers it to MCP servers as their root.
+      ...(options.toolsRoot ? { toolsRoot: options.toolsRoot } : {}),
       openai: createOpenAIClient({ apiKey: 'test-key', baseURL: model.baseURL, timeoutMs: options.modelTimeoutMs }),
       defaultModel: 'unscripted',
       ...(options.mcpServers ? { mcpServers: options.mcpServers } : {}),

@@ -155,7 +155,7 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
     // more run, not every attempt the retry policy allows.
     const reconciles = input.reconcile === true && tool.reconcile !== undefined;
     const askFirst = reconciles && (unseen || (context.info.isLocal && attempt === 1 && input.rerun !== true));
-    return withHeartbeats(async (signal) => {
+    return withHeartbeats(async (signal, progress) => {
       let effect: StepEffect | undefined = unseen
         ? { attempts: attempt, mayHaveHappened: true, noticedBy: 'retry' }
         : undefined;
@@ -186,7 +186,7 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
       }
       const evidence = effect ? { effect } : {};
       try {
-        const output = await tool.handler(parsed.data, { idempotencyKey, signal });
+        const output = await tool.handler(parsed.data, { idempotencyKey, signal, progress });
         const observation = successObservation(output, input.maxObservationTokens, input.fullTextOver);
         if (attempt === 1) return { ...observation, ...evidence };
         return {

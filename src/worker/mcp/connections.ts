@@ -1,6 +1,9 @@
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { ListRootsRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig, McpServersConfig } from './config';
 import { packageVersion } from '../../common/package-version';
 
@@ -17,9 +20,14 @@ export class McpConnections {
   private readonly transports = new Set<{ close(): Promise<void> }>();
   private closed = false;
 
+  /**
+   * `roots`: the folders the worker's file tools may read, offered to every server as MCP roots (`roots/list`), so a
+   * server that works on files keeps to the same ones. They are the worker's for its life: no list ever changes.
+   */
   constructor(
     private readonly servers: McpServersConfig,
     private readonly log: (line: string) => void = () => undefined,
+    private readonly roots: readonly string[] = [],
   ) {}
 
   /** The connected client of a server (connecting, or starting its process, when needed). */
@@ -40,7 +48,20 @@ export class McpConnections {
 
   private async connect(name: string, config: McpServerConfig): Promise<Client> {
     // MCP servers are told this package's version as their client's.
-    const client = new Client({ name: 'durable-react-agent', version: packageVersion() });
+    const client = new Client(
+      { name: 'durable-react-agent', version: packageVersion() },
+      { capabilities: { roots: { listChanged: false } } },
+    );
+    const roots = this.roots.map((root) => ({
+      uri: pathToFileURL(path.resolve(root)).href,
+      name: path.basename(root),
+    }));
+    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
+    // A server's log lines (`notifications/message`) go to the worker's log, where its operator reads them.
+    client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
+      const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
+      this.log(`MCP server ${name}${params.logger ? ` (${params.logger})` : ''}: ${params.level}: ${data}`);
+    });
     const transport =
       config.command !== undefined
         ? new StdioClientTransport({

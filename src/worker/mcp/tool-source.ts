@@ -70,11 +70,13 @@ export class McpToolSource implements DynamicToolSource {
   /** When each server's listing last failed: runs meanwhile get its last list without waiting on it again. */
   private readonly failedAt = new Map<string, number>();
 
+  /** `roots`: the folders offered to the servers as MCP roots (the worker's file tools' root). */
   constructor(
     private readonly servers: McpServersConfig,
     private readonly log: (line: string) => void = (line) => console.warn(line),
+    roots: readonly string[] = [],
   ) {
-    this.connections = new McpConnections(servers, log);
+    this.connections = new McpConnections(servers, log, roots);
   }
 
   tools(): AnyToolDefinition[] {
@@ -168,8 +170,18 @@ export class McpToolSource implements DynamicToolSource {
               },
               undefined,
               // The activity's own timeout (the same value) ends the call and aborts the request through the signal; the
-              // MCP client's is a backstop a second later, so the observation always says which timeout it was.
-              { signal: context.signal, timeout: toMs(timeout) + 1000 },
+              // MCP client's is a backstop a second later, so the observation always says which timeout it was. The
+              // server's progress notifications go with the activity's heartbeats.
+              {
+                signal: context.signal,
+                timeout: toMs(timeout) + 1000,
+                onprogress: ({ progress, total, message }) =>
+                  context.progress?.({
+                    progress,
+                    ...(total !== undefined ? { total } : {}),
+                    ...(message !== undefined ? { message } : {}),
+                  }),
+              },
             );
             return toToolOutput(result as McpCallResult);
           },

@@ -33,6 +33,20 @@ export interface ToolContext {
   idempotencyKey: string;
   /** Aborted when the run is cancelled or timed out, or the activity is otherwise cancelled. */
   signal: AbortSignal;
+  /**
+   * Says how far a long call has got (an MCP server's progress notifications arrive here): sent with the activity's
+   * heartbeats, so the Temporal UI shows the latest as the pending activity's heartbeat details. A tool running as a
+   * local activity, or ahead inside a model call, has no heartbeat and keeps none. Optional, so a test can call a
+   * handler with a context of its own.
+   */
+  progress?(update: ToolProgress): void;
+}
+
+/** A long call's progress: `progress` of `total` (when known), and a line saying what it is doing. */
+export interface ToolProgress {
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /** A handler may return text or any JSON value; JSON is kept as structured data beside the text. */

@@ -1,0 +1,67 @@
+import { mkdtempSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { describe, expect, it, vi } from 'vitest';
+import { useHarness } from '../support/harness';
+
+/**
+ * The reference server the MCP project publishes (`@modelcontextprotocol/server-everything`, pinned in
+ * devDependencies): each of its tools exercises one part of the protocol against our client, over stdio.
+ */
+const EVERYTHING = path.resolve(__dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const root = mkdtempSync(path.join(os.tmpdir(), 'dra-mcp-root-'));
+const harness = useHarness({
+  toolsRoot: root,
+  mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } },
+});
+
+const thought = 'The MCP server has a tool for exactly this, so I call it.';
+
+describe('against the reference MCP server (server-everything)', () => {
+  it("offers the worker's file-tools folder as the client's roots, which get-roots-list reports", async () => {
+    // The worker's MCP log lines go to console.warn (the harness gives the plugin no logger of its own).
+    const warned = vi.spyOn(console, 'warn');
+    const run = await harness.start(
+      [{ thought, toolCalls: [{ name: 'everything__get-roots-list', args: {} }] }, { answer: 'Listed.' }],
+      'Which folders may the server see?',
+    );
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('Listed.');
+    // Without the roots capability the server does not even register the tool: the run would see no such tool.
+    expect(result.trace.steps[0]?.isError).toBe(false);
+    expect(result.trace.steps[0]?.observation).toContain(pathToFileURL(root).href);
+    // The server's log notification about it reached the worker's log.
+    expect(warned.mock.calls.map(([line]) => String(line))).toContainEqual(
+      'MCP server everything (everything-server): info: Roots updated: 1 root(s) received from client',
+    );
+    warned.mockRestore();
+  });
+
+  it("sends a long tool's progress notifications with the activity's heartbeat, for the UI's pending activity", async () => {
+    const run = await harness.start(
+      [
+        {
+          thought,
+          toolCalls: [{ name: 'everything__trigger-long-running-operation', args: { duration: 4, steps: 4 } }],
+        },
+        { answer: 'Done after four steps.' },
+      ],
+      'Run the long operation.',
+    );
+    const handle = harness.client.workflow.getHandle(run.workflowId);
+    let seen: unknown;
+    for (let waited = 0; waited < 20_000 && seen === undefined; waited += 200) {
+      const { raw } = await handle.describe();
+      const details = raw.pendingActivities?.[0]?.heartbeatDetails?.payloads?.[0];
+      // A heartbeat before the first progress notification carries no details.
+      if (details) seen = defaultPayloadConverter.fromPayload(details);
+      if (seen === undefined) await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+    const { progress, total } = (seen ?? {}) as { progress?: unknown; total?: unknown };
+    expect([typeof progress, total]).toEqual(['number', 4]);
+    const result = await run.result();
+    expect(result.trace.steps[0]?.observation).toContain('Long running operation completed. Duration: 4 seconds');
+  });
+});
