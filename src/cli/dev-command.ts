@@ -15,6 +15,8 @@ import { importUserModule } from '../worker/tools/tools-module';
 import { cliIdentity, UsageError } from './args';
 import { demoResponder } from './demo';
 import { connectServer, type Cleanup } from './run-command';
+import { parseDuration } from '../shared/duration';
+import { errorMessage } from '../shared/errors';
 
 type Say = (line: string) => void;
 
@@ -37,68 +39,97 @@ async function loadModelScript(file: string): Promise<ScriptedResponder> {
 /**
  * The `worker` command in a child process of its own, so a change to the tools is a fresh import (Node keeps every
  * module it imported for the life of a process) and a tools module that throws stops that child, not the dev loop.
+ * The child has a process group of its own: a terminal's Ctrl-C reaches only `dev`, which stops the child once,
+ * gracefully (the SDK's runtime takes a second SIGINT as "stop now").
  */
 class WorkerProcess {
   private child: ChildProcess | undefined;
   private stopping = false;
+  private disposed = false;
   private restarts = Promise.resolve();
+  /** Whether the worker polls its queue now, for the summary `dev` prints. */
+  running = false;
 
   constructor(
     private readonly args: string[],
     private readonly env: NodeJS.ProcessEnv,
     private readonly say: Say,
-    private readonly toolsModule: string | undefined,
+    private readonly graceMs: number,
   ) {}
 
   /** Starts the worker; resolves once it polls its task queue, or rejects with what it said before it exited. */
   start(): Promise<void> {
+    if (this.disposed) return Promise.resolve();
     const child = spawn(process.execPath, [path.join(__dirname, 'main.js'), 'worker', ...this.args], {
       env: this.env,
       stdio: ['ignore', 'inherit', 'pipe'],
+      detached: true,
     });
     this.child = child;
+    // Its own process group outlives `dev` unless ended with it: a crash of `dev` must not leave it polling.
+    const reap = () => child.kill('SIGKILL');
+    process.once('exit', reap);
+    child.once('exit', () => process.off('exit', reap));
     return new Promise((resolve, reject) => {
-      const said: string[] = [];
+      let lastError: string | undefined;
+      child.once('error', reject); // it could not be spawned at all
       createInterface({ input: child.stderr }).on('line', (line) => {
         process.stderr.write(`${line}\n`);
-        said.push(line);
-        if (line.startsWith('worker polling task queue')) resolve();
+        if (line.startsWith('error: ')) lastError = line.slice('error: '.length);
+        if (line.startsWith('worker polling task queue')) {
+          this.running = true;
+          resolve();
+        }
       });
       child.once('exit', (code, signal) => {
+        this.running = false;
         if (this.child === child) this.child = undefined;
-        if (this.stopping) return resolve();
-        const error = said.filter((line) => line.startsWith('error: ')).pop();
-        const reason = error?.slice('error: '.length) ?? `exit ${code ?? signal}`;
+        if (this.stopping || this.disposed) return resolve();
+        const reason = lastError ?? `exit ${code ?? signal}`;
         reject(new Error(reason));
+        const module = this.args[1];
         this.say(
-          `worker stopped: ${reason}${this.toolsModule ? `\nIt starts again when ${this.toolsModule} or a file beside it changes.` : ''}`,
+          `worker stopped: ${reason}${module ? `\nIt starts again when ${module} or a file beside it changes.` : ''}`,
         );
       });
     });
   }
 
-  /** Stops the worker gracefully (SIGINT: in-flight activities finish first) and waits for it to exit. */
+  /**
+   * Stops the worker gracefully (SIGINT: in-flight activities finish first) and waits for it to exit; one still there
+   * well after its grace time is killed.
+   */
   async stop(): Promise<void> {
     const child = this.child;
-    if (!child || child.exitCode !== null) return;
+    if (!child || child.exitCode !== null || child.signalCode !== null) return;
     this.stopping = true;
     const exited = once(child, 'exit');
     child.kill('SIGINT');
+    const kill = setTimeout(() => child.kill('SIGKILL'), this.graceMs + 5_000);
     await exited;
+    clearTimeout(kill);
     this.stopping = false;
   }
 
   /** Stops and starts the worker, one restart at a time; a failed start has said why and waits for the next change. */
   restart(why: string): Promise<void> {
     this.restarts = this.restarts.then(async () => {
+      if (this.disposed) return;
       this.say(`${why}: restarting the worker`);
       await this.stop();
       await this.start().then(
-        () => this.say('worker restarted'),
+        () => void (this.disposed || this.say('worker restarted')),
         () => undefined,
       );
     });
     return this.restarts;
+  }
+
+  /** Stops the worker for good: a restart under way finishes first, and none starts after. */
+  async dispose(): Promise<void> {
+    this.disposed = true;
+    await this.restarts;
+    await this.stop();
   }
 }
 
@@ -131,6 +162,8 @@ export async function devCommand(argv: string[], say: Say, untilInterrupted: () 
     if (file !== undefined && !existsSync(file)) throw new UsageError(`${file} does not exist`);
 
   const env = readEnv();
+  // Listening from the start: a Ctrl-C while the parts start still stops the ones already running.
+  const interrupted = untilInterrupted();
   const cleanups: Cleanup[] = [];
   try {
     const server = await connectServer(env, say, cleanups);
@@ -166,19 +199,26 @@ export async function devCommand(argv: string[], say: Say, untilInterrupted: () 
     });
     cleanups.push(() => inbox.close());
 
-    const worker = new WorkerProcess(toolsModule ? ['--tools-module', toolsModule] : [], workerEnv, say, toolsModule);
-    cleanups.push(() => worker.stop());
+    const graceMs = parseDuration(workerEnv.WORKER_SHUTDOWN_GRACE ?? '') ?? 30_000;
+    const worker = new WorkerProcess(toolsModule ? ['--tools-module', toolsModule] : [], workerEnv, say, graceMs);
+    cleanups.push(() => worker.dispose());
     await worker.start().catch(() => undefined); // it said why; a change to the tools starts it again
     if (toolsModule) {
       let settle: NodeJS.Timeout | undefined;
+      // The model script is read once, when `dev` starts: a change to it restarts nothing.
+      const script = modelScript ? path.basename(modelScript) : undefined;
       // The folder, not the file: an editor that saves by renaming a new file over the old one leaves a watch on the
       // file's old inode, which never fires again. Not recursive: Node 20 watches each file of a tree, the same way.
       const watcher = watch(path.dirname(path.resolve(toolsModule)), (_event, file) => {
-        if (!file || !SOURCE_FILE.test(file)) return;
+        if (!file || !SOURCE_FILE.test(file) || file === script) return;
         clearTimeout(settle);
         settle = setTimeout(() => void worker.restart(`${file} changed`), SETTLE_MS);
       });
-      cleanups.push(async () => watcher.close());
+      watcher.on('error', (error) => say(`watching ${toolsModule} stopped: ${errorMessage(error)}`));
+      cleanups.push(async () => {
+        watcher.close();
+        clearTimeout(settle);
+      });
     }
 
     say('');
@@ -187,10 +227,10 @@ export async function devCommand(argv: string[], say: Say, untilInterrupted: () 
     say(`  Inbox      ${inbox.url}  (sign in with the token ${token})`);
     say(`  Model      ${modelLine}`);
     say(
-      `  Worker     task queue "${env.taskQueue}", built-in tools${toolsModule ? ` and ${toolsModule}'s (restarts when a file beside it changes)` : ''}`,
+      `  Worker     ${worker.running ? '' : 'NOT RUNNING (see above), '}task queue "${env.taskQueue}", built-in tools${toolsModule ? ` and ${toolsModule}'s (restarts when a file beside it changes)` : ''}`,
     );
     say('Start runs on that queue: npm start, or npx durable-react-agent run --no-worker "<question>"');
-    await untilInterrupted();
+    await interrupted;
     return 0;
   } finally {
     for (const cleanup of cleanups.reverse()) await cleanup().catch(() => undefined);

@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -93,6 +93,7 @@ export async function initCommand(argv: string[], say: (line: string) => void): 
   }
   if (positionals.length > 1) throw new UsageError('init takes one folder, e.g. init my-agent');
   const dir = path.resolve(positionals[0] ?? '.');
+  if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`${dir} is a file, not a folder`);
   const present = existsSync(dir) ? (await readdir(dir)).filter((entry) => entry !== '.git') : [];
   if (present.length > 0)
     throw new UsageError(
