@@ -10,7 +10,7 @@ import { cliIdentity, type DECISION_COMMANDS, UsageError } from './args';
 import { formatStep } from '../client/trace-printer';
 import { lineageLine } from '../client/fork';
 import { formatEvent } from '../client/event-printer';
-import { visible } from '../client/terminal-text';
+import { visible } from '../common/terminal-text';
 import { costReport } from '../shared/cost-report';
 import { formatUsd } from '../shared/cost';
 

@@ -3,7 +3,7 @@ import type { AgentEvent } from '../shared/events';
 import type { ReActTrace } from '../shared/types';
 import { eventsOfClosedRun } from './closed-run';
 import { describeDecider } from '../shared/identity';
-import { clipLine, visible } from './terminal-text';
+import { clipLine, visible } from '../common/terminal-text';
 
 const INDENT = '           ';
 

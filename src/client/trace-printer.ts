@@ -1,6 +1,6 @@
 import { describeDecider } from '../shared/identity';
 import type { ReActStep } from '../shared/types';
-import { clipLine, visible } from './terminal-text';
+import { clipLine, visible } from '../common/terminal-text';
 
 /** Renders one step, as the `trace` command prints a run's steps. */
 export function formatStep(step: ReActStep): string {

@@ -1,6 +1,6 @@
 import { PENDING_QUERY_TIMEOUT_MS, type PendingItem } from '../client/decisions';
 import { describeCall } from '../shared/observation';
-import { clipLine } from '../client/terminal-text';
+import { clipLine } from '../common/terminal-text';
 import { html, prettyJson, type Html } from './html';
 
 /** A stable DOM id for an item, so a live refresh keeps the forms a person is typing in. */

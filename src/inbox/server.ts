@@ -12,7 +12,7 @@ import { answerAs, BadRequest, budgetAs, decideAs, httpStatus, readBody, type De
 import { loginPage, outcomePage } from './html';
 import { PendingFeed, questionsOf } from './live';
 import { inboxPage, runPage, streamInbox, streamRunPending, streamTrace } from './pages';
-import { visible } from '../client/terminal-text';
+import { visible } from '../common/terminal-text';
 import { errorMessage } from '../shared/errors';
 
 /** Options of {@link startInbox}. */

@@ -14,7 +14,7 @@ const EVERYTHING = path.resolve(__dirname, '../../node_modules/@modelcontextprot
 const root = mkdtempSync(path.join(os.tmpdir(), 'dra-mcp-root-'));
 const harness = useHarness({
   toolsRoot: root,
-  mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } },
+  mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], roots: true } },
 });
 
 const thought = 'The MCP server has a tool for exactly this, so I call it.';

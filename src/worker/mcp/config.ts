@@ -60,6 +60,11 @@ const common = {
   timeout: toolDuration.optional(),
   /** How long the tool list is cached before it is asked for again (default 5m). */
   refresh: toolDuration.optional(),
+  /**
+   * Offer the worker's file-tools folder to the server as its MCP roots (`roots/list`). Off unless set: some servers
+   * (the reference filesystem server among them) let a client's roots replace the folders they were started with.
+   */
+  roots: z.boolean().optional(),
 };
 
 /**

@@ -6,6 +6,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { ListRootsRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig, McpServersConfig } from './config';
 import { packageVersion } from '../../common/package-version';
+import { visible } from '../../common/terminal-text';
 
 /**
  * The worker's connections to its MCP servers. A connection opens at first use; a stdio server is a child process
@@ -21,8 +22,9 @@ export class McpConnections {
   private closed = false;
 
   /**
-   * `roots`: the folders the worker's file tools may read, offered to every server as MCP roots (`roots/list`), so a
-   * server that works on files keeps to the same ones. They are the worker's for its life: no list ever changes.
+   * `roots`: the folders the worker's file tools may read, offered as MCP roots (`roots/list`) to the servers whose
+   * config sets `roots: true`, so a server that works on files keeps to the same ones. They are the worker's for its
+   * life: no list ever changes.
    */
   constructor(
     private readonly servers: McpServersConfig,
@@ -50,17 +52,20 @@ export class McpConnections {
     // MCP servers are told this package's version as their client's.
     const client = new Client(
       { name: 'durable-react-agent', version: packageVersion() },
-      { capabilities: { roots: { listChanged: false } } },
+      config.roots ? { capabilities: { roots: { listChanged: false } } } : {},
     );
-    const roots = this.roots.map((root) => ({
-      uri: pathToFileURL(path.resolve(root)).href,
-      name: path.basename(root),
-    }));
-    client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
+    if (config.roots) {
+      const roots = this.roots.map((root) => ({
+        uri: pathToFileURL(path.resolve(root)).href,
+        name: path.basename(root),
+      }));
+      client.setRequestHandler(ListRootsRequestSchema, () => ({ roots }));
+    }
     // A server's log lines (`notifications/message`) go to the worker's log, where its operator reads them.
     client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
       const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
-      this.log(`MCP server ${name}${params.logger ? ` (${params.logger})` : ''}: ${params.level}: ${data}`);
+      // Shown as text: a server's control characters must not drive the operator's terminal.
+      this.log(visible(`MCP server ${name}${params.logger ? ` (${params.logger})` : ''}: ${params.level}: ${data}`));
     });
     const transport =
       config.command !== undefined
