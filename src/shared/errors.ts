@@ -31,6 +31,11 @@ export const ErrorType = {
   ModelBadResponse: 'ModelBadResponseError',
   /** Config refused inside the workflow (e.g. started from the Temporal UI with bad input). */
   InvalidConfig: 'InvalidConfigError',
+  /**
+   * Retryable: the worker running a call has no tool of that name, which the run's tool list (another worker's) has.
+   * The workflow makes it an `unknown_tool` observation once the attempts are spent.
+   */
+  ToolNotOnThisWorker: 'ToolNotOnThisWorkerError',
   /** A tool threw; retried by Temporal when the tool's policy allows, else shown to the model. */
   ToolFailed: 'ToolFailedError',
   /** A decision or answer a run refused (unknown or decided call, stale argsHash, invalid edit); nothing changed. */

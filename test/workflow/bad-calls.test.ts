@@ -299,8 +299,10 @@ describe('bad tool calls become observations the model can act on', () => {
         expect(result.trace.steps[0]?.observation).toBe(
           `[error] transfer({"to":"bob","amount":5}): this worker has no tool "transfer", which the run's tool list ` +
             `names: workers on task queue "${harness.agents.taskQueue}" serve different tools (each worker on a ` +
-            'queue must serve the same ones)',
+            'queue must serve the same ones), or the MCP server it comes from did not answer this worker',
         );
+        // A call that never ran: counted as an unknown tool, and no run of the tool is charged to its cap.
+        expect(result.trace.errorHistory.map((entry) => entry.kind)).toEqual(['unknown_tool']);
       } finally {
         other.shutdown();
         await running;

@@ -125,9 +125,10 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
       const { taskQueue } = Context.current().info;
       const message =
         `this worker has no tool "${input.tool}", which the run's tool list names: workers on task queue ` +
-        `"${taskQueue}" serve different tools (each worker on a queue must serve the same ones)`;
+        `"${taskQueue}" serve different tools (each worker on a queue must serve the same ones), or the MCP server ` +
+        'it comes from did not answer this worker';
       Context.current().log.warn(message);
-      throw ApplicationFailure.retryable(message, 'ToolNotOnThisWorker');
+      throw ApplicationFailure.retryable(message, ErrorType.ToolNotOnThisWorker);
     }
     const parsed = tool.schema.safeParse(input.args);
     if (!parsed.success) {

@@ -1,4 +1,4 @@
-import { ActivityFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
 import type { ParsedToolCall } from '../../shared/protocol';
 import { describeCall, errorObservation } from '../../shared/observation';
 import {
@@ -19,7 +19,7 @@ import { recordToolTime } from '../record/cost-ledger';
 import { fullTextOver } from './long-observations';
 import { neverPickedUp, refusedArguments, runRemoteTool } from './remote-tool';
 import { parseDuration } from '../../shared/duration';
-import { errorMessage } from '../../shared/errors';
+import { ErrorType, errorMessage } from '../../shared/errors';
 
 /* Running one admitted tool call as its activity, and the toolRuns slot it holds while it does. */
 
@@ -103,8 +103,13 @@ async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo, re
     return observation;
   } catch (error) {
     if (isCancellation(error)) throw error;
-    // Reached only when the tool's own attempts are used up by timeouts or worker crashes.
-    const observation = errorObservation(call.tool, call.args, failureMessage(error, tool, remote), 'tool_error');
+    // Reached when the tool's own attempts are used up by timeouts, worker crashes, or workers without the tool:
+    // the last is a call that never ran, as when the run itself refuses an unknown tool.
+    // A local activity's failure arrives as the ApplicationFailure itself, a remote one's as the ActivityFailure's cause.
+    const failure = error instanceof ActivityFailure ? error.cause : error;
+    const missing = failure instanceof ApplicationFailure && failure.type === ErrorType.ToolNotOnThisWorker;
+    const kind = missing ? 'unknown_tool' : 'tool_error';
+    const observation = errorObservation(call.tool, call.args, failureMessage(error, tool, remote), kind);
     const usedUp = error instanceof ActivityFailure && error.retryState === 'MAXIMUM_ATTEMPTS_REACHED';
     attempts = usedUp ? tool.retry.maximumAttempts : 1;
     // A timed-out attempt (start-to-close or heartbeat: a hung call or a lost worker) may have had its effect.
