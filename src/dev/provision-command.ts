@@ -4,7 +4,7 @@
  * (npm test) the Go programs of the cross-language tests.
  */
 // Only the CLI lookup is imported up front: `npm start` runs this before every demo, and the other modules (the
-// SDK's test server above all) took most of its half second when there was nothing to do.
+// SDK's test server above all) cost more to load than the lookup itself when there is nothing to do.
 import { resolveTemporalCli } from './provision';
 import { errorMessage } from '../shared/errors';
 

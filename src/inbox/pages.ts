@@ -170,8 +170,9 @@ export async function streamRunPending(
       // The page's status and cost are as they were when it loaded: its reader should not have to reload to see how
       // the run ended and what it cost.
       const cost = await costOfRun(client, workflowId, false);
+      // A run whose history keeps no ledger (terminated, timed out) keeps the figures the page has.
       const swap = html`<strong id="status">${status}</strong>
-        <section id="cost">${renderCost(cost, false)}</section>`;
+        ${cost ? html`<section id="cost">${renderCost(cost, false)}</section>` : ''}`;
       sendEvent(response, 'swap', swap.html);
       sendEvent(response, 'end', '{}');
       break;
