@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { AgentClient } from '../../src/client/agent-client';
 import { startCluster, type TemporalCluster } from '../../src/dev/cluster/cluster';
+import { freePort } from '../../src/testing/free-port';
 import { LEDGER_RUN_TURNS, ledgerPlan, ledgerResponder, ledgerQuery } from '../ledger-script';
 import { sleep, trigger, waitForResult, within, type RunRecord } from '../measure';
 import type { ScenarioReport } from '../report';
@@ -114,7 +115,11 @@ export async function clusterScenario(context: ChaosContext, options: ClusterCha
   const failures: string[] = [];
   const notes: string[] = [];
   const records: RunRecord[] = [];
-  const cluster = await startCluster({ shards: 4, log: (line) => context.log(`cluster: ${line}`) });
+  const cluster = await startCluster({
+    shards: 4,
+    port: await freePort(),
+    log: (line) => context.log(`cluster: ${line}`),
+  });
   let kit: ScenarioKit | undefined;
   const started: ChaosWorker[] = [];
   let faults = 0;

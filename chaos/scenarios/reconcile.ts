@@ -8,6 +8,7 @@ import { sleep, trigger, waitForResult, within, type RunRecord } from '../measur
 import type { ScenarioReport } from '../report';
 import { ChaosWorker } from '../worker-process';
 import { ledgerProblem, openKit, runRandom, settleRun, type ChaosContext, type ScenarioKit } from './kit';
+import { freePort } from '../../src/testing/free-port';
 
 /**
  * Where a run's worker dies: inside each model call, and inside each payment before the provider applies it or after
@@ -197,7 +198,8 @@ export async function reconcileScenario(
   options: ReconcileChaosOptions,
 ): Promise<ScenarioReport> {
   let cluster: TemporalCluster | undefined;
-  if (options.cluster) cluster = await startCluster({ shards: 4, log: (line) => context.log(`cluster: ${line}`) });
+  if (options.cluster)
+    cluster = await startCluster({ shards: 4, port: await freePort(), log: (line) => context.log(`cluster: ${line}`) });
   const failures: string[] = [];
   const records: RunRecord[] = [];
   const totals = {

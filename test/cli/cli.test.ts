@@ -8,7 +8,7 @@ import { inject } from 'vitest';
 import type { ReActResult } from '../../src/shared/types';
 import { killWorkerProcesses, startWorkerProcess } from '../support/worker-process';
 import { startScriptedModel, type ScriptedModelServer, type ScriptedTurn } from '../../src/testing/scripted-model';
-import { startDevServer } from '../../src/dev/dev-server';
+import { isServerAnswering, startDevServer } from '../../src/dev/dev-server';
 import { AGENT_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
 
 // The CLI is tested as users run it: the built bin in a child process (npm test builds dist/ first).
@@ -297,8 +297,11 @@ describe('durable-react-agent run', () => {
   });
 
   it('run on the server already answering on localhost:7233 links the UI that serves beside it', async () => {
-    // The preferred ports: no other test starts a server without naming free ones.
-    const server = await startDevServer({ port: 7233, uiPort: 8233, searchAttributes: [...AGENT_SEARCH_ATTRIBUTES] });
+    // The preferred ports: no other test starts a server without naming free ones. A developer's own dev server
+    // there (`durable-react-agent server`) serves the same purpose.
+    const server = (await isServerAnswering('localhost:7233'))
+      ? undefined
+      : await startDevServer({ port: 7233, uiPort: 8233, searchAttributes: [...AGENT_SEARCH_ATTRIBUTES] });
     try {
       const outcome = await cli(['run', '--demo', '--json'], { TEMPORAL_ADDRESS: undefined });
       expect(outcome.code).toBe(0);
@@ -307,7 +310,7 @@ describe('durable-react-agent run', () => {
       );
       expect(outcome.stderr).toMatch(/\n {2}http:\/\/127\.0\.0\.1:8233\/namespaces\/default\/workflows\/agent-\S+\n/);
     } finally {
-      await server.stop();
+      await server?.stop();
     }
   });
 

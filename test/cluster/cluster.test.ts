@@ -6,6 +6,7 @@ import { Connection } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ClusterSetupError, resolvePostgresPrograms, resolveServerPrograms } from '../../src/dev/cluster/binaries';
 import { startCluster, type TemporalCluster } from '../../src/dev/cluster/cluster';
+import { freePort } from '../../src/testing/free-port';
 import { CLUSTER_SERVICES, DEPLOY_TEMPORAL_DIR } from '../../src/dev/cluster/services';
 import { AGENT_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes';
 
@@ -30,7 +31,7 @@ describe('the production-shape cluster (npm run cluster)', () => {
   let cluster: TemporalCluster;
   let connection: Connection;
   beforeAll(async () => {
-    cluster = await startCluster({ shards: 3 });
+    cluster = await startCluster({ shards: 3, port: await freePort() });
     connection = await Connection.connect({ address: cluster.address });
   });
   afterAll(async () => {
@@ -82,7 +83,7 @@ async function scriptEnv(cluster: TemporalCluster): Promise<Record<string, strin
 
 describe('starting and stopping a cluster', () => {
   it('stop() ends every process it started and removes its folder', async () => {
-    const cluster = await startCluster({ shards: 1 });
+    const cluster = await startCluster({ shards: 1, port: await freePort() });
     const dir = cluster.dir;
     const servers = CLUSTER_SERVICES.map((service) => cluster.services.pidOf(service));
     expect(processesMentioning(dir).length).toBeGreaterThan(0); // PostgreSQL's data folder is in it

@@ -2,6 +2,7 @@ import type { TestProject } from 'vitest/node';
 import { startCluster } from '../../src/dev/cluster/cluster';
 import { bundleForTests } from './global-setup';
 import { provideTestLogFile } from './sdk-log';
+import { freePort } from '../../src/testing/free-port';
 
 /**
  * The cluster project's server: a throwaway production-shape cluster (PostgreSQL, the four Temporal services as
@@ -9,7 +10,11 @@ import { provideTestLogFile } from './sdk-log';
  */
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const reportLog = provideTestLogFile(project);
-  const cluster = await startCluster({ shards: 4, log: (line) => console.log(`[cluster] ${line}`) });
+  const cluster = await startCluster({
+    shards: 4,
+    port: await freePort(),
+    log: (line) => console.log(`[cluster] ${line}`),
+  });
   try {
     project.provide('workflowBundlePath', await bundleForTests(project.getProvidedContext().testLogFile));
   } catch (error) {
