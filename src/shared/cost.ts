@@ -100,8 +100,11 @@ export const TASK_HEARTBEAT_SHARE = 0.8;
 
 /** One model call of the ledger: its model, tokens and attempts; `usd` is null when the model has no price. */
 export interface ModelCallCost {
-  /** What the call was for: `think`, `final_answer` (the forced one, after a stop), `summarize`, `critic`. */
-  kind: 'think' | 'final_answer' | 'summarize' | 'critic';
+  /**
+   * What the call was for: `think`, `final_answer` (the forced one, after a stop), `summarize`, `critic`, or
+   * `sample` (an MCP server's sampling request during a call of its tools).
+   */
+  kind: 'think' | 'final_answer' | 'summarize' | 'critic' | 'sample';
   iteration: number;
   model: string;
   usage: TokenUsage;

@@ -1,12 +1,17 @@
 import type { TokenUsage } from './cost';
+import type { SamplingRequest } from './tool-protocol';
 
 /** First line of the summariser's system prompts; scripted models recognise summary requests by it. */
 export const SUMMARIZER_MARKER = "You condense an agent's work.";
 
-/** Input of the `summarize` activity. */
+/**
+ * Input of the `summarize` activity, the run's helper call to its model: a summary, or the text an MCP server asked
+ * the run's model for while a call of its tools ran (`sampling`, sent as the server wrote it).
+ */
 export type SummarizeInput = (
   | { kind: 'conversation'; query: string; previousSummary: string | null; steps: string }
   | { kind: 'observation'; query: string; call: string; text: string }
+  | { kind: 'sampling'; query: string; request: SamplingRequest }
 ) & { model?: string; /** Completion cap from the run's token budget. */ maxTokens?: number };
 
 /** Output of the `summarize` activity. */
@@ -16,7 +21,16 @@ export interface SummarizeOutput {
 }
 
 /** The chat messages of a summary request. */
-export function summaryMessages(input: SummarizeInput): Array<{ role: 'system' | 'user'; content: string }> {
+export function summaryMessages(
+  input: SummarizeInput,
+): Array<{ role: 'system' | 'user' | 'assistant'; content: string }> {
+  if (input.kind === 'sampling') {
+    const { systemPrompt, messages } = input.request;
+    return [
+      ...(systemPrompt ? [{ role: 'system' as const, content: systemPrompt }] : []),
+      ...messages.map((message) => ({ role: message.role, content: message.text })),
+    ];
+  }
   if (input.kind === 'conversation') {
     return [
       {

@@ -119,6 +119,35 @@ export interface RunToolInput {
    * the handler without asking `reconcile` (the person overruled its `unknown`); its retries ask, as any retry does.
    */
   rerun?: true;
+  /**
+   * What the run has answered of the requests the call made back (an MCP server's `sampling/createMessage`), by
+   * {@link CallNeed.key}: the call is made again with them, and each request it repeats is answered from here.
+   */
+  answers?: Record<string, SamplingAnswer>;
+}
+
+/**
+ * A request a tool call made back to the run, which the run answers durably before the call is made again: an MCP
+ * server asking the run's model to write (`sampling/createMessage`). `key` names the request among the call's.
+ */
+export interface CallNeed {
+  kind: 'sampling';
+  server: string;
+  key: string;
+  request: SamplingRequest;
+}
+
+/** An MCP sampling request, as the run's model is asked it: text turns, an optional system prompt, a token cap. */
+export interface SamplingRequest {
+  messages: Array<{ role: 'user' | 'assistant'; text: string }>;
+  systemPrompt?: string;
+  maxTokens: number;
+}
+
+/** What the run's model wrote for a sampling request. */
+export interface SamplingAnswer {
+  text: string;
+  model: string;
 }
 
 /** Input of the `reconcileTool` activity: the call whose last attempt's outcome nobody saw. */
@@ -191,4 +220,6 @@ export interface ToolObservation {
   fullText?: string;
   /** What the runtime knows about the call's effect (see {@link EffectEvidence}); absent from older workers. */
   effect?: StepEffect;
+  /** The call stopped to ask the run for this; the run answers it and makes the call again (see {@link CallNeed}). */
+  needs?: CallNeed;
 }

@@ -14,7 +14,7 @@ const EVERYTHING = path.resolve(__dirname, '../../node_modules/@modelcontextprot
 const root = mkdtempSync(path.join(os.tmpdir(), 'dra-mcp-root-'));
 const harness = useHarness({
   toolsRoot: root,
-  mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], roots: true } },
+  mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], roots: true, sampling: true } },
 });
 
 const thought = 'The MCP server has a tool for exactly this, so I call it.';
@@ -63,5 +63,32 @@ describe('against the reference MCP server (server-everything)', () => {
     expect([typeof progress, total]).toEqual(['number', 4]);
     const result = await run.result();
     expect(result.trace.steps[0]?.observation).toContain('Long running operation completed. Duration: 4 seconds');
+  });
+
+  it("answers a sampling request with the run's model, as a model call of the run, and makes the call again", async () => {
+    const sampling = { prompt: 'a haiku about queues', maxTokens: 50 };
+    const run = await harness.start(
+      [
+        { thought, toolCalls: [{ name: 'everything__trigger-sampling-request', args: sampling }] },
+        { answer: 'Queues wait in line, patient as stone.' }, // what the run's model writes for the server
+        { answer: 'The server got its haiku.' },
+      ],
+      'Let the server ask for a haiku.',
+    );
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('The server got its haiku.');
+    // The call was made again with the answer, and the server's result carries it.
+    expect(result.trace.steps[0]?.isError).toBe(false);
+    expect(result.trace.steps[0]?.observation).toContain('LLM sampling result');
+    expect(result.trace.steps[0]?.observation).toContain('Queues wait in line, patient as stone.');
+    // The run's model got the request as the server wrote it, with no tools: a helper call, not a step.
+    const asked = harness.model.requests(run.modelName)[1];
+    expect(asked?.messages).toEqual([
+      { role: 'system', content: 'You are a helpful test server.' },
+      { role: 'user', content: 'Resource trigger-sampling-request context: a haiku about queues' },
+    ]);
+    expect(asked?.tools).toBeUndefined();
+    // The run's ledger has it as a model call of its own kind, between the two steps' calls.
+    expect(result.trace.cost?.calls.map((call) => call.kind)).toEqual(['think', 'sample', 'think']);
   });
 });

@@ -18,7 +18,7 @@ export interface CompletionDependencies {
 export async function completeText(
   deps: CompletionDependencies,
   model: string | undefined,
-  messages: Array<{ role: 'system' | 'user'; content: string }>,
+  messages: Array<{ role: 'system' | 'user' | 'assistant'; content: string }>,
   maxTokens?: number,
 ): Promise<{ text: string; usage: TokenUsage }> {
   const cap = maxTokens !== undefined ? { max_tokens: maxTokens } : {};

@@ -17,6 +17,7 @@ import { toolParametersSchema } from '../tools/catalog';
 import { isRetryableError } from '../tools/retryable-errors';
 import type { ToolRegistry } from '../tools/registry';
 import { withHeartbeats } from './heartbeat';
+import { callExchange, CallNeedsRunError } from '../tools/call-exchange';
 
 /** Per-attempt timeout of a tool that does not set one. */
 export const DEFAULT_TOOL_TIMEOUT = '30s';
@@ -187,7 +188,10 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
       }
       const evidence = effect ? { effect } : {};
       try {
-        const output = await tool.handler(parsed.data, { idempotencyKey, signal, progress });
+        const exchange = { answers: input.answers ?? {} };
+        const output = await callExchange.run(exchange, () =>
+          tool.handler(parsed.data, { idempotencyKey, signal, progress }),
+        );
         const observation = successObservation(output, input.maxObservationTokens, input.fullTextOver);
         if (attempt === 1) return { ...observation, ...evidence };
         return {
@@ -197,6 +201,9 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
           ...evidence,
         };
       } catch (error) {
+        // Not a failure: the workflow answers what the call asked and makes it again.
+        if (error instanceof CallNeedsRunError)
+          return { text: '', isError: false, truncated: false, needs: error.need };
         if (signal.aborted) throw error;
         const message = errorMessage(error);
         if (error instanceof ToolInputError)

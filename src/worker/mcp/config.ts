@@ -65,6 +65,12 @@ const common = {
    * (the reference filesystem server among them) let a client's roots replace the folders they were started with.
    */
   roots: z.boolean().optional(),
+  /**
+   * Serve the server's sampling requests (`sampling/createMessage`) with the run's model, as a model call of the run.
+   * Off unless set: answering one stops the call and makes it again with the answer, so only a server whose calls
+   * may be repeated should have it.
+   */
+  sampling: z.boolean().optional(),
 };
 
 /**

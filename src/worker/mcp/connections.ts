@@ -3,7 +3,13 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ListRootsRequestSchema, LoggingMessageNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CreateMessageRequestSchema,
+  ListRootsRequestSchema,
+  LoggingMessageNotificationSchema,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig, McpServersConfig } from './config';
 import { packageVersion } from '../../common/package-version';
 import { visible } from '../../common/terminal-text';
@@ -26,10 +32,12 @@ export class McpConnections {
    * config sets `roots: true`, so a server that works on files keeps to the same ones. They are the worker's for its
    * life: no list ever changes.
    */
+  /** `sample`: answers a server's sampling request, for the servers whose config sets `sampling: true`. */
   constructor(
     private readonly servers: McpServersConfig,
     private readonly log: (line: string) => void = () => undefined,
     private readonly roots: readonly string[] = [],
+    private readonly sample?: (server: string, params: CreateMessageRequest['params']) => Promise<CreateMessageResult>,
   ) {}
 
   /** The connected client of a server (connecting, or starting its process, when needed). */
@@ -50,10 +58,17 @@ export class McpConnections {
 
   private async connect(name: string, config: McpServerConfig): Promise<Client> {
     // MCP servers are told this package's version as their client's.
+    const sample = config.sampling ? this.sample : undefined;
     const client = new Client(
       { name: 'durable-react-agent', version: packageVersion() },
-      config.roots ? { capabilities: { roots: { listChanged: false } } } : {},
+      {
+        capabilities: {
+          ...(config.roots ? { roots: { listChanged: false } } : {}),
+          ...(sample ? { sampling: {} } : {}),
+        },
+      },
     );
+    if (sample) client.setRequestHandler(CreateMessageRequestSchema, (request) => sample(name, request.params));
     if (config.roots) {
       const roots = this.roots.map((root) => ({
         uri: pathToFileURL(path.resolve(root)).href,

@@ -7,6 +7,38 @@ import { McpConnections } from './connections';
 import type { McpServerConfig, McpServersConfig } from './config';
 import { toToolOutput, type McpCallResult } from './results';
 import { errorMessage } from '../../shared/errors';
+import { argsHash } from '../../shared/canonical';
+import type { CallNeed, SamplingRequest } from '../../shared/tool-protocol';
+import { callExchange, CallNeedsRunError, type CallExchange } from '../tools/call-exchange';
+import {
+  ErrorCode,
+  McpError,
+  type CreateMessageRequest,
+  type CreateMessageResult,
+} from '@modelcontextprotocol/sdk/types.js';
+
+/** A tool call in progress on a server: what its run has answered, and what it asked that has no answer yet. */
+interface CallInFlight {
+  exchange: CallExchange | undefined;
+  asked: AbortController;
+  need?: CallNeed;
+}
+
+/** A sampling request as the run's model gets it: text only (an image or audio turn is refused with a reason). */
+function samplingRequest(params: CreateMessageRequest['params']): SamplingRequest | string {
+  const messages: SamplingRequest['messages'] = [];
+  for (const message of params.messages) {
+    const parts = Array.isArray(message.content) ? message.content : [message.content];
+    const texts = parts.map((part) => (part.type === 'text' ? part.text : undefined));
+    if (texts.some((text) => text === undefined)) return 'only text sampling requests are served';
+    messages.push({ role: message.role, text: texts.join('\n') });
+  }
+  return {
+    messages,
+    ...(params.systemPrompt ? { systemPrompt: params.systemPrompt } : {}),
+    maxTokens: params.maxTokens,
+  };
+}
 
 /** How long a server's tool list is trusted before it is asked again, unless the config says otherwise. */
 export const DEFAULT_MCP_REFRESH = '5m';
@@ -76,7 +108,40 @@ export class McpToolSource implements DynamicToolSource {
     private readonly log: (line: string) => void = (line) => console.warn(line),
     roots: readonly string[] = [],
   ) {
-    this.connections = new McpConnections(servers, log, roots);
+    this.connections = new McpConnections(servers, log, roots, (server, params) => this.sample(server, params));
+  }
+
+  /** The calls running on each server, so a request it makes back can be told which call it belongs to. */
+  private readonly inFlight = new Map<string, Set<CallInFlight>>();
+
+  /**
+   * A server's sampling request, made while one of its tools' calls runs. Answered from the call's run when the run
+   * has answered it before (the call is being made again); else the call stops, its activity says what it needs, and
+   * the workflow asks the run's model as a model call of the run, then makes the call again. Nothing waits in this
+   * process meanwhile. On stdio a request does not say which call made it: with several calls of the server running,
+   * it is refused.
+   */
+  private sample(server: string, params: CreateMessageRequest['params']): Promise<CreateMessageResult> {
+    const calls = [...(this.inFlight.get(server) ?? [])];
+    const call = calls.length === 1 ? calls[0] : undefined;
+    if (!call?.exchange) {
+      const why = calls.length === 0 ? 'no call of its tools is running' : 'several calls of its tools are running';
+      return Promise.reject(new McpError(ErrorCode.InvalidRequest, `sampling refused: ${why}`));
+    }
+    const request = samplingRequest(params);
+    if (typeof request === 'string') return Promise.reject(new McpError(ErrorCode.InvalidParams, request));
+    const key = argsHash(request);
+    const answer = call.exchange.answers[key];
+    if (answer)
+      return Promise.resolve({
+        role: 'assistant',
+        content: { type: 'text', text: answer.text },
+        model: answer.model,
+        stopReason: 'endTurn',
+      });
+    call.need = { kind: 'sampling', server, key, request };
+    call.asked.abort();
+    return Promise.reject(new McpError(ErrorCode.InternalError, 'the run answers this; the call is made again then'));
   }
 
   tools(): AnyToolDefinition[] {
@@ -161,29 +226,39 @@ export class McpToolSource implements DynamicToolSource {
           retry: { maximumAttempts: settings?.maximumAttempts ?? 1 },
           handler: async (args, context) => {
             const client = await this.connections.get(server);
-            const result = await client.callTool(
-              // Servers that de-duplicate side effects find the key where MCP keeps request metadata.
-              {
-                name: tool.name,
-                arguments: args as Record<string, unknown>,
-                _meta: { idempotencyKey: context.idempotencyKey },
-              },
-              undefined,
-              // The activity's own timeout (the same value) ends the call and aborts the request through the signal; the
-              // MCP client's is a backstop a second later, so the observation always says which timeout it was. The
-              // server's progress notifications go with the activity's heartbeats.
-              {
-                signal: context.signal,
-                timeout: toMs(timeout) + 1000,
-                onprogress: ({ progress, total, message }) =>
-                  context.progress?.({
-                    progress,
-                    ...(total !== undefined ? { total } : {}),
-                    ...(message !== undefined ? { message } : {}),
-                  }),
-              },
-            );
-            return toToolOutput(result as McpCallResult);
+            const call: CallInFlight = { exchange: callExchange.getStore(), asked: new AbortController() };
+            const calls = this.inFlight.get(server) ?? new Set();
+            this.inFlight.set(server, calls.add(call));
+            try {
+              const result = await client.callTool(
+                // Servers that de-duplicate side effects find the key where MCP keeps request metadata.
+                {
+                  name: tool.name,
+                  arguments: args as Record<string, unknown>,
+                  _meta: { idempotencyKey: context.idempotencyKey },
+                },
+                undefined,
+                // The activity's own timeout (the same value) ends the call and aborts the request through the signal; the
+                // MCP client's is a backstop a second later, so the observation always says which timeout it was. The
+                // server's progress notifications go with the activity's heartbeats.
+                {
+                  signal: AbortSignal.any([context.signal, call.asked.signal]),
+                  timeout: toMs(timeout) + 1000,
+                  onprogress: ({ progress, total, message }) =>
+                    context.progress?.({
+                      progress,
+                      ...(total !== undefined ? { total } : {}),
+                      ...(message !== undefined ? { message } : {}),
+                    }),
+                },
+              );
+              return toToolOutput(result as McpCallResult);
+            } catch (error) {
+              if (call.need) throw new CallNeedsRunError(call.need);
+              throw error;
+            } finally {
+              calls.delete(call);
+            }
           },
         }),
       );

@@ -8,12 +8,17 @@ import {
   type StepEffect,
   type ToolInfo,
   type ToolObservation,
+  type CallNeed,
+  type RunToolInput,
+  type SamplingAnswer,
 } from '../../shared/tool-protocol';
-import { activityFailureMessage, reconcileTool, runLocalTool, runTool } from '../activity-proxies';
+import { activityFailureMessage, modelActivities, reconcileTool, runLocalTool, runTool } from '../activity-proxies';
 import { awaitDecision } from '../people/human-loop';
 import { countDecision } from '../record/metrics';
 import { keyPrefix, takeRanAhead } from './run-ahead';
-import type { RunState } from '../record/run-state';
+import { recordHelperCall, type RunState } from '../record/run-state';
+import { loopCallAllowance, withCap } from '../limits/token-budget';
+import { summaryMessages, type SummarizeInput } from '../../shared/summaries';
 import { toolSettled, toolStarted } from '../record/run-activity';
 import { recordToolTime } from '../record/cost-ledger';
 import { fullTextOver } from './long-observations';
@@ -81,24 +86,40 @@ async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo, re
       if (refused) return refused;
       return await runRemoteTool(state, call, tool, remote, idempotencyKey(call.callId));
     }
-    const observation = await (local ? runLocalTool : runTool).executeWithOptions(
-      {
-        summary: `tool · ${describeCall(call.tool, call.args, 60)}`,
-        startToCloseTimeout: tool.timeout,
-        retry: tool.retry,
-      },
-      [
+    const runActivity = (answers: RunToolInput['answers']) =>
+      (local ? runLocalTool : runTool).executeWithOptions(
         {
-          tool: call.tool,
-          args: call.args,
-          callId: call.callId,
-          maxObservationTokens: state.config.history.maxObservationTokens,
-          ...fullTextOver(state),
-          idempotencyKey: idempotencyKey(call.callId),
-          ...reconcile,
+          summary: `tool · ${describeCall(call.tool, call.args, 60)}`,
+          startToCloseTimeout: tool.timeout,
+          retry: tool.retry,
         },
-      ],
-    );
+        [
+          {
+            tool: call.tool,
+            args: call.args,
+            callId: call.callId,
+            maxObservationTokens: state.config.history.maxObservationTokens,
+            ...fullTextOver(state),
+            idempotencyKey: idempotencyKey(call.callId),
+            ...reconcile,
+            ...(answers ? { answers } : {}),
+          },
+        ],
+      );
+    let observation = await runActivity(undefined);
+    // A call that stopped to ask the run something (an MCP server's sampling request) is made again with the answer,
+    // and again for each new request, a bounded number of times.
+    let answers: NonNullable<RunToolInput['answers']> = {};
+    for (let round = 0; observation.needs && round < MAX_CALL_NEEDS; round++) {
+      const answer = await answerNeed(state, call, observation.needs);
+      if (typeof answer === 'string') return errorObservation(call.tool, call.args, answer, 'tool_error');
+      answers = { ...answers, [observation.needs.key]: answer };
+      observation = await runActivity(answers);
+    }
+    if (observation.needs) {
+      const why = `it asked the run more than ${MAX_CALL_NEEDS} times (last: a ${observation.needs.kind} request)`;
+      return errorObservation(call.tool, call.args, why, 'tool_error');
+    }
     attempts = observation.attempts;
     return observation;
   } catch (error) {
@@ -121,6 +142,31 @@ async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo, re
     // Workflow time, so it replays the same: from the task that scheduled the call to the one that got its result.
     recordToolTime(state.cost, call.tool, { ms: Date.now() - startedMs, attempts, local });
   }
+}
+
+/** Requests back to the run one call may make (each answered, then the call made again). */
+const MAX_CALL_NEEDS = 4;
+
+/**
+ * The run's answer to what a call asked it (see `CallNeed`): an MCP server's sampling request, sent to the run's model
+ * as a helper call of the run (recorded, in the cost ledger, within the token budget). A string says why not.
+ */
+async function answerNeed(state: RunState, call: ParsedToolCall, need: CallNeed): Promise<SamplingAnswer | string> {
+  const input: SummarizeInput = {
+    kind: 'sampling',
+    query: state.query,
+    request: need.request,
+    ...(state.config.model !== undefined ? { model: state.config.model } : {}),
+  };
+  const allowed = loopCallAllowance(state, summaryMessages(input));
+  if ('refused' in allowed) return `${need.server} asked the run's model to write, and the token budget leaves no room`;
+  const cap = Math.min(need.request.maxTokens, allowed.maxTokens ?? need.request.maxTokens);
+  const { summarize } = modelActivities(state.terms.modelCallPolicy);
+  const output = await summarize.executeWithOptions({ summary: `sample · ${need.server} for ${call.tool}` }, [
+    withCap(input, cap),
+  ]);
+  recordHelperCall(state, 'sample', output.usage);
+  return { text: output.summary, model: state.config.model ?? 'default' };
 }
 
 /** Rounds of reconcile-then-run a call gets before its last outcome stands: a call that keeps timing out ends. */

@@ -251,7 +251,7 @@ export function recordUsage(state: RunState, usage: TokenUsage): void {
 }
 
 /** A summarise or critic call's usage: in the counters as always, and in the cost ledger with its model's price. */
-export function recordHelperCall(state: RunState, kind: 'summarize' | 'critic', usage: TokenUsage): void {
+export function recordHelperCall(state: RunState, kind: 'summarize' | 'critic' | 'sample', usage: TokenUsage): void {
   recordUsage(state, usage);
   recordModelCall(state.cost, state.terms.pricing, { kind, iteration: state.counters.iterations, usage });
 }
