@@ -123,19 +123,28 @@ export interface RunToolInput {
    * What the run has answered of the requests the call made back (an MCP server's `sampling/createMessage`), by
    * {@link CallNeed.key}: the call is made again with them, and each request it repeats is answered from here.
    */
-  answers?: Record<string, SamplingAnswer>;
+  answers?: Record<string, CallAnswer>;
 }
 
 /**
  * A request a tool call made back to the run, which the run answers durably before the call is made again: an MCP
- * server asking the run's model to write (`sampling/createMessage`). `key` names the request among the call's.
+ * server asking the run's model to write (`sampling/createMessage`), or asking a person to fill in a form
+ * (`elicitation/create`). `key` names the request among the call's.
  */
-export interface CallNeed {
-  kind: 'sampling';
-  server: string;
-  key: string;
-  request: SamplingRequest;
+export type CallNeed = { server: string; key: string } & (
+  { kind: 'sampling'; request: SamplingRequest } | { kind: 'elicitation'; request: ElicitationRequest }
+);
+
+/** An MCP form elicitation: what to ask the person, and the JSON Schema of the answer's content. */
+export interface ElicitationRequest {
+  message: string;
+  requestedSchema: Record<string, unknown>;
 }
+
+/** The run's answer to one of a call's requests (see {@link CallNeed}). */
+export type CallAnswer =
+  | ({ kind: 'sampling' } & SamplingAnswer)
+  | { kind: 'elicitation'; action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
 
 /** An MCP sampling request, as the run's model is asked it: text turns, an optional system prompt, a token cap. */
 export interface SamplingRequest {

@@ -170,11 +170,12 @@ export class DurableAgentPlugin extends SimplePlugin {
         prices: pricesOf(options.prices),
         verifiesSignatures: (options.approvalKeys?.length ?? 0) > 0,
       }),
-      // The worker's stdio MCP servers stop when it does.
+      // The worker's stdio MCP servers stop when it does; a registry another worker reuses no longer offers them.
       runContext: async (next) => {
         try {
           await next();
         } finally {
+          if (mcp) registry.detach(mcp);
           await mcp?.close();
         }
       },

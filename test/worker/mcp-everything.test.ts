@@ -4,7 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it, vi } from 'vitest';
-import { useHarness } from '../support/harness';
+import { useHarness, waitForPending } from '../support/harness';
 
 /**
  * The reference server the MCP project publishes (`@modelcontextprotocol/server-everything`, pinned in
@@ -14,7 +14,15 @@ const EVERYTHING = path.resolve(__dirname, '../../node_modules/@modelcontextprot
 const root = mkdtempSync(path.join(os.tmpdir(), 'dra-mcp-root-'));
 const harness = useHarness({
   toolsRoot: root,
-  mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], roots: true, sampling: true } },
+  mcpServers: {
+    everything: {
+      command: process.execPath,
+      args: [EVERYTHING, 'stdio'],
+      roots: true,
+      sampling: true,
+      elicitation: true,
+    },
+  },
 });
 
 const thought = 'The MCP server has a tool for exactly this, so I call it.';
@@ -90,5 +98,42 @@ describe('against the reference MCP server (server-everything)', () => {
     expect(asked?.tools).toBeUndefined();
     // The run's ledger has it as a model call of its own kind, between the two steps' calls.
     expect(result.trace.cost?.calls.map((call) => call.kind)).toEqual(['think', 'sample', 'think']);
+  });
+
+  it("asks a server's form of a person as the run's question, across a worker restart, then makes the call again", async () => {
+    const run = await harness.start(
+      [
+        { thought, toolCalls: [{ name: 'everything__trigger-elicitation-request', args: {} }] },
+        { answer: 'The form is filled in.' },
+      ],
+      'Fill in the server form.',
+    );
+    const { question } = await waitForPending(harness, run.workflowId, { question: true });
+    expect(question?.question).toMatch(
+      /^everything \(a call of everything__trigger-elicitation-request\) asks: Please provide inputs for the following fields:\nAnswer with JSON matching \{.*"required":\["name"\].*\}, or "decline" or "cancel"\.$/s,
+    );
+    // Nothing is held in a worker while the person fills it in: the worker that asked is gone (and its MCP session
+    // with it) before the answer comes, and a new one takes it up from the run's history.
+    await harness.restartWorker();
+    await run.answer(JSON.stringify({ name: 'Ada Lovelace', check: true, integer: 7 }), question?.callId);
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('The form is filled in.');
+    expect(result.trace.steps[0]?.isError).toBe(false);
+    expect(result.trace.steps[0]?.observation).toContain('- Name: Ada Lovelace');
+    expect(result.trace.steps[0]?.observation).toContain('- Favorite Integer: 7');
+  });
+
+  it('a declined form goes back to the server as declined', async () => {
+    const run = await harness.start(
+      [
+        { thought, toolCalls: [{ name: 'everything__trigger-elicitation-request', args: {} }] },
+        { answer: 'Declined.' },
+      ],
+      'Offer the form, then decline it.',
+    );
+    const { question } = await waitForPending(harness, run.workflowId, { question: true });
+    await run.answer('decline', question?.callId);
+    const result = await run.result();
+    expect(result.trace.steps[0]?.observation).toContain('User declined to provide the requested information.');
   });
 });

@@ -71,6 +71,11 @@ const common = {
    * may be repeated should have it.
    */
   sampling: z.boolean().optional(),
+  /**
+   * Let the server ask a person to fill in a form (`elicitation/create`, form mode): the run asks it as its question
+   * and the call is made again with the answer. Off unless set, for the same reason as `sampling`.
+   */
+  elicitation: z.boolean().optional(),
 };
 
 /**

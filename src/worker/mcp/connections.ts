@@ -5,6 +5,9 @@ import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotoc
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import {
   CreateMessageRequestSchema,
+  ElicitRequestSchema,
+  type ElicitRequest,
+  type ElicitResult,
   ListRootsRequestSchema,
   LoggingMessageNotificationSchema,
   type CreateMessageRequest,
@@ -32,12 +35,18 @@ export class McpConnections {
    * config sets `roots: true`, so a server that works on files keeps to the same ones. They are the worker's for its
    * life: no list ever changes.
    */
-  /** `sample`: answers a server's sampling request, for the servers whose config sets `sampling: true`. */
+  /**
+   * `asks`: answer a server's sampling and elicitation requests, for the servers whose config sets `sampling: true`
+   * or `elicitation: true`.
+   */
   constructor(
     private readonly servers: McpServersConfig,
     private readonly log: (line: string) => void = () => undefined,
     private readonly roots: readonly string[] = [],
-    private readonly sample?: (server: string, params: CreateMessageRequest['params']) => Promise<CreateMessageResult>,
+    private readonly asks: {
+      sample?: (server: string, params: CreateMessageRequest['params']) => Promise<CreateMessageResult>;
+      elicit?: (server: string, params: ElicitRequest['params']) => Promise<ElicitResult>;
+    } = {},
   ) {}
 
   /** The connected client of a server (connecting, or starting its process, when needed). */
@@ -58,17 +67,20 @@ export class McpConnections {
 
   private async connect(name: string, config: McpServerConfig): Promise<Client> {
     // MCP servers are told this package's version as their client's.
-    const sample = config.sampling ? this.sample : undefined;
+    const sample = config.sampling ? this.asks.sample : undefined;
+    const elicit = config.elicitation ? this.asks.elicit : undefined;
     const client = new Client(
       { name: 'durable-react-agent', version: packageVersion() },
       {
         capabilities: {
           ...(config.roots ? { roots: { listChanged: false } } : {}),
           ...(sample ? { sampling: {} } : {}),
+          ...(elicit ? { elicitation: { form: {} } } : {}),
         },
       },
     );
     if (sample) client.setRequestHandler(CreateMessageRequestSchema, (request) => sample(name, request.params));
+    if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(name, request.params));
     if (config.roots) {
       const roots = this.roots.map((root) => ({
         uri: pathToFileURL(path.resolve(root)).href,

@@ -8,13 +8,15 @@ import type { McpServerConfig, McpServersConfig } from './config';
 import { toToolOutput, type McpCallResult } from './results';
 import { errorMessage } from '../../shared/errors';
 import { argsHash } from '../../shared/canonical';
-import type { CallNeed, SamplingRequest } from '../../shared/tool-protocol';
+import type { CallAnswer, CallNeed, SamplingRequest } from '../../shared/tool-protocol';
 import { callExchange, CallNeedsRunError, type CallExchange } from '../tools/call-exchange';
 import {
   ErrorCode,
   McpError,
   type CreateMessageRequest,
   type CreateMessageResult,
+  type ElicitRequest,
+  type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 
 /** A tool call in progress on a server: what its run has answered, and what it asked that has no answer yet. */
@@ -108,7 +110,10 @@ export class McpToolSource implements DynamicToolSource {
     private readonly log: (line: string) => void = (line) => console.warn(line),
     roots: readonly string[] = [],
   ) {
-    this.connections = new McpConnections(servers, log, roots, (server, params) => this.sample(server, params));
+    this.connections = new McpConnections(servers, log, roots, {
+      sample: (server, params) => this.sample(server, params),
+      elicit: (server, params) => this.elicit(server, params),
+    });
   }
 
   /** The calls running on each server, so a request it makes back can be told which call it belongs to. */
@@ -122,24 +127,51 @@ export class McpToolSource implements DynamicToolSource {
    * it is refused.
    */
   private sample(server: string, params: CreateMessageRequest['params']): Promise<CreateMessageResult> {
+    const request = samplingRequest(params);
+    if (typeof request === 'string') return Promise.reject(new McpError(ErrorCode.InvalidParams, request));
+    return this.askRun(server, { kind: 'sampling', server, key: argsHash(request), request }, (answer) =>
+      answer.kind === 'sampling'
+        ? {
+            role: 'assistant',
+            content: { type: 'text', text: answer.text },
+            model: answer.model,
+            stopReason: 'endTurn',
+          }
+        : undefined,
+    );
+  }
+
+  /** A server's form elicitation, asked of a person by the run the same way (URL mode is refused). */
+  private elicit(server: string, params: ElicitRequest['params']): Promise<ElicitResult> {
+    if (params.mode === 'url' || !('requestedSchema' in params))
+      return Promise.reject(new McpError(ErrorCode.InvalidParams, 'only form elicitation is served'));
+    const request = { message: params.message, requestedSchema: params.requestedSchema as Record<string, unknown> };
+    return this.askRun(server, { kind: 'elicitation', server, key: argsHash(request), request }, (answer) =>
+      answer.kind === 'elicitation'
+        ? { action: answer.action, ...(answer.content ? { content: answer.content as ElicitResult['content'] } : {}) }
+        : undefined,
+    );
+  }
+
+  /**
+   * Answers a request of the one call running on `server` from what its run has answered, or stops the call so its
+   * run answers it (the activity returns `need`, and the call is made again with the answer).
+   */
+  private askRun<Result>(
+    server: string,
+    need: CallNeed,
+    reply: (answer: CallAnswer) => Result | undefined,
+  ): Promise<Result> {
     const calls = [...(this.inFlight.get(server) ?? [])];
     const call = calls.length === 1 ? calls[0] : undefined;
     if (!call?.exchange) {
       const why = calls.length === 0 ? 'no call of its tools is running' : 'several calls of its tools are running';
-      return Promise.reject(new McpError(ErrorCode.InvalidRequest, `sampling refused: ${why}`));
+      return Promise.reject(new McpError(ErrorCode.InvalidRequest, `${need.kind} refused: ${why}`));
     }
-    const request = samplingRequest(params);
-    if (typeof request === 'string') return Promise.reject(new McpError(ErrorCode.InvalidParams, request));
-    const key = argsHash(request);
-    const answer = call.exchange.answers[key];
-    if (answer)
-      return Promise.resolve({
-        role: 'assistant',
-        content: { type: 'text', text: answer.text },
-        model: answer.model,
-        stopReason: 'endTurn',
-      });
-    call.need = { kind: 'sampling', server, key, request };
+    const answer = call.exchange.answers[need.key];
+    const replied = answer ? reply(answer) : undefined;
+    if (replied !== undefined) return Promise.resolve(replied);
+    call.need = need;
     call.asked.abort();
     return Promise.reject(new McpError(ErrorCode.InternalError, 'the run answers this; the call is made again then'));
   }

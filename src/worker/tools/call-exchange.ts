@@ -1,15 +1,15 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { DurableAgentError } from '../../shared/errors';
-import type { CallNeed, SamplingAnswer } from '../../shared/tool-protocol';
+import type { CallAnswer, CallNeed } from '../../shared/tool-protocol';
 
 /** What the run has answered of a running call's requests back to it (by request key). */
 export interface CallExchange {
-  answers: Readonly<Record<string, SamplingAnswer>>;
+  answers: Readonly<Record<string, CallAnswer>>;
 }
 
 /**
  * The exchange of the call a handler runs for: `runTool` sets it around the handler, and a handler whose server asks
- * the run things while it runs (an MCP server's sampling request) reads the answers it already has from here. Kept
+ * the run things while it runs (an MCP server's sampling or elicitation request) reads the answers it already has from here. Kept
  * out of `ToolContext`: it is the runtime's plumbing between two of its own parts, not something a tool author uses.
  */
 export const callExchange = new AsyncLocalStorage<CallExchange>();

@@ -63,6 +63,12 @@ export class ToolRegistry {
     return this;
   }
 
+  /** Removes an attached source: a worker that stops closes its own, and a registry it shared outlives it. */
+  detach(source: DynamicToolSource): void {
+    const index = this.sources.indexOf(source);
+    if (index >= 0) this.sources.splice(index, 1);
+  }
+
   /** Refreshes the attached sources (each keeps its cache until its interval passes), for `names` if given. */
   async refresh(names?: readonly string[]): Promise<void> {
     const wanted = names?.filter((name) => !this.tools.has(name));
