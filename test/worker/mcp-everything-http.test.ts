@@ -1,0 +1,63 @@
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freePort } from '../../src/testing/free-port';
+import { useHarness, waitForPending } from '../support/harness';
+
+/**
+ * The reference MCP server again, over streamable HTTP: there the server's requests back (sampling, elicitation)
+ * travel on the tool call's own response stream, not on a shared pipe as over stdio.
+ */
+const EVERYTHING = path.resolve(__dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+// Its URL is known once the server has a port; the harness reads the config when it starts, after this hook.
+const everything = { url: '', sampling: true, elicitation: true };
+let server: ReturnType<typeof spawn> | undefined;
+beforeAll(async () => {
+  const port = await freePort();
+  everything.url = `http://127.0.0.1:${port}/mcp`;
+  server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
+    env: { ...process.env, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let said = '';
+  while (!said.includes('listening on port')) {
+    const [chunk] = (await once(server.stderr!, 'data')) as [Buffer];
+    said += chunk.toString();
+  }
+});
+afterAll(async () => {
+  if (server && server.exitCode === null) {
+    const exited = once(server, 'exit');
+    server.kill();
+    await exited;
+  }
+});
+const harness = useHarness({ mcpServers: { everything } });
+
+const thought = 'The MCP server has a tool for exactly this, so I call it.';
+
+describe('against the reference MCP server over streamable HTTP', () => {
+  it("answers its sampling request with the run's model, and its form with a person's answer", async () => {
+    const run = await harness.start(
+      [
+        {
+          thought,
+          toolCalls: [{ name: 'everything__trigger-sampling-request', args: { prompt: 'one word', maxTokens: 10 } }],
+        },
+        { answer: 'Durable.' }, // the run's model, for the server
+        { thought, toolCalls: [{ name: 'everything__trigger-elicitation-request', args: {} }] },
+        { answer: 'Both done.' },
+      ],
+      'Let the server sample, then fill in its form.',
+    );
+    const { question } = await waitForPending(harness, run.workflowId, { question: true });
+    expect(question?.question).toMatch(/^everything \(a call of everything__trigger-elicitation-request\) asks: /);
+    await run.answer(JSON.stringify({ name: 'Grace Hopper' }), question?.callId);
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('Both done.');
+    expect(result.trace.steps.slice(0, 2).map((step) => step.isError)).toEqual([false, false]);
+    expect(result.trace.steps[0]?.observation).toContain('Durable.');
+    expect(result.trace.steps[1]?.observation).toContain('- Name: Grace Hopper');
+  });
+});
