@@ -12,10 +12,10 @@ import { startInbox } from '../inbox';
 import { startScriptedModel } from '../testing/scripted-model';
 import type { ScriptedResponder } from '../testing/scripted-turn';
 import { importUserModule } from '../worker/tools/tools-module';
+import { readWorkerEnv } from '../worker/env';
 import { cliIdentity, UsageError } from './args';
 import { demoResponder } from './demo';
 import { connectServer, type Cleanup } from './run-command';
-import { parseDuration } from '../shared/duration';
 import { errorMessage } from '../shared/errors';
 
 type Say = (line: string) => void;
@@ -51,7 +51,7 @@ class WorkerProcess {
   running = false;
 
   constructor(
-    private readonly args: string[],
+    private readonly toolsModule: string | undefined,
     private readonly env: NodeJS.ProcessEnv,
     private readonly say: Say,
     private readonly graceMs: number,
@@ -60,7 +60,8 @@ class WorkerProcess {
   /** Starts the worker; resolves once it polls its task queue, or rejects with what it said before it exited. */
   start(): Promise<void> {
     if (this.disposed) return Promise.resolve();
-    const child = spawn(process.execPath, [path.join(__dirname, 'main.js'), 'worker', ...this.args], {
+    const args = this.toolsModule ? ['--tools-module', this.toolsModule] : [];
+    const child = spawn(process.execPath, [path.join(__dirname, 'main.js'), 'worker', ...args], {
       env: this.env,
       stdio: ['ignore', 'inherit', 'pipe'],
       detached: true,
@@ -87,7 +88,7 @@ class WorkerProcess {
         if (this.stopping || this.disposed) return resolve();
         const reason = lastError ?? `exit ${code ?? signal}`;
         reject(new Error(reason));
-        const module = this.args[1];
+        const module = this.toolsModule;
         this.say(
           `worker stopped: ${reason}${module ? `\nIt starts again when ${module} or a file beside it changes.` : ''}`,
         );
@@ -162,17 +163,16 @@ export async function devCommand(argv: string[], say: Say, untilInterrupted: () 
     if (file !== undefined && !existsSync(file)) throw new UsageError(`${file} does not exist`);
 
   const env = readEnv();
+  // A restart waits for the worker's in-flight activities; in a dev loop a few seconds is enough.
+  const grace = { WORKER_SHUTDOWN_GRACE: process.env.WORKER_SHUTDOWN_GRACE ?? '2s' };
+  // Read as the worker will read it, before anything starts: a bad worker setting is one line, not a worker that dies.
+  const { shutdownGraceMs } = readWorkerEnv({ ...process.env, ...grace });
   // Listening from the start: a Ctrl-C while the parts start still stops the ones already running.
   const interrupted = untilInterrupted();
   const cleanups: Cleanup[] = [];
   try {
     const server = await connectServer(env, say, cleanups);
-    const workerEnv: NodeJS.ProcessEnv = {
-      ...process.env,
-      TEMPORAL_ADDRESS: server.address,
-      // A restart waits for the worker's in-flight activities; in a dev loop a few seconds is enough.
-      WORKER_SHUTDOWN_GRACE: process.env.WORKER_SHUTDOWN_GRACE ?? '2s',
-    };
+    const workerEnv: NodeJS.ProcessEnv = { ...process.env, ...grace, TEMPORAL_ADDRESS: server.address };
     let modelLine: string;
     if (hasModelEndpoint(env)) {
       modelLine = `${env.openaiBaseURL ?? 'OpenAI'} (${env.openaiModel}), from OPENAI_*`;
@@ -199,8 +199,7 @@ export async function devCommand(argv: string[], say: Say, untilInterrupted: () 
     });
     cleanups.push(() => inbox.close());
 
-    const graceMs = parseDuration(workerEnv.WORKER_SHUTDOWN_GRACE ?? '') ?? 30_000;
-    const worker = new WorkerProcess(toolsModule ? ['--tools-module', toolsModule] : [], workerEnv, say, graceMs);
+    const worker = new WorkerProcess(toolsModule, workerEnv, say, shutdownGraceMs);
     cleanups.push(() => worker.dispose());
     await worker.start().catch(() => undefined); // it said why; a change to the tools starts it again
     if (toolsModule) {

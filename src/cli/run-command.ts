@@ -4,7 +4,7 @@ import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { AgentClient, type AgentRunHandle } from '../client/agent-client';
 import { dataConverterFromEnv } from '../common/data-converter';
 import { DEMO_MODEL, DEMO_QUERY, demoResponder } from './demo';
-import { isServerAnswering, startDevServer } from '../dev/dev-server';
+import { isServerAnswering, PREFERRED_UI_PORT, startDevServer } from '../dev/dev-server';
 import { ensureSearchAttributes } from '../dev/search-attributes';
 import { AGENT_SEARCH_ATTRIBUTES } from '../shared/search-attributes';
 import { hasModelEndpoint, LOCAL_TEMPORAL_ADDRESS, readEnv, type RuntimeEnv } from '../common/env';
@@ -26,7 +26,7 @@ type Say = (line: string) => void;
 export type Cleanup = () => Promise<unknown>;
 
 /** Where a dev server on localhost:7233 serves the Temporal UI. */
-const LOCAL_UI_URL = 'http://127.0.0.1:8233';
+const LOCAL_UI_URL = `http://127.0.0.1:${PREFERRED_UI_PORT}`;
 
 /** Uses TEMPORAL_ADDRESS, else a server on localhost:7233, else starts the embedded dev server. */
 export async function connectServer(

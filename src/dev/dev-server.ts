@@ -11,7 +11,8 @@ import { devServerDurability, devServerSqliteArgs, devServerTuningArgs, type Dev
 import { errorMessage } from '../shared/errors';
 
 const PREFERRED_PORT = 7233;
-const PREFERRED_UI_PORT = 8233;
+/** Where the dev server serves the Temporal UI unless that port is taken (and where `run` looks for one it reuses). */
+export const PREFERRED_UI_PORT = 8233;
 
 /** Types of the custom search attributes the dev server registers at start (`--search-attribute NAME=Type`). */
 export type SearchAttributeKind = 'keyword' | 'text' | 'int' | 'double' | 'bool' | 'datetime' | 'keywordList';

@@ -38,7 +38,7 @@ export function sendEvent(response: ServerResponse, event: string, data: string,
 export interface PendingListing {
   items: PendingItem[];
   unreadable: string[];
-  /** The question each run with items was started with, by workflow ID (absent when it could not be read). */
+  /** The question each run with items was started with, by workflow ID (empty when it could not be read). */
   questions?: Record<string, string>;
 }
 
@@ -53,7 +53,8 @@ const QUESTIONS_AT_ONCE = 8;
 
 /**
  * The questions of the runs `items` wait in. A run's question never changes, so `known` keeps each one while its run
- * waits (a history read per run, once); one that could not be read is asked again at the next listing.
+ * waits: a history read per run, once. One that could not be read is kept as none (an empty string, which no row
+ * shows), so an unreadable start event is not read again at every listing.
  */
 export async function questionsOf(
   client: Client,
@@ -66,8 +67,7 @@ export async function questionsOf(
   for (let start = 0; start < unknown.length; start += QUESTIONS_AT_ONCE) {
     const batch = unknown.slice(start, start + QUESTIONS_AT_ONCE);
     const read = async (id: string) => {
-      const question = await questionOf(client, id).catch(() => undefined);
-      if (question !== undefined) known.set(id, question);
+      known.set(id, (await questionOf(client, id).catch(() => undefined)) ?? '');
     };
     await Promise.all(batch.map(read));
   }
