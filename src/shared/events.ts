@@ -28,6 +28,8 @@ export type AgentEventBody =
   | { type: 'approval_decided'; callId: string; decision: DecisionOutcome }
   | { type: 'tool_started'; callId: string; tool: string }
   | { type: 'tool_finished'; callId: string; tool: string; isError: boolean; observation: string }
+  /** Where a long call stands, as its MCP server reports its task (`status`, and its words when it gives some). */
+  | { type: 'tool_progress'; callId: string; tool: string; status: string; message?: string }
   | { type: 'clarification_asked'; callId: string; question: string }
   | { type: 'clarification_answered'; callId: string; answer: string; by?: Decider }
   | { type: 'budget_requested'; requestId: string; limit: BudgetLimit; current: number; suggested: number }

@@ -128,12 +128,27 @@ export interface RunToolInput {
 
 /**
  * A request a tool call made back to the run, which the run answers durably before the call is made again: an MCP
- * server asking the run's model to write (`sampling/createMessage`), or asking a person to fill in a form
- * (`elicitation/create`). `key` names the request among the call's.
+ * server asking the run's model to write (`sampling/createMessage`), asking a person to fill in a form
+ * (`elicitation/create`), or a task the server runs on (`tools/call` answered with a task: the run waits on a timer
+ * and the call is made again to look at it). `key` names the request among the call's.
  */
 export type CallNeed = { server: string; key: string } & (
-  { kind: 'sampling'; request: SamplingRequest } | { kind: 'elicitation'; request: ElicitationRequest }
+  | { kind: 'sampling'; request: SamplingRequest }
+  | { kind: 'elicitation'; request: ElicitationRequest }
+  | { kind: 'task'; key: 'task'; task: McpTaskState }
 );
+
+/** An MCP task as its server last reported it (`tasks/get`). */
+export interface McpTaskState {
+  id: string;
+  status: string;
+  /** The server's words for where the task is (`statusMessage`). */
+  message?: string;
+  /** How long the server suggests waiting before asking again. */
+  pollMs: number;
+  /** The HTTP session the task belongs to: a worker started since reattaches to it. */
+  session?: string;
+}
 
 /** An MCP form elicitation: what to ask the person, and the JSON Schema of the answer's content. */
 export interface ElicitationRequest {
@@ -144,7 +159,9 @@ export interface ElicitationRequest {
 /** The run's answer to one of a call's requests (see {@link CallNeed}). */
 export type CallAnswer =
   | ({ kind: 'sampling' } & SamplingAnswer)
-  | { kind: 'elicitation'; action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> };
+  | { kind: 'elicitation'; action: 'accept' | 'decline' | 'cancel'; content?: Record<string, unknown> }
+  /** Look at the task again (its result when it has ended), or, with `cancel`, cancel it: the run no longer waits. */
+  | { kind: 'task'; id: string; session?: string; cancel?: true };
 
 /** An MCP sampling request, as the run's model is asked it: text turns, an optional system prompt, a token cap. */
 export interface SamplingRequest {

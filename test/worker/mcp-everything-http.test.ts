@@ -2,7 +2,11 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { defaultPayloadConverter } from '@temporalio/common';
 import { freePort } from '../../src/testing/free-port';
+import type { ToolObservation } from '../../src/shared/tool-protocol';
 import { useHarness, waitForPending } from '../support/harness';
 
 /**
@@ -59,5 +63,47 @@ describe('against the reference MCP server over streamable HTTP', () => {
     expect(result.trace.steps.slice(0, 2).map((step) => step.isError)).toEqual([false, false]);
     expect(result.trace.steps[0]?.observation).toContain('Durable.');
     expect(result.trace.steps[1]?.observation).toContain('- Name: Grace Hopper');
+  });
+
+  it('a task outlives the worker that started it: a new worker reattaches to its HTTP session', async () => {
+    const run = await harness.start(
+      [
+        {
+          thought,
+          toolCalls: [{ name: 'everything__simulate-research-query', args: { topic: 'python', ambiguous: true } }],
+        },
+        { answer: 'Researched.' },
+      ],
+      'Research python.',
+    );
+    for await (const event of run.events()) if (event.type === 'tool_progress') break;
+    // The worker that started the task is gone; the server keeps the task with its session, which the next one joins.
+    await harness.restartWorker();
+    const { question } = await waitForPending(harness, run.workflowId, { question: true });
+    await run.answer(JSON.stringify({ interpretation: 'comedy' }), question?.callId);
+    const result = await run.result();
+    expect(result.trace.steps[0]?.isError).toBe(false);
+    expect(result.trace.steps[0]?.observation).toContain('# Research Report: python (comedy)');
+  });
+
+  it('a run cancelled while a task runs cancels the task on its server', async () => {
+    const research = { name: 'everything__simulate-research-query', args: { topic: 'cancelling' } };
+    const run = await harness.start([{ thought, toolCalls: [research] }, { answer: 'never' }], 'Research.');
+    let task: { id: string; session?: string } | undefined;
+    for await (const event of run.events()) if (event.type === 'tool_progress') break;
+    await run.cancel();
+    expect((await run.result()).terminationReason).toBe('cancelled');
+    // The task and its session, as the run recorded them, are asked of the server by a client of the test's own.
+    const history = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
+    for (const event of history.events ?? []) {
+      const payload = event.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
+      const needs = payload ? defaultPayloadConverter.fromPayload<ToolObservation>(payload).needs : undefined;
+      if (needs?.kind === 'task') task = needs.task;
+    }
+    const client = new Client({ name: 'test', version: '1' });
+    await client.connect(new StreamableHTTPClientTransport(new URL(everything.url), { sessionId: task?.session }));
+    const seen = await client.experimental.tasks.getTask(task?.id ?? '');
+    expect(seen.status).toBe('cancelled');
+    await client.close();
   });
 });

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it, vi } from 'vitest';
+import { formatEvent } from '../../src/client/event-printer';
 import { useHarness, waitForPending } from '../support/harness';
 
 /**
@@ -135,5 +136,73 @@ describe('against the reference MCP server (server-everything)', () => {
     await run.answer('decline', question?.callId);
     const result = await run.result();
     expect(result.trace.steps[0]?.observation).toContain('User declined to provide the requested information.');
+  });
+
+  it('waits on a tool the server runs as a task with workflow timers, its stages as tool_progress events', async () => {
+    const run = await harness.start(
+      [
+        { thought, toolCalls: [{ name: 'everything__simulate-research-query', args: { topic: 'durable queues' } }] },
+        { answer: 'Researched.' },
+      ],
+      'Research durable queues.',
+    );
+    const result = await run.result();
+    expect(result.trace.steps[0]?.isError).toBe(false);
+    expect(result.trace.steps[0]?.observation).toContain('# Research Report: durable queues');
+    const progress = [];
+    for await (const event of run.events()) if (event.type === 'tool_progress') progress.push(event);
+    expect(progress[0]).toMatchObject({
+      tool: 'everything__simulate-research-query',
+      status: 'working',
+      message: 'Gathering sources...',
+    });
+    expect(progress.map((event) => event.message)).toContain('Generating report...');
+    // The CLI's live trace and the inbox show each as a line of its own.
+    expect(formatEvent(progress[0]!)).toBe('           Progress (c1-1): working: Gathering sources...');
+    // The waits are the workflow's own timers: no activity was held while the task ran.
+    const { events } = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
+    expect(events?.filter((event) => event.timerStartedEventAttributes).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it("asks a task's question (input_required) of a person, and the task goes on with the answer", async () => {
+    const run = await harness.start(
+      [
+        {
+          thought,
+          toolCalls: [{ name: 'everything__simulate-research-query', args: { topic: 'python', ambiguous: true } }],
+        },
+        { answer: 'Researched the snake.' },
+      ],
+      'Research python.',
+    );
+    const { question } = await waitForPending(harness, run.workflowId, { question: true });
+    expect(question?.question).toMatch(
+      /^everything \(a call of everything__simulate-research-query\) asks: The research query "python" could have multiple interpretations/,
+    );
+    await run.answer(JSON.stringify({ interpretation: 'snake' }), question?.callId);
+    const result = await run.result();
+    expect(result.trace.steps[0]?.isError).toBe(false);
+    expect(result.trace.steps[0]?.observation).toContain('# Research Report: python (snake)');
+  });
+
+  it("a run cancelled while a task runs cancels the task; a stdio server's task ends with its worker", async () => {
+    const research = { name: 'everything__simulate-research-query', args: { topic: 'cancelling' } };
+    const cancelled = await harness.start([{ thought, toolCalls: [research] }, { answer: 'never' }], 'Research.');
+    for await (const event of cancelled.events()) if (event.type === 'tool_progress') break;
+    await cancelled.cancel();
+    expect((await cancelled.result()).terminationReason).toBe('cancelled');
+    const { events } = await harness.client.workflow.getHandle(cancelled.workflowId).fetchHistory();
+    const completions = (events ?? []).flatMap((event) => {
+      const payload = event.activityTaskCompletedEventAttributes?.result?.payloads?.[0];
+      return payload ? [JSON.stringify(defaultPayloadConverter.fromPayload(payload))] : [];
+    });
+    expect(completions.at(-1)).toMatch(/task [\w-]+ cancelled/);
+
+    const lost = await harness.start([{ thought, toolCalls: [research] }, { answer: 'Lost it.' }], 'Research.');
+    for await (const event of lost.events()) if (event.type === 'tool_progress') break;
+    await harness.restartWorker();
+    const result = await lost.result();
+    expect(result.trace.steps[0]?.isError).toBe(true);
+    expect(result.trace.steps[0]?.observation).toMatch(/MCP server everything no longer knows task .*over stdio/);
   });
 });

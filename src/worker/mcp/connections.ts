@@ -16,6 +16,7 @@ import {
 import type { McpServerConfig, McpServersConfig } from './config';
 import { packageVersion } from '../../common/package-version';
 import { visible } from '../../common/terminal-text';
+import { sessionOf } from './tasks';
 
 /**
  * The worker's connections to its MCP servers. A connection opens at first use; a stdio server is a child process
@@ -49,23 +50,33 @@ export class McpConnections {
     } = {},
   ) {}
 
-  /** The connected client of a server (connecting, or starting its process, when needed). */
-  get(name: string): Promise<Client> {
+  /**
+   * The connected client of a server (connecting, or starting its process, when needed). `session`: an HTTP session
+   * a task began in; a worker started since reattaches to it (the server keeps a task with its session).
+   */
+  async get(name: string, session?: string): Promise<Client> {
+    const client = await this.open(name, name);
+    const own = sessionOf(client);
+    if (session === undefined || own === undefined || own === session) return client;
+    return await this.open(name, `${name}\u0000${session}`, session);
+  }
+
+  private open(name: string, key: string, session?: string): Promise<Client> {
     if (this.closed) return Promise.reject(new Error('the worker is shutting down its MCP servers'));
-    const existing = this.clients.get(name);
+    const existing = this.clients.get(key);
     if (existing) return existing;
     const config = this.servers[name];
     if (!config) return Promise.reject(new Error(`no MCP server named "${name}"`));
-    const connecting = this.connect(name, config);
-    this.clients.set(name, connecting);
+    const connecting = this.connect(name, config, key, session);
+    this.clients.set(key, connecting);
     // A failed start is not cached: the next call tries again.
     connecting.catch(() => {
-      if (this.clients.get(name) === connecting) this.clients.delete(name);
+      if (this.clients.get(key) === connecting) this.clients.delete(key);
     });
     return connecting;
   }
 
-  private async connect(name: string, config: McpServerConfig): Promise<Client> {
+  private async connect(name: string, config: McpServerConfig, key: string, session?: string): Promise<Client> {
     // MCP servers are told this package's version as their client's.
     const sample = config.sampling ? this.asks.sample : undefined;
     const elicit = config.elicitation ? this.asks.elicit : undefined;
@@ -105,17 +116,19 @@ export class McpConnections {
           })
         : new StreamableHTTPClientTransport(new URL(config.url ?? ''), {
             requestInit: { headers: config.headers ?? {} },
+            // A session given is reattached to: the client skips the handshake the session already had.
+            ...(session !== undefined ? { sessionId: session } : {}),
           });
     this.transports.add(transport);
     client.onclose = () => {
       this.transports.delete(transport);
-      if (this.connected.get(name) !== client) return;
-      this.connected.delete(name);
-      this.clients.delete(name);
+      if (this.connected.get(key) !== client) return;
+      this.connected.delete(key);
+      this.clients.delete(key);
       if (!this.closed) this.log(`MCP server ${name}: connection closed; the next call starts it again`);
     };
     await client.connect(transport);
-    this.connected.set(name, client);
+    this.connected.set(key, client);
     return client;
   }
 

@@ -6,6 +6,7 @@ import type { DynamicToolSource } from '../tools/registry';
 import { McpConnections } from './connections';
 import type { McpServerConfig, McpServersConfig } from './config';
 import { toToolOutput, type McpCallResult } from './results';
+import { lookAtTask, startTask } from './tasks';
 import { errorMessage } from '../../shared/errors';
 import { argsHash } from '../../shared/canonical';
 import type { CallAnswer, CallNeed, SamplingRequest } from '../../shared/tool-protocol';
@@ -19,11 +20,27 @@ import {
   type ElicitResult,
 } from '@modelcontextprotocol/sdk/types.js';
 
-/** A tool call in progress on a server: what its run has answered, and what it asked that has no answer yet. */
+/**
+ * A tool call in progress on a server: what its run has answered, and what it asked that has no answer yet. `task`:
+ * the call is a look at this task of the server's (see tasks.ts).
+ */
 interface CallInFlight {
   exchange: CallExchange | undefined;
   asked: AbortController;
   need?: CallNeed;
+  task?: string;
+}
+
+/**
+ * How long a task's request to the run is held in the worker for the run's answer. The server waits on it (its task
+ * goes on once answered, and most servers give up on their own after a minute or so); a later answer finds nothing.
+ */
+export const HELD_REQUEST_MS = 10 * 60_000;
+
+/** The task a request of a server belongs to, when the server says (MCP's related-task metadata). */
+function relatedTask(params: { _meta?: Record<string, unknown> }): string | undefined {
+  const related = params._meta?.['io.modelcontextprotocol/related-task'] as { taskId?: unknown } | undefined;
+  return typeof related?.taskId === 'string' ? related.taskId : undefined;
 }
 
 /** A sampling request as the run's model gets it: text only (an image or audio turn is refused with a reason). */
@@ -60,6 +77,8 @@ interface ListedTool {
   description?: string;
   inputSchema: Record<string, unknown>;
   annotations?: { readOnlyHint?: boolean; destructiveHint?: boolean; idempotentHint?: boolean };
+  /** Whether the server runs the tool's calls as tasks (`required`, `optional`) or not. */
+  execution?: { taskSupport?: string };
 }
 
 function toMs(duration: string): number {
@@ -129,7 +148,8 @@ export class McpToolSource implements DynamicToolSource {
   private sample(server: string, params: CreateMessageRequest['params']): Promise<CreateMessageResult> {
     const request = samplingRequest(params);
     if (typeof request === 'string') return Promise.reject(new McpError(ErrorCode.InvalidParams, request));
-    return this.askRun(server, { kind: 'sampling', server, key: argsHash(request), request }, (answer) =>
+    const need: CallNeed = { kind: 'sampling', server, key: argsHash(request), request };
+    return this.askRun(server, need, relatedTask(params), (answer) =>
       answer.kind === 'sampling'
         ? {
             role: 'assistant',
@@ -146,23 +166,30 @@ export class McpToolSource implements DynamicToolSource {
     if (params.mode === 'url' || !('requestedSchema' in params))
       return Promise.reject(new McpError(ErrorCode.InvalidParams, 'only form elicitation is served'));
     const request = { message: params.message, requestedSchema: params.requestedSchema as Record<string, unknown> };
-    return this.askRun(server, { kind: 'elicitation', server, key: argsHash(request), request }, (answer) =>
+    const need: CallNeed = { kind: 'elicitation', server, key: argsHash(request), request };
+    return this.askRun(server, need, relatedTask(params), (answer) =>
       answer.kind === 'elicitation'
         ? { action: answer.action, ...(answer.content ? { content: answer.content as ElicitResult['content'] } : {}) }
         : undefined,
     );
   }
 
+  /** A task's requests held for the run's answers, by server and request key (see {@link HELD_REQUEST_MS}). */
+  private readonly held = new Map<string, (answer: CallAnswer) => boolean>();
+
   /**
-   * Answers a request of the one call running on `server` from what its run has answered, or stops the call so its
-   * run answers it (the activity returns `need`, and the call is made again with the answer).
+   * Answers a request of the call running on `server` (the one looking at its `task`, or the only one) from what its
+   * run has answered, or stops the call so its run answers it (the activity returns `need`, and the call is made again
+   * with the answer). A task's request is held meanwhile, since its server waits on it rather than asking again.
    */
   private askRun<Result>(
     server: string,
     need: CallNeed,
+    task: string | undefined,
     reply: (answer: CallAnswer) => Result | undefined,
   ): Promise<Result> {
-    const calls = [...(this.inFlight.get(server) ?? [])];
+    const running = [...(this.inFlight.get(server) ?? [])];
+    const calls = task === undefined ? running : running.filter((call) => call.task === task);
     const call = calls.length === 1 ? calls[0] : undefined;
     if (!call?.exchange) {
       const why = calls.length === 0 ? 'no call of its tools is running' : 'several calls of its tools are running';
@@ -173,7 +200,29 @@ export class McpToolSource implements DynamicToolSource {
     if (replied !== undefined) return Promise.resolve(replied);
     call.need = need;
     call.asked.abort();
-    return Promise.reject(new McpError(ErrorCode.InternalError, 'the run answers this; the call is made again then'));
+    if (task === undefined)
+      return Promise.reject(new McpError(ErrorCode.InternalError, 'the run answers this; the call is made again then'));
+    const id = `${server}\u0000${need.key}`;
+    return new Promise<Result>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.held.delete(id);
+        reject(new McpError(ErrorCode.RequestTimeout, 'the run gave no answer in time'));
+      }, HELD_REQUEST_MS);
+      timer.unref();
+      this.held.set(id, (given) => {
+        const result = reply(given);
+        if (result === undefined) return false;
+        clearTimeout(timer);
+        this.held.delete(id);
+        resolve(result);
+        return true;
+      });
+    });
+  }
+
+  /** Gives a server's held requests the run's answers to them, as a look at their task begins. */
+  private answerHeld(server: string, answers: Readonly<Record<string, CallAnswer>>): void {
+    for (const [key, answer] of Object.entries(answers)) this.held.get(`${server}\u0000${key}`)?.(answer);
   }
 
   tools(): AnyToolDefinition[] {
@@ -257,34 +306,46 @@ export class McpToolSource implements DynamicToolSource {
           timeout,
           retry: { maximumAttempts: settings?.maximumAttempts ?? 1 },
           handler: async (args, context) => {
-            const client = await this.connections.get(server);
-            const call: CallInFlight = { exchange: callExchange.getStore(), asked: new AbortController() };
+            const exchange = callExchange.getStore();
+            const look = exchange?.answers.task?.kind === 'task' ? exchange.answers.task : undefined;
+            const client = await this.connections.get(server, look?.session);
+            const call: CallInFlight = {
+              exchange,
+              asked: new AbortController(),
+              ...(look ? { task: look.id } : {}),
+            };
             const calls = this.inFlight.get(server) ?? new Set();
             this.inFlight.set(server, calls.add(call));
+            // The activity's own timeout (the same value) ends the call and aborts the request through the signal; the
+            // MCP client's is a backstop a second later, so the observation always says which timeout it was. The
+            // server's progress notifications go with the activity's heartbeats.
+            const options = {
+              signal: AbortSignal.any([context.signal, call.asked.signal]),
+              timeout: toMs(timeout) + 1000,
+              onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
+                context.progress?.({
+                  progress,
+                  ...(total !== undefined ? { total } : {}),
+                  ...(message !== undefined ? { message } : {}),
+                }),
+            };
+            // Servers that de-duplicate side effects find the key where MCP keeps request metadata.
+            const params = {
+              name: tool.name,
+              arguments: args as Record<string, unknown>,
+              _meta: { idempotencyKey: context.idempotencyKey },
+            };
             try {
-              const result = await client.callTool(
-                // Servers that de-duplicate side effects find the key where MCP keeps request metadata.
-                {
-                  name: tool.name,
-                  arguments: args as Record<string, unknown>,
-                  _meta: { idempotencyKey: context.idempotencyKey },
-                },
-                undefined,
-                // The activity's own timeout (the same value) ends the call and aborts the request through the signal; the
-                // MCP client's is a backstop a second later, so the observation always says which timeout it was. The
-                // server's progress notifications go with the activity's heartbeats.
-                {
-                  signal: AbortSignal.any([context.signal, call.asked.signal]),
-                  timeout: toMs(timeout) + 1000,
-                  onprogress: ({ progress, total, message }) =>
-                    context.progress?.({
-                      progress,
-                      ...(total !== undefined ? { total } : {}),
-                      ...(message !== undefined ? { message } : {}),
-                    }),
-                },
-              );
-              return toToolOutput(result as McpCallResult);
+              if (look) {
+                this.answerHeld(server, exchange?.answers ?? {});
+                return toToolOutput(await lookAtTask(client, server, look, { ...options, listen: call.asked }));
+              }
+              // A server that runs the tool as a task answers at once with the task, which the run then waits on.
+              const taskSupport = tool.execution?.taskSupport;
+              const servesTasks = client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined;
+              if (servesTasks && (taskSupport === 'required' || taskSupport === 'optional'))
+                await startTask(client, server, params, options);
+              return toToolOutput((await client.callTool(params, undefined, options)) as McpCallResult);
             } catch (error) {
               if (call.need) throw new CallNeedsRunError(call.need);
               throw error;

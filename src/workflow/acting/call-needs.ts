@@ -1,7 +1,8 @@
-import { condition } from '@temporalio/workflow';
+import { condition, sleep } from '@temporalio/workflow';
 import type { ParsedToolCall } from '../../shared/protocol';
-import type { CallAnswer, CallNeed, ElicitationRequest } from '../../shared/tool-protocol';
+import type { CallAnswer, CallNeed, ElicitationRequest, McpTaskState } from '../../shared/tool-protocol';
 import { canonicalJson } from '../../shared/canonical';
+import { eventText } from '../../shared/events';
 import { summaryMessages, type SummarizeInput } from '../../shared/summaries';
 import { modelActivities } from '../activity-proxies';
 import { askUser } from '../people/human-loop';
@@ -9,20 +10,43 @@ import { recordHelperCall, type RunState } from '../record/run-state';
 import { loopCallAllowance, withCap } from '../limits/token-budget';
 
 /*
- * What a tool call asks its run while it runs (an MCP server's sampling or elicitation request), answered durably:
- * the call has stopped, the run gets the answer (its model, or a person), and the call is made again with it.
+ * What a tool call asks its run while it runs (an MCP server's sampling or elicitation request, or a task it runs
+ * on), answered durably: the call has stopped, the run gets the answer (its model, a person, or a workflow timer),
+ * and the call is made again with it.
  */
 
-/** Requests back to the run one call may make (each answered, then the call made again). */
+/** Requests back to the run one call may make (each answered, then the call made again); a task's polls aside. */
 export const MAX_CALL_NEEDS = 4;
+
+/** Bounds of the wait between two looks at an MCP task, whatever its server suggests. */
+export const TASK_POLL_MIN_MS = 1_000;
+export const TASK_POLL_MAX_MS = 60_000;
+/**
+ * Looks at a task that says nothing new before the wait doubles: a server suggesting 1 s for an hours-long task would
+ * otherwise write a timer and an activity into the run's history every second.
+ */
+export const TASK_POLLS_BEFORE_BACKOFF = 5;
+
+/** The wait before the next look at a task that has reported the same state `unchanged` times in a row. */
+export function taskWaitMs(task: McpTaskState, unchanged: number): number {
+  const base = Math.min(TASK_POLL_MAX_MS, Math.max(TASK_POLL_MIN_MS, task.pollMs));
+  return Math.min(TASK_POLL_MAX_MS, base * 2 ** Math.floor(unchanged / TASK_POLLS_BEFORE_BACKOFF));
+}
 
 /**
  * The run's answer to what a call asked it (see `CallNeed`): an MCP server's sampling request goes to the run's model
  * as a helper call of the run (recorded, in the cost ledger, within the token budget); an elicitation is the run's
- * question to a person, as pending, answered and audited as any question. A string says why there is no answer.
+ * question to a person, as pending, answered and audited as any question; a task is waited on. A string says why
+ * there is no answer. `looks`: for a task, how many looks in a row before this one found it the same.
  */
-export async function answerNeed(state: RunState, call: ParsedToolCall, need: CallNeed): Promise<CallAnswer | string> {
+export async function answerNeed(
+  state: RunState,
+  call: ParsedToolCall,
+  need: CallNeed,
+  looks = 0,
+): Promise<CallAnswer | string> {
   if (need.kind === 'elicitation') return await askPerson(state, call, need.server, need.key, need.request);
+  if (need.kind === 'task') return await waitOnTask(state, call, need.task, looks);
   const input: SummarizeInput = {
     kind: 'sampling',
     query: state.query,
@@ -68,4 +92,28 @@ async function askPerson(
     // said below
   }
   return `the answer to ${server}'s form was neither a JSON object nor "decline" or "cancel"`;
+}
+
+/**
+ * A task the call's server runs on: a `tool_progress` event when it says something new (`looks` 0: the first look at
+ * this state), then a workflow timer (the worker holds nothing meanwhile, and a worker started since looks next),
+ * then the call looks at it again.
+ */
+async function waitOnTask(
+  state: RunState,
+  call: ParsedToolCall,
+  task: McpTaskState,
+  looks: number,
+): Promise<CallAnswer> {
+  if (looks === 0) {
+    state.events.emit({
+      type: 'tool_progress',
+      callId: call.callId,
+      tool: call.tool,
+      status: task.status,
+      ...(task.message !== undefined ? { message: eventText(task.message) } : {}),
+    });
+  }
+  await sleep(taskWaitMs(task, looks));
+  return { kind: 'task', id: task.id, ...(task.session !== undefined ? { session: task.session } : {}) };
 }

@@ -1,0 +1,119 @@
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import {
+  CallToolResultSchema,
+  CreateTaskResultSchema,
+  McpError,
+  type CallToolRequest,
+  type GetTaskResult,
+  type Task,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { CallAnswer, CallNeed } from '../../shared/tool-protocol';
+import { CallNeedsRunError } from '../tools/call-exchange';
+import type { McpCallResult } from './results';
+import { DurableAgentError } from '../../shared/errors';
+
+/*
+ * MCP tasks (a `tools/call` the server answers with a task, then `tasks/get`, `tasks/result`, `tasks/cancel`), the
+ * durable way: each activity makes one short request and returns; the run waits between looks on workflow timers
+ * (see the workflow's call-needs.ts), so no worker holds a call while a task runs for minutes or days.
+ */
+
+/** What a task's server suggests between looks, when it suggests nothing. */
+const DEFAULT_POLL_MS = 5_000;
+
+/**
+ * How long a look at a task waiting for input (`input_required`) listens on `tasks/result` for the server's request
+ * (it comes there, not on its own): a task that has moved on since is looked at again later, not waited on.
+ */
+export const INPUT_LISTEN_MS = 10_000;
+
+/** A task whose server no longer knows it, or that ended without a result. */
+export class McpTaskError extends DurableAgentError {
+  override readonly name = 'McpTaskError';
+}
+
+/** The HTTP session a client's requests go to (none over stdio). */
+export function sessionOf(client: Client): string | undefined {
+  const transport = client.transport as { sessionId?: string } | undefined;
+  return transport?.sessionId;
+}
+
+/** The call stops on its task: the run waits, then makes the call again to look at it. */
+function waitOn(server: string, task: Task | GetTaskResult, session: string | undefined): CallNeedsRunError {
+  const need: CallNeed = {
+    kind: 'task',
+    server,
+    key: 'task',
+    task: {
+      id: task.taskId,
+      status: task.status,
+      ...(task.statusMessage ? { message: task.statusMessage } : {}),
+      pollMs: task.pollInterval ?? DEFAULT_POLL_MS,
+      ...(session !== undefined ? { session } : {}),
+    },
+  };
+  return new CallNeedsRunError(need);
+}
+
+/** Starts the call as a task on its server, and stops the call on it. */
+export async function startTask(
+  client: Client,
+  server: string,
+  params: CallToolRequest['params'],
+  options: RequestOptions,
+): Promise<never> {
+  const created = await client.request({ method: 'tools/call', params }, CreateTaskResultSchema, {
+    ...options,
+    task: {},
+  });
+  throw waitOn(server, created.task, sessionOf(client));
+}
+
+/**
+ * One look at a task the run waits on: its result once it has ended; its server's request when it waits for input
+ * (the request reaches the call's handlers, which stop the call on it through `listen`); else the call stops to wait
+ * again. With `cancel`, the task is cancelled instead (the run no longer waits on it).
+ */
+export async function lookAtTask(
+  client: Client,
+  server: string,
+  look: Extract<CallAnswer, { kind: 'task' }>,
+  options: RequestOptions & { listen: AbortController },
+): Promise<McpCallResult> {
+  const tasks = client.experimental.tasks;
+  const gone = (error: unknown): never => {
+    const why = error instanceof McpError ? error.message : String(error);
+    throw new McpTaskError(
+      `MCP server ${server} no longer knows task ${look.id} (${why}); a server the worker starts over stdio, and ` +
+        'its tasks, end with the worker',
+    );
+  };
+  if (look.cancel) {
+    await tasks.cancelTask(look.id, options).catch(gone);
+    return { content: [{ type: 'text', text: `task ${look.id} cancelled` }], isError: true };
+  }
+  const task = await tasks.getTask(look.id, options).catch(gone);
+  if (task.status === 'working') throw waitOn(server, task, look.session);
+  if (task.status === 'input_required') {
+    let heardNothing = false;
+    const timer = setTimeout(() => {
+      heardNothing = true;
+      options.listen.abort();
+    }, INPUT_LISTEN_MS);
+    try {
+      return await tasks.getTaskResult(look.id, CallToolResultSchema, options);
+    } catch (error) {
+      // No request came while listening: the task has moved on, or asks later.
+      if (heardNothing) throw waitOn(server, task, look.session);
+      throw error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+  if (task.status === 'completed') return await tasks.getTaskResult(look.id, CallToolResultSchema, options);
+  // `failed` or `cancelled`: a failed task may still hold the tool's own error result.
+  const result = await tasks.getTaskResult(look.id, CallToolResultSchema, options).catch(() => undefined);
+  if (result && result.isError) return result;
+  throw new McpTaskError(`task ${look.id} ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`);
+}
