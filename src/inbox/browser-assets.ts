@@ -21,6 +21,7 @@ pre.args { background: #f3f3f6; padding: .6rem; overflow: auto; max-height: 20re
 form.decision { margin: .4rem 0; } details { margin: .3rem 0; }
 label { display: block; margin: .3rem 0; } textarea, input[type=text], input[type=password], input[type=number] { width: 100%; box-sizing: border-box; font: inherit; padding: .3rem; }
 textarea.json-editor { font-family: ui-monospace, monospace; }
+label.field small { display: block; color: #555; } label.field input:not([type=checkbox]), label.field select { display: block; width: 100%; box-sizing: border-box; font: inherit; padding: .3rem; }
 button { font: inherit; padding: .3rem .8rem; margin: .2rem .3rem .2rem 0; cursor: pointer; }
 button.link { background: none; border: none; text-decoration: underline; }
 :focus-visible { outline: 3px solid #f0a500; outline-offset: 2px; }
@@ -142,9 +143,29 @@ export const INBOX_SCRIPT = String.raw`
         else if (schema.additionalProperties === false) out.push(sub + ': unknown field');
       });
     }
+    if (t === 'array' && schema.minItems !== undefined && value.length < schema.minItems) out.push(where + ': choose at least ' + schema.minItems);
+    if (t === 'array' && schema.maxItems !== undefined && value.length > schema.maxItems) out.push(where + ': choose at most ' + schema.maxItems);
     if (t === 'array' && schema.items) value.forEach(function (v, i) { check(schema.items, v, where + '[' + i + ']', out); });
   }
+  // A server's form: its inputs read into the JSON answer (an empty optional field is left out).
+  function formAnswer(form, out) {
+    var value = {};
+    form.querySelectorAll('[data-field]').forEach(function (el) {
+      var name = el.getAttribute('data-field'), type = el.getAttribute('data-type');
+      if (!el.checkValidity()) out.push(name + ': ' + el.validationMessage);
+      if (type === 'boolean') value[name] = el.checked;
+      else if (type === 'array') value[name] = Array.prototype.map.call(el.selectedOptions, function (o) { return o.value; });
+      else if (el.value !== '') value[name] = type === 'number' || type === 'integer' ? Number(el.value) : el.value;
+    });
+    return value;
+  }
   function editProblems(form) {
+    if (form.hasAttribute('data-schema-form')) {
+      var found = [], answer = formAnswer(form, found);
+      form.querySelector('input[name=answer]').value = JSON.stringify(answer);
+      if (found.length === 0) check(JSON.parse(form.getAttribute('data-schema')), answer, '', found);
+      return found;
+    }
     var area = form.querySelector('textarea.json-editor'); if (!area) return [];
     var value;
     try { value = JSON.parse(area.value); } catch (err) { return ['not valid JSON: ' + err.message]; }
@@ -168,7 +189,9 @@ export const INBOX_SCRIPT = String.raw`
   function submit(form, submitter, e) {
     e.preventDefault();
     var box = outcomeBox(form);
-    if (form.querySelector('textarea.json-editor') && showProblems(form).length) return;
+    // Declining or cancelling a form sends no content, so there is nothing to check.
+    var checked = form.querySelector('textarea.json-editor') || (form.hasAttribute('data-schema-form') && !(submitter && submitter.name === 'answer'));
+    if (checked && showProblems(form).length) return;
     var body = new URLSearchParams(new FormData(form));
     if (submitter && submitter.name) body.set(submitter.name, submitter.value);
     var item = form.closest('.item'); if (item) item.setAttribute('data-settled', '');
@@ -189,7 +212,7 @@ export const INBOX_SCRIPT = String.raw`
         else if (box) { box.textContent = res.message; box.className = 'outcome ' + res.status; }
         if (res.status === 'applied' && item) {
           item.classList.add('settled');
-          item.querySelectorAll('button, textarea').forEach(function (el) { el.disabled = true; });
+          item.querySelectorAll('button, textarea, input, select').forEach(function (el) { el.disabled = true; });
         }
         if (res.status === 'refused') { buttons.forEach(function (b) { b.disabled = false; }); if (item) item.removeAttribute('data-settled'); }
       })
@@ -204,6 +227,10 @@ export const INBOX_SCRIPT = String.raw`
       form.addEventListener('submit', function (e) { submit(form, e.submitter, e); });
       var area = form.querySelector('textarea.json-editor');
       if (area) area.addEventListener('input', function () { showProblems(form); });
+      if (form.hasAttribute('data-schema-form')) {
+        form.addEventListener('input', function () { showProblems(form); });
+        form.addEventListener('change', function () { showProblems(form); });
+      }
     });
   }
 

@@ -2,6 +2,7 @@ import { PENDING_QUERY_TIMEOUT_MS, type PendingItem } from '../client/decisions'
 import { describeCall } from '../shared/observation';
 import { clipLine } from '../common/terminal-text';
 import { html, prettyJson, type Html } from './html';
+import { schemaFormFields } from './schema-form';
 
 /** A stable DOM id for an item, so a live refresh keeps the forms a person is typing in. */
 export function itemKey(item: PendingItem): string {
@@ -169,6 +170,23 @@ export function renderItem(item: PendingItem, csrf: string): Html {
     Run <a href="${runHref(item.workflowId)}">${item.workflowId}</a> · ${item.kind === 'budget' ? 'request' : 'call'}
     <code>${item.callId}</code> · waiting since ${when(item.requestedAt)} · deadline ${when(item.deadline)}
   </p>`;
+  if (item.kind === 'question' && item.form) {
+    const { form } = item;
+    return html`<article class="item" id="${key}" aria-labelledby="${key}-h" data-kind="form">
+      <h3 id="${key}-h">Form from ${form.server} (a call of <code>${form.tool}</code>)</h3>
+      ${child} ${item.approvers ? html`<p class="meta">Only ${item.approvers.join(', ')} may fill it in.</p>` : ''}
+      <form
+        method="post"
+        action="${runHref(item.workflowId)}/answer"
+        class="decision"
+        data-schema-form
+        data-schema="${JSON.stringify(form.schema)}"
+      >
+        ${hidden('csrf', csrf)}${hidden('callId', item.callId)} ${schemaFormFields(form)}
+      </form>
+      <p class="outcome" role="status" aria-live="polite"></p>
+    </article>`;
+  }
   if (item.kind === 'question') {
     return html`<article class="item" id="${key}" aria-labelledby="${key}-h">
       <h3 id="${key}-h">Question: ${item.question}</h3>

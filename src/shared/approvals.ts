@@ -48,12 +48,29 @@ export interface PendingCall {
   detail?: string;
 }
 
-/** A question the model asked the user, waiting for an answer. */
+/** A question the model asked the user (or an MCP server's form, see `form`), waiting for an answer. */
 export interface PendingQuestion {
   callId: string;
   question: string;
   requestedAt: string;
   deadline: string;
+  /**
+   * Set when the question is an MCP server's form (elicitation) during a call: the answer is its content as a JSON
+   * object matching `schema`, or `decline` or `cancel`.
+   */
+  form?: QuestionForm;
+  /** Who may answer (a form is answered by the approvers of the tool whose call asks it); absent when anyone may. */
+  approvers?: string[];
+}
+
+/** An MCP server's form, as the person is asked to fill it in. */
+export interface QuestionForm {
+  server: string;
+  /** The tool whose call asks it. */
+  tool: string;
+  message: string;
+  /** The JSON Schema of the answer's content (a flat object of strings, numbers, booleans and enums, in MCP). */
+  schema: Record<string, unknown>;
 }
 
 /** A subagent running as a child workflow: its own calls and questions wait under its workflow ID. */

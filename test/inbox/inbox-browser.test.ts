@@ -27,7 +27,12 @@ const wireFunds = defineTool({
   handler: ({ amount, to }) => `wired ${amount} to ${to}`,
 });
 
-const harness = useHarness({ tools: [wireFunds] });
+const EVERYTHING = path.resolve(__dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const harness = useHarness({
+  tools: [wireFunds],
+  // The reference MCP server, for a form it asks a person to fill in.
+  mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], elicitation: true } },
+});
 let inbox: Inbox;
 let browser: Browser;
 let page: Page;
@@ -283,5 +288,67 @@ describe('the inbox in a real browser', () => {
     const result = await run.result();
     expect(result.finalAnswer).toBe('Four.');
     expect(result.trace.budgetRequests?.[0]).toMatchObject({ outcome: 'raise', amount: 3, by: { identity: 'alice' } });
+  });
+
+  it("an MCP server's form is generated from its schema, checked as it is typed, and its answer reaches the server", async () => {
+    const run = await harness.start(
+      [
+        { thought, toolCalls: [{ name: 'everything__trigger-elicitation-request', args: {} }] },
+        { answer: 'The form is filled in.' },
+      ],
+      'Fill in the server form.',
+    );
+    await page.goto(`${inbox.url}/runs/${encodeURIComponent(run.workflowId)}`);
+    const card = page.locator('article[data-kind="form"]');
+    await card.waitFor();
+    expect(await card.locator('h3').textContent()).toBe(
+      'Form from everything (a call of everything__trigger-elicitation-request)',
+    );
+    // Each field as an input of its kind, with the schema's defaults.
+    const field = (name: string) => card.locator(`[data-field="${name}"]`);
+    expect(await field('email').getAttribute('type')).toBe('email');
+    expect(await field('birthdate').getAttribute('type')).toBe('date');
+    expect(await field('integer').inputValue()).toBe('42');
+    expect(await field('check').getAttribute('type')).toBe('checkbox');
+    expect(await field('titledSingleSelectEnum').locator('option:checked').textContent()).toContain('Superman');
+    // Checked as it is typed: an integer out of range, and the required name, are said before anything is sent.
+    await field('integer').fill('1000');
+    const problems = card.locator('.schema-problems');
+    expect(await problems.textContent()).toMatch(/^Not sent: .*integer: [^;]*100/);
+    expect(await problems.textContent()).toMatch(/name: /);
+    await card.getByRole('button', { name: 'Send' }).click();
+    expect(await card.locator('.outcome').textContent()).toBe('');
+    await field('integer').fill('7');
+    await field('name').fill('Ada Lovelace');
+    await field('check').check();
+    await field('titledSingleSelectEnum').selectOption('hero-3');
+    expect(await problems.textContent()).toBe('');
+    await shot('mcp-form');
+    await card.getByRole('button', { name: 'Send' }).click();
+    await card.locator('.outcome.applied').waitFor();
+    const result = await run.result();
+    expect(result.trace.steps[0]?.isError).toBe(false);
+    expect(result.trace.steps[0]?.observation).toContain('- Name: Ada Lovelace');
+    expect(result.trace.steps[0]?.observation).toContain('- Favorite Integer: 7');
+    // Who filled it in is recorded as for any answer.
+    const answered = [];
+    for await (const event of run.events()) if (event.type === 'clarification_answered') answered.push(event);
+    expect(answered[0]?.by?.identity).toBe('alice');
+  });
+
+  it("a server's form declined in the inbox goes back to the server as declined", async () => {
+    const run = await harness.start(
+      [
+        { thought, toolCalls: [{ name: 'everything__trigger-elicitation-request', args: {} }] },
+        { answer: 'Declined.' },
+      ],
+      'Offer the form, then decline it.',
+    );
+    await page.goto(`${inbox.url}/runs/${encodeURIComponent(run.workflowId)}`);
+    const card = page.locator('article[data-kind="form"]');
+    await card.getByRole('button', { name: 'Decline' }).click();
+    await card.locator('.outcome.applied').waitFor();
+    const result = await run.result();
+    expect(result.trace.steps[0]?.observation).toContain('User declined to provide the requested information.');
   });
 });

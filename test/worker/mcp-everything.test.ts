@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it, vi } from 'vitest';
 import { formatEvent } from '../../src/client/event-printer';
+import { AgentClient } from '../../src/client/agent-client';
 import { useHarness, waitForPending } from '../support/harness';
 
 /**
@@ -23,6 +24,8 @@ const harness = useHarness({
       sampling: true,
       elicitation: true,
     },
+    // The same server for an unattended worker: its forms are declined at once, asking no one.
+    unattended: { command: process.execPath, args: [EVERYTHING, 'stdio'], elicitation: 'decline' },
   },
 });
 
@@ -122,6 +125,55 @@ describe('against the reference MCP server (server-everything)', () => {
     expect(result.trace.steps[0]?.isError).toBe(false);
     expect(result.trace.steps[0]?.observation).toContain('- Name: Ada Lovelace');
     expect(result.trace.steps[0]?.observation).toContain('- Favorite Integer: 7');
+  });
+
+  it("only the tool's approvers may fill in its server's form; anyone may decline it", async () => {
+    const tool = 'everything__trigger-elicitation-request';
+    const run = await harness.start(
+      [{ thought, toolCalls: [{ name: tool, args: {} }] }, { answer: 'Filled.' }],
+      'Form.',
+      {
+        approvals: { approvers: { [tool]: ['role:ops'] } },
+      },
+    );
+    const { question } = await waitForPending(harness, run.workflowId, { question: true });
+    expect(question).toMatchObject({
+      approvers: ['role:ops'],
+      form: { server: 'everything', tool, message: 'Please provide inputs for the following fields:' },
+    });
+    expect(question?.form?.schema).toMatchObject({ type: 'object', required: ['name'] });
+    const bob = new AgentClient({ client: harness.client, identity: 'bob', channel: 'client' });
+    await expect(bob.handle(run.workflowId).answer('{"name":"Bob"}', question?.callId)).rejects.toMatchObject({
+      reason: 'not_allowed',
+      message: `"bob" may not answer ${question?.callId}; approvers: role:ops`,
+    });
+    const ops = new AgentClient({ client: harness.client, identity: 'olga', roles: ['ops'], channel: 'client' });
+    await ops.handle(run.workflowId).answer('{"name":"Olga"}', question?.callId);
+    expect((await run.result()).trace.steps[0]?.observation).toContain('- Name: Olga');
+
+    // Declining can only keep something from happening: anyone may.
+    const again = await harness.start(
+      [{ thought, toolCalls: [{ name: tool, args: {} }] }, { answer: 'No.' }],
+      'Form.',
+      {
+        approvals: { approvers: { [tool]: ['role:ops'] } },
+      },
+    );
+    const asked = await waitForPending(harness, again.workflowId, { question: true });
+    await bob.handle(again.workflowId).answer('decline', asked.question?.callId);
+    expect((await again.result()).trace.steps[0]?.observation).toContain('User declined');
+  });
+
+  it("a server configured with elicitation: 'decline' gets every form declined without a question", async () => {
+    const run = await harness.start(
+      [{ thought, toolCalls: [{ name: 'unattended__trigger-elicitation-request', args: {} }] }, { answer: 'Fine.' }],
+      'Offer the form to nobody.',
+    );
+    const result = await run.result();
+    expect(result.trace.steps[0]?.observation).toContain('User declined to provide the requested information.');
+    const asked = [];
+    for await (const event of run.events()) if (event.type === 'clarification_asked') asked.push(event);
+    expect(asked).toEqual([]);
   });
 
   it('a declined form goes back to the server as declined', async () => {

@@ -73,9 +73,11 @@ const common = {
   sampling: z.boolean().optional(),
   /**
    * Let the server ask a person to fill in a form (`elicitation/create`, form mode): the run asks it as its question
-   * and the call is made again with the answer. Off unless set, for the same reason as `sampling`.
+   * and the call is made again with the answer. Off unless set, for the same reason as `sampling`. `'decline'`: for
+   * unattended workers, declare the capability (some servers need it to offer their tools) but decline every form
+   * at once, asking no one.
    */
-  elicitation: z.boolean().optional(),
+  elicitation: z.union([z.boolean(), z.literal('decline')]).optional(),
 };
 
 /**

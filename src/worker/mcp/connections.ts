@@ -79,7 +79,9 @@ export class McpConnections {
   private async connect(name: string, config: McpServerConfig, key: string, session?: string): Promise<Client> {
     // MCP servers are told this package's version as their client's.
     const sample = config.sampling ? this.asks.sample : undefined;
-    const elicit = config.elicitation ? this.asks.elicit : undefined;
+    // A server whose forms are declined unasked gets its answer here, before any call stops for it.
+    const decline = () => Promise.resolve<ElicitResult>({ action: 'decline' });
+    const elicit = config.elicitation === 'decline' ? decline : config.elicitation ? this.asks.elicit : undefined;
     const client = new Client(
       { name: 'durable-react-agent', version: packageVersion() },
       {

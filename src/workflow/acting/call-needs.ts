@@ -67,6 +67,7 @@ export async function answerNeed(
 /**
  * A server's form, asked as the run's question: the person answers with the JSON the form's schema describes, or
  * `decline` or `cancel`. No answer by the approvals deadline is a decline. The server checks the content itself.
+ * The tool's approvers (`approvals.approvers`) are the ones who may fill in its server's forms; anyone may decline.
  */
 async function askPerson(
   state: RunState,
@@ -80,7 +81,11 @@ async function askPerson(
     `Answer with JSON matching ${canonicalJson(request.requestedSchema)}, or "decline" or "cancel".`;
   // The run holds one question at a time: a form asked while another waits (parallel calls) is asked after it.
   await condition(() => state.approvals.question === null);
-  const { text, answered } = await askUser(state, `${call.callId}.${key.slice(0, 8)}`, question);
+  const approvers = state.config.approvals.approvers[call.tool];
+  const { text, answered } = await askUser(state, `${call.callId}.${key.slice(0, 8)}`, question, {
+    form: { server, tool: call.tool, message: request.message, schema: request.requestedSchema },
+    ...(approvers ? { approvers } : {}),
+  });
   const reply = text.trim();
   if (!answered || /^decline$/i.test(reply)) return { kind: 'elicitation', action: 'decline' };
   if (/^cancel$/i.test(reply)) return { kind: 'elicitation', action: 'cancel' };

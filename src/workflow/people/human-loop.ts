@@ -15,6 +15,7 @@ import { askShouldStop, nowIso, recordError, recordStep, stopRun, type RunState 
 import type { ReActStep, ServerCallId } from '../../shared/types';
 import type { TokenUsage } from '../../shared/cost';
 import type { ToolInfo } from '../../shared/tool-protocol';
+import type { PendingQuestion } from '../../shared/approvals';
 import type { Decider } from '../../shared/identity';
 
 /** Type of the failure an update sender gets for a refused decision or answer. */
@@ -208,9 +209,10 @@ export async function askUser(
   state: RunState,
   callId: string,
   question: string,
+  form?: Pick<PendingQuestion, 'form' | 'approvers'>,
 ): Promise<{ text: string; answered: boolean; by?: Decider }> {
   const { ms, requestedAt, deadline, label } = deadlineInfo(state);
-  const asked = state.approvals.ask({ callId, question, requestedAt, deadline });
+  const asked = state.approvals.ask({ callId, question, requestedAt, deadline, ...form });
   publishStatus(state);
   countDecisionRequest();
   state.events.emit({ type: 'clarification_asked', callId, question: eventText(question) });

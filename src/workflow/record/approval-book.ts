@@ -355,6 +355,17 @@ export class ApprovalBook {
         message: `Question ${parsed.value.callId} is not the pending one (${pending.pending.callId})`,
       };
     }
-    return { ok: true, value: { answer: parsed.value, by: deciderOf(parsed.value, via) } };
+    const by = deciderOf(parsed.value, via);
+    const approvers = pending.pending.approvers;
+    // Declining a form is always allowed, as rejecting a call is: it can only keep something from happening.
+    if (approvers && !/^\s*(decline|cancel)\s*$/i.test(parsed.value.answer) && !isApprover(approvers, by)) {
+      const who = by.identity === null ? 'an anonymous sender' : `"${by.identity}"`;
+      return {
+        ok: false,
+        reason: 'not_allowed',
+        message: `${who} may not answer ${pending.pending.callId}; approvers: ${approvers.join(', ')}`,
+      };
+    }
+    return { ok: true, value: { answer: parsed.value, by } };
   }
 }
