@@ -28,8 +28,11 @@ function describeEvent(event: AgentEvent | EventsGap): string | undefined {
       return `${INDENT}Decision on ${event.callId}: ${event.decision.kind}${event.decision.always ? ' (always)' : ''}${event.decision.by ? ` by ${describeDecider(event.decision.by)}` : ''}`;
     case 'tool_finished':
       return `${INDENT}Observation${event.isError ? ' (error)' : ''} (${event.callId}): ${clipLine(event.observation)}`;
-    case 'tool_progress':
-      return `${INDENT}Progress (${event.callId}): ${event.status}${event.message ? `: ${clipLine(event.message)}` : ''}`;
+    case 'tool_progress': {
+      const count =
+        event.progress === undefined ? '' : ` ${event.progress}${event.total === undefined ? '' : `/${event.total}`}`;
+      return `${INDENT}Progress (${event.callId}): ${event.status}${count}${event.message ? `: ${clipLine(event.message)}` : ''}`;
+    }
     case 'clarification_asked':
       return `${INDENT}Question: ${clipLine(event.question)}`;
     case 'clarification_answered':

@@ -28,8 +28,19 @@ export type AgentEventBody =
   | { type: 'approval_decided'; callId: string; decision: DecisionOutcome }
   | { type: 'tool_started'; callId: string; tool: string }
   | { type: 'tool_finished'; callId: string; tool: string; isError: boolean; observation: string }
-  /** Where a long call stands, as its MCP server reports its task (`status`, and its words when it gives some). */
-  | { type: 'tool_progress'; callId: string; tool: string; status: string; message?: string }
+  /**
+   * Where a long call stands: an MCP server's task (its `status`, and its words when it gives some), or a tool's own
+   * progress reports (`working`, with `progress` of `total` when known), at most one every few seconds.
+   */
+  | {
+      type: 'tool_progress';
+      callId: string;
+      tool: string;
+      status: string;
+      message?: string;
+      progress?: number;
+      total?: number;
+    }
   | { type: 'clarification_asked'; callId: string; question: string }
   | { type: 'clarification_answered'; callId: string; answer: string; by?: Decider }
   | { type: 'budget_requested'; requestId: string; limit: BudgetLimit; current: number; suggested: number }
@@ -81,6 +92,14 @@ export interface ModelDelta {
   iteration: number;
   attempt: number;
   text: string;
+}
+
+/** A tool's progress report, signalled by its activity to its workflow (a tool's `ToolContext.progress`). */
+export interface ToolProgressReport {
+  callId: string;
+  progress: number;
+  total?: number;
+  message?: string;
 }
 
 /** A page of events after a cursor, as the `getEvents` query answers. */

@@ -2,7 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { Answer, AppliedDecision, Decision, PendingDecisions } from './approvals';
 import type { AppliedBudgetDecision, BudgetDecision } from './budget';
 import type { AgentStatus, ReActTrace } from './types';
-import type { EventPage, EventsWaitResult, ModelDelta } from './events';
+import type { EventPage, EventsWaitResult, ModelDelta, ToolProgressReport } from './events';
 import type { PromptSnapshot } from './protocol/prompt-delta';
 
 /** The task queue workers poll and clients start runs on, unless TEMPORAL_TASK_QUEUE overrides it. */
@@ -77,6 +77,8 @@ export const waitForEventsUpdate = defineUpdate<EventsWaitResult, [EventCursor]>
 export const publishEventsSignal = defineSignal('publishEvents');
 /** Streamed model text from the model activity (`stream: true`); it becomes `thought_delta` events. */
 export const modelDeltaSignal = defineSignal<[ModelDelta]>('modelDelta');
+/** A running tool's progress report from its activity; it becomes a `tool_progress` event. */
+export const toolProgressSignal = defineSignal<[ToolProgressReport]>('toolProgress');
 
 /**
  * A follow-up message for a conversation (a run with `conversation.idleTimeout`): queued for the next turn, whose

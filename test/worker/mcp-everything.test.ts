@@ -5,6 +5,7 @@ import { pathToFileURL } from 'node:url';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { describe, expect, it, vi } from 'vitest';
 import { formatEvent } from '../../src/client/event-printer';
+import { toolProgressSignal } from '../../src/shared/messages';
 import { AgentClient } from '../../src/client/agent-client';
 import { useHarness, waitForPending } from '../support/harness';
 
@@ -51,7 +52,7 @@ describe('against the reference MCP server (server-everything)', () => {
     warned.mockRestore();
   });
 
-  it("sends a long tool's progress notifications with the activity's heartbeat, for the UI's pending activity", async () => {
+  it("sends a long tool's progress notifications with the activity's heartbeat and as the run's events", async () => {
     const run = await harness.start(
       [
         {
@@ -73,8 +74,22 @@ describe('against the reference MCP server (server-everything)', () => {
     }
     const { progress, total } = (seen ?? {}) as { progress?: unknown; total?: unknown };
     expect([typeof progress, total]).toEqual(['number', 4]);
+    // Anyone may signal a run: a report for a call that is not running is dropped.
+    await handle.signal(toolProgressSignal, { callId: 'c9-9', progress: 1, message: 'forged' });
     const result = await run.result();
     expect(result.trace.steps[0]?.observation).toContain('Long running operation completed. Duration: 4 seconds');
+    // The run's events have it too: the first report at once, then at most one every 5 s (none more in 4 s).
+    const reported = [];
+    for await (const event of run.events()) if (event.type === 'tool_progress') reported.push(event);
+    expect(reported).toEqual([
+      expect.objectContaining({
+        callId: 'c1-1',
+        tool: 'everything__trigger-long-running-operation',
+        status: 'working',
+        progress: 1,
+        total: 4,
+      }),
+    ]);
   });
 
   it("answers a sampling request with the run's model, as a model call of the run, and makes the call again", async () => {

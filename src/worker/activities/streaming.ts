@@ -2,7 +2,8 @@ import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import type OpenAI from 'openai';
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
-import { modelDeltaSignal } from '../../shared/messages';
+import { modelDeltaSignal, toolProgressSignal } from '../../shared/messages';
+import type { ToolProgressReport } from '../../shared/events';
 import { MAX_REPLY_CHARS } from './completion-reader';
 import { isJsonObject, type Json } from './server-json';
 import { StreamAssembly } from './stream-assembly';
@@ -42,22 +43,62 @@ function forgetIdleRuns(now: number): void {
 }
 
 /**
+ * The activity's own workflow run, to signal. None for an activity started outside a workflow (a standalone activity)
+ * or run without a client (a test's mock environment, whose `client` getter throws).
+ */
+function ownRun(): ReturnType<Client['workflow']['getHandle']> | undefined {
+  const context = Context.current();
+  const execution = context.info.workflowExecution;
+  try {
+    return execution ? context.client.workflow.getHandle(execution.workflowId, execution.runId) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Least time between two progress signals of one call: each is a billed engine action and a history event, and a
+ * server may send a notification per percent. The latest report waiting when the time comes is the one sent.
+ */
+export const PROGRESS_SIGNAL_MS = 5_000;
+
+/**
+ * Sends a running tool's progress reports to its workflow run, where they become `tool_progress` events: the first at
+ * once, then the latest at most every {@link PROGRESS_SIGNAL_MS}. A preview, like streamed text: one that cannot be
+ * delivered is dropped, and the call's result follows anyway. `stop()` when the call ends drops what is waiting.
+ */
+export function progressSender(callId: string, intervalMs = PROGRESS_SIGNAL_MS) {
+  const handle = ownRun();
+  let waiting: ToolProgressReport | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  const send = () => {
+    timer = undefined;
+    if (!waiting || !handle) return;
+    handle.signal(toolProgressSignal, waiting).catch(() => undefined);
+    waiting = undefined;
+    timer = setTimeout(send, intervalMs);
+  };
+  return {
+    push(report: Omit<ToolProgressReport, 'callId'>) {
+      waiting = { callId, ...report };
+      if (timer === undefined) send();
+    },
+    stop() {
+      clearTimeout(timer);
+      waiting = undefined;
+    },
+  };
+}
+
+/**
  * Sends streamed text to the activity's own workflow run in batches, in order, within the run's allowance
  * ({@link DELTA_SIGNALS_PER_SECOND}). Deltas are a preview for subscribers: a batch that cannot be delivered is
  * dropped (the thought event after the call has the whole text).
  */
 export function deltaSender(iteration: number, intervalMs = DELTA_INTERVAL_MS) {
-  const context = Context.current();
-  const { info } = context;
-  // Nothing to stream to for an activity started outside a workflow (a standalone activity) or run without a client
-  // (a test's mock environment, whose `client` getter throws).
+  const { info } = Context.current();
+  const handle = ownRun();
   const execution = info.workflowExecution;
-  let handle: ReturnType<Client['workflow']['getHandle']> | undefined;
-  try {
-    handle = execution ? context.client.workflow.getHandle(execution.workflowId, execution.runId) : undefined;
-  } catch {
-    handle = undefined;
-  }
   const run = execution ? `${execution.workflowId}/${execution.runId}` : '';
   let buffer = '';
   let sending: Promise<void> = Promise.resolve();

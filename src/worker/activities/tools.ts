@@ -12,11 +12,12 @@ import type {
   ValidateArgsInput,
 } from '../../shared/tool-protocol';
 import { formatZodIssues } from '../../shared/validation';
-import { DEFAULT_TOOL_CATEGORY, ToolInputError, type AnyToolDefinition } from '../tools/define-tool';
+import { DEFAULT_TOOL_CATEGORY, ToolInputError, type AnyToolDefinition, type ToolProgress } from '../tools/define-tool';
 import { toolParametersSchema } from '../tools/catalog';
 import { isRetryableError } from '../tools/retryable-errors';
 import type { ToolRegistry } from '../tools/registry';
 import { withHeartbeats } from './heartbeat';
+import { progressSender } from './streaming';
 import { callExchange, CallNeedsRunError } from '../tools/call-exchange';
 
 /** Per-attempt timeout of a tool that does not set one. */
@@ -187,11 +188,17 @@ export function createRunTool(registry: ToolRegistry): (input: RunToolInput) => 
         }
       }
       const evidence = effect ? { effect } : {};
+      // Progress goes out with the heartbeats (the UI's pending activity) and to the run (`tool_progress` events).
+      const reports = progressSender(input.callId);
+      const report = (update: ToolProgress) => {
+        progress(update);
+        reports.push(update);
+      };
       try {
         const exchange = { answers: input.answers ?? {} };
-        const output = await callExchange.run(exchange, () =>
-          tool.handler(parsed.data, { idempotencyKey, signal, progress }),
-        );
+        const output = await callExchange
+          .run(exchange, async () => await tool.handler(parsed.data, { idempotencyKey, signal, progress: report }))
+          .finally(() => reports.stop());
         const observation = successObservation(output, input.maxObservationTokens, input.fullTextOver);
         if (attempt === 1) return { ...observation, ...evidence };
         return {

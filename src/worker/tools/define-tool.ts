@@ -35,9 +35,10 @@ export interface ToolContext {
   signal: AbortSignal;
   /**
    * Says how far a long call has got (an MCP server's progress notifications arrive here): sent with the activity's
-   * heartbeats, so the Temporal UI shows the latest as the pending activity's heartbeat details. A tool running as a
-   * local activity, or ahead inside a model call, has no heartbeat and keeps none. Optional, so a test can call a
-   * handler with a context of its own.
+   * heartbeats, so the Temporal UI shows the latest as the pending activity's heartbeat details (a tool running as a
+   * local activity, or ahead inside a model call, has no heartbeat), and to the run as `tool_progress` events, the
+   * first at once and then the latest every 5 s at most. Optional, so a test can call a handler with a context of its
+   * own.
    */
   progress?(update: ToolProgress): void;
 }

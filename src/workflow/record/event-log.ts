@@ -8,10 +8,17 @@ import {
   EVENT_WAITS_FULL,
   type EventsWaitResult,
   type ModelDelta,
+  type ToolProgressReport,
 } from '../../shared/events';
 import type { TerminationReason } from '../../shared/termination-reasons';
 import type { CostSummary } from '../../shared/events';
-import { getEventsQuery, modelDeltaSignal, publishEventsSignal, waitForEventsUpdate } from '../../shared/messages';
+import {
+  getEventsQuery,
+  modelDeltaSignal,
+  publishEventsSignal,
+  toolProgressSignal,
+  waitForEventsUpdate,
+} from '../../shared/messages';
 
 /** Most events a run holds in memory; older ones are dropped (the trace keeps the full record). */
 export const MAX_EVENTS_HELD = 1000;
@@ -53,6 +60,14 @@ export const MAX_EVENT_WAITS_PER_RUN = 1_000;
 export const MAX_STREAMED_CHARS = 200_000;
 
 /**
+ * Progress events one tool call may add from its reports (its activity sends one every few seconds at most): anyone
+ * who can signal the run could send them, and they must not push the run's real events out of the log.
+ */
+export const MAX_PROGRESS_EVENTS_PER_CALL = 50;
+/** Longest message a progress event keeps: a line, not a document. */
+const EVENT_LINE_CHARS = 500;
+
+/**
  * A run's ordered event stream, kept in workflow memory (not history). Sequence numbers continue across
  * continue-as-new; recording an event issues no command, so adding events never changes how a run replays.
  */
@@ -76,6 +91,8 @@ export class EventLog {
    * only a run that streams takes them, only for the call in flight. Unset: every one is taken.
    */
   private acceptsDelta: ((iteration: number) => boolean) | undefined;
+  /** The tool calls running now (started, not finished), by call ID: their tool, and the progress events they added. */
+  private readonly running = new Map<string, { tool: string; reports: number }>();
 
   /** The run has ended: waiting consumers are released and the last page says so. */
   get ended(): boolean {
@@ -130,6 +147,8 @@ export class EventLog {
   }
 
   emit(body: AgentEventBody): void {
+    if (body.type === 'tool_started') this.running.set(body.callId, { tool: body.tool, reports: 0 });
+    if (body.type === 'tool_finished') this.running.delete(body.callId);
     // Workflow time: replay records the same `at`.
     this.items.push({ ...body, seq: this.next, at: new Date().toISOString(), run: this.run });
     this.next += 1;
@@ -152,6 +171,24 @@ export class EventLog {
       this.emit({ type: 'thought_reset', iteration: iteration!, attempt: attempt! });
     this.streamed.set(iteration!, Math.max(attempt!, previous ?? 0));
     this.emit({ type: 'thought_delta', iteration: iteration!, attempt: attempt!, text: eventText(text) });
+  }
+
+  /** A running call's progress report (see `ToolProgressReport`); one for no running call, or malformed, is dropped. */
+  progress(report: unknown): void {
+    const { callId, progress, total, message } = (report ?? {}) as Partial<ToolProgressReport>;
+    const call = typeof callId === 'string' ? this.running.get(callId) : undefined;
+    if (!call || typeof progress !== 'number' || !Number.isFinite(progress)) return;
+    if (call.reports >= MAX_PROGRESS_EVENTS_PER_CALL) return;
+    call.reports += 1;
+    this.emit({
+      type: 'tool_progress',
+      callId: callId!,
+      tool: call.tool,
+      status: 'working',
+      progress,
+      ...(typeof total === 'number' && Number.isFinite(total) ? { total } : {}),
+      ...(typeof message === 'string' ? { message: eventText(message, EVENT_LINE_CHARS) } : {}),
+    });
   }
 
   /** The stream's last event; consumers waiting for news are answered before the run closes. */
@@ -224,6 +261,7 @@ function checkCursor(input: unknown): void {
  */
 export function installEventHandlers(log: EventLog): void {
   setHandler(modelDeltaSignal, (delta) => log.delta(delta));
+  setHandler(toolProgressSignal, (report) => log.progress(report));
   setHandler(publishEventsSignal, () => log.publish());
   setHandler(getEventsQuery, (input) => {
     checkCursor(input);
