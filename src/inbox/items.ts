@@ -173,14 +173,13 @@ export function renderItem(item: PendingItem, csrf: string): Html {
   if (item.kind === 'question' && item.form) {
     const { form } = item;
     return html`<article class="item" id="${key}" aria-labelledby="${key}-h" data-kind="form">
-      <h3 id="${key}-h">Form from ${form.server} (a call of <code>${form.tool}</code>)</h3>
+      <h3 id="${key}-h">${form.url ? 'Link' : 'Form'} from ${form.server} (a call of <code>${form.tool}</code>)</h3>
       ${child} ${item.approvers ? html`<p class="meta">Only ${item.approvers.join(', ')} may fill it in.</p>` : ''}
       <form
         method="post"
         action="${runHref(item.workflowId)}/answer"
         class="decision"
-        data-schema-form
-        data-schema="${JSON.stringify(form.schema)}"
+        ${form.schema ? html`data-schema-form data-schema="${JSON.stringify(form.schema)}"` : ''}
       >
         ${hidden('csrf', csrf)}${hidden('callId', item.callId)} ${schemaFormFields(form)}
       </form>

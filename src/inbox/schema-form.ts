@@ -81,15 +81,29 @@ function field(name: string, schema: Schema, required: boolean): Html {
   >`;
 }
 
-/** The form's fields, the live check's line, and send / decline / cancel, inside the question's answer form. */
+const DECLINE_OR_CANCEL = html`<button type="submit" name="answer" value="decline" formnovalidate>Decline</button>
+  <button type="submit" name="answer" value="cancel" formnovalidate>Cancel</button>`;
+
+/**
+ * The form's fields, the live check's line, and send / decline / cancel, inside the question's answer form. A link to
+ * open (URL mode) is shown whole, as MCP asks, with Done in place of the fields: the person says when they have.
+ */
 export function schemaFormFields(form: QuestionForm): Html {
-  const properties = (form.schema.properties ?? {}) as Record<string, Schema>;
-  const required = new Set(Array.isArray(form.schema.required) ? (form.schema.required as string[]) : []);
+  if (form.url !== undefined) {
+    // The worker lets only http(s) links through; anything else would still be shown as text, never as a link.
+    const link = /^https?:\/\//i.test(form.url)
+      ? html`<a href="${form.url}" target="_blank" rel="noopener noreferrer">${form.url}</a>`
+      : html`<code>${form.url}</code>`;
+    return html`<p class="message">${form.message}</p>
+      <p>Open ${link}, then say when you have.</p>
+      <button type="submit" name="answer" value="accept">Done</button> ${DECLINE_OR_CANCEL}`;
+  }
+  const schema = form.schema ?? {};
+  const properties = (schema.properties ?? {}) as Record<string, Schema>;
+  const required = new Set(Array.isArray(schema.required) ? (schema.required as string[]) : []);
   return html`<p class="message">${form.message}</p>
-    ${Object.entries(properties).map(([name, schema]) => field(name, schema, required.has(name)))}
+    ${Object.entries(properties).map(([name, property]) => field(name, property, required.has(name)))}
     <input type="hidden" name="answer" value="" />
     <p class="schema-problems" role="status" aria-live="polite"></p>
-    <button type="submit">Send</button>
-    <button type="submit" name="answer" value="decline" formnovalidate>Decline</button>
-    <button type="submit" name="answer" value="cancel" formnovalidate>Cancel</button>`;
+    <button type="submit">Send</button> ${DECLINE_OR_CANCEL}`;
 }

@@ -70,7 +70,9 @@ export interface QuestionForm {
   tool: string;
   message: string;
   /** The JSON Schema of the answer's content (a flat object of strings, numbers, booleans and enums, in MCP). */
-  schema: Record<string, unknown>;
+  schema?: Record<string, unknown>;
+  /** Instead of a schema: the web page the person is to open (an http(s) URL); the answer is accept, decline or cancel. */
+  url?: string;
 }
 
 /** A subagent running as a child workflow: its own calls and questions wait under its workflow ID. */

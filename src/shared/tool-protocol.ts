@@ -150,10 +150,14 @@ export interface McpTaskState {
   session?: string;
 }
 
-/** An MCP form elicitation: what to ask the person, and the JSON Schema of the answer's content. */
+/**
+ * An MCP elicitation: what to ask the person, and either the JSON Schema of the answer's content (form mode) or the
+ * web page the person is to open (URL mode, an http(s) URL; the answer is then only accept, decline or cancel).
+ */
 export interface ElicitationRequest {
   message: string;
-  requestedSchema: Record<string, unknown>;
+  requestedSchema?: Record<string, unknown>;
+  url?: string;
 }
 
 /** The run's answer to one of a call's requests (see {@link CallNeed}). */

@@ -351,4 +351,25 @@ describe('the inbox in a real browser', () => {
     const result = await run.result();
     expect(result.trace.steps[0]?.observation).toContain('User declined to provide the requested information.');
   });
+
+  it("a server's link (URL mode) is shown whole, opens in a new tab, and Done tells the server", async () => {
+    const args = { url: 'https://example.com/sign-in?step=1&who=alice', message: 'Sign in to the bank.' };
+    const run = await harness.start(
+      [{ thought, toolCalls: [{ name: 'everything__trigger-url-elicitation', args }] }, { answer: 'Signed in.' }],
+      'Sign in.',
+    );
+    await page.goto(`${inbox.url}/runs/${encodeURIComponent(run.workflowId)}`);
+    const card = page.locator('article[data-kind="form"]');
+    await card.waitFor();
+    expect(await card.locator('h3').textContent()).toBe(
+      'Link from everything (a call of everything__trigger-url-elicitation)',
+    );
+    const link = card.getByRole('link', { name: args.url });
+    expect(await link.getAttribute('href')).toBe(args.url);
+    expect(await link.getAttribute('rel')).toBe('noopener noreferrer');
+    await card.getByRole('button', { name: 'Done' }).click();
+    await card.locator('.outcome.applied').waitFor();
+    const result = await run.result();
+    expect(result.trace.steps[0]?.observation).toContain('User completed the URL elicitation flow');
+  });
 });

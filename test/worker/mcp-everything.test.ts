@@ -191,6 +191,55 @@ describe('against the reference MCP server (server-everything)', () => {
     expect(asked).toEqual([]);
   });
 
+  it('asks a person to open a link (URL mode), by request and by the -32042 error, and the call goes on', async () => {
+    const tool = 'everything__trigger-url-elicitation';
+    const run = await harness.start(
+      [
+        { thought, toolCalls: [{ name: tool, args: { url: 'https://example.com/sign-in', message: 'Sign in.' } }] },
+        { thought, toolCalls: [{ name: tool, args: { url: 'https://example.com/pay', errorPath: true } }] },
+        { answer: 'Both links done.' },
+      ],
+      'Sign in, then pay.',
+    );
+    const first = await waitForPending(harness, run.workflowId, { question: true });
+    expect(first.question?.question).toBe(
+      `everything (a call of ${tool}) asks you to open https://example.com/sign-in: Sign in.\n` +
+        'Answer "accept" once you have, or "decline" or "cancel".',
+    );
+    expect(first.question?.form).toEqual({
+      server: 'everything',
+      tool,
+      message: 'Sign in.',
+      url: 'https://example.com/sign-in',
+    });
+    await run.answer('accept', first.question?.callId);
+    // The second call is refused until a prerequisite link is opened (-32042), then made again, which asks its own.
+    const prerequisite = await waitForPending(harness, run.workflowId, { question: true });
+    expect(prerequisite.question?.form?.url).toBe('https://modelcontextprotocol.io/');
+    await run.answer('accept', prerequisite.question?.callId);
+    const own = await waitForPending(harness, run.workflowId, { question: true });
+    expect(own.question?.form?.url).toBe('https://example.com/pay');
+    await run.answer('accept', own.question?.callId);
+    const result = await run.result();
+    expect(result.trace.steps.map((step) => step.isError)).toEqual([false, false, undefined]);
+    expect(result.trace.steps[0]?.observation).toContain('User completed the URL elicitation flow');
+    expect(result.trace.steps[1]?.observation).toContain('URL: https://example.com/pay');
+  });
+
+  it('a link that is not http(s) is refused to the server, never put in front of a person', async () => {
+    const args = { url: 'javascript:alert(1)', message: 'Click me.' };
+    const run = await harness.start(
+      [{ thought, toolCalls: [{ name: 'everything__trigger-url-elicitation', args }] }, { answer: 'Refused.' }],
+      'Open it.',
+    );
+    const result = await run.result();
+    expect(result.trace.steps[0]?.isError).toBe(true);
+    expect(result.trace.steps[0]?.observation).toContain('an elicitation URL must be http(s)');
+    const asked = [];
+    for await (const event of run.events()) if (event.type === 'clarification_asked') asked.push(event);
+    expect(asked).toEqual([]);
+  });
+
   it('a declined form goes back to the server as declined', async () => {
     const run = await harness.start(
       [

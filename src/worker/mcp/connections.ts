@@ -88,7 +88,7 @@ export class McpConnections {
         capabilities: {
           ...(config.roots ? { roots: { listChanged: false } } : {}),
           ...(sample ? { sampling: {} } : {}),
-          ...(elicit ? { elicitation: { form: {} } } : {}),
+          ...(elicit ? { elicitation: { form: {}, url: {} } } : {}),
         },
       },
     );

@@ -9,11 +9,12 @@ import { toToolOutput, type McpCallResult } from './results';
 import { lookAtTask, startTask } from './tasks';
 import { errorMessage } from '../../shared/errors';
 import { argsHash } from '../../shared/canonical';
-import type { CallAnswer, CallNeed, SamplingRequest } from '../../shared/tool-protocol';
+import type { CallAnswer, CallNeed, ElicitationRequest, SamplingRequest } from '../../shared/tool-protocol';
 import { callExchange, CallNeedsRunError, type CallExchange } from '../tools/call-exchange';
 import {
   ErrorCode,
   McpError,
+  UrlElicitationRequiredError,
   type CreateMessageRequest,
   type CreateMessageResult,
   type ElicitRequest,
@@ -57,6 +58,33 @@ function samplingRequest(params: CreateMessageRequest['params']): SamplingReques
     ...(params.systemPrompt ? { systemPrompt: params.systemPrompt } : {}),
     maxTokens: params.maxTokens,
   };
+}
+
+/**
+ * An elicitation as the person is asked it: a form's message and schema, or a link's message and URL. A link must be
+ * http(s): a `javascript:` or `file:` URL is nothing to put in front of a person.
+ */
+function elicitationRequest(params: {
+  message: string;
+  url?: unknown;
+  requestedSchema?: unknown;
+}): ElicitationRequest | string {
+  if (params.url === undefined)
+    return { message: params.message, requestedSchema: params.requestedSchema as Record<string, unknown> };
+  const url = typeof params.url === 'string' && URL.canParse(params.url) ? new URL(params.url) : undefined;
+  if (url?.protocol !== 'https:' && url?.protocol !== 'http:') return 'an elicitation URL must be http(s)';
+  return { message: params.message, url: url.href };
+}
+
+/**
+ * The link a call was refused for until a person opens it (MCP's -32042, URL elicitation required), when it is one.
+ * A server marks the call it refused and lets the next one through, which may then ask a link of its own; when the
+ * run makes that call again to answer it, the server refuses once more for the link already opened.
+ */
+function linkRequired(error: unknown): ElicitationRequest | undefined {
+  const first = error instanceof UrlElicitationRequiredError ? error.elicitations[0] : undefined;
+  const request = first ? elicitationRequest(first) : undefined;
+  return typeof request === 'object' ? request : undefined;
 }
 
 /** How long a server's tool list is trusted before it is asked again, unless the config says otherwise. */
@@ -161,11 +189,10 @@ export class McpToolSource implements DynamicToolSource {
     );
   }
 
-  /** A server's form elicitation, asked of a person by the run the same way (URL mode is refused). */
+  /** A server's elicitation (a form, or a link to open), asked of a person by the run the same way. */
   private elicit(server: string, params: ElicitRequest['params']): Promise<ElicitResult> {
-    if (params.mode === 'url' || !('requestedSchema' in params))
-      return Promise.reject(new McpError(ErrorCode.InvalidParams, 'only form elicitation is served'));
-    const request = { message: params.message, requestedSchema: params.requestedSchema as Record<string, unknown> };
+    const request = elicitationRequest(params);
+    if (typeof request === 'string') return Promise.reject(new McpError(ErrorCode.InvalidParams, request));
     const need: CallNeed = { kind: 'elicitation', server, key: argsHash(request), request };
     return this.askRun(server, need, relatedTask(params), (answer) =>
       answer.kind === 'elicitation'
@@ -345,9 +372,23 @@ export class McpToolSource implements DynamicToolSource {
               const servesTasks = client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined;
               if (servesTasks && (taskSupport === 'required' || taskSupport === 'optional'))
                 await startTask(client, server, params, options);
-              return toToolOutput((await client.callTool(params, undefined, options)) as McpCallResult);
+              const callTool = async () => (await client.callTool(params, undefined, options)) as McpCallResult;
+              // A call refused until the person opens a link the run's person has already opened is retried once:
+              // a server may refuse again when the call it let through was made again (see linkRequired).
+              const result = await callTool().catch((error: unknown) => {
+                const link = linkRequired(error);
+                if (link && exchange?.answers[argsHash(link)]) return callTool();
+                throw error;
+              });
+              return toToolOutput(result);
             } catch (error) {
               if (call.need) throw new CallNeedsRunError(call.need);
+              // A call refused until the person opens a link (-32042): asked like a link the server asks for, then
+              // the call is made again.
+              const link = config.elicitation === true ? linkRequired(error) : undefined;
+              const key = link ? argsHash(link) : '';
+              if (link && !exchange?.answers[key])
+                throw new CallNeedsRunError({ kind: 'elicitation', server, key, request: link });
               throw error;
             } finally {
               calls.delete(call);

@@ -66,7 +66,7 @@ export async function answerNeed(
 
 /**
  * A server's form, asked as the run's question: the person answers with the JSON the form's schema describes, or
- * `decline` or `cancel`. No answer by the approvals deadline is a decline. The server checks the content itself.
+ * `decline` or `cancel` (for a link to open, URL mode: `accept` once opened). No answer by the approvals deadline is a decline. The server checks the content itself.
  * The tool's approvers (`approvals.approvers`) are the ones who may fill in its server's forms; anyone may decline.
  */
 async function askPerson(
@@ -76,19 +76,27 @@ async function askPerson(
   key: string,
   request: ElicitationRequest,
 ): Promise<CallAnswer | string> {
+  const { message, url, requestedSchema: schema } = request;
   const question =
-    `${server} (a call of ${call.tool}) asks: ${request.message}\n` +
-    `Answer with JSON matching ${canonicalJson(request.requestedSchema)}, or "decline" or "cancel".`;
+    url !== undefined
+      ? `${server} (a call of ${call.tool}) asks you to open ${url}: ${message}\n` +
+        'Answer "accept" once you have, or "decline" or "cancel".'
+      : `${server} (a call of ${call.tool}) asks: ${message}\n` +
+        `Answer with JSON matching ${canonicalJson(schema ?? {})}, or "decline" or "cancel".`;
   // The run holds one question at a time: a form asked while another waits (parallel calls) is asked after it.
   await condition(() => state.approvals.question === null);
   const approvers = state.config.approvals.approvers[call.tool];
   const { text, answered } = await askUser(state, `${call.callId}.${key.slice(0, 8)}`, question, {
-    form: { server, tool: call.tool, message: request.message, schema: request.requestedSchema },
+    form: { server, tool: call.tool, message, ...(url !== undefined ? { url } : { schema: schema ?? {} }) },
     ...(approvers ? { approvers } : {}),
   });
   const reply = text.trim();
   if (!answered || /^decline$/i.test(reply)) return { kind: 'elicitation', action: 'decline' };
   if (/^cancel$/i.test(reply)) return { kind: 'elicitation', action: 'cancel' };
+  if (url !== undefined) {
+    if (/^accept$/i.test(reply)) return { kind: 'elicitation', action: 'accept' };
+    return `the answer to ${server}'s link was neither "accept" nor "decline" or "cancel"`;
+  }
   try {
     const content: unknown = JSON.parse(reply);
     if (content !== null && typeof content === 'object' && !Array.isArray(content))
