@@ -132,11 +132,13 @@ export interface RunToolInput {
  * (`elicitation/create`), or a task the server runs on (`tools/call` answered with a task: the run waits on a timer
  * and the call is made again to look at it). `key` names the request among the call's.
  */
-export type CallNeed = { server: string; key: string } & (
-  | { kind: 'sampling'; request: SamplingRequest }
-  | { kind: 'elicitation'; request: ElicitationRequest }
-  | { kind: 'task'; key: 'task'; task: McpTaskState }
-);
+export type CallNeed = { server: string; key: string } &
+  /** `ask`: a person lets the request through first (the server's `sampling: 'ask'`). */
+  (
+    | { kind: 'sampling'; request: SamplingRequest; ask?: true }
+    | { kind: 'elicitation'; request: ElicitationRequest }
+    | { kind: 'task'; key: 'task'; task: McpTaskState }
+  );
 
 /** An MCP task as its server last reported it (`tasks/get`). */
 export interface McpTaskState {

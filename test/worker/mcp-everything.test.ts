@@ -25,8 +25,8 @@ const harness = useHarness({
       sampling: true,
       elicitation: true,
     },
-    // The same server for an unattended worker: its forms are declined at once, asking no one.
-    unattended: { command: process.execPath, args: [EVERYTHING, 'stdio'], elicitation: 'decline' },
+    // The same server with the other policies: its forms declined at once, asking no one; its sampling asked first.
+    guarded: { command: process.execPath, args: [EVERYTHING, 'stdio'], elicitation: 'decline', sampling: 'ask' },
   },
 });
 
@@ -181,7 +181,7 @@ describe('against the reference MCP server (server-everything)', () => {
 
   it("a server configured with elicitation: 'decline' gets every form declined without a question", async () => {
     const run = await harness.start(
-      [{ thought, toolCalls: [{ name: 'unattended__trigger-elicitation-request', args: {} }] }, { answer: 'Fine.' }],
+      [{ thought, toolCalls: [{ name: 'guarded__trigger-elicitation-request', args: {} }] }, { answer: 'Fine.' }],
       'Offer the form to nobody.',
     );
     const result = await run.result();
@@ -238,6 +238,34 @@ describe('against the reference MCP server (server-everything)', () => {
     const asked = [];
     for await (const event of run.events()) if (event.type === 'clarification_asked') asked.push(event);
     expect(asked).toEqual([]);
+  });
+
+  it("with sampling: 'ask' a person lets the request through first, seeing what the server asks", async () => {
+    const sampling = { name: 'guarded__trigger-sampling-request', args: { prompt: 'a word', maxTokens: 5 } };
+    const run = await harness.start(
+      [
+        { thought, toolCalls: [sampling] },
+        { answer: 'Word.' },
+        { thought, toolCalls: [sampling] },
+        { answer: 'Done.' },
+      ],
+      'Sample twice.',
+    );
+    const first = await waitForPending(harness, run.workflowId, { question: true });
+    expect(first.question?.question).toBe(
+      "guarded (a call of guarded__trigger-sampling-request) asks the run's model to write (at most 5 tokens), from:\n" +
+        'system: You are a helpful test server.\nuser: Resource trigger-sampling-request context: a word\n' +
+        'Answer "accept" to let it, or "decline".',
+    );
+    await run.answer('accept', first.question?.callId);
+    const second = await waitForPending(harness, run.workflowId, { question: true });
+    await run.answer('decline', second.question?.callId);
+    const result = await run.result();
+    expect(result.trace.steps[0]?.observation).toContain('Word.');
+    expect(result.trace.steps[1]?.isError).toBe(true);
+    expect(result.trace.steps[1]?.observation).toContain("guarded's request for the run's model to write was declined");
+    // Only the accepted request reached the model.
+    expect(result.trace.cost?.calls.map((call) => call.kind)).toEqual(['think', 'sample', 'think', 'think']);
   });
 
   it('a declined form goes back to the server as declined', async () => {

@@ -68,9 +68,10 @@ const common = {
   /**
    * Serve the server's sampling requests (`sampling/createMessage`) with the run's model, as a model call of the run.
    * Off unless set: answering one stops the call and makes it again with the answer, so only a server whose calls
-   * may be repeated should have it.
+   * may be repeated should have it. `'ask'`: a person lets each request through first (the run's question, with what
+   * the server asks the model), and a request declined ends the call.
    */
-  sampling: z.boolean().optional(),
+  sampling: z.union([z.boolean(), z.literal('ask')]).optional(),
   /**
    * Let the server ask a person to fill in a form (`elicitation/create`, form mode): the run asks it as its question
    * and the call is made again with the answer. Off unless set, for the same reason as `sampling`. `'decline'`: for

@@ -176,7 +176,8 @@ export class McpToolSource implements DynamicToolSource {
   private sample(server: string, params: CreateMessageRequest['params']): Promise<CreateMessageResult> {
     const request = samplingRequest(params);
     if (typeof request === 'string') return Promise.reject(new McpError(ErrorCode.InvalidParams, request));
-    const need: CallNeed = { kind: 'sampling', server, key: argsHash(request), request };
+    const ask = this.servers[server]?.sampling === 'ask' ? { ask: true as const } : {};
+    const need: CallNeed = { kind: 'sampling', server, key: argsHash(request), request, ...ask };
     return this.askRun(server, need, relatedTask(params), (answer) =>
       answer.kind === 'sampling'
         ? {

@@ -1,6 +1,12 @@
 import { condition, sleep } from '@temporalio/workflow';
 import type { ParsedToolCall } from '../../shared/protocol';
-import type { CallAnswer, CallNeed, ElicitationRequest, McpTaskState } from '../../shared/tool-protocol';
+import type {
+  CallAnswer,
+  CallNeed,
+  ElicitationRequest,
+  McpTaskState,
+  SamplingRequest,
+} from '../../shared/tool-protocol';
 import { canonicalJson } from '../../shared/canonical';
 import { eventText } from '../../shared/events';
 import { summaryMessages, type SummarizeInput } from '../../shared/summaries';
@@ -47,6 +53,10 @@ export async function answerNeed(
 ): Promise<CallAnswer | string> {
   if (need.kind === 'elicitation') return await askPerson(state, call, need.server, need.key, need.request);
   if (need.kind === 'task') return await waitOnTask(state, call, need.task, looks);
+  if (need.ask) {
+    const refused = await askToSample(state, call, need.server, need.key, need.request);
+    if (refused !== null) return refused;
+  }
   const input: SummarizeInput = {
     kind: 'sampling',
     query: state.query,
@@ -105,6 +115,36 @@ async function askPerson(
     // said below
   }
   return `the answer to ${server}'s form was neither a JSON object nor "decline" or "cancel"`;
+}
+
+/**
+ * A sampling request a person lets through first (`sampling: 'ask'`): the question shows what the server asks the
+ * model. Null when accepted; else why the call ends (declined, or no answer by the approvals deadline).
+ */
+async function askToSample(
+  state: RunState,
+  call: ParsedToolCall,
+  server: string,
+  key: string,
+  request: SamplingRequest,
+): Promise<string | null> {
+  const asked = [
+    ...(request.systemPrompt ? [`system: ${request.systemPrompt}`] : []),
+    ...request.messages.map((message) => `${message.role}: ${message.text}`),
+  ];
+  const question =
+    `${server} (a call of ${call.tool}) asks the run's model to write (at most ${request.maxTokens} tokens), from:\n` +
+    `${asked.join('\n')}\nAnswer "accept" to let it, or "decline".`;
+  await condition(() => state.approvals.question === null);
+  const approvers = state.config.approvals.approvers[call.tool];
+  const { text, answered } = await askUser(
+    state,
+    `${call.callId}.${key.slice(0, 8)}`,
+    question,
+    approvers ? { approvers } : {},
+  );
+  if (answered && /^\s*accept\s*$/i.test(text)) return null;
+  return `${server}'s request for the run's model to write was ${answered ? 'declined' : 'not answered in time'}`;
 }
 
 /**
