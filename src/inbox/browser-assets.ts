@@ -155,7 +155,11 @@ export const INBOX_SCRIPT = String.raw`
       if (!el.checkValidity()) out.push(name + ': ' + el.validationMessage);
       if (type === 'boolean') value[name] = el.checked;
       else if (type === 'array') value[name] = Array.prototype.map.call(el.selectedOptions, function (o) { return o.value; });
-      else if (el.value !== '') value[name] = type === 'number' || type === 'integer' ? Number(el.value) : el.value;
+      else if (el.value === '') return;
+      else if (type === 'number' || type === 'integer') value[name] = Number(el.value);
+      // A date-time is sent as RFC 3339 (the input gives local time without a zone, which servers refuse).
+      else if (el.type === 'datetime-local') value[name] = new Date(el.value).toISOString();
+      else value[name] = el.value;
     });
     return value;
   }

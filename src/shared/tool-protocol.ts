@@ -132,7 +132,12 @@ export interface RunToolInput {
  * (`elicitation/create`), or a task the server runs on (`tools/call` answered with a task: the run waits on a timer
  * and the call is made again to look at it). `key` names the request among the call's.
  */
-export type CallNeed = { server: string; key: string } &
+export type CallNeed = {
+  server: string;
+  key: string;
+  /** The worker holds the server's waiting request this long at most (a task's request): the question's deadline. */
+  heldMs?: number;
+} &
   /** `ask`: a person lets the request through first (the server's `sampling: 'ask'`). */
   (
     | { kind: 'sampling'; request: SamplingRequest; ask?: true }

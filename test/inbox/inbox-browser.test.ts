@@ -317,7 +317,10 @@ describe('the inbox in a real browser', () => {
     expect(await problems.textContent()).toMatch(/^Not sent: .*integer: [^;]*100/);
     expect(await problems.textContent()).toMatch(/name: /);
     await card.getByRole('button', { name: 'Send' }).click();
+    // Nothing went: the question still waits, and no outcome is shown.
+    await new Promise((resolve) => setTimeout(resolve, 500));
     expect(await card.locator('.outcome').textContent()).toBe('');
+    expect((await harness.agents.handle(run.workflowId).getPending()).question).not.toBeNull();
     await field('integer').fill('7');
     await field('name').fill('Ada Lovelace');
     await field('check').check();

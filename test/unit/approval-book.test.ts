@@ -207,4 +207,24 @@ describe('ApprovalBook', () => {
       decision: { kind: 'approve', by: ALICE },
     });
   });
+
+  it("an MCP server's form: only its tool's approvers fill it in, none unsigned where signing is required", () => {
+    const form = { server: 'bank', tool: 'bank__pay', message: 'Which account?', schema: { type: 'object' } };
+    const asked = { callId: 'c1-1.ab12cd34', question: 'Which account?', requestedAt: '', deadline: '', form };
+    const book = new ApprovalBook();
+    book.ask({ ...asked, approvers: ['role:ops'] });
+    // Roles claimed in a signal are still claims: approvers alone do not make an answer trustworthy (see below).
+    expect(book.checkAnswer({ answer: '{"account":"a"}', identity: 'bob' })).toMatchObject({
+      ok: false,
+      reason: 'not_allowed',
+    });
+    expect(book.checkAnswer({ answer: 'decline', identity: 'bob' })).toMatchObject({ ok: true });
+    const signing = new ApprovalBook([], { requireSigned: ['bank__pay'] });
+    signing.ask({ ...asked, approvers: ['role:ops'] });
+    // An answer cannot be signed, so for a tool that needs signed decisions only declining or cancelling is taken.
+    const claimed = { answer: '{"account":"a"}', identity: 'olga', roles: ['ops'] };
+    expect(signing.checkAnswer(claimed, 'signal')).toMatchObject({ ok: false, reason: 'unsigned' });
+    expect(signing.checkAnswer(claimed, 'update')).toMatchObject({ ok: false, reason: 'unsigned' });
+    expect(signing.checkAnswer({ answer: 'cancel' }, 'signal')).toMatchObject({ ok: true });
+  });
 });

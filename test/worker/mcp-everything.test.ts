@@ -303,9 +303,11 @@ describe('against the reference MCP server (server-everything)', () => {
     expect(progress.map((event) => event.message)).toContain('Generating report...');
     // The CLI's live trace and the inbox show each as a line of its own.
     expect(formatEvent(progress[0]!)).toBe('           Progress (c1-1): working: Gathering sources...');
-    // The waits are the workflow's own timers: no activity was held while the task ran.
+    // The waits are the workflow's own timers, a second each as the server suggests: no activity was held meanwhile.
     const { events } = await harness.client.workflow.getHandle(run.workflowId).fetchHistory();
-    expect(events?.filter((event) => event.timerStartedEventAttributes).length).toBeGreaterThanOrEqual(2);
+    const timers = (events ?? []).flatMap((event) => event.timerStartedEventAttributes ?? []);
+    expect(timers.length).toBeGreaterThanOrEqual(2);
+    expect(timers.map((timer) => Number(timer.startToFireTimeout?.seconds))).toEqual(timers.map(() => 1));
   });
 
   it("asks a task's question (input_required) of a person, and the task goes on with the answer", async () => {
@@ -327,6 +329,23 @@ describe('against the reference MCP server (server-everything)', () => {
     const result = await run.result();
     expect(result.trace.steps[0]?.isError).toBe(false);
     expect(result.trace.steps[0]?.observation).toContain('# Research Report: python (snake)');
+  });
+
+  it("two runs' tasks asking the same question on one worker each get their own person's answer", async () => {
+    const research = { name: 'everything__simulate-research-query', args: { topic: 'python', ambiguous: true } };
+    const runs = await Promise.all(
+      ['snake', 'comedy'].map((pick) =>
+        harness.start([{ thought, toolCalls: [research] }, { answer: `Researched the ${pick}.` }], 'Research python.'),
+      ),
+    );
+    const questions = await Promise.all(runs.map((run) => waitForPending(harness, run.workflowId, { question: true })));
+    // The same form from the same server: the worker holds both requests, each for its own run.
+    expect(questions[0]?.question?.form).toEqual(questions[1]?.question?.form);
+    await runs[1]!.answer(JSON.stringify({ interpretation: 'comedy' }), questions[1]?.question?.callId);
+    await runs[0]!.answer(JSON.stringify({ interpretation: 'snake' }), questions[0]?.question?.callId);
+    const results = await Promise.all(runs.map((run) => run.result()));
+    expect(results[0]?.trace.steps[0]?.observation).toContain('# Research Report: python (snake)');
+    expect(results[1]?.trace.steps[0]?.observation).toContain('# Research Report: python (comedy)');
   });
 
   it("a run cancelled while a task runs cancels the task; a stdio server's task ends with its worker", async () => {

@@ -2,6 +2,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import {
   CallToolResultSchema,
   CreateTaskResultSchema,
+  ErrorCode,
   McpError,
   type CallToolRequest,
   type GetTaskResult,
@@ -11,7 +12,7 @@ import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.j
 import type { CallAnswer, CallNeed } from '../../shared/tool-protocol';
 import { CallNeedsRunError } from '../tools/call-exchange';
 import type { McpCallResult } from './results';
-import { DurableAgentError } from '../../shared/errors';
+import { DurableAgentError, errorMessage } from '../../shared/errors';
 
 /*
  * MCP tasks (a `tools/call` the server answers with a task, then `tasks/get`, `tasks/result`, `tasks/cancel`), the
@@ -40,7 +41,11 @@ export function sessionOf(client: Client): string | undefined {
 }
 
 /** The call stops on its task: the run waits, then makes the call again to look at it. */
-function waitOn(server: string, task: Task | GetTaskResult, session: string | undefined): CallNeedsRunError {
+function waitOn(
+  server: string,
+  task: Pick<Task, 'taskId' | 'statusMessage' | 'pollInterval'> & { status: string },
+  session: string | undefined,
+): CallNeedsRunError {
   const need: CallNeed = {
     kind: 'task',
     server,
@@ -90,10 +95,20 @@ export async function lookAtTask(
     );
   };
   if (look.cancel) {
-    await tasks.cancelTask(look.id, options).catch(gone);
+    // A task that has ended, or that its server no longer knows, has nothing left to cancel.
+    await tasks.cancelTask(look.id, options).catch(() => undefined);
     return { content: [{ type: 'text', text: `task ${look.id} cancelled` }], isError: true };
   }
-  const task = await tasks.getTask(look.id, options).catch(gone);
+  let task: GetTaskResult;
+  try {
+    task = await tasks.getTask(look.id, options);
+  } catch (error) {
+    if (options.signal?.aborted) throw error;
+    if (error instanceof McpError && error.code === (ErrorCode.InvalidParams as number)) gone(error);
+    // No answer (the network, a server restarting): looked at again after the next wait, within the run's looks.
+    const unreachable = { taskId: look.id, status: 'unreachable', statusMessage: errorMessage(error) };
+    throw waitOn(server, unreachable, look.session);
+  }
   if (task.status === 'working') throw waitOn(server, task, look.session);
   if (task.status === 'input_required') {
     let heardNothing = false;

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { ConfirmationPolicy } from '../../shared/approvals';
 import { compileJsonSchema, withoutNonLinearPatterns } from '../../shared/json-schema';
 import { withLinearConfirmation } from '../tools/confirmation-patterns';
@@ -33,8 +34,9 @@ interface CallInFlight {
 }
 
 /**
- * How long a task's request to the run is held in the worker for the run's answer. The server waits on it (its task
- * goes on once answered, and most servers give up on their own after a minute or so); a later answer finds nothing.
+ * How long a task's request to the run is held in the worker for the run's answer, and so the question's deadline.
+ * The server waits on it (its task goes on once answered; many servers give up on their own sooner, the reference
+ * server after a minute); a later answer, or one whose next look runs on another worker, finds nothing held.
  */
 export const HELD_REQUEST_MS = 10 * 60_000;
 
@@ -177,7 +179,7 @@ export class McpToolSource implements DynamicToolSource {
     const request = samplingRequest(params);
     if (typeof request === 'string') return Promise.reject(new McpError(ErrorCode.InvalidParams, request));
     const ask = this.servers[server]?.sampling === 'ask' ? { ask: true as const } : {};
-    const need: CallNeed = { kind: 'sampling', server, key: argsHash(request), request, ...ask };
+    const need = { kind: 'sampling' as const, server, key: argsHash(request), request, ...ask };
     return this.askRun(server, need, relatedTask(params), (answer) =>
       answer.kind === 'sampling'
         ? {
@@ -194,7 +196,7 @@ export class McpToolSource implements DynamicToolSource {
   private elicit(server: string, params: ElicitRequest['params']): Promise<ElicitResult> {
     const request = elicitationRequest(params);
     if (typeof request === 'string') return Promise.reject(new McpError(ErrorCode.InvalidParams, request));
-    const need: CallNeed = { kind: 'elicitation', server, key: argsHash(request), request };
+    const need = { kind: 'elicitation' as const, server, key: argsHash(request), request };
     return this.askRun(server, need, relatedTask(params), (answer) =>
       answer.kind === 'elicitation'
         ? { action: answer.action, ...(answer.content ? { content: answer.content as ElicitResult['content'] } : {}) }
@@ -212,7 +214,7 @@ export class McpToolSource implements DynamicToolSource {
    */
   private askRun<Result>(
     server: string,
-    need: CallNeed,
+    need: Exclude<CallNeed, { kind: 'task' }>,
     task: string | undefined,
     reply: (answer: CallAnswer) => Result | undefined,
   ): Promise<Result> {
@@ -223,14 +225,23 @@ export class McpToolSource implements DynamicToolSource {
       const why = calls.length === 0 ? 'no call of its tools is running' : 'several calls of its tools are running';
       return Promise.reject(new McpError(ErrorCode.InvalidRequest, `${need.kind} refused: ${why}`));
     }
-    const answer = call.exchange.answers[need.key];
-    const replied = answer ? reply(answer) : undefined;
-    if (replied !== undefined) return Promise.resolve(replied);
-    call.need = need;
-    call.asked.abort();
-    if (task === undefined)
+    // A request made during a look at a task is the task's, whether or not the server says so.
+    const looking = call.task;
+    if (looking === undefined) {
+      const answer = call.exchange.answers[need.key];
+      const replied = answer ? reply(answer) : undefined;
+      if (replied !== undefined) return Promise.resolve(replied);
+      call.need = need;
+      call.asked.abort();
       return Promise.reject(new McpError(ErrorCode.InternalError, 'the run answers this; the call is made again then'));
-    const id = `${server}\u0000${need.key}`;
+    }
+    // A task is not made again, so its request is held for the answer. Each request is a question of its own (a task
+    // may ask the same thing twice): its key is new, so an answer reaches this request only, never a later one, nor
+    // another run's task asking the same on this worker.
+    const key = argsHash({ task: looking, request: need.key, nonce: randomUUID() });
+    call.need = { ...need, key, heldMs: HELD_REQUEST_MS };
+    call.asked.abort();
+    const id = `${server}\u0000${key}`;
     return new Promise<Result>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.held.delete(id);
@@ -378,7 +389,8 @@ export class McpToolSource implements DynamicToolSource {
               // a server may refuse again when the call it let through was made again (see linkRequired).
               const result = await callTool().catch((error: unknown) => {
                 const link = linkRequired(error);
-                if (link && exchange?.answers[argsHash(link)]) return callTool();
+                const opened = link ? exchange?.answers[argsHash(link)] : undefined;
+                if (opened?.kind === 'elicitation' && opened.action === 'accept') return callTool();
                 throw error;
               });
               return toToolOutput(result);

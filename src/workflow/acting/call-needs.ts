@@ -1,14 +1,8 @@
-import { condition, sleep } from '@temporalio/workflow';
+import { CancellationScope, condition, sleep } from '@temporalio/workflow';
+import { errorObservation } from '../../shared/observation';
 import type { ParsedToolCall } from '../../shared/protocol';
-import type {
-  CallAnswer,
-  CallNeed,
-  ElicitationRequest,
-  McpTaskState,
-  SamplingRequest,
-} from '../../shared/tool-protocol';
+import type { CallAnswer, CallNeed, McpTaskState, ToolObservation } from '../../shared/tool-protocol';
 import { canonicalJson } from '../../shared/canonical';
-import { eventText } from '../../shared/events';
 import { summaryMessages, type SummarizeInput } from '../../shared/summaries';
 import { modelActivities } from '../activity-proxies';
 import { askUser } from '../people/human-loop';
@@ -33,28 +27,96 @@ export const TASK_POLL_MAX_MS = 60_000;
  */
 export const TASK_POLLS_BEFORE_BACKOFF = 5;
 
-/** The wait before the next look at a task that has reported the same state `unchanged` times in a row. */
-export function taskWaitMs(task: McpTaskState, unchanged: number): number {
+/**
+ * Looks at one task, at most: each is a timer and an activity in the run's history, which has room for some tens of
+ * thousands of events. With the waits growing to a minute, about a day and a half of looking; then the run stops
+ * waiting, cancels the task and tells the model.
+ */
+export const MAX_TASK_LOOKS = 2_000;
+/** Looks after which the shortest wait doubles, whatever the task says: a task that says something new at every look (a row count) would otherwise be looked at every second. */
+export const TASK_LOOKS_PER_DOUBLING = 30;
+
+/**
+ * The wait before the next look at a task that has reported the same state `unchanged` times in a row, after `looks`
+ * looks in all.
+ */
+export function taskWaitMs(task: McpTaskState, unchanged: number, looks = 0): number {
   const base = Math.min(TASK_POLL_MAX_MS, Math.max(TASK_POLL_MIN_MS, task.pollMs));
-  return Math.min(TASK_POLL_MAX_MS, base * 2 ** Math.floor(unchanged / TASK_POLLS_BEFORE_BACKOFF));
+  const quiet = base * 2 ** Math.floor(unchanged / TASK_POLLS_BEFORE_BACKOFF);
+  const floor = TASK_POLL_MIN_MS * 2 ** Math.floor(looks / TASK_LOOKS_PER_DOUBLING);
+  return Math.min(TASK_POLL_MAX_MS, Math.max(quiet, floor));
+}
+
+/**
+ * Answers what a call asks its run until it asks nothing more, making the call again (`again`) with every answer so
+ * far after each. A call's own requests are bounded ({@link MAX_CALL_NEEDS}: a call made again may ask again); a
+ * task's looks by {@link MAX_TASK_LOOKS}, its requests (held by a worker, never made again) by those looks. A task
+ * the run stops waiting on without its result (the run cancelled or out of time, an answer the call cannot use, too
+ * many looks, a failed look) is cancelled on its server.
+ */
+export async function settleNeeds(
+  state: RunState,
+  call: ParsedToolCall,
+  first: ToolObservation,
+  again: (answers: Record<string, CallAnswer>) => Promise<ToolObservation>,
+): Promise<ToolObservation> {
+  let observation = first;
+  let answers: Record<string, CallAnswer> = {};
+  let asked = 0;
+  let looks = 0;
+  let same = { said: '', looks: 0 };
+  let task: McpTaskState | undefined;
+  let settled = false;
+  try {
+    for (let need = observation.needs; need; need = observation.needs) {
+      if (need.kind === 'task') task = need.task;
+      if (need.kind === 'task' ? ++looks > MAX_TASK_LOOKS : need.heldMs === undefined && ++asked > MAX_CALL_NEEDS) {
+        const why =
+          need.kind === 'task'
+            ? `the run looked at task ${need.task.id} ${MAX_TASK_LOOKS} times and stopped waiting on it (it was cancelled)`
+            : `it asked the run more than ${MAX_CALL_NEEDS} times (last: a ${need.kind} request)`;
+        return errorObservation(call.tool, call.args, why, 'tool_error');
+      }
+      const said = need.kind === 'task' ? `${need.task.status}\n${need.task.message ?? ''}` : same.said;
+      same = { said, looks: need.kind !== 'task' || said !== same.said ? 0 : same.looks + 1 };
+      const answer = await answerNeed(state, call, need, same.looks, looks);
+      if (typeof answer === 'string') return errorObservation(call.tool, call.args, answer, 'tool_error');
+      answers = { ...answers, [need.key]: answer };
+      observation = await again(answers);
+    }
+    settled = true;
+    return observation;
+  } finally {
+    if (!settled && task) {
+      const cancel: CallAnswer = {
+        kind: 'task',
+        id: task.id,
+        cancel: true,
+        ...(task.session !== undefined ? { session: task.session } : {}),
+      };
+      await CancellationScope.nonCancellable(() => again({ ...answers, task: cancel }).catch(() => undefined));
+    }
+  }
 }
 
 /**
  * The run's answer to what a call asked it (see `CallNeed`): an MCP server's sampling request goes to the run's model
  * as a helper call of the run (recorded, in the cost ledger, within the token budget); an elicitation is the run's
  * question to a person, as pending, answered and audited as any question; a task is waited on. A string says why
- * there is no answer. `looks`: for a task, how many looks in a row before this one found it the same.
+ * there is no answer. For a task: `unchanged`, how many looks in a row before this one found it the same; `looks`, how
+ * many in all.
  */
-export async function answerNeed(
+async function answerNeed(
   state: RunState,
   call: ParsedToolCall,
   need: CallNeed,
-  looks = 0,
+  unchanged: number,
+  looks: number,
 ): Promise<CallAnswer | string> {
-  if (need.kind === 'elicitation') return await askPerson(state, call, need.server, need.key, need.request);
-  if (need.kind === 'task') return await waitOnTask(state, call, need.task, looks);
+  if (need.kind === 'elicitation') return await askPerson(state, call, need);
+  if (need.kind === 'task') return await waitOnTask(state, call, need.task, unchanged, looks);
   if (need.ask) {
-    const refused = await askToSample(state, call, need.server, need.key, need.request);
+    const refused = await askToSample(state, call, need);
     if (refused !== null) return refused;
   }
   const input: SummarizeInput = {
@@ -82,9 +144,7 @@ export async function answerNeed(
 async function askPerson(
   state: RunState,
   call: ParsedToolCall,
-  server: string,
-  key: string,
-  request: ElicitationRequest,
+  { server, key, request, heldMs }: CallNeed & { kind: 'elicitation' },
 ): Promise<CallAnswer | string> {
   const { message, url, requestedSchema: schema } = request;
   const question =
@@ -96,10 +156,15 @@ async function askPerson(
   // The run holds one question at a time: a form asked while another waits (parallel calls) is asked after it.
   await condition(() => state.approvals.question === null);
   const approvers = state.config.approvals.approvers[call.tool];
-  const { text, answered } = await askUser(state, `${call.callId}.${key.slice(0, 8)}`, question, {
-    form: { server, tool: call.tool, message, ...(url !== undefined ? { url } : { schema: schema ?? {} }) },
-    ...(approvers ? { approvers } : {}),
-  });
+  const form = { server, tool: call.tool, message, ...(url !== undefined ? { url } : { schema: schema ?? {} }) };
+  // A task's form: the server's request waits in one worker for as long as it holds it, not for the approvals timeout.
+  const { text, answered } = await askUser(
+    state,
+    `${call.callId}.${key.slice(0, 8)}`,
+    question,
+    { form, ...(approvers ? { approvers } : {}) },
+    heldMs,
+  );
   const reply = text.trim();
   if (!answered || /^decline$/i.test(reply)) return { kind: 'elicitation', action: 'decline' };
   if (/^cancel$/i.test(reply)) return { kind: 'elicitation', action: 'cancel' };
@@ -124,9 +189,7 @@ async function askPerson(
 async function askToSample(
   state: RunState,
   call: ParsedToolCall,
-  server: string,
-  key: string,
-  request: SamplingRequest,
+  { server, key, request, heldMs }: CallNeed & { kind: 'sampling' },
 ): Promise<string | null> {
   const asked = [
     ...(request.systemPrompt ? [`system: ${request.systemPrompt}`] : []),
@@ -135,6 +198,9 @@ async function askToSample(
   const question =
     `${server} (a call of ${call.tool}) asks the run's model to write (at most ${request.maxTokens} tokens), from:\n` +
     `${asked.join('\n')}\nAnswer "accept" to let it, or "decline".`;
+  // Answers carry no signature yet: a tool whose calls need signed decisions lets no unsigned approval through.
+  if (state.approvals.signingRequired(call.tool))
+    return `${server} asked the run's model to write; ${call.tool} needs signed decisions, and this approval cannot be signed`;
   await condition(() => state.approvals.question === null);
   const approvers = state.config.approvals.approvers[call.tool];
   const { text, answered } = await askUser(
@@ -142,31 +208,28 @@ async function askToSample(
     `${call.callId}.${key.slice(0, 8)}`,
     question,
     approvers ? { approvers } : {},
+    heldMs,
   );
   if (answered && /^\s*accept\s*$/i.test(text)) return null;
   return `${server}'s request for the run's model to write was ${answered ? 'declined' : 'not answered in time'}`;
 }
 
 /**
- * A task the call's server runs on: a `tool_progress` event when it says something new (`looks` 0: the first look at
- * this state), then a workflow timer (the worker holds nothing meanwhile, and a worker started since looks next),
+ * A task the call's server runs on: a `tool_progress` event when it says something new (`unchanged` 0: the first look
+ * at this state), then a workflow timer (the worker holds nothing meanwhile, and a worker started since looks next),
  * then the call looks at it again.
  */
 async function waitOnTask(
   state: RunState,
   call: ParsedToolCall,
   task: McpTaskState,
+  unchanged: number,
   looks: number,
 ): Promise<CallAnswer> {
-  if (looks === 0) {
-    state.events.emit({
-      type: 'tool_progress',
-      callId: call.callId,
-      tool: call.tool,
-      status: task.status,
-      ...(task.message !== undefined ? { message: eventText(task.message) } : {}),
-    });
+  if (unchanged === 0) {
+    const { status, message } = task;
+    state.events.toolProgress(call.callId, { status, ...(message !== undefined ? { message } : {}) });
   }
-  await sleep(taskWaitMs(task, looks));
+  await sleep(taskWaitMs(task, unchanged, looks));
   return { kind: 'task', id: task.id, ...(task.session !== undefined ? { session: task.session } : {}) };
 }

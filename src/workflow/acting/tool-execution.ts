@@ -1,10 +1,4 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  CancellationScope,
-  isCancellation,
-  TimeoutFailure,
-} from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, TimeoutFailure } from '@temporalio/workflow';
 import type { ParsedToolCall } from '../../shared/protocol';
 import { describeCall, errorObservation } from '../../shared/observation';
 import {
@@ -15,11 +9,10 @@ import {
   type ToolInfo,
   type ToolObservation,
   type RunToolInput,
-  type CallAnswer,
 } from '../../shared/tool-protocol';
 import { activityFailureMessage, reconcileTool, runLocalTool, runTool } from '../activity-proxies';
 import { awaitDecision } from '../people/human-loop';
-import { answerNeed, MAX_CALL_NEEDS } from './call-needs';
+import { settleNeeds } from './call-needs';
 import { countDecision } from '../record/metrics';
 import { keyPrefix, takeRanAhead } from './run-ahead';
 import type { RunState } from '../record/run-state';
@@ -40,13 +33,6 @@ function failureMessage(error: unknown, tool: ToolInfo, remote: RemoteToolPlacem
   }
   if (error instanceof ActivityFailure && error.cause) return error.cause.message;
   return errorMessage(error);
-}
-
-/** The look at a task a call's last observation asks for, when it stopped on one. */
-function taskOf(observation: ToolObservation): CallAnswer | undefined {
-  const need = observation.needs;
-  if (need?.kind !== 'task') return undefined;
-  return { kind: 'task', id: need.task.id, ...(need.task.session !== undefined ? { session: need.task.session } : {}) };
 }
 
 /**
@@ -117,36 +103,8 @@ async function runOnce(state: RunState, call: ParsedToolCall, tool: ToolInfo, re
           },
         ],
       );
-    let observation = await runActivity(undefined);
-    // A call that stopped to ask the run something (an MCP server's sampling or elicitation request) is made again
-    // with the answer, and again for each new request, a bounded number of times (see call-needs.ts). A task the
-    // server runs on is looked at again after each wait, for as long as it runs.
-    let answers: NonNullable<RunToolInput['answers']> = {};
-    let asked = 0;
-    let same = { said: '', looks: 0 };
-    try {
-      for (let need = observation.needs; need; need = observation.needs) {
-        if (need.kind !== 'task' && ++asked > MAX_CALL_NEEDS) {
-          const why = `it asked the run more than ${MAX_CALL_NEEDS} times (last: a ${need.kind} request)`;
-          return errorObservation(call.tool, call.args, why, 'tool_error');
-        }
-        const said = need.kind === 'task' ? `${need.task.status}\n${need.task.message ?? ''}` : '';
-        same = { said, looks: said === same.said ? same.looks + 1 : 0 };
-        const answer = await answerNeed(state, call, need, same.looks);
-        if (typeof answer === 'string') return errorObservation(call.tool, call.args, answer, 'tool_error');
-        answers = { ...answers, [need.key]: answer };
-        observation = await runActivity(answers);
-      }
-    } catch (error) {
-      // The run no longer waits on the server's task (it was cancelled, or ran out of time): the task is cancelled too.
-      const task = answers.task ?? taskOf(observation);
-      if (isCancellation(error) && task?.kind === 'task') {
-        await CancellationScope.nonCancellable(() =>
-          runActivity({ ...answers, task: { ...task, cancel: true } }).catch(() => undefined),
-        );
-      }
-      throw error;
-    }
+    // A call that stops to ask its run something (an MCP server's request, or its task) is made again with the answer.
+    const observation = await settleNeeds(state, call, await runActivity(undefined), runActivity);
     attempts = observation.attempts;
     return observation;
   } catch (error) {

@@ -121,8 +121,12 @@ export function installHumanHandlers(state: RunState): void {
   );
 }
 
-function deadlineInfo(state: RunState): { ms: number; requestedAt: string; deadline: string; label: string } {
-  const ms = parseDuration(state.config.approvals.timeout) ?? 24 * 3_600_000;
+function deadlineInfo(
+  state: RunState,
+  within?: number,
+): { ms: number; requestedAt: string; deadline: string; label: string } {
+  const configured = parseDuration(state.config.approvals.timeout) ?? 24 * 3_600_000;
+  const ms = within === undefined ? configured : Math.min(configured, within);
   const now = Date.now();
   return {
     ms,
@@ -210,8 +214,9 @@ export async function askUser(
   callId: string,
   question: string,
   form?: Pick<PendingQuestion, 'form' | 'approvers'>,
+  within?: number,
 ): Promise<{ text: string; answered: boolean; by?: Decider }> {
-  const { ms, requestedAt, deadline, label } = deadlineInfo(state);
+  const { ms, requestedAt, deadline, label } = deadlineInfo(state, within);
   const asked = state.approvals.ask({ callId, question, requestedAt, deadline, ...form });
   publishStatus(state);
   countDecisionRequest();

@@ -358,7 +358,17 @@ export class ApprovalBook {
     const by = deciderOf(parsed.value, via);
     const approvers = pending.pending.approvers;
     // Declining a form is always allowed, as rejecting a call is: it can only keep something from happening.
-    if (approvers && !/^\s*(decline|cancel)\s*$/i.test(parsed.value.answer) && !isApprover(approvers, by)) {
+    const declines = /^\s*(decline|cancel)\s*$/i.test(parsed.value.answer);
+    const tool = pending.pending.form?.tool;
+    // Answers carry no signature yet: a tool whose calls need signed decisions gets no unsigned content either.
+    if (tool !== undefined && !declines && this.signingRequired(tool)) {
+      return {
+        ok: false,
+        reason: 'unsigned',
+        message: `${tool} needs signed decisions (approvals.requireSigned), and answers cannot be signed: decline or cancel ${pending.pending.callId}`,
+      };
+    }
+    if (approvers && !declines && !isApprover(approvers, by)) {
       const who = by.identity === null ? 'an anonymous sender' : `"${by.identity}"`;
       return {
         ok: false,

@@ -173,21 +173,33 @@ export class EventLog {
     this.emit({ type: 'thought_delta', iteration: iteration!, attempt: attempt!, text: eventText(text) });
   }
 
-  /** A running call's progress report (see `ToolProgressReport`); one for no running call, or malformed, is dropped. */
-  progress(report: unknown): void {
-    const { callId, progress, total, message } = (report ?? {}) as Partial<ToolProgressReport>;
-    const call = typeof callId === 'string' ? this.running.get(callId) : undefined;
-    if (!call || typeof progress !== 'number' || !Number.isFinite(progress)) return;
-    if (call.reports >= MAX_PROGRESS_EVENTS_PER_CALL) return;
+  /**
+   * Where a running call stands (its task's state, or its own report), as a `tool_progress` event: dropped for a call
+   * that is not running, and past {@link MAX_PROGRESS_EVENTS_PER_CALL}.
+   */
+  toolProgress(callId: string, fields: { status: string; message?: string; progress?: number; total?: number }): void {
+    const call = this.running.get(callId);
+    if (!call || call.reports >= MAX_PROGRESS_EVENTS_PER_CALL) return;
     call.reports += 1;
+    const { message, ...rest } = fields;
     this.emit({
       type: 'tool_progress',
-      callId: callId!,
+      callId,
       tool: call.tool,
+      ...rest,
+      ...(message !== undefined ? { message: eventText(message, EVENT_LINE_CHARS) } : {}),
+    });
+  }
+
+  /** A running call's progress report, as its activity signals it (see `ToolProgressReport`); a malformed one is dropped. */
+  progress(report: unknown): void {
+    const { callId, progress, total, message } = (report ?? {}) as Partial<ToolProgressReport>;
+    if (typeof callId !== 'string' || typeof progress !== 'number' || !Number.isFinite(progress)) return;
+    this.toolProgress(callId, {
       status: 'working',
       progress,
       ...(typeof total === 'number' && Number.isFinite(total) ? { total } : {}),
-      ...(typeof message === 'string' ? { message: eventText(message, EVENT_LINE_CHARS) } : {}),
+      ...(typeof message === 'string' ? { message } : {}),
     });
   }
 
