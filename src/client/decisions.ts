@@ -320,14 +320,18 @@ export async function sendDecision(
  * The decision signed for this run and call: the first run ID of the chain comes from the server, the arguments' hash
  * from the pending call when the decision names none (a signature always names the arguments it approves).
  */
+async function firstRunOf(handle: WorkflowHandle): Promise<string> {
+  const { raw } = await handle.describe();
+  return raw.workflowExecutionInfo?.firstRunId ?? raw.workflowExecutionInfo?.execution?.runId ?? '';
+}
+
 async function signedFor(
   handle: WorkflowHandle,
   decision: Decision,
   sender: Sender,
   signer: DecisionSigner,
 ): Promise<Decision> {
-  const { raw } = await handle.describe();
-  const firstRunId = raw.workflowExecutionInfo?.firstRunId ?? raw.workflowExecutionInfo?.execution?.runId ?? '';
+  const firstRunId = await firstRunOf(handle);
   let argsHash = decision.argsHash;
   if (argsHash === undefined) {
     const { approvals } = await queryRun(handle, getPendingQuery);
@@ -337,9 +341,21 @@ async function signedFor(
   return signDecision(fields, signer, { workflowId: handle.workflowId, firstRunId });
 }
 
-/** Answers the run's pending question by update; returns the question that was answered. */
-export function sendAnswer(handle: WorkflowHandle, answer: string, callId?: string, sender?: Sender): Promise<string> {
-  return sendAsPerson(handle, answerUpdate, { answer, ...(callId ? { callId } : {}) }, sender);
+/**
+ * Answers the run's pending question by update; returns the question that was answered. With the sender's signer the
+ * answer is signed, naming its question (the pending one when `callId` is left out).
+ */
+export async function sendAnswer(
+  handle: WorkflowHandle,
+  answer: string,
+  callId?: string,
+  sender?: Sender,
+): Promise<string> {
+  if (!sender?.signer) return sendAsPerson(handle, answerUpdate, { answer, ...(callId ? { callId } : {}) }, sender);
+  const question = callId ?? (await queryRun(handle, getPendingQuery)).question?.callId ?? '';
+  const target = { workflowId: handle.workflowId, firstRunId: await firstRunOf(handle) };
+  const signed = signDecision({ answer, callId: question, ...senderFields(sender) }, sender.signer, target);
+  return sendAsPerson(handle, answerUpdate, signed, sender);
 }
 
 /** Sends a budget decision by update; a refused one throws DecisionRefusedError with the reason. */

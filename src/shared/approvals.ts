@@ -136,7 +136,14 @@ export interface DecisionOutcome {
   by?: Decider;
 }
 
-const answerShape = { answer: text({ trim: true, min: 1 }), callId: optional(text({ min: 1 })), ...deciderFields };
+const answerShape = {
+  answer: text({ trim: true, min: 1 }),
+  callId: optional(text({ min: 1 })),
+  ...deciderFields,
+  // A signed answer names its question (`callId`); see `signedText`.
+  [SIGNATURE_FIELD]: optional(signatureEnvelopeCheck),
+  [VERDICT_FIELD]: optional(verdictCheck),
+};
 
 /** An answer to a clarification question; `callId` is optional because a run asks one at a time. */
 export type Answer = ShapeOf<typeof answerShape>;

@@ -32,11 +32,15 @@ export const signatureEnvelopeCheck = strict(envelopeShape);
 /** The verdict field as the payload check admits it (its meaning is read by {@link verdictOf}). */
 export const verdictCheck = jsonObject;
 
-/** The decision fields a signature covers (the decision payload's own, before its identity is trimmed). */
+/**
+ * The fields a signature covers (the payload's own, before its identity is trimmed): a decision's, or an answer's
+ * (`answer`, no `decision`: a person's answer to a question of the run, such as an MCP server's form).
+ */
 export interface SignedFields {
   callId: string;
   argsHash?: string | undefined;
-  decision: string;
+  decision?: string | undefined;
+  answer?: string | undefined;
   always?: boolean | undefined;
   args?: Record<string, unknown> | undefined;
   reason?: string | undefined;
@@ -53,6 +57,20 @@ export interface SignedFields {
  * sent) and the validator (which sees it checked) agree on the text.
  */
 export function signedText(fields: SignedFields, envelope: Omit<SignatureEnvelope, 'value'>): string {
+  // An answer's text has a tag of its own: no signature over a decision can pass for one over an answer, or back.
+  if (fields.decision === undefined) {
+    return canonicalJson({
+      v: 'durable-react-agent/answer/1',
+      workflowId: envelope.workflowId,
+      firstRunId: envelope.firstRunId,
+      callId: fields.callId,
+      answer: fields.answer?.trim() ?? null,
+      approver: fields.identity?.trim() ?? null,
+      roles: (fields.roles ?? []).map((role) => role.trim()).sort(),
+      expiresAt: envelope.expiresAt,
+      keyId: envelope.keyId,
+    });
+  }
   return canonicalJson({
     v: 'durable-react-agent/decision/1',
     workflowId: envelope.workflowId,
@@ -106,8 +124,8 @@ export type SignatureRefusal =
 export interface SigningFacts {
   workflowId: string;
   firstRunId: string;
-  /** The pending call's argument hash. */
-  argsHash: string;
+  /** The pending call's argument hash (none for an answer: a question has no arguments). */
+  argsHash?: string;
   /** Workflow time, in ms. */
   nowMs: number;
 }
@@ -127,7 +145,7 @@ export function checkVerdict(
   rawVerdict: unknown,
   facts: SigningFacts,
 ): { reason: SignatureRefusal; message: string } | null {
-  const call = `call ${fields.callId}`;
+  const call = `${fields.decision === undefined ? 'question' : 'call'} ${fields.callId}`;
   if (!envelope) return { reason: 'unsigned', message: `Unsigned decision refused: ${call} needs a signed decision` };
   const verdict = verdictOf(rawVerdict);
   if (!verdict) {
@@ -152,7 +170,7 @@ export function checkVerdict(
       message: `Signature refused: it was made for run ${envelope.workflowId} (${envelope.firstRunId}), not this one`,
     };
   }
-  if (fields.argsHash !== facts.argsHash) {
+  if (facts.argsHash !== undefined && fields.argsHash !== facts.argsHash) {
     return {
       reason: 'signature_mismatch',
       message: `Signature refused: it approves arguments ${fields.argsHash ?? '(none named)'}, ${call} has ${facts.argsHash}`,

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { PendingCall } from '../../src/shared/approvals';
 import type { Decider } from '../../src/shared/identity';
 import { ApprovalBook } from '../../src/workflow/record/approval-book';
+import { signedText } from '../../src/shared/signed-decision';
 
 const ALICE: Decider = { identity: 'alice', channel: 'inbox' };
 
@@ -221,10 +222,14 @@ describe('ApprovalBook', () => {
     expect(book.checkAnswer({ answer: 'decline', identity: 'bob' })).toMatchObject({ ok: true });
     const signing = new ApprovalBook([], { requireSigned: ['bank__pay'] });
     signing.ask({ ...asked, approvers: ['role:ops'] });
-    // An answer cannot be signed, so for a tool that needs signed decisions only declining or cancelling is taken.
+    // For a tool that needs signed decisions, an answer must be signed too (or decline): a claim is not enough.
     const claimed = { answer: '{"account":"a"}', identity: 'olga', roles: ['ops'] };
     expect(signing.checkAnswer(claimed, 'signal')).toMatchObject({ ok: false, reason: 'unsigned' });
     expect(signing.checkAnswer(claimed, 'update')).toMatchObject({ ok: false, reason: 'unsigned' });
     expect(signing.checkAnswer({ answer: 'cancel' }, 'signal')).toMatchObject({ ok: true });
+    // An answer's signed text is tagged apart from a decision's: no signature passes for the other.
+    const envelope = { keyId: 'k', workflowId: 'w', firstRunId: 'r', expiresAt: '2030-01-01T00:00:00.000Z' };
+    expect(signedText({ callId: 'c1-1', answer: 'yes' }, envelope)).toContain('"v":"durable-react-agent/answer/1"');
+    expect(signedText({ callId: 'c1-1', decision: 'approve' }, envelope)).toContain('durable-react-agent/decision/1');
   });
 });

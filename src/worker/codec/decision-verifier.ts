@@ -59,8 +59,10 @@ export class DecisionVerifierCodec implements PayloadCodec {
     }
     if (value === null || typeof value !== 'object' || Array.isArray(value)) return payload;
     const object = value as Record<string, unknown>;
-    // Only a decision's verdict is ever read (by the decide update's validator); other payloads are left as they are.
-    if (typeof object.callId !== 'string' || typeof object.decision !== 'string') return payload;
+    // Only a decision's or an answer's verdict is ever read (by their updates' validators); other payloads are left as
+    // they are.
+    if (typeof object.callId !== 'string') return payload;
+    if (typeof object.decision !== 'string' && typeof object.answer !== 'string') return payload;
     if (!Object.hasOwn(object, SIGNATURE_FIELD) && !Object.hasOwn(object, VERDICT_FIELD)) return payload;
     const rest = { ...object };
     delete rest[VERDICT_FIELD];

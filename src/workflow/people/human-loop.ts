@@ -53,6 +53,7 @@ async function decide(state: RunState, payload: unknown, via: 'update' | 'signal
 function answer(state: RunState, payload: unknown, via: 'update' | 'signal'): string {
   const checked = state.approvals.checkAnswer(payload, via);
   if (!checked.ok) throw refuse(checked);
+  state.approvals.spend(checked.value.answer);
   const question = state.approvals.question;
   if (question) {
     question.answer = checked.value.answer.answer;
@@ -116,7 +117,7 @@ export function installHumanHandlers(state: RunState): void {
     state,
     answerUpdate,
     answerSignal,
-    (payload) => approvals.checkAnswer(payload),
+    (payload) => approvals.checkAnswer(payload, 'update', signingFacts()),
     (payload, via) => answer(state, payload, via),
   );
 }

@@ -336,8 +336,15 @@ export class ApprovalBook {
     return { ok: true, value: { decision: parsed.value, by: deciderOf(parsed.value, via), request } };
   }
 
-  /** Validates an answer payload against the pending question. */
-  checkAnswer(payload: unknown, via: 'update' | 'signal' = 'update'): Checked<{ answer: Answer; by: Decider }> {
+  /**
+   * Validates an answer payload against the pending question; `verify` as for {@link checkDecision}. A form of a tool
+   * that needs signed decisions needs a signed answer, unless it declines.
+   */
+  checkAnswer(
+    payload: unknown,
+    via: 'update' | 'signal' = 'update',
+    verify?: Omit<SigningFacts, 'argsHash'>,
+  ): Checked<{ answer: Answer; by: Decider }> {
     const parsed = checkPayload(checkAnswerPayload, payload);
     if (!parsed.ok)
       return {
@@ -359,15 +366,8 @@ export class ApprovalBook {
     const approvers = pending.pending.approvers;
     // Declining a form is always allowed, as rejecting a call is: it can only keep something from happening.
     const declines = /^\s*(decline|cancel)\s*$/i.test(parsed.value.answer);
-    const tool = pending.pending.form?.tool;
-    // Answers carry no signature yet: a tool whose calls need signed decisions gets no unsigned content either.
-    if (tool !== undefined && !declines && this.signingRequired(tool)) {
-      return {
-        ok: false,
-        reason: 'unsigned',
-        message: `${tool} needs signed decisions (approvals.requireSigned), and answers cannot be signed: decline or cancel ${pending.pending.callId}`,
-      };
-    }
+    const signed = this.checkSignedAnswer(parsed.value, pending.pending, declines, via, verify);
+    if (signed) return signed;
     if (approvers && !declines && !isApprover(approvers, by)) {
       const who = by.identity === null ? 'an anonymous sender' : `"${by.identity}"`;
       return {
@@ -377,5 +377,46 @@ export class ApprovalBook {
       };
     }
     return { ok: true, value: { answer: parsed.value, by } };
+  }
+
+  /** The signing rules' verdict on an answer (as {@link checkSigned} for a decision), or null when they let it through. */
+  private checkSignedAnswer(
+    answer: Answer,
+    question: PendingQuestion,
+    declines: boolean,
+    via: 'update' | 'signal',
+    verify: Omit<SigningFacts, 'argsHash'> | undefined,
+  ): Checked<never> | null {
+    const { callId } = question;
+    const envelope = answer.signature;
+    if (envelope && this.used.has(signatureDigest(envelope)))
+      return { ok: false, reason: 'signature_reused', message: `Signature refused: it was already used (${callId})` };
+    const tool = question.form?.tool;
+    const required = tool !== undefined && !declines && this.signingRequired(tool);
+    if (required && via === 'signal') {
+      return {
+        ok: false,
+        reason: 'unsigned',
+        message: `Signal refused: question ${callId} (a form of ${tool}) needs a signed answer, sent as an update (inbox, CLI or client)`,
+      };
+    }
+    if (required && !envelope) {
+      return {
+        ok: false,
+        reason: 'unsigned',
+        message: `Unsigned answer refused: question ${callId} (a form of ${tool}) needs a signed answer`,
+      };
+    }
+    if (!verify || !envelope || via !== 'update') return null;
+    // The signature names its question: an answer signed for another would otherwise be taken for this one.
+    if (answer.callId !== callId)
+      return { ok: false, reason: 'invalid_payload', message: `A signed answer names its question: callId ${callId}` };
+    const problem = checkVerdict({ ...answer, callId }, envelope, answer.signatureVerdict, verify);
+    return problem ? { ok: false, ...problem } : null;
+  }
+
+  /** Spends an applied answer's signature: it is refused if sent again. */
+  spend(answer: Answer): void {
+    if (answer.signature) this.used.add(signatureDigest(answer.signature));
   }
 }

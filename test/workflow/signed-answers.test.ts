@@ -1,0 +1,95 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { AgentClient } from '../../src/client/agent-client';
+import { DecisionRefusedError } from '../../src/client/decisions';
+import { signDecision } from '../../src/common/decision-signing';
+import { answerSignal, answerUpdate } from '../../src/shared/messages';
+import { useHarness, waitForPending } from '../support/harness';
+import { testSigningKeys } from '../support/signing-keys';
+
+/*
+ * Signed answers: an MCP server's form asked during a call of a tool in `approvals.requireSigned` takes a signed
+ * answer (or a decline), on the same path and with the same checks as a signed decision.
+ */
+const EVERYTHING = path.resolve(__dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+const keys = testSigningKeys();
+const harness = useHarness({
+  approvalKeys: keys.approvalKeys,
+  mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], elicitation: true } },
+});
+const tool = 'everything__trigger-elicitation-request';
+const thought = 'The MCP server has a form for exactly this, so I call it.';
+
+async function refusal(sending: Promise<unknown>): Promise<{ reason: string | undefined; message: string }> {
+  const error = await sending.then(
+    () => new Error('the answer was accepted'),
+    (caught: unknown) => caught,
+  );
+  if (!(error instanceof DecisionRefusedError)) throw error;
+  return { reason: error.reason, message: error.message };
+}
+
+describe("signed answers to an MCP server's form (approvals.requireSigned)", () => {
+  it('takes only an answer signed by the approver for this question; a decline needs no signature', async () => {
+    const run = await harness.start(
+      [{ thought, toolCalls: [{ name: tool, args: {} }] }, { answer: 'Filled.' }],
+      'Form.',
+      {
+        approvals: { requireSigned: [tool] },
+      },
+    );
+    const { question } = await waitForPending(harness, run.workflowId, { question: true });
+    const callId = question?.callId ?? '';
+    const content = JSON.stringify({ name: 'Alice Liddell' });
+    const handle = harness.client.workflow.getHandle(run.workflowId);
+
+    const unsigned = new AgentClient({ client: harness.client, identity: 'alice' });
+    expect(await refusal(unsigned.handle(run.workflowId).answer(content, callId))).toEqual({
+      reason: 'unsigned',
+      message: `Unsigned answer refused: question ${callId} (a form of ${tool}) needs a signed answer`,
+    });
+    // Mallory's key is none the worker trusts; a signature for another question does not carry over.
+    const mallory = new AgentClient({ client: harness.client, identity: 'alice', signer: keys.signers.mallory });
+    expect(await refusal(mallory.handle(run.workflowId).answer(content, callId))).toMatchObject({
+      reason: 'invalid_signature',
+    });
+    const { raw } = await handle.describe();
+    const target = { workflowId: run.workflowId, firstRunId: raw.workflowExecutionInfo?.firstRunId ?? '' };
+    const elsewhere = signDecision(
+      { answer: content, callId: 'c9-9.00000000', identity: 'alice' },
+      keys.signers.alice,
+      target,
+    );
+    await expect(handle.executeUpdate(answerUpdate, { args: [{ ...elsewhere, callId }] })).rejects.toMatchObject({
+      cause: { message: 'Signature refused: the signature does not match key alice-1' },
+    });
+    // A signal cannot be verified before it enters history: refused, and nothing changes.
+    const signed = signDecision({ answer: content, callId, identity: 'alice' }, keys.signers.alice, target);
+    await handle.signal(answerSignal, signed);
+    expect((await waitForPending(harness, run.workflowId, { question: true })).question?.callId).toBe(callId);
+
+    const alice = new AgentClient({ client: harness.client, identity: 'alice', signer: keys.signers.alice });
+    await alice.handle(run.workflowId).answer(content, callId);
+    const result = await run.result();
+    expect(result.trace.steps[0]?.observation).toContain('- Name: Alice Liddell');
+    // The signal was refused, and the refusal recorded.
+    expect(result.trace.errorHistory.map((error) => error.message)).toContain(
+      `Signal refused: question ${callId} (a form of ${tool}) needs a signed answer, sent as an update (inbox, CLI or client)`,
+    );
+    const answered = [];
+    for await (const event of run.events()) if (event.type === 'clarification_answered') answered.push(event);
+    expect(answered[0]?.by).toMatchObject({ identity: 'alice', signedWith: 'alice-1' });
+
+    // Declining keeps the call from going on: anyone may, unsigned.
+    const again = await harness.start(
+      [{ thought, toolCalls: [{ name: tool, args: {} }] }, { answer: 'No.' }],
+      'Form.',
+      {
+        approvals: { requireSigned: [tool] },
+      },
+    );
+    const asked = await waitForPending(harness, again.workflowId, { question: true });
+    await unsigned.handle(again.workflowId).answer('decline', asked.question?.callId);
+    expect((await again.result()).trace.steps[0]?.observation).toContain('User declined');
+  });
+});
