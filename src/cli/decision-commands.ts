@@ -115,7 +115,7 @@ export async function decisionCommand(
   say: Say,
 ): Promise<number> {
   const { values, positionals } = parse(argv);
-  const [workflowId, second] = positionals;
+  const [workflowId, second, third] = positionals;
   // --address wins over TEMPORAL_ADDRESS: `run` prints it when its server is not the default one.
   const agents = await AgentClient.connect({
     ...(values.address ? { address: values.address } : {}),
@@ -186,7 +186,8 @@ export async function decisionCommand(
       }
       case 'answer': {
         const question = await run.answer(
-          required(second, 'answer needs the text: durable-react-agent answer <workflowId> "<text>"'),
+          required(second, 'answer needs the text: durable-react-agent answer <workflowId> "<text>" [callId]'),
+          third,
         );
         out(`answered: ${question}`);
         return 0;

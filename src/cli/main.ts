@@ -39,7 +39,7 @@ Decide:
   reject  <workflowId> [callId] --reason TEXT
   edit    <workflowId> [callId] --args '<json>'
   respond <workflowId> [callId] --observation TEXT
-  answer  <workflowId> "<text>"
+  answer  <workflowId> "<text>" [callId]
   raise   <workflowId> [requestId] [--by N]     stop <workflowId> [requestId]
                             Decide a run's budget request (limits.onReached: 'ask'): raise the limit, or stop there
   inbox [--port 8788] [--host 127.0.0.1] [--tokens FILE] [--trusted-header NAME] [--roles-header NAME] [--public-url URL]

@@ -127,9 +127,13 @@ export async function auditTrail(
       const sender = accepted?.meta?.identity ?? signaled?.identity ?? undefined;
       const at = timeOf(event);
       const envelope = payload[SIGNATURE_FIELD] as { keyId?: unknown } | undefined;
-      const verification = options.verify
-        ? verificationOf(options.verify, { ...payload, ...identityFields }, { workflowId, firstRunId, at })
-        : undefined;
+      // A signature is of a decision or of an answer: one copied onto the other message's payload is not valid there.
+      const wrongKind = (name === 'answer') !== (payload.decision === undefined);
+      const verification = !options.verify
+        ? undefined
+        : wrongKind && envelope
+          ? { signed: true as const, valid: false as const, why: `a ${name} message carrying another kind's signature` }
+          : verificationOf(options.verify, { ...payload, ...identityFields }, { workflowId, firstRunId, at });
       delete payload[SIGNATURE_FIELD];
       const entry: AuditEntry = {
         at,

@@ -343,7 +343,8 @@ async function signedFor(
 
 /**
  * Answers the run's pending question by update; returns the question that was answered. With the sender's signer the
- * answer is signed, naming its question (the pending one when `callId` is left out).
+ * answer is signed, and must name its question (`callId`): signing whatever is pending when the answer is sent could
+ * sign it for a question the person never read, queued behind the one they did.
  */
 export async function sendAnswer(
   handle: WorkflowHandle,
@@ -352,9 +353,13 @@ export async function sendAnswer(
   sender?: Sender,
 ): Promise<string> {
   if (!sender?.signer) return sendAsPerson(handle, answerUpdate, { answer, ...(callId ? { callId } : {}) }, sender);
-  const question = callId ?? (await queryRun(handle, getPendingQuery)).question?.callId ?? '';
+  if (callId === undefined)
+    throw new DecisionRefusedError(
+      'a signed answer names its question: give its callId (see `pending`)',
+      'invalid_payload',
+    );
   const target = { workflowId: handle.workflowId, firstRunId: await firstRunOf(handle) };
-  const signed = signDecision({ answer, callId: question, ...senderFields(sender) }, sender.signer, target);
+  const signed = signDecision({ answer, callId, ...senderFields(sender) }, sender.signer, target);
   return sendAsPerson(handle, answerUpdate, signed, sender);
 }
 

@@ -170,7 +170,8 @@ export function checkVerdict(
       message: `Signature refused: it was made for run ${envelope.workflowId} (${envelope.firstRunId}), not this one`,
     };
   }
-  if (facts.argsHash !== undefined && fields.argsHash !== facts.argsHash) {
+  // A decision names the call's arguments; an answer has none to name.
+  if (fields.decision !== undefined && fields.argsHash !== facts.argsHash) {
     return {
       reason: 'signature_mismatch',
       message: `Signature refused: it approves arguments ${fields.argsHash ?? '(none named)'}, ${call} has ${facts.argsHash}`,

@@ -69,12 +69,17 @@ describe("signed answers to an MCP server's form (approvals.requireSigned)", () 
     expect((await waitForPending(harness, run.workflowId, { question: true })).question?.callId).toBe(callId);
 
     const alice = new AgentClient({ client: harness.client, identity: 'alice', signer: keys.signers.alice });
+    // A signature names the question the person read: never whatever happens to be pending when it is sent.
+    expect(await refusal(alice.handle(run.workflowId).answer(content))).toEqual({
+      reason: 'invalid_payload',
+      message: 'a signed answer names its question: give its callId (see `pending`)',
+    });
     await alice.handle(run.workflowId).answer(content, callId);
     const result = await run.result();
     expect(result.trace.steps[0]?.observation).toContain('- Name: Alice Liddell');
     // The signal was refused, and the refusal recorded.
     expect(result.trace.errorHistory.map((error) => error.message)).toContain(
-      `Signal refused: question ${callId} (a form of ${tool}) needs a signed answer, sent as an update (inbox, CLI or client)`,
+      'Signal refused: a signed answer is sent as an update',
     );
     const answered = [];
     for await (const event of run.events()) if (event.type === 'clarification_answered') answered.push(event);

@@ -391,6 +391,14 @@ export class ApprovalBook {
     const envelope = answer.signature;
     if (envelope && this.used.has(signatureDigest(envelope)))
       return { ok: false, reason: 'signature_reused', message: `Signature refused: it was already used (${callId})` };
+    // A signal's signature can never be verified, and would be spent unverified: refused whether or not one is needed.
+    if (via === 'signal' && (envelope || answer.signatureVerdict !== undefined)) {
+      return {
+        ok: false,
+        reason: 'invalid_signature',
+        message: `Signal refused: a signed answer is sent as an update`,
+      };
+    }
     const tool = question.form?.tool;
     const required = tool !== undefined && !declines && this.signingRequired(tool);
     if (required && via === 'signal') {
