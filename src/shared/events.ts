@@ -97,7 +97,7 @@ export interface ModelDelta {
 /** A tool's progress report, signalled by its activity to its workflow (a tool's `ToolContext.progress`). */
 export interface ToolProgressReport {
   callId: string;
-  progress: number;
+  progress?: number;
   total?: number;
   message?: string;
 }

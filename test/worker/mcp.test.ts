@@ -72,6 +72,18 @@ describe('MCP servers’ tools', () => {
     expect(offered?.map((tool) => tool.name)).toEqual(expect.arrayContaining(['local__lookup', 'remote__lookup']));
   });
 
+  it("a server's log line during a call is a progress line of that call in the run's events", async () => {
+    const run = await harness.start([call('local__narrate', {}), { answer: 'told' }], 'q', {
+      tools: ['local__narrate'],
+    });
+    await run.result();
+    const progress = [];
+    for await (const event of run.events()) if (event.type === 'tool_progress') progress.push(event);
+    expect(progress).toEqual([
+      expect.objectContaining({ tool: 'local__narrate', status: 'working', message: 'info: reading the ledger' }),
+    ]);
+  });
+
   it('a denied tool is not offered: a run that asks for it is refused at its start', async () => {
     const run = await harness.start([{ answer: 'unused' }], 'q', { tools: ['remote__crash'] });
     await expect(run.result()).rejects.toThrow('Unknown tools in config.tools: remote__crash');

@@ -47,6 +47,8 @@ export class McpConnections {
     private readonly asks: {
       sample?: (server: string, params: CreateMessageRequest['params']) => Promise<CreateMessageResult>;
       elicit?: (server: string, params: ElicitRequest['params']) => Promise<ElicitResult>;
+      /** A log line of the server's, for the call it may belong to (see `McpToolSource.logged`). */
+      logged?: (server: string, line: string) => void;
     } = {},
   ) {}
 
@@ -106,6 +108,7 @@ export class McpConnections {
       const data = typeof params.data === 'string' ? params.data : JSON.stringify(params.data);
       // Shown as text: a server's control characters must not drive the operator's terminal.
       this.log(visible(`MCP server ${name}${params.logger ? ` (${params.logger})` : ''}: ${params.level}: ${data}`));
+      this.asks.logged?.(name, `${params.level}: ${data}`);
     });
     const transport =
       config.command !== undefined

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConfirmationPolicy } from '../../shared/approvals';
 import { compileJsonSchema, withoutNonLinearPatterns } from '../../shared/json-schema';
 import { withLinearConfirmation } from '../tools/confirmation-patterns';
-import type { AnyToolDefinition } from '../tools/define-tool';
+import type { AnyToolDefinition, ToolContext, ToolProgress } from '../tools/define-tool';
 import type { DynamicToolSource } from '../tools/registry';
 import { McpConnections } from './connections';
 import type { McpServerConfig, McpServersConfig } from './config';
@@ -31,6 +31,8 @@ interface CallInFlight {
   asked: AbortController;
   need?: CallNeed;
   task?: string;
+  /** The call's progress reports (its `ToolContext.progress`). */
+  report?: ToolContext['progress'];
 }
 
 /**
@@ -162,6 +164,7 @@ export class McpToolSource implements DynamicToolSource {
     this.connections = new McpConnections(servers, log, roots, {
       sample: (server, params) => this.sample(server, params),
       elicit: (server, params) => this.elicit(server, params),
+      logged: (server, line) => this.logged(server, line),
     });
   }
 
@@ -202,6 +205,16 @@ export class McpToolSource implements DynamicToolSource {
         ? { action: answer.action, ...(answer.content ? { content: answer.content as ElicitResult['content'] } : {}) }
         : undefined,
     );
+  }
+
+  /**
+   * A server's log line while one call of its tools runs here: a line of that call's progress too (the run's
+   * `tool_progress` events), besides the worker's log. MCP's log notifications name no call, so with several running
+   * (or none) the line stays in the worker's log only.
+   */
+  private logged(server: string, line: string): void {
+    const calls = [...(this.inFlight.get(server) ?? [])];
+    if (calls.length === 1) calls[0]?.report?.({ message: line });
   }
 
   /** A task's requests held for the run's answers, by server and request key (see {@link HELD_REQUEST_MS}). */
@@ -352,6 +365,7 @@ export class McpToolSource implements DynamicToolSource {
               exchange,
               asked: new AbortController(),
               ...(look ? { task: look.id } : {}),
+              report: (update: ToolProgress) => context.progress?.(update),
             };
             const calls = this.inFlight.get(server) ?? new Set();
             this.inFlight.set(server, calls.add(call));

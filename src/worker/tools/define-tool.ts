@@ -43,9 +43,12 @@ export interface ToolContext {
   progress?(update: ToolProgress): void;
 }
 
-/** A long call's progress: `progress` of `total` (when known), and a line saying what it is doing. */
+/**
+ * A long call's progress: `progress` of `total` (when known), and a line saying what it is doing. A report with only
+ * a `message` is such a line alone (an MCP server's log notifications during the call arrive so).
+ */
 export interface ToolProgress {
-  progress: number;
+  progress?: number;
   total?: number;
   message?: string;
 }

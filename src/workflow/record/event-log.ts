@@ -194,10 +194,11 @@ export class EventLog {
   /** A running call's progress report, as its activity signals it (see `ToolProgressReport`); a malformed one is dropped. */
   progress(report: unknown): void {
     const { callId, progress, total, message } = (report ?? {}) as Partial<ToolProgressReport>;
-    if (typeof callId !== 'string' || typeof progress !== 'number' || !Number.isFinite(progress)) return;
+    const counted = typeof progress === 'number' && Number.isFinite(progress);
+    if (typeof callId !== 'string' || (!counted && typeof message !== 'string')) return;
     this.toolProgress(callId, {
       status: 'working',
-      progress,
+      ...(counted ? { progress } : {}),
       ...(typeof total === 'number' && Number.isFinite(total) ? { total } : {}),
       ...(typeof message === 'string' ? { message } : {}),
     });

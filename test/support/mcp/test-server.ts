@@ -14,7 +14,7 @@ export const cancelledCalls: number[] = [];
  * ticket tool with structured output, a slow tool, an image, a tool error, and (over stdio) one that kills its process.
  */
 export function createTestMcpServer(label: string): McpServer {
-  const server = new McpServer({ name: `test-${label}`, version: '1.0.0' });
+  const server = new McpServer({ name: `test-${label}`, version: '1.0.0' }, { capabilities: { logging: {} } });
   server.registerTool(
     'lookup',
     {
@@ -61,6 +61,15 @@ export function createTestMcpServer(label: string): McpServer {
         { type: 'image', data: Buffer.alloc(300).toString('base64'), mimeType: 'image/png' },
       ],
     }),
+  );
+  server.registerTool(
+    'narrate',
+    { description: 'Logs what it does while it runs.', inputSchema: {}, annotations: { readOnlyHint: true } },
+    async () => {
+      await server.sendLoggingMessage({ level: 'info', data: 'reading the ledger' });
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      return { content: [{ type: 'text', text: 'narrated' }] };
+    },
   );
   server.registerTool(
     'fail',
