@@ -1,9 +1,9 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client';
-import { DecisionRefusedError } from '../../src/client/decisions';
 import { signDecision } from '../../src/common/decision-signing';
 import { answerSignal, answerUpdate } from '../../src/shared/messages';
+import { refusal } from '../support/refusal';
 import { useHarness, waitForPending } from '../support/harness';
 import { testSigningKeys } from '../support/signing-keys';
 
@@ -19,15 +19,6 @@ const harness = useHarness({
 });
 const tool = 'everything__trigger-elicitation-request';
 const thought = 'The MCP server has a form for exactly this, so I call it.';
-
-async function refusal(sending: Promise<unknown>): Promise<{ reason: string | undefined; message: string }> {
-  const error = await sending.then(
-    () => new Error('the answer was accepted'),
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof DecisionRefusedError)) throw error;
-  return { reason: error.reason, message: error.message };
-}
 
 describe("signed answers to an MCP server's form (approvals.requireSigned)", () => {
   it('takes only an answer signed by the approver for this question; a decline needs no signature', async () => {

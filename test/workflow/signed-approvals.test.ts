@@ -2,12 +2,13 @@ import { temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { AgentClient } from '../../src/client/agent-client';
 import { signDecision } from '../../src/common/decision-signing';
-import { DecisionRefusedError, sendDecision } from '../../src/client/decisions';
+import { sendDecision } from '../../src/client/decisions';
 import type { Decision } from '../../src/shared/approvals';
 import { decideSignal } from '../../src/shared/messages';
 import { signedDigest } from '../../src/shared/signed-decision';
 import type { ScriptedTurn } from '../../src/testing/scripted-model';
 import { RESEARCHER, researcherSubagents } from '../support/delegation';
+import { refusal } from '../support/refusal';
 import { TEST_REVIEWER, useHarness, waitForPending } from '../support/harness';
 import { testSigningKeys } from '../support/signing-keys';
 import { recordedEffects } from '../support/test-tools';
@@ -20,16 +21,6 @@ const deleteCall = (id: string): ScriptedTurn => ({ thought, toolCalls: [{ name:
 /** A client deciding as `identity`, signing with `signer` when given. */
 function clientAs(identity: string, signer?: keyof typeof keys.signers): AgentClient {
   return new AgentClient({ client: harness.client, identity, ...(signer ? { signer: keys.signers[signer] } : {}) });
-}
-
-/** The reason a decision was refused with, and its one-line message. */
-async function refusal(sending: Promise<unknown>): Promise<{ reason: string | undefined; message: string }> {
-  const error = await sending.then(
-    () => new Error('the decision was accepted'),
-    (caught: unknown) => caught,
-  );
-  if (!(error instanceof DecisionRefusedError)) throw error;
-  return { reason: error.reason, message: error.message };
 }
 
 /** The decide updates a run's history accepted, and the decide signals it recorded. */
