@@ -325,6 +325,8 @@ describe('against the reference MCP server (server-everything)', () => {
     expect(question?.question).toMatch(
       /^everything \(a call of everything__simulate-research-query\) asks: The research query "python" could have multiple interpretations/,
     );
+    // Its deadline is the worker's hold on the server's waiting request (10 minutes), not the approvals timeout (24 h).
+    expect(Date.parse(question?.deadline ?? '') - Date.parse(question?.requestedAt ?? '')).toBe(10 * 60_000);
     await run.answer(JSON.stringify({ interpretation: 'snake' }), question?.callId);
     const result = await run.result();
     expect(result.trace.steps[0]?.isError).toBe(false);
