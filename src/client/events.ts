@@ -106,7 +106,11 @@ export async function readPage(
       return await queryRunWith(handle, { signal, answerWithinMs }, getEventsQuery, { after: cursor });
     } catch (error) {
       if (signal?.aborted) return undefined;
-      if (!(error instanceof QueryUnansweredError) && !NO_WORKER.test(causeMessages(error))) throw error;
+      // A stream outlives slow moments: no worker answering, or (a busy worker, a run just handed over) a run whose
+      // first workflow task is still to come, is waited out while the run runs.
+      const text = causeMessages(error);
+      const waiting = error instanceof QueryUnansweredError || NO_WORKER.test(text) || NOT_SCHEDULED.test(text);
+      if (!waiting) throw error;
       const running = (await handle.describe()).status.name === 'RUNNING';
       if (!running) {
         const rebuilt = await rebuiltPage(client, workflowId, cursor);
@@ -118,6 +122,9 @@ export async function readPage(
     }
   }
 }
+
+/** The server's refusal of a query to a run whose first workflow task is not done yet (FAILED_PRECONDITION). */
+const NOT_SCHEDULED = /Workflow task is not scheduled yet/;
 
 /**
  * A page's events after `cursor`, with a gap wherever events are gone: this run no longer holds the events right
