@@ -173,7 +173,7 @@ export function renderItem(item: PendingItem, csrf: string): Html {
   if (item.kind === 'question' && item.form) {
     const { form } = item;
     return html`<article class="item" id="${key}" aria-labelledby="${key}-h" data-kind="form">
-      <h3 id="${key}-h">${form.url ? 'Link' : 'Form'} from ${form.server} (a call of <code>${form.tool}</code>)</h3>
+      <h3 id="${key}-h">${form.url ? 'Link' : 'Form'} from ${form.server} (a call of <code>${item.tool}</code>)</h3>
       ${child} ${item.approvers ? html`<p class="meta">Only ${item.approvers.join(', ')} may fill it in.</p>` : ''}
       <form
         method="post"

@@ -59,15 +59,18 @@ export interface PendingQuestion {
    * object matching `schema`, or `decline` or `cancel`.
    */
   form?: QuestionForm;
-  /** Who may answer (a form is answered by the approvers of the tool whose call asks it); absent when anyone may. */
+  /**
+   * The tool whose call asks the question (an MCP server's form or sampling request): its approvers may answer, and
+   * its `approvals.requireSigned` rule holds for the answer.
+   */
+  tool?: string;
+  /** Who may answer (the approvers of `tool`); absent when anyone may. */
   approvers?: string[];
 }
 
 /** An MCP server's form, as the person is asked to fill it in. */
 export interface QuestionForm {
   server: string;
-  /** The tool whose call asks it. */
-  tool: string;
   message: string;
   /** The JSON Schema of the answer's content (a flat object of strings, numbers, booleans and enums, in MCP). */
   schema?: Record<string, unknown>;

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { startInbox, type Inbox } from '../../src/inbox';
 import { defineTool } from '../../src/worker/tools/define-tool';
+import { eventsOfType } from '../support/run-events';
 import { useHarness } from '../support/harness';
 import { ALICE_TOKEN, PEOPLE } from './support';
 
@@ -334,8 +335,7 @@ describe('the inbox in a real browser', () => {
     expect(result.trace.steps[0]?.observation).toContain('- Name: Ada Lovelace');
     expect(result.trace.steps[0]?.observation).toContain('- Favorite Integer: 7');
     // Who filled it in is recorded as for any answer.
-    const answered = [];
-    for await (const event of run.events()) if (event.type === 'clarification_answered') answered.push(event);
+    const answered = await eventsOfType(run, 'clarification_answered');
     expect(answered[0]?.by?.identity).toBe('alice');
   });
 

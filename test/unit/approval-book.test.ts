@@ -210,10 +210,11 @@ describe('ApprovalBook', () => {
   });
 
   it("an MCP server's form: only its tool's approvers fill it in, none unsigned where signing is required", () => {
-    const form = { server: 'bank', tool: 'bank__pay', message: 'Which account?', schema: { type: 'object' } };
+    const form = { server: 'bank', message: 'Which account?', schema: { type: 'object' } };
     const asked = { callId: 'c1-1.ab12cd34', question: 'Which account?', requestedAt: '', deadline: '', form };
+    const about = { ...asked, tool: 'bank__pay' };
     const book = new ApprovalBook();
-    book.ask({ ...asked, approvers: ['role:ops'] });
+    book.ask({ ...about, approvers: ['role:ops'] });
     // Roles claimed in a signal are still claims: approvers alone do not make an answer trustworthy (see below).
     expect(book.checkAnswer({ answer: '{"account":"a"}', identity: 'bob' })).toMatchObject({
       ok: false,
@@ -221,7 +222,7 @@ describe('ApprovalBook', () => {
     });
     expect(book.checkAnswer({ answer: 'decline', identity: 'bob' })).toMatchObject({ ok: true });
     const signing = new ApprovalBook([], { requireSigned: ['bank__pay'] });
-    signing.ask({ ...asked, approvers: ['role:ops'] });
+    signing.ask({ ...about, approvers: ['role:ops'] });
     // For a tool that needs signed decisions, an answer must be signed too (or decline): a claim is not enough.
     const claimed = { answer: '{"account":"a"}', identity: 'olga', roles: ['ops'] };
     expect(signing.checkAnswer(claimed, 'signal')).toMatchObject({ ok: false, reason: 'unsigned' });

@@ -7,6 +7,7 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { defaultPayloadConverter } from '@temporalio/common';
 import { freePort } from '../../src/testing/free-port';
 import type { ToolObservation } from '../../src/shared/tool-protocol';
+import { firstEvent } from '../support/run-events';
 import { useHarness, waitForPending } from '../support/harness';
 
 /**
@@ -76,7 +77,7 @@ describe('against the reference MCP server over streamable HTTP', () => {
       ],
       'Research python.',
     );
-    for await (const event of run.events()) if (event.type === 'tool_progress') break;
+    await firstEvent(run, 'tool_progress');
     // The worker that started the task is gone; the server keeps the task with its session, which the next one joins.
     await harness.restartWorker();
     const { question } = await waitForPending(harness, run.workflowId, { question: true });
@@ -90,7 +91,7 @@ describe('against the reference MCP server over streamable HTTP', () => {
     const research = { name: 'everything__simulate-research-query', args: { topic: 'cancelling' } };
     const run = await harness.start([{ thought, toolCalls: [research] }, { answer: 'never' }], 'Research.');
     let task: { id: string; session?: string } | undefined;
-    for await (const event of run.events()) if (event.type === 'tool_progress') break;
+    await firstEvent(run, 'tool_progress');
     await run.cancel();
     expect((await run.result()).terminationReason).toBe('cancelled');
     // The task and its session, as the run recorded them, are asked of the server by a client of the test's own.

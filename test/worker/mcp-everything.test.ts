@@ -7,6 +7,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { formatEvent } from '../../src/client/event-printer';
 import { toolProgressSignal } from '../../src/shared/messages';
 import { AgentClient } from '../../src/client/agent-client';
+import { eventsOfType, firstEvent } from '../support/run-events';
 import { useHarness, waitForPending } from '../support/harness';
 
 /**
@@ -79,8 +80,7 @@ describe('against the reference MCP server (server-everything)', () => {
     const result = await run.result();
     expect(result.trace.steps[0]?.observation).toContain('Long running operation completed. Duration: 4 seconds');
     // The run's events have it too: the first report at once, then at most one every 5 s (none more in 4 s).
-    const reported = [];
-    for await (const event of run.events()) if (event.type === 'tool_progress') reported.push(event);
+    const reported = await eventsOfType(run, 'tool_progress');
     expect(reported).toEqual([
       expect.objectContaining({
         callId: 'c1-1',
@@ -153,8 +153,9 @@ describe('against the reference MCP server (server-everything)', () => {
     );
     const { question } = await waitForPending(harness, run.workflowId, { question: true });
     expect(question).toMatchObject({
+      tool,
       approvers: ['role:ops'],
-      form: { server: 'everything', tool, message: 'Please provide inputs for the following fields:' },
+      form: { server: 'everything', message: 'Please provide inputs for the following fields:' },
     });
     expect(question?.form?.schema).toMatchObject({ type: 'object', required: ['name'] });
     const bob = new AgentClient({ client: harness.client, identity: 'bob', channel: 'client' });
@@ -186,8 +187,7 @@ describe('against the reference MCP server (server-everything)', () => {
     );
     const result = await run.result();
     expect(result.trace.steps[0]?.observation).toContain('User declined to provide the requested information.');
-    const asked = [];
-    for await (const event of run.events()) if (event.type === 'clarification_asked') asked.push(event);
+    const asked = await eventsOfType(run, 'clarification_asked');
     expect(asked).toEqual([]);
   });
 
@@ -206,9 +206,9 @@ describe('against the reference MCP server (server-everything)', () => {
       `everything (a call of ${tool}) asks you to open https://example.com/sign-in: Sign in.\n` +
         'Answer "accept" once you have, or "decline" or "cancel".',
     );
+    expect(first.question?.tool).toBe(tool);
     expect(first.question?.form).toEqual({
       server: 'everything',
-      tool,
       message: 'Sign in.',
       url: 'https://example.com/sign-in',
     });
@@ -235,8 +235,7 @@ describe('against the reference MCP server (server-everything)', () => {
     const result = await run.result();
     expect(result.trace.steps[0]?.isError).toBe(true);
     expect(result.trace.steps[0]?.observation).toContain('an elicitation URL must be http(s)');
-    const asked = [];
-    for await (const event of run.events()) if (event.type === 'clarification_asked') asked.push(event);
+    const asked = await eventsOfType(run, 'clarification_asked');
     expect(asked).toEqual([]);
   });
 
@@ -293,8 +292,7 @@ describe('against the reference MCP server (server-everything)', () => {
     const result = await run.result();
     expect(result.trace.steps[0]?.isError).toBe(false);
     expect(result.trace.steps[0]?.observation).toContain('# Research Report: durable queues');
-    const progress = [];
-    for await (const event of run.events()) if (event.type === 'tool_progress') progress.push(event);
+    const progress = await eventsOfType(run, 'tool_progress');
     expect(progress[0]).toMatchObject({
       tool: 'everything__simulate-research-query',
       status: 'working',
@@ -353,7 +351,7 @@ describe('against the reference MCP server (server-everything)', () => {
   it("a run cancelled while a task runs cancels the task; a stdio server's task ends with its worker", async () => {
     const research = { name: 'everything__simulate-research-query', args: { topic: 'cancelling' } };
     const cancelled = await harness.start([{ thought, toolCalls: [research] }, { answer: 'never' }], 'Research.');
-    for await (const event of cancelled.events()) if (event.type === 'tool_progress') break;
+    await firstEvent(cancelled, 'tool_progress');
     await cancelled.cancel();
     expect((await cancelled.result()).terminationReason).toBe('cancelled');
     const { events } = await harness.client.workflow.getHandle(cancelled.workflowId).fetchHistory();
@@ -364,7 +362,7 @@ describe('against the reference MCP server (server-everything)', () => {
     expect(completions.at(-1)).toMatch(/task [\w-]+ cancelled/);
 
     const lost = await harness.start([{ thought, toolCalls: [research] }, { answer: 'Lost it.' }], 'Research.');
-    for await (const event of lost.events()) if (event.type === 'tool_progress') break;
+    await firstEvent(lost, 'tool_progress');
     await harness.restartWorker();
     const result = await lost.result();
     expect(result.trace.steps[0]?.isError).toBe(true);

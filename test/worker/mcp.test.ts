@@ -2,6 +2,7 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventsOfType } from '../support/run-events';
 import { createHarness, waitForPending, type Harness } from '../support/harness';
 import { startHttpMcpServer } from '../support/mcp/http-server';
 import { seenKeys } from '../support/mcp/test-server';
@@ -77,8 +78,7 @@ describe('MCP servers’ tools', () => {
       tools: ['local__narrate'],
     });
     await run.result();
-    const progress = [];
-    for await (const event of run.events()) if (event.type === 'tool_progress') progress.push(event);
+    const progress = await eventsOfType(run, 'tool_progress');
     expect(progress).toEqual([
       expect.objectContaining({ tool: 'local__narrate', status: 'working', message: 'info: reading the ledger' }),
     ]);

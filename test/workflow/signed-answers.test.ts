@@ -4,6 +4,7 @@ import { AgentClient } from '../../src/client/agent-client';
 import { signDecision } from '../../src/common/decision-signing';
 import { answerSignal, answerUpdate } from '../../src/shared/messages';
 import { refusal } from '../support/refusal';
+import { eventsOfType } from '../support/run-events';
 import { useHarness, waitForPending } from '../support/harness';
 import { testSigningKeys } from '../support/signing-keys';
 
@@ -15,7 +16,9 @@ const EVERYTHING = path.resolve(__dirname, '../../node_modules/@modelcontextprot
 const keys = testSigningKeys();
 const harness = useHarness({
   approvalKeys: keys.approvalKeys,
-  mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], elicitation: true } },
+  mcpServers: {
+    everything: { command: process.execPath, args: [EVERYTHING, 'stdio'], elicitation: true, sampling: 'ask' },
+  },
 });
 const tool = 'everything__trigger-elicitation-request';
 const thought = 'The MCP server has a form for exactly this, so I call it.';
@@ -37,7 +40,7 @@ describe("signed answers to an MCP server's form (approvals.requireSigned)", () 
     const unsigned = new AgentClient({ client: harness.client, identity: 'alice' });
     expect(await refusal(unsigned.handle(run.workflowId).answer(content, callId))).toEqual({
       reason: 'unsigned',
-      message: `Unsigned answer refused: question ${callId} (a form of ${tool}) needs a signed answer`,
+      message: `Unsigned answer refused: question ${callId} (of a call of ${tool}) needs a signed answer`,
     });
     // Mallory's key is none the worker trusts; a signature for another question does not carry over.
     const mallory = new AgentClient({ client: harness.client, identity: 'alice', signer: keys.signers.mallory });
@@ -72,8 +75,7 @@ describe("signed answers to an MCP server's form (approvals.requireSigned)", () 
     expect(result.trace.errorHistory.map((error) => error.message)).toContain(
       'Signal refused: a signed answer is sent as an update',
     );
-    const answered = [];
-    for await (const event of run.events()) if (event.type === 'clarification_answered') answered.push(event);
+    const answered = await eventsOfType(run, 'clarification_answered');
     expect(answered[0]?.by).toMatchObject({ identity: 'alice', signedWith: 'alice-1' });
 
     // Declining keeps the call from going on: anyone may, unsigned.
@@ -87,5 +89,29 @@ describe("signed answers to an MCP server's form (approvals.requireSigned)", () 
     const asked = await waitForPending(harness, again.workflowId, { question: true });
     await unsigned.handle(again.workflowId).answer('decline', asked.question?.callId);
     expect((await again.result()).trace.steps[0]?.observation).toContain('User declined');
+  });
+
+  it("a sampling request asked first (sampling: 'ask') of a tool that needs signatures takes a signed accept", async () => {
+    const sampling = 'everything__trigger-sampling-request';
+    const run = await harness.start(
+      [
+        { thought, toolCalls: [{ name: sampling, args: { prompt: 'a word', maxTokens: 5 } }] },
+        { answer: 'Signed.' }, // the run's model, for the server
+        { answer: 'Sampled.' },
+      ],
+      'Sample.',
+      { approvals: { requireSigned: [sampling] } },
+    );
+    const { question } = await waitForPending(harness, run.workflowId, { question: true });
+    expect(question?.tool).toBe(sampling);
+    const callId = question?.callId ?? '';
+    const unsigned = new AgentClient({ client: harness.client, identity: 'alice' });
+    expect(await refusal(unsigned.handle(run.workflowId).answer('accept', callId))).toMatchObject({
+      reason: 'unsigned',
+    });
+    const alice = new AgentClient({ client: harness.client, identity: 'alice', signer: keys.signers.alice });
+    await alice.handle(run.workflowId).answer('accept', callId);
+    const result = await run.result();
+    expect(result.trace.steps[0]?.observation).toContain('Signed.');
   });
 });

@@ -87,13 +87,6 @@ export async function lookAtTask(
   options: RequestOptions & { listen: AbortController },
 ): Promise<McpCallResult> {
   const tasks = client.experimental.tasks;
-  const gone = (error: unknown): never => {
-    const why = error instanceof McpError ? error.message : String(error);
-    throw new McpTaskError(
-      `MCP server ${server} no longer knows task ${look.id} (${why}); a server the worker starts over stdio, and ` +
-        'its tasks, end with the worker',
-    );
-  };
   if (look.cancel) {
     // A task that has ended, or that its server no longer knows, has nothing left to cancel.
     await tasks.cancelTask(look.id, options).catch(() => undefined);
@@ -104,7 +97,12 @@ export async function lookAtTask(
     task = await tasks.getTask(look.id, options);
   } catch (error) {
     if (options.signal?.aborted) throw error;
-    if (error instanceof McpError && error.code === (ErrorCode.InvalidParams as number)) gone(error);
+    if (error instanceof McpError && error.code === (ErrorCode.InvalidParams as number)) {
+      throw new McpTaskError(
+        `MCP server ${server} no longer knows task ${look.id} (${error.message}); a server the worker starts over ` +
+          'stdio, and its tasks, end with the worker',
+      );
+    }
     // No answer (the network, a server restarting): looked at again after the next wait, within the run's looks.
     const unreachable = { taskId: look.id, status: 'unreachable', statusMessage: errorMessage(error) };
     throw waitOn(server, unreachable, look.session);

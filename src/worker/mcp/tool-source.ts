@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConfirmationPolicy } from '../../shared/approvals';
 import { compileJsonSchema, withoutNonLinearPatterns } from '../../shared/json-schema';
 import { withLinearConfirmation } from '../tools/confirmation-patterns';
-import type { AnyToolDefinition, ToolContext, ToolProgress } from '../tools/define-tool';
+import type { AnyToolDefinition, ToolProgress } from '../tools/define-tool';
 import type { DynamicToolSource } from '../tools/registry';
 import { McpConnections } from './connections';
 import type { McpServerConfig, McpServersConfig } from './config';
@@ -15,6 +15,7 @@ import { callExchange, CallNeedsRunError, type CallExchange } from '../tools/cal
 import {
   ErrorCode,
   McpError,
+  RELATED_TASK_META_KEY,
   UrlElicitationRequiredError,
   type CreateMessageRequest,
   type CreateMessageResult,
@@ -31,8 +32,8 @@ interface CallInFlight {
   asked: AbortController;
   need?: CallNeed;
   task?: string;
-  /** The call's progress reports (its `ToolContext.progress`). */
-  report?: ToolContext['progress'];
+  /** The call's progress reports (its `ToolContext.progress`: heartbeats and the run's events). */
+  report: (update: ToolProgress) => void;
 }
 
 /**
@@ -44,7 +45,7 @@ export const HELD_REQUEST_MS = 10 * 60_000;
 
 /** The task a request of a server belongs to, when the server says (MCP's related-task metadata). */
 function relatedTask(params: { _meta?: Record<string, unknown> }): string | undefined {
-  const related = params._meta?.['io.modelcontextprotocol/related-task'] as { taskId?: unknown } | undefined;
+  const related = params._meta?.[RELATED_TASK_META_KEY] as { taskId?: unknown } | undefined;
   return typeof related?.taskId === 'string' ? related.taskId : undefined;
 }
 
@@ -214,11 +215,11 @@ export class McpToolSource implements DynamicToolSource {
    */
   private logged(server: string, line: string): void {
     const calls = [...(this.inFlight.get(server) ?? [])];
-    if (calls.length === 1) calls[0]?.report?.({ message: line });
+    if (calls.length === 1) calls[0]?.report({ message: line });
   }
 
   /** A task's requests held for the run's answers, by server and request key (see {@link HELD_REQUEST_MS}). */
-  private readonly held = new Map<string, (answer: CallAnswer) => boolean>();
+  private readonly held = new Map<string, (answer: CallAnswer) => void>();
 
   /**
    * Answers a request of the call running on `server` (the one looking at its `task`, or the only one) from what its
@@ -263,11 +264,10 @@ export class McpToolSource implements DynamicToolSource {
       timer.unref();
       this.held.set(id, (given) => {
         const result = reply(given);
-        if (result === undefined) return false;
+        if (result === undefined) return;
         clearTimeout(timer);
         this.held.delete(id);
         resolve(result);
-        return true;
       });
     });
   }
@@ -375,9 +375,9 @@ export class McpToolSource implements DynamicToolSource {
             const options = {
               signal: AbortSignal.any([context.signal, call.asked.signal]),
               timeout: toMs(timeout) + 1000,
-              onprogress: ({ progress, total, message }: { progress: number; total?: number; message?: string }) =>
-                context.progress?.({
-                  progress,
+              onprogress: ({ progress, total, message }: ToolProgress) =>
+                call.report({
+                  ...(progress !== undefined ? { progress } : {}),
                   ...(total !== undefined ? { total } : {}),
                   ...(message !== undefined ? { message } : {}),
                 }),

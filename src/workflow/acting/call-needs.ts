@@ -2,6 +2,7 @@ import { CancellationScope, condition, sleep } from '@temporalio/workflow';
 import { errorObservation } from '../../shared/observation';
 import type { ParsedToolCall } from '../../shared/protocol';
 import type { CallAnswer, CallNeed, McpTaskState, ToolObservation } from '../../shared/tool-protocol';
+import type { QuestionForm } from '../../shared/approvals';
 import { canonicalJson } from '../../shared/canonical';
 import { summaryMessages, type SummarizeInput } from '../../shared/summaries';
 import { modelActivities } from '../activity-proxies';
@@ -33,7 +34,10 @@ export const TASK_POLLS_BEFORE_BACKOFF = 5;
  * waiting, cancels the task and tells the model.
  */
 export const MAX_TASK_LOOKS = 2_000;
-/** Looks after which the shortest wait doubles, whatever the task says: a task that says something new at every look (a row count) would otherwise be looked at every second. */
+/**
+ * Looks after which the shortest wait doubles, whatever the task says: a task that says something new at every look
+ * (a row count) would otherwise be looked at every second.
+ */
 export const TASK_LOOKS_PER_DOUBLING = 30;
 
 /**
@@ -64,7 +68,9 @@ export async function settleNeeds(
   let answers: Record<string, CallAnswer> = {};
   let asked = 0;
   let looks = 0;
-  let same = { said: '', looks: 0 };
+  // Looks in a row that found the task saying the same (`said`: its status and words).
+  let unchanged = 0;
+  let said = '';
   let task: McpTaskState | undefined;
   let settled = false;
   try {
@@ -77,9 +83,12 @@ export async function settleNeeds(
             : `it asked the run more than ${MAX_CALL_NEEDS} times (last: a ${need.kind} request)`;
         return errorObservation(call.tool, call.args, why, 'tool_error');
       }
-      const said = need.kind === 'task' ? `${need.task.status}\n${need.task.message ?? ''}` : same.said;
-      same = { said, looks: need.kind !== 'task' || said !== same.said ? 0 : same.looks + 1 };
-      const answer = await answerNeed(state, call, need, same.looks, looks);
+      if (need.kind === 'task') {
+        const now = `${need.task.status}\n${need.task.message ?? ''}`;
+        unchanged = now === said ? unchanged + 1 : 0;
+        said = now;
+      }
+      const answer = await answerNeed(state, call, need, unchanged, looks);
       if (typeof answer === 'string') return errorObservation(call.tool, call.args, answer, 'tool_error');
       answers = { ...answers, [need.key]: answer };
       observation = await again(answers);
@@ -88,12 +97,7 @@ export async function settleNeeds(
     return observation;
   } finally {
     if (!settled && task) {
-      const cancel: CallAnswer = {
-        kind: 'task',
-        id: task.id,
-        cancel: true,
-        ...(task.session !== undefined ? { session: task.session } : {}),
-      };
+      const cancel: CallAnswer = { ...lookAt(task), cancel: true };
       await CancellationScope.nonCancellable(() => again({ ...answers, task: cancel }).catch(() => undefined));
     }
   }
@@ -138,7 +142,8 @@ async function answerNeed(
 
 /**
  * A server's form, asked as the run's question: the person answers with the JSON the form's schema describes, or
- * `decline` or `cancel` (for a link to open, URL mode: `accept` once opened). No answer by the approvals deadline is a decline. The server checks the content itself.
+ * `decline` or `cancel` (for a link to open, URL mode: `accept` once opened). No answer by the deadline is a decline.
+ * The server checks the content itself.
  * The tool's approvers (`approvals.approvers`) are the ones who may fill in its server's forms; anyone may decline.
  */
 async function askPerson(
@@ -153,18 +158,8 @@ async function askPerson(
         'Answer "accept" once you have, or "decline" or "cancel".'
       : `${server} (a call of ${call.tool}) asks: ${message}\n` +
         `Answer with JSON matching ${canonicalJson(schema ?? {})}, or "decline" or "cancel".`;
-  // The run holds one question at a time: a form asked while another waits (parallel calls) is asked after it.
-  await condition(() => state.approvals.question === null);
-  const approvers = state.config.approvals.approvers[call.tool];
-  const form = { server, tool: call.tool, message, ...(url !== undefined ? { url } : { schema: schema ?? {} }) };
-  // A task's form: the server's request waits in one worker for as long as it holds it, not for the approvals timeout.
-  const { text, answered } = await askUser(
-    state,
-    `${call.callId}.${key.slice(0, 8)}`,
-    question,
-    { form, ...(approvers ? { approvers } : {}) },
-    heldMs,
-  );
+  const form = { server, message, ...(url !== undefined ? { url } : { schema: schema ?? {} }) };
+  const { text, answered } = await askAboutCall(state, call, key, heldMs, question, form);
   const reply = text.trim();
   if (!answered || /^decline$/i.test(reply)) return { kind: 'elicitation', action: 'decline' };
   if (/^cancel$/i.test(reply)) return { kind: 'elicitation', action: 'cancel' };
@@ -198,18 +193,7 @@ async function askToSample(
   const question =
     `${server} (a call of ${call.tool}) asks the run's model to write (at most ${request.maxTokens} tokens), from:\n` +
     `${asked.join('\n')}\nAnswer "accept" to let it, or "decline".`;
-  // Answers carry no signature yet: a tool whose calls need signed decisions lets no unsigned approval through.
-  if (state.approvals.signingRequired(call.tool))
-    return `${server} asked the run's model to write; ${call.tool} needs signed decisions, and this approval cannot be signed`;
-  await condition(() => state.approvals.question === null);
-  const approvers = state.config.approvals.approvers[call.tool];
-  const { text, answered } = await askUser(
-    state,
-    `${call.callId}.${key.slice(0, 8)}`,
-    question,
-    approvers ? { approvers } : {},
-    heldMs,
-  );
+  const { text, answered } = await askAboutCall(state, call, key, heldMs, question);
   if (answered && /^\s*accept\s*$/i.test(text)) return null;
   return `${server}'s request for the run's model to write was ${answered ? 'declined' : 'not answered in time'}`;
 }
@@ -231,5 +215,30 @@ async function waitOnTask(
     state.events.toolProgress(call.callId, { status, ...(message !== undefined ? { message } : {}) });
   }
   await sleep(taskWaitMs(task, unchanged, looks));
+  return lookAt(task);
+}
+
+/** The answer that makes the call look at its task again (in the task's HTTP session, when it has one). */
+function lookAt(task: McpTaskState): CallAnswer & { kind: 'task' } {
   return { kind: 'task', id: task.id, ...(task.session !== undefined ? { session: task.session } : {}) };
+}
+
+/**
+ * Asks the run's question for a call (a server's form, or its sampling request under `sampling: 'ask'`): answered by
+ * the tool's approvers, under its signing rule; by `heldMs` when a worker holds the server's request (a task's), not
+ * the approvals timeout.
+ */
+async function askAboutCall(
+  state: RunState,
+  call: ParsedToolCall,
+  key: string,
+  heldMs: number | undefined,
+  question: string,
+  form?: QuestionForm,
+): Promise<{ text: string; answered: boolean }> {
+  // The run holds one question at a time: one asked while another waits (parallel calls) is asked after it.
+  await condition(() => state.approvals.question === null);
+  const approvers = state.config.approvals.approvers[call.tool];
+  const about = { tool: call.tool, ...(form ? { form } : {}), ...(approvers ? { approvers } : {}) };
+  return await askUser(state, `${call.callId}.${key.slice(0, 8)}`, question, about, heldMs);
 }

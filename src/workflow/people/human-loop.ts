@@ -214,11 +214,11 @@ export async function askUser(
   state: RunState,
   callId: string,
   question: string,
-  form?: Pick<PendingQuestion, 'form' | 'approvers'>,
+  about?: Pick<PendingQuestion, 'form' | 'tool' | 'approvers'>,
   within?: number,
 ): Promise<{ text: string; answered: boolean; by?: Decider }> {
   const { ms, requestedAt, deadline, label } = deadlineInfo(state, within);
-  const asked = state.approvals.ask({ callId, question, requestedAt, deadline, ...form });
+  const asked = state.approvals.ask({ callId, question, requestedAt, deadline, ...about });
   publishStatus(state);
   countDecisionRequest();
   state.events.emit({ type: 'clarification_asked', callId, question: eventText(question) });

@@ -399,20 +399,20 @@ export class ApprovalBook {
         message: `Signal refused: a signed answer is sent as an update`,
       };
     }
-    const tool = question.form?.tool;
+    const { tool } = question;
     const required = tool !== undefined && !declines && this.signingRequired(tool);
     if (required && via === 'signal') {
       return {
         ok: false,
         reason: 'unsigned',
-        message: `Signal refused: question ${callId} (a form of ${tool}) needs a signed answer, sent as an update (inbox, CLI or client)`,
+        message: `Signal refused: question ${callId} (of a call of ${tool}) needs a signed answer, sent as an update (inbox, CLI or client)`,
       };
     }
     if (required && !envelope) {
       return {
         ok: false,
         reason: 'unsigned',
-        message: `Unsigned answer refused: question ${callId} (a form of ${tool}) needs a signed answer`,
+        message: `Unsigned answer refused: question ${callId} (of a call of ${tool}) needs a signed answer`,
       };
     }
     if (!verify || !envelope || via !== 'update') return null;
