@@ -66,6 +66,28 @@ describe('against the reference MCP server over streamable HTTP', () => {
     expect(result.trace.steps[1]?.observation).toContain('- Name: Grace Hopper');
   });
 
+  it("serves the requests it polls as tasks of the client's (the async tools), keeping each call going", async () => {
+    const run = await harness.start(
+      [
+        {
+          thought,
+          toolCalls: [{ name: 'everything__trigger-sampling-request-async', args: { prompt: 'one word' } }],
+        },
+        { answer: 'Durable.', delayMs: 1_500 }, // the run's model, for the server, taking its time
+        { thought, toolCalls: [{ name: 'everything__trigger-elicitation-request-async', args: {} }] },
+        { answer: 'Both done.' },
+      ],
+      'Let the server sample, then fill in its form, each as a task.',
+    );
+    const { question } = await waitForPending(harness, run.workflowId, { question: true });
+    await new Promise((resolve) => setTimeout(resolve, 1_500)); // the server polls meanwhile
+    await run.answer(JSON.stringify({ name: 'Grace Hopper' }), question?.callId);
+    const result = await run.result();
+    expect(result.trace.steps.slice(0, 2).map((step) => step.isError)).toEqual([false, false]);
+    expect(result.trace.steps[0]?.observation).toMatch(/Poll 1: working\n(.|\n)*completed(.|\n)*Durable\./);
+    expect(result.trace.steps[1]?.observation).toMatch(/- Name: Grace Hopper(.|\n)*Poll 1: input_required\n/);
+  });
+
   it('a task outlives the worker that started it: a new worker reattaches to its HTTP session', async () => {
     const run = await harness.start(
       [

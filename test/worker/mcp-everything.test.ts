@@ -368,4 +368,55 @@ describe('against the reference MCP server (server-everything)', () => {
     expect(result.trace.steps[0]?.isError).toBe(true);
     expect(result.trace.steps[0]?.observation).toMatch(/MCP server everything no longer knows task .*over stdio/);
   });
+
+  it("serves a sampling request the server polls as a task of the client's, keeping the call going meanwhile", async () => {
+    const run = await harness.start(
+      [
+        {
+          thought,
+          toolCalls: [{ name: 'everything__trigger-sampling-request-async', args: { prompt: 'a limerick' } }],
+        },
+        // The run's model takes its time: the server polls the client's task meanwhile.
+        { answer: 'A queue in Peru grew and grew.', delayMs: 2_500 },
+        { answer: 'The server got its limerick.' },
+      ],
+      'Let the server ask for a limerick, as a task.',
+    );
+    const result = await run.result();
+    expect(result.trace.steps[0]?.isError).toBe(false);
+    const report = result.trace.steps[0]?.observation ?? '';
+    expect(report).toContain('[COMPLETED] Async sampling completed!');
+    expect(report).toContain('A queue in Peru grew and grew.');
+    // The first call saw the answer through: made again, the server would have found its task completed at once.
+    expect(report).toMatch(/Poll 1: working\n/);
+    expect(report).toMatch(/Poll \d+: completed/);
+    expect(result.trace.cost?.calls.map((call) => call.kind)).toEqual(['think', 'sample', 'think']);
+  });
+
+  it("asks a form the server polls as a task of the client's, and the answer reaches it, on this worker or another", async () => {
+    const tool = { name: 'everything__trigger-elicitation-request-async', args: {} };
+    const answer = JSON.stringify({ name: 'Grace Hopper', favoriteColor: 'blue', agreeToTerms: true });
+    const kept = await harness.start([{ thought, toolCalls: [tool] }, { answer: 'Answered.' }], 'Fill in the form.');
+    const first = await waitForPending(harness, kept.workflowId, { question: true });
+    expect(first.question?.question).toMatch(
+      /asks: Please provide inputs for the following fields \(async task demo\)/,
+    );
+    // The person takes a moment: the server polls the client's task each second meanwhile.
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    await kept.answer(answer, first.question?.callId);
+    const report = (await kept.result()).trace.steps[0]?.observation ?? '';
+    expect(report).toContain('- Name: Grace Hopper');
+    // The server polled the client's task while the person answered, and the call went on with the answer.
+    expect(report).toMatch(/Poll 1: input_required\n(.|\n)*Poll \d+: completed\n/);
+
+    // A worker restarted meanwhile ends the first call (and the stdio server); the call made again with the answer
+    // gets it at once, in a task already completed.
+    const moved = await harness.start([{ thought, toolCalls: [tool] }, { answer: 'Answered.' }], 'Fill in the form.');
+    const second = await waitForPending(harness, moved.workflowId, { question: true });
+    await harness.restartWorker();
+    await moved.answer(answer, second.question?.callId);
+    const again = (await moved.result()).trace.steps[0]?.observation ?? '';
+    expect(again).toContain('- Name: Grace Hopper');
+    expect(again).toContain('Poll 1: completed');
+  });
 });

@@ -3,6 +3,7 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -16,7 +17,7 @@ import {
 import type { McpServerConfig, McpServersConfig } from './config';
 import { packageVersion } from '../../common/package-version';
 import { visible } from '../../common/terminal-text';
-import { sessionOf } from './tasks';
+import { hostTask, sessionOf } from './tasks';
 
 /**
  * The worker's connections to its MCP servers. A connection opens at first use; a stdio server is a child process
@@ -30,6 +31,8 @@ export class McpConnections {
   /** Every transport opened, connected or still connecting: a server that never answers is stopped through it. */
   private readonly transports = new Set<{ close(): Promise<void> }>();
   private closed = false;
+  /** The tasks servers asked this worker's clients to run for them (see `hostTask`). */
+  private readonly hosted = new InMemoryTaskStore();
 
   /**
    * `roots`: the folders the worker's file tools may read, offered as MCP roots (`roots/list`) to the servers whose
@@ -38,15 +41,19 @@ export class McpConnections {
    */
   /**
    * `asks`: answer a server's sampling and elicitation requests, for the servers whose config sets `sampling: true`
-   * or `elicitation: true`.
+   * or `elicitation: true`. `polled`: the server sent the request as a task, and polls it rather than waiting.
    */
   constructor(
     private readonly servers: McpServersConfig,
     private readonly log: (line: string) => void = () => undefined,
     private readonly roots: readonly string[] = [],
     private readonly asks: {
-      sample?: (server: string, params: CreateMessageRequest['params']) => Promise<CreateMessageResult>;
-      elicit?: (server: string, params: ElicitRequest['params']) => Promise<ElicitResult>;
+      sample?: (
+        server: string,
+        params: CreateMessageRequest['params'],
+        polled: boolean,
+      ) => Promise<CreateMessageResult>;
+      elicit?: (server: string, params: ElicitRequest['params'], polled: boolean) => Promise<ElicitResult>;
       /** A log line of the server's, for the call it may belong to (see `McpToolSource.logged`). */
       logged?: (server: string, line: string) => void;
     } = {},
@@ -91,11 +98,37 @@ export class McpConnections {
           ...(config.roots ? { roots: { listChanged: false } } : {}),
           ...(sample ? { sampling: {} } : {}),
           ...(elicit ? { elicitation: { form: {}, url: {} } } : {}),
+          // Both may also come as tasks the server polls (see hostTask).
+          ...(sample || elicit
+            ? {
+                tasks: {
+                  list: {},
+                  cancel: {},
+                  requests: {
+                    ...(sample ? { sampling: { createMessage: {} } } : {}),
+                    ...(elicit ? { elicitation: { create: {} } } : {}),
+                  },
+                },
+              }
+            : {}),
         },
+        taskStore: this.hosted,
       },
     );
-    if (sample) client.setRequestHandler(CreateMessageRequestSchema, (request) => sample(name, request.params));
-    if (elicit) client.setRequestHandler(ElicitRequestSchema, (request) => elicit(name, request.params));
+    if (sample) {
+      client.setRequestHandler(CreateMessageRequestSchema, ({ params }, { taskStore }) =>
+        params.task && taskStore
+          ? hostTask(taskStore, params.task.ttl, 'working', sample(name, params, true))
+          : sample(name, params, false),
+      );
+    }
+    if (elicit) {
+      client.setRequestHandler(ElicitRequestSchema, ({ params }, { taskStore }) =>
+        params.task && taskStore
+          ? hostTask(taskStore, params.task.ttl, 'input_required', elicit(name, params, true))
+          : elicit(name, params, false),
+      );
+    }
     if (config.roots) {
       const roots = this.roots.map((root) => ({
         uri: pathToFileURL(path.resolve(root)).href,
@@ -147,5 +180,6 @@ export class McpConnections {
     await Promise.all([...this.transports].map((transport) => transport.close().catch(() => undefined)));
     this.transports.clear();
     await Promise.all(all.map(async (client) => (await client.catch(() => null))?.close()));
+    this.hosted.cleanup();
   }
 }

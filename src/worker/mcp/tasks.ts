@@ -5,10 +5,12 @@ import {
   ErrorCode,
   McpError,
   type CallToolRequest,
+  type CreateTaskResult,
   type GetTaskResult,
+  type Result,
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import type { RequestOptions, RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import type { CallAnswer, CallNeed } from '../../shared/tool-protocol';
 import { CallNeedsRunError } from '../tools/call-exchange';
 import type { McpCallResult } from './results';
@@ -17,7 +19,8 @@ import { DurableAgentError, errorMessage } from '../../shared/errors';
 /*
  * MCP tasks (a `tools/call` the server answers with a task, then `tasks/get`, `tasks/result`, `tasks/cancel`), the
  * durable way: each activity makes one short request and returns; the run waits between looks on workflow timers
- * (see the workflow's call-needs.ts), so no worker holds a call while a task runs for minutes or days.
+ * (see the workflow's call-needs.ts), so no worker holds a call while a task runs for minutes or days. The other way
+ * round, a server may send its own requests to the client as tasks: see {@link hostTask}.
  */
 
 /** What a task's server suggests between looks, when it suggests nothing. */
@@ -129,4 +132,28 @@ export async function lookAtTask(
   const result = await tasks.getTaskResult(look.id, CallToolResultSchema, options).catch(() => undefined);
   if (result && result.isError) return result;
   throw new McpTaskError(`task ${look.id} ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`);
+}
+
+/**
+ * A request a server sends the client as a task (`params.task`: a sampling or elicitation request it then polls for,
+ * rather than waiting on the reply): the server gets the task at once, `working` or (a person is asked)
+ * `input_required`, and `answer` completes it when it comes; a failed answer fails it. The SDK answers the server's
+ * `tasks/get`, `tasks/result` and `tasks/cancel` from the connection's task store.
+ */
+export async function hostTask(
+  store: RequestTaskStore,
+  ttl: number | undefined,
+  waiting: 'working' | 'input_required',
+  answer: Promise<Result>,
+): Promise<CreateTaskResult> {
+  const { taskId } = await store.createTask({ ttl: ttl ?? null, pollInterval: 1000 });
+  if (waiting === 'input_required') await store.updateTaskStatus(taskId, waiting);
+  answer
+    .then(
+      (result) => store.storeTaskResult(taskId, 'completed', result),
+      (error: unknown) => store.updateTaskStatus(taskId, 'failed', errorMessage(error)),
+    )
+    // A task the server cancelled, or its store forgot (its ttl passed), takes no late answer.
+    .catch(() => undefined);
+  return { task: await store.getTask(taskId) };
 }

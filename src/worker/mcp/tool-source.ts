@@ -24,12 +24,15 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 
 /**
- * A tool call in progress on a server: what its run has answered, and what it asked that has no answer yet. `task`:
- * the call is a look at this task of the server's (see tasks.ts).
+ * A tool call in progress on a server: what its run has answered, and what it asked that has no answer yet. `id`: the
+ * call's idempotency key, the same for each time it is made. `task`: the call is a look at this task of the server's
+ * (see tasks.ts). `keep`: the call goes on while its run answers (see `askRun`).
  */
 interface CallInFlight {
+  id: string;
   exchange: CallExchange | undefined;
   asked: AbortController;
+  keep: () => void;
   need?: CallNeed;
   task?: string;
   /** The call's progress reports (its `ToolContext.progress`: heartbeats and the run's events). */
@@ -39,7 +42,8 @@ interface CallInFlight {
 /**
  * How long a task's request to the run is held in the worker for the run's answer, and so the question's deadline.
  * The server waits on it (its task goes on once answered; many servers give up on their own sooner, the reference
- * server after a minute); a later answer, or one whose next look runs on another worker, finds nothing held.
+ * server after a minute); a later answer, or one whose next look runs on another worker, finds nothing held. A
+ * request a server sends as a task of the client's is held as long at most (within its call's timeout).
  */
 export const HELD_REQUEST_MS = 10 * 60_000;
 
@@ -163,8 +167,8 @@ export class McpToolSource implements DynamicToolSource {
     roots: readonly string[] = [],
   ) {
     this.connections = new McpConnections(servers, log, roots, {
-      sample: (server, params) => this.sample(server, params),
-      elicit: (server, params) => this.elicit(server, params),
+      sample: (server, params, polled) => this.sample(server, params, polled),
+      elicit: (server, params, polled) => this.elicit(server, params, polled),
       logged: (server, line) => this.logged(server, line),
     });
   }
@@ -179,12 +183,16 @@ export class McpToolSource implements DynamicToolSource {
    * process meanwhile. On stdio a request does not say which call made it: with several calls of the server running,
    * it is refused.
    */
-  private sample(server: string, params: CreateMessageRequest['params']): Promise<CreateMessageResult> {
+  private sample(
+    server: string,
+    params: CreateMessageRequest['params'],
+    polled: boolean,
+  ): Promise<CreateMessageResult> {
     const request = samplingRequest(params);
     if (typeof request === 'string') return Promise.reject(new McpError(ErrorCode.InvalidParams, request));
     const ask = this.servers[server]?.sampling === 'ask' ? { ask: true as const } : {};
     const need = { kind: 'sampling' as const, server, key: argsHash(request), request, ...ask };
-    return this.askRun(server, need, relatedTask(params), (answer) =>
+    return this.askRun(server, need, relatedTask(params), polled, (answer) =>
       answer.kind === 'sampling'
         ? {
             role: 'assistant',
@@ -197,11 +205,11 @@ export class McpToolSource implements DynamicToolSource {
   }
 
   /** A server's elicitation (a form, or a link to open), asked of a person by the run the same way. */
-  private elicit(server: string, params: ElicitRequest['params']): Promise<ElicitResult> {
+  private elicit(server: string, params: ElicitRequest['params'], polled: boolean): Promise<ElicitResult> {
     const request = elicitationRequest(params);
     if (typeof request === 'string') return Promise.reject(new McpError(ErrorCode.InvalidParams, request));
     const need = { kind: 'elicitation' as const, server, key: argsHash(request), request };
-    return this.askRun(server, need, relatedTask(params), (answer) =>
+    return this.askRun(server, need, relatedTask(params), polled, (answer) =>
       answer.kind === 'elicitation'
         ? { action: answer.action, ...(answer.content ? { content: answer.content as ElicitResult['content'] } : {}) }
         : undefined,
@@ -218,18 +226,24 @@ export class McpToolSource implements DynamicToolSource {
     if (calls.length === 1) calls[0]?.report({ message: line });
   }
 
-  /** A task's requests held for the run's answers, by server and request key (see {@link HELD_REQUEST_MS}). */
+  /** Requests held for the run's answers, by server, call and request key (see {@link HELD_REQUEST_MS}). */
   private readonly held = new Map<string, (answer: CallAnswer) => void>();
+
+  /** Calls kept going while their runs answer what their servers polled for (see `askRun`), by call. */
+  private readonly kept = new Map<string, { key: string; result: Promise<McpCallResult> }>();
 
   /**
    * Answers a request of the call running on `server` (the one looking at its `task`, or the only one) from what its
    * run has answered, or stops the call so its run answers it (the activity returns `need`, and the call is made again
-   * with the answer). A task's request is held meanwhile, since its server waits on it rather than asking again.
+   * with the answer). Two requests are held meanwhile instead, since their servers wait on them rather than asking
+   * again: a task's (the look stops; the next look brings the answer), and one the server polls as a task of the
+   * client's (`polled`: the call is kept going, and the run's answer, made again, joins it while this worker holds it).
    */
   private askRun<Result>(
     server: string,
     need: Exclude<CallNeed, { kind: 'task' }>,
     task: string | undefined,
+    polled: boolean,
     reply: (answer: CallAnswer) => Result | undefined,
   ): Promise<Result> {
     const running = [...(this.inFlight.get(server) ?? [])];
@@ -246,16 +260,31 @@ export class McpToolSource implements DynamicToolSource {
       const replied = answer ? reply(answer) : undefined;
       if (replied !== undefined) return Promise.resolve(replied);
       call.need = need;
+      // The server polls a task of ours rather than waiting on the reply: the call goes on, and its request is held.
+      // Made again elsewhere, or after the hold, the call is answered from the run like any other.
+      if (polled) {
+        call.keep();
+        return this.hold(server, call.id, need.key, reply);
+      }
       call.asked.abort();
       return Promise.reject(new McpError(ErrorCode.InternalError, 'the run answers this; the call is made again then'));
     }
     // A task is not made again, so its request is held for the answer. Each request is a question of its own (a task
-    // may ask the same thing twice): its key is new, so an answer reaches this request only, never a later one, nor
-    // another run's task asking the same on this worker.
+    // may ask the same thing twice): its key is new, so an answer reaches this request only, never a later one.
     const key = argsHash({ task: looking, request: need.key, nonce: randomUUID() });
     call.need = { ...need, key, heldMs: HELD_REQUEST_MS };
     call.asked.abort();
-    const id = `${server}\u0000${key}`;
+    return this.hold(server, call.id, key, reply);
+  }
+
+  /** Holds a server's request for its run's answer (given by `answerHeld`), {@link HELD_REQUEST_MS} at most. */
+  private hold<Result>(
+    server: string,
+    call: string,
+    key: string,
+    reply: (answer: CallAnswer) => Result | undefined,
+  ): Promise<Result> {
+    const id = `${server}\u0000${call}\u0000${key}`;
     return new Promise<Result>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.held.delete(id);
@@ -272,9 +301,21 @@ export class McpToolSource implements DynamicToolSource {
     });
   }
 
-  /** Gives a server's held requests the run's answers to them, as a look at their task begins. */
-  private answerHeld(server: string, answers: Readonly<Record<string, CallAnswer>>): void {
-    for (const [key, answer] of Object.entries(answers)) this.held.get(`${server}\u0000${key}`)?.(answer);
+  /** Gives a call's held requests the run's answers to them, as it is made again. */
+  private answerHeld(server: string, call: string, answers: Readonly<Record<string, CallAnswer>>): void {
+    for (const [key, answer] of Object.entries(answers)) this.held.get(`${server}\u0000${call}\u0000${key}`)?.(answer);
+  }
+
+  /**
+   * Keeps a call going while its run answers its server's request. Ended before the answer came (the server stopped
+   * waiting, the call's timeout), it is forgotten: the call made again with the answer is then a new call.
+   */
+  private keepGoing(call: string, key: string, result: Promise<McpCallResult>): void {
+    const forget = () => {
+      if (this.kept.get(call)?.result === result) this.kept.delete(call);
+    };
+    this.kept.set(call, { key, result });
+    result.then(forget, forget);
   }
 
   tools(): AnyToolDefinition[] {
@@ -360,10 +401,21 @@ export class McpToolSource implements DynamicToolSource {
           handler: async (args, context) => {
             const exchange = callExchange.getStore();
             const look = exchange?.answers.task?.kind === 'task' ? exchange.answers.task : undefined;
+            // A call kept going on this worker while its run answered goes on with the answer (see askRun).
+            const kept = look ? undefined : this.kept.get(context.idempotencyKey);
+            this.kept.delete(context.idempotencyKey);
+            if (kept && exchange?.answers[kept.key]) {
+              this.answerHeld(server, context.idempotencyKey, exchange.answers);
+              return toToolOutput(await kept.result);
+            }
             const client = await this.connections.get(server, look?.session);
+            let keep = () => undefined as void;
+            const keeping = new Promise<undefined>((resolve) => (keep = () => resolve(undefined)));
             const call: CallInFlight = {
+              id: context.idempotencyKey,
               exchange,
               asked: new AbortController(),
+              keep,
               ...(look ? { task: look.id } : {}),
               report: (update: ToolProgress) => context.progress?.(update),
             };
@@ -390,7 +442,7 @@ export class McpToolSource implements DynamicToolSource {
             };
             try {
               if (look) {
-                this.answerHeld(server, exchange?.answers ?? {});
+                this.answerHeld(server, call.id, exchange?.answers ?? {});
                 return toToolOutput(await lookAtTask(client, server, look, { ...options, listen: call.asked }));
               }
               // A server that runs the tool as a task answers at once with the task, which the run then waits on.
@@ -401,13 +453,19 @@ export class McpToolSource implements DynamicToolSource {
               const callTool = async () => (await client.callTool(params, undefined, options)) as McpCallResult;
               // A call refused until the person opens a link the run's person has already opened is retried once:
               // a server may refuse again when the call it let through was made again (see linkRequired).
-              const result = await callTool().catch((error: unknown) => {
+              const calling = callTool().catch((error: unknown) => {
                 const link = linkRequired(error);
                 const opened = link ? exchange?.answers[argsHash(link)] : undefined;
                 if (opened?.kind === 'elicitation' && opened.action === 'accept') return callTool();
                 throw error;
               });
-              return toToolOutput(result);
+              const result = await Promise.race([calling, keeping]);
+              if (result === undefined && call.need) {
+                // The server polls a task of ours for the answer: the call goes on, and the run's answer joins it.
+                this.keepGoing(call.id, call.need.key, calling);
+                throw new CallNeedsRunError(call.need);
+              }
+              return toToolOutput(await calling);
             } catch (error) {
               if (call.need) throw new CallNeedsRunError(call.need);
               // A call refused until the person opens a link (-32042): asked like a link the server asks for, then
