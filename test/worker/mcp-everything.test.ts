@@ -417,6 +417,23 @@ describe('against the reference MCP server (server-everything)', () => {
     await moved.answer(answer, second.question?.callId);
     const again = (await moved.result()).trace.steps[0]?.observation ?? '';
     expect(again).toContain('- Name: Grace Hopper');
-    expect(again).toContain('Poll 1: completed');
+    // Its task came back completed: the server had nothing to poll.
+    expect(again).toMatch(/Task created: \w+\n\n/);
+    expect(again).not.toMatch(/Poll \d+:/);
+  });
+
+  it('refuses a request sent as a task when it cannot tell the call of it, with the reason and no task', async () => {
+    // Two calls of one stdio server at once: a request names no call, so neither is asked of the run.
+    const tool = { name: 'everything__trigger-elicitation-request-async', args: {} };
+    const run = await harness.start(
+      [{ thought, toolCalls: [tool, { ...tool, id: 'second' }] }, { answer: 'Both refused.' }],
+      'Fill in two forms at once.',
+    );
+    const result = await run.result();
+    expect(result.finalAnswer).toBe('Both refused.');
+    for (const step of result.trace.steps.slice(0, 2)) {
+      expect(step.isError).toBe(true);
+      expect(step.observation).toMatch(/elicitation refused: several calls of its tools are running/);
+    }
   });
 });

@@ -31,8 +31,6 @@ export class McpConnections {
   /** Every transport opened, connected or still connecting: a server that never answers is stopped through it. */
   private readonly transports = new Set<{ close(): Promise<void> }>();
   private closed = false;
-  /** The tasks servers asked this worker's clients to run for them (see `hostTask`). */
-  private readonly hosted = new InMemoryTaskStore();
 
   /**
    * `roots`: the folders the worker's file tools may read, offered as MCP roots (`roots/list`) to the servers whose
@@ -91,6 +89,8 @@ export class McpConnections {
     // A server whose forms are declined unasked gets its answer here, before any call stops for it.
     const decline = () => Promise.resolve<ElicitResult>({ action: 'decline' });
     const elicit = config.elicitation === 'decline' ? decline : config.elicitation ? this.asks.elicit : undefined;
+    // The tasks this server asked the client to run for it (see hostTask): its own, seen by no other server.
+    const hosted = sample || elicit ? new InMemoryTaskStore() : undefined;
     const client = new Client(
       { name: 'durable-react-agent', version: packageVersion() },
       {
@@ -99,10 +99,9 @@ export class McpConnections {
           ...(sample ? { sampling: {} } : {}),
           ...(elicit ? { elicitation: { form: {}, url: {} } } : {}),
           // Both may also come as tasks the server polls (see hostTask).
-          ...(sample || elicit
+          ...(hosted
             ? {
                 tasks: {
-                  list: {},
                   cancel: {},
                   requests: {
                     ...(sample ? { sampling: { createMessage: {} } } : {}),
@@ -112,7 +111,7 @@ export class McpConnections {
               }
             : {}),
         },
-        taskStore: this.hosted,
+        ...(hosted ? { taskStore: hosted } : {}),
       },
     );
     if (sample) {
@@ -159,6 +158,7 @@ export class McpConnections {
           });
     this.transports.add(transport);
     client.onclose = () => {
+      hosted?.cleanup();
       this.transports.delete(transport);
       if (this.connected.get(key) !== client) return;
       this.connected.delete(key);
@@ -180,6 +180,5 @@ export class McpConnections {
     await Promise.all([...this.transports].map((transport) => transport.close().catch(() => undefined)));
     this.transports.clear();
     await Promise.all(all.map(async (client) => (await client.catch(() => null))?.close()));
-    this.hosted.cleanup();
   }
 }

@@ -134,11 +134,15 @@ export async function lookAtTask(
   throw new McpTaskError(`task ${look.id} ${task.status}${task.statusMessage ? `: ${task.statusMessage}` : ''}`);
 }
 
+/** How long a task a server asked the client to run is kept, at most: the worker holds its request 10 minutes. */
+const HOSTED_TASK_MS = 30 * 60_000;
+
 /**
  * A request a server sends the client as a task (`params.task`: a sampling or elicitation request it then polls for,
  * rather than waiting on the reply): the server gets the task at once, `working` or (a person is asked)
- * `input_required`, and `answer` completes it when it comes; a failed answer fails it. The SDK answers the server's
- * `tasks/get`, `tasks/result` and `tasks/cancel` from the connection's task store.
+ * `input_required`, or already `completed` when the run had answered it, and `answer` completes it when it comes; a
+ * failed answer fails it. A request refused at once gets its error, not a task. The SDK answers the server's `tasks/get`, `tasks/result` and `tasks/cancel` from the
+ * connection's task store.
  */
 export async function hostTask(
   store: RequestTaskStore,
@@ -146,14 +150,27 @@ export async function hostTask(
   waiting: 'working' | 'input_required',
   answer: Promise<Result>,
 ): Promise<CreateTaskResult> {
-  const { taskId } = await store.createTask({ ttl: ttl ?? null, pollInterval: 1000 });
-  if (waiting === 'input_required') await store.updateTaskStatus(taskId, waiting);
-  answer
-    .then(
-      (result) => store.storeTaskResult(taskId, 'completed', result),
-      (error: unknown) => store.updateTaskStatus(taskId, 'failed', errorMessage(error)),
-    )
-    // A task the server cancelled, or its store forgot (its ttl passed), takes no late answer.
-    .catch(() => undefined);
+  // Taken at once, so a refusal never goes unhandled while the task is made.
+  let given: { result: Result } | { error: unknown } | undefined;
+  const answered = answer.then(
+    (result) => (given = { result }),
+    (error: unknown) => (given = { error }),
+  );
+  // What is at hand already (the run answered it before; it is refused) is known once pending callbacks have run.
+  await new Promise((resolve) => setImmediate(resolve));
+  // A refused request gets no task: its error is the reply, as it would be to the request made without one.
+  if (given && 'error' in given) throw given.error;
+  const lifetime = Math.min(Math.max(ttl ?? HOSTED_TASK_MS, 60_000), HOSTED_TASK_MS);
+  const { taskId } = await store.createTask({ ttl: lifetime, pollInterval: 1000 });
+  const settle = async (outcome: NonNullable<typeof given>) => {
+    if ('result' in outcome) await store.storeTaskResult(taskId, 'completed', outcome.result);
+    else await store.updateTaskStatus(taskId, 'failed', errorMessage(outcome.error));
+  };
+  if (given) await settle(given);
+  else {
+    if (waiting === 'input_required') await store.updateTaskStatus(taskId, waiting);
+    // A task the server cancelled, or its store forgot, takes no late answer.
+    void answered.then(settle).catch(() => undefined);
+  }
   return { task: await store.getTask(taskId) };
 }

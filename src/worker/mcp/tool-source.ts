@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { ConfirmationPolicy } from '../../shared/approvals';
 import { compileJsonSchema, withoutNonLinearPatterns } from '../../shared/json-schema';
 import { withLinearConfirmation } from '../tools/confirmation-patterns';
-import type { AnyToolDefinition, ToolProgress } from '../tools/define-tool';
+import type { AnyToolDefinition, ToolOutput, ToolProgress } from '../tools/define-tool';
 import type { DynamicToolSource } from '../tools/registry';
 import { McpConnections } from './connections';
 import type { McpServerConfig, McpServersConfig } from './config';
@@ -26,13 +26,16 @@ import {
 /**
  * A tool call in progress on a server: what its run has answered, and what it asked that has no answer yet. `id`: the
  * call's idempotency key, the same for each time it is made. `task`: the call is a look at this task of the server's
- * (see tasks.ts). `keep`: the call goes on while its run answers (see `askRun`).
+ * (see tasks.ts). `keep`: the call goes on while its run answers (see `askRun`); `kept`: it does, and no activity
+ * follows it.
  */
 interface CallInFlight {
   id: string;
+  server: string;
   exchange: CallExchange | undefined;
   asked: AbortController;
   keep: () => void;
+  kept: boolean;
   need?: CallNeed;
   task?: string;
   /** The call's progress reports (its `ToolContext.progress`: heartbeats and the run's events). */
@@ -227,10 +230,10 @@ export class McpToolSource implements DynamicToolSource {
   }
 
   /** Requests held for the run's answers, by server, call and request key (see {@link HELD_REQUEST_MS}). */
-  private readonly held = new Map<string, (answer: CallAnswer) => void>();
+  private readonly held = new Map<string, (answer: CallAnswer) => boolean>();
 
   /** Calls kept going while their runs answer what their servers polled for (see `askRun`), by call. */
-  private readonly kept = new Map<string, { key: string; result: Promise<McpCallResult> }>();
+  private readonly kept = new Map<string, { call: CallInFlight; result: Promise<McpCallResult> }>();
 
   /**
    * Answers a request of the call running on `server` (the one looking at its `task`, or the only one) from what its
@@ -249,8 +252,13 @@ export class McpToolSource implements DynamicToolSource {
     const running = [...(this.inFlight.get(server) ?? [])];
     const calls = task === undefined ? running : running.filter((call) => call.task === task);
     const call = calls.length === 1 ? calls[0] : undefined;
-    if (!call?.exchange) {
-      const why = calls.length === 0 ? 'no call of its tools is running' : 'several calls of its tools are running';
+    if (!call?.exchange || call.kept) {
+      const why =
+        calls.length === 0
+          ? 'no call of its tools is running'
+          : call?.kept
+            ? 'its call waits on its run for an earlier request'
+            : 'several calls of its tools are running';
       return Promise.reject(new McpError(ErrorCode.InvalidRequest, `${need.kind} refused: ${why}`));
     }
     // A request made during a look at a task is the task's, whether or not the server says so.
@@ -293,29 +301,75 @@ export class McpToolSource implements DynamicToolSource {
       timer.unref();
       this.held.set(id, (given) => {
         const result = reply(given);
-        if (result === undefined) return;
+        if (result === undefined) return false;
         clearTimeout(timer);
         this.held.delete(id);
         resolve(result);
+        return true;
       });
     });
   }
 
-  /** Gives a call's held requests the run's answers to them, as it is made again. */
-  private answerHeld(server: string, call: string, answers: Readonly<Record<string, CallAnswer>>): void {
-    for (const [key, answer] of Object.entries(answers)) this.held.get(`${server}\u0000${call}\u0000${key}`)?.(answer);
+  /** Gives a call's held requests the run's answers to them, as it is made again: whether one took its answer. */
+  private answerHeld(server: string, call: string, answers: Readonly<Record<string, CallAnswer>>): boolean {
+    let taken = false;
+    for (const [key, answer] of Object.entries(answers)) {
+      if (this.held.get(`${server}\u0000${call}\u0000${key}`)?.(answer) === true) taken = true;
+    }
+    return taken;
   }
 
   /**
-   * Keeps a call going while its run answers its server's request. Ended before the answer came (the server stopped
-   * waiting, the call's timeout), it is forgotten: the call made again with the answer is then a new call.
+   * The call's result. When its server polls a task of ours meanwhile for something the run must answer (askRun keeps
+   * the call), the call goes on without this activity, which ends with what the run must answer; the activity of the
+   * call made again then follows it (`rejoin`).
    */
-  private keepGoing(call: string, key: string, result: Promise<McpCallResult>): void {
+  private async follow(call: CallInFlight, calling: Promise<McpCallResult>): Promise<ToolOutput> {
+    const keeping = new Promise<undefined>((resolve) => (call.keep = () => resolve(undefined)));
+    const result = await Promise.race([calling, keeping]);
+    if (result !== undefined || !call.need) return toToolOutput(await calling);
+    call.kept = true;
+    const kept = { call, result: calling };
+    this.kept.set(call.id, kept);
+    // Ended before its run's answer came (the server stopped waiting, the call's timeout): the call made again with
+    // the answer is then a new call.
     const forget = () => {
-      if (this.kept.get(call)?.result === result) this.kept.delete(call);
+      if (this.kept.get(call.id) !== kept) return;
+      this.kept.delete(call.id);
+      this.leave(call);
     };
-    this.kept.set(call, { key, result });
-    result.then(forget, forget);
+    calling.then(forget, forget);
+    throw new CallNeedsRunError(call.need);
+  }
+
+  /**
+   * The call kept going for this activity's call, when the run's answer reaches the request it holds: it goes on with
+   * it, followed by this activity. Otherwise (the hold is over, the answer is not one it can take) it is stopped, and
+   * the call is made anew.
+   */
+  private rejoin(
+    id: string,
+    exchange: CallExchange | undefined,
+    report: CallInFlight['report'],
+  ): { call: CallInFlight; result: Promise<McpCallResult> } | undefined {
+    const kept = this.kept.get(id);
+    if (!kept) return undefined;
+    this.kept.delete(id);
+    const { call } = kept;
+    call.kept = false;
+    if (exchange && this.answerHeld(call.server, id, exchange.answers)) {
+      delete call.need;
+      Object.assign(call, { exchange, report });
+      return kept;
+    }
+    call.asked.abort();
+    this.leave(call);
+    return undefined;
+  }
+
+  /** The call no longer runs on its server (see `inFlight`). */
+  private leave(call: CallInFlight): void {
+    this.inFlight.get(call.server)?.delete(call);
   }
 
   tools(): AnyToolDefinition[] {
@@ -401,46 +455,46 @@ export class McpToolSource implements DynamicToolSource {
           handler: async (args, context) => {
             const exchange = callExchange.getStore();
             const look = exchange?.answers.task?.kind === 'task' ? exchange.answers.task : undefined;
+            const report = (update: ToolProgress) => context.progress?.(update);
             // A call kept going on this worker while its run answered goes on with the answer (see askRun).
-            const kept = look ? undefined : this.kept.get(context.idempotencyKey);
-            this.kept.delete(context.idempotencyKey);
-            if (kept && exchange?.answers[kept.key]) {
-              this.answerHeld(server, context.idempotencyKey, exchange.answers);
-              return toToolOutput(await kept.result);
-            }
-            const client = await this.connections.get(server, look?.session);
-            let keep = () => undefined as void;
-            const keeping = new Promise<undefined>((resolve) => (keep = () => resolve(undefined)));
-            const call: CallInFlight = {
+            const kept = look ? undefined : this.rejoin(context.idempotencyKey, exchange, report);
+            const call: CallInFlight = kept?.call ?? {
               id: context.idempotencyKey,
+              server,
               exchange,
               asked: new AbortController(),
-              keep,
+              keep: () => undefined,
+              kept: false,
               ...(look ? { task: look.id } : {}),
-              report: (update: ToolProgress) => context.progress?.(update),
+              report,
             };
             const calls = this.inFlight.get(server) ?? new Set();
             this.inFlight.set(server, calls.add(call));
-            // The activity's own timeout (the same value) ends the call and aborts the request through the signal; the
-            // MCP client's is a backstop a second later, so the observation always says which timeout it was. The
-            // server's progress notifications go with the activity's heartbeats.
-            const options = {
-              signal: AbortSignal.any([context.signal, call.asked.signal]),
-              timeout: toMs(timeout) + 1000,
-              onprogress: ({ progress, total, message }: ToolProgress) =>
-                call.report({
-                  ...(progress !== undefined ? { progress } : {}),
-                  ...(total !== undefined ? { total } : {}),
-                  ...(message !== undefined ? { message } : {}),
-                }),
-            };
-            // Servers that de-duplicate side effects find the key where MCP keeps request metadata.
-            const params = {
-              name: tool.name,
-              arguments: args as Record<string, unknown>,
-              _meta: { idempotencyKey: context.idempotencyKey },
-            };
+            // This activity's end (cancelled, timed out) ends the call, whichever activity started it.
+            const stop = () => call.asked.abort();
+            context.signal.addEventListener('abort', stop, { once: true });
             try {
+              if (kept) return await this.follow(call, kept.result);
+              const client = await this.connections.get(server, look?.session);
+              // The activity's own timeout (the same value) ends the call and aborts the request through the signal;
+              // the MCP client's is a backstop a second later, so the observation always says which timeout it was.
+              // The server's progress notifications go with the heartbeats of the activity that follows the call.
+              const options = {
+                signal: call.asked.signal,
+                timeout: toMs(timeout) + 1000,
+                onprogress: ({ progress, total, message }: ToolProgress) =>
+                  call.report({
+                    ...(progress !== undefined ? { progress } : {}),
+                    ...(total !== undefined ? { total } : {}),
+                    ...(message !== undefined ? { message } : {}),
+                  }),
+              };
+              // Servers that de-duplicate side effects find the key where MCP keeps request metadata.
+              const params = {
+                name: tool.name,
+                arguments: args as Record<string, unknown>,
+                _meta: { idempotencyKey: context.idempotencyKey },
+              };
               if (look) {
                 this.answerHeld(server, call.id, exchange?.answers ?? {});
                 return toToolOutput(await lookAtTask(client, server, look, { ...options, listen: call.asked }));
@@ -459,13 +513,7 @@ export class McpToolSource implements DynamicToolSource {
                 if (opened?.kind === 'elicitation' && opened.action === 'accept') return callTool();
                 throw error;
               });
-              const result = await Promise.race([calling, keeping]);
-              if (result === undefined && call.need) {
-                // The server polls a task of ours for the answer: the call goes on, and the run's answer joins it.
-                this.keepGoing(call.id, call.need.key, calling);
-                throw new CallNeedsRunError(call.need);
-              }
-              return toToolOutput(await calling);
+              return await this.follow(call, calling);
             } catch (error) {
               if (call.need) throw new CallNeedsRunError(call.need);
               // A call refused until the person opens a link (-32042): asked like a link the server asks for, then
@@ -476,7 +524,8 @@ export class McpToolSource implements DynamicToolSource {
                 throw new CallNeedsRunError({ kind: 'elicitation', server, key, request: link });
               throw error;
             } finally {
-              calls.delete(call);
+              context.signal.removeEventListener('abort', stop);
+              if (!call.kept) this.leave(call);
             }
           },
         }),
