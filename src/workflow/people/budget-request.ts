@@ -9,7 +9,7 @@ import {
   type BudgetLimit,
   type BudgetRecord,
 } from '../../shared/budget';
-import type { ApprovalBook } from '../record/approval-book';
+import { refused, type ApprovalBook } from '../record/approval-book';
 import { roundUsd } from '../../shared/cost';
 import { formatDuration, parseDuration } from '../../shared/duration';
 import { describeDecider, isApprover } from '../../shared/identity';
@@ -64,29 +64,26 @@ function checkBudget(
     !Number.isInteger(amount) &&
     !FRACTIONAL_LIMITS.includes(checked.value.request.pending.limit)
   )
-    return {
-      ok: false,
-      reason: 'invalid_payload',
-      message: `Invalid budget decision: amount: the ${LIMIT_NAMES[checked.value.request.pending.limit]} is raised by a whole number`,
-    };
+    return refused(
+      'invalid_payload',
+      `Invalid budget decision: amount: the ${LIMIT_NAMES[checked.value.request.pending.limit]} is raised by a whole number`,
+    );
   // Like a tool's approvers: only they may raise, anyone may stop (the safe side, as a rejection is for a call).
   const approvers = state.config.approvals.approvers[BUDGET_APPROVERS];
   if (approvers && !isApprover(approvers, checked.value.by)) {
     const who = checked.value.by.identity ?? 'An anonymous sender';
-    return {
-      ok: false,
-      reason: 'not_allowed',
-      message: `${who} may not raise the ${LIMIT_NAMES[checked.value.request.pending.limit]}; approvers: ${approvers.join(', ')}`,
-    };
+    return refused(
+      'not_allowed',
+      `${who} may not raise the ${LIMIT_NAMES[checked.value.request.pending.limit]}; approvers: ${approvers.join(', ')}`,
+    );
   }
   const { limit, current, suggested } = checked.value.request.pending;
   const raised = current + (amount ?? suggested);
   if (raised <= BUDGET_LIMIT_MAX[limit]) return checked;
-  return {
-    ok: false,
-    reason: 'invalid_payload',
-    message: `Invalid budget decision: raising the ${LIMIT_NAMES[limit]} to ${raised} would pass its maximum of ${BUDGET_LIMIT_MAX[limit]}`,
-  };
+  return refused(
+    'invalid_payload',
+    `Invalid budget decision: raising the ${LIMIT_NAMES[limit]} to ${raised} would pass its maximum of ${BUDGET_LIMIT_MAX[limit]}`,
+  );
 }
 
 function decideBudget(state: RunState, payload: unknown, via: 'update' | 'signal'): AppliedBudgetDecision {

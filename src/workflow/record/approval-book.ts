@@ -46,6 +46,11 @@ export interface BudgetAsk {
 /** A checked decision or answer, or the one-line reason it was refused. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; message: string; reason: RefusalReason };
 
+/** A refusal, with its reason and its one line for the sender. */
+export function refused(reason: RefusalReason, message: string): Extract<Checked<never>, { ok: false }> {
+  return { ok: false, reason, message };
+}
+
 /** Which calls need a signed decision (`approvals.requireSigned`), and the signatures the chain already used. */
 export interface SigningRules {
   /** `true`: every call; a list: those tools' calls. */
@@ -171,56 +176,44 @@ export class ApprovalBook {
     verify?: Omit<SigningFacts, 'argsHash'>,
   ): Checked<{ decision: Decision; entry: PendingEntry; by: Decider }> {
     const parsed = checkPayload(checkDecisionPayload, payload);
-    if (!parsed.ok)
-      return {
-        ok: false,
-        reason: 'invalid_payload',
-        message: `Invalid decision: ${parsed.message}`,
-      };
+    if (!parsed.ok) return refused('invalid_payload', `Invalid decision: ${parsed.message}`);
     const decision = parsed.value;
     const envelope = decision.signature;
     if (envelope && this.used.has(signatureDigest(envelope))) {
-      return {
-        ok: false,
-        reason: 'signature_reused',
-        message: `Signature refused: it was already used (call ${decision.callId})`,
-      };
+      return refused('signature_reused', `Signature refused: it was already used (call ${decision.callId})`);
     }
     const entry = this.entries.get(decision.callId);
     if (this.closed.has(decision.callId) || entry?.resolution) {
-      return { ok: false, reason: 'already_decided', message: `Call ${decision.callId} was already decided` };
+      return refused('already_decided', `Call ${decision.callId} was already decided`);
     }
     if (!entry) {
       const waiting = this.snapshot().approvals.map((call) => call.callId);
       const hint = waiting.length > 0 ? `pending: ${waiting.join(', ')}` : 'nothing is pending';
-      return { ok: false, reason: 'not_pending', message: `No pending call ${decision.callId} (${hint})` };
+      return refused('not_pending', `No pending call ${decision.callId} (${hint})`);
     }
     if (decision.argsHash !== undefined && decision.argsHash !== entry.call.argsHash) {
-      return {
-        ok: false,
-        reason: 'stale_args',
-        message: `argsHash ${decision.argsHash} does not match call ${decision.callId} (${entry.call.argsHash}): the decision is about other arguments`,
-      };
+      return refused(
+        'stale_args',
+        `argsHash ${decision.argsHash} does not match call ${decision.callId} (${entry.call.argsHash}): the decision is about other arguments`,
+      );
     }
     const signed = this.checkSigned(decision, entry, via, verify);
     if (signed) return signed;
     if (entry.call.reason === 'uncertain_effect' && decision.decision === 'edit') {
-      return {
-        ok: false,
-        reason: 'invalid_edit',
-        message: `Call ${decision.callId} may already have had its effect: approve runs it again, respond treats it as done with your result, reject skips it; it cannot be edited`,
-      };
+      return refused(
+        'invalid_edit',
+        `Call ${decision.callId} may already have had its effect: approve runs it again, respond treats it as done with your result, reject skips it; it cannot be edited`,
+      );
     }
     const by = deciderOf(decision, via);
     const approvers = entry.call.approvers;
     // Declining is always allowed: it can only keep a call from running.
     if (approvers && decision.decision !== 'reject' && !isApprover(approvers, by)) {
       const who = by.identity === null ? 'an anonymous sender' : `"${by.identity}"`;
-      return {
-        ok: false,
-        reason: 'not_allowed',
-        message: `${who} may not ${decision.decision} call ${decision.callId} (${entry.call.tool}); approvers: ${approvers.join(', ')}`,
-      };
+      return refused(
+        'not_allowed',
+        `${who} may not ${decision.decision} call ${decision.callId} (${entry.call.tool}); approvers: ${approvers.join(', ')}`,
+      );
     }
     return { ok: true, value: { decision, entry, by } };
   }
@@ -236,18 +229,13 @@ export class ApprovalBook {
     const required = this.signingRequired(tool);
     if (required && via === 'signal') {
       // A signal enters history before any code sees it, so nothing could have verified its signature.
-      return {
-        ok: false,
-        reason: 'unsigned',
-        message: `Signal refused: call ${callId} (${tool}) needs a signed decision, sent as an update (inbox, CLI or client)`,
-      };
+      return refused(
+        'unsigned',
+        `Signal refused: call ${callId} (${tool}) needs a signed decision, sent as an update (inbox, CLI or client)`,
+      );
     }
     if (required && !decision.signature) {
-      return {
-        ok: false,
-        reason: 'unsigned',
-        message: `Unsigned decision refused: call ${callId} (${tool}) needs a signed decision`,
-      };
+      return refused('unsigned', `Unsigned decision refused: call ${callId} (${tool}) needs a signed decision`);
     }
     // A signed decision is verified even where none is required: a signature the worker cannot vouch for is refused.
     if (!verify || !decision.signature || via !== 'update') return null;
@@ -311,28 +299,15 @@ export class ApprovalBook {
     via: 'update' | 'signal' = 'update',
   ): Checked<{ decision: BudgetDecision; by: Decider; request: NonNullable<ApprovalBook['budget']> }> {
     const parsed = checkPayload(checkBudgetPayload, payload);
-    if (!parsed.ok)
-      return {
-        ok: false,
-        reason: 'invalid_payload',
-        message: `Invalid budget decision: ${parsed.message}`,
-      };
+    if (!parsed.ok) return refused('invalid_payload', `Invalid budget decision: ${parsed.message}`);
     const request = this.budget;
     if (!request || request.pending.requestId !== parsed.value.requestId) {
       const hint =
         request && !request.decided ? `pending: ${request.pending.requestId}` : 'no budget request is pending';
-      return {
-        ok: false,
-        reason: 'not_pending',
-        message: `No pending budget request ${parsed.value.requestId} (${hint})`,
-      };
+      return refused('not_pending', `No pending budget request ${parsed.value.requestId} (${hint})`);
     }
     if (request.decided)
-      return {
-        ok: false,
-        reason: 'already_decided',
-        message: `Budget request ${parsed.value.requestId} was already decided`,
-      };
+      return refused('already_decided', `Budget request ${parsed.value.requestId} was already decided`);
     return { ok: true, value: { decision: parsed.value, by: deciderOf(parsed.value, via), request } };
   }
 
@@ -346,21 +321,14 @@ export class ApprovalBook {
     verify?: Omit<SigningFacts, 'argsHash'>,
   ): Checked<{ answer: Answer; by: Decider }> {
     const parsed = checkPayload(checkAnswerPayload, payload);
-    if (!parsed.ok)
-      return {
-        ok: false,
-        reason: 'invalid_payload',
-        message: `Invalid answer: ${parsed.message}`,
-      };
+    if (!parsed.ok) return refused('invalid_payload', `Invalid answer: ${parsed.message}`);
     const pending = this.question;
-    if (!pending || pending.answer !== undefined)
-      return { ok: false, reason: 'no_question', message: 'No question is waiting for an answer' };
+    if (!pending || pending.answer !== undefined) return refused('no_question', 'No question is waiting for an answer');
     if (parsed.value.callId !== undefined && parsed.value.callId !== pending.pending.callId) {
-      return {
-        ok: false,
-        reason: 'not_pending',
-        message: `Question ${parsed.value.callId} is not the pending one (${pending.pending.callId})`,
-      };
+      return refused(
+        'not_pending',
+        `Question ${parsed.value.callId} is not the pending one (${pending.pending.callId})`,
+      );
     }
     const by = deciderOf(parsed.value, via);
     const approvers = pending.pending.approvers;
@@ -370,11 +338,10 @@ export class ApprovalBook {
     if (signed) return signed;
     if (approvers && !declines && !isApprover(approvers, by)) {
       const who = by.identity === null ? 'an anonymous sender' : `"${by.identity}"`;
-      return {
-        ok: false,
-        reason: 'not_allowed',
-        message: `${who} may not answer ${pending.pending.callId}; approvers: ${approvers.join(', ')}`,
-      };
+      return refused(
+        'not_allowed',
+        `${who} may not answer ${pending.pending.callId}; approvers: ${approvers.join(', ')}`,
+      );
     }
     return { ok: true, value: { answer: parsed.value, by } };
   }
@@ -390,35 +357,29 @@ export class ApprovalBook {
     const { callId } = question;
     const envelope = answer.signature;
     if (envelope && this.used.has(signatureDigest(envelope)))
-      return { ok: false, reason: 'signature_reused', message: `Signature refused: it was already used (${callId})` };
+      return refused('signature_reused', `Signature refused: it was already used (${callId})`);
     // A signal's signature can never be verified, and would be spent unverified: refused whether or not one is needed.
     if (via === 'signal' && (envelope || answer.signatureVerdict !== undefined)) {
-      return {
-        ok: false,
-        reason: 'invalid_signature',
-        message: `Signal refused: a signed answer is sent as an update`,
-      };
+      return refused('invalid_signature', `Signal refused: a signed answer is sent as an update`);
     }
     const { tool } = question;
     const required = tool !== undefined && !declines && this.signingRequired(tool);
     if (required && via === 'signal') {
-      return {
-        ok: false,
-        reason: 'unsigned',
-        message: `Signal refused: question ${callId} (of a call of ${tool}) needs a signed answer, sent as an update (inbox, CLI or client)`,
-      };
+      return refused(
+        'unsigned',
+        `Signal refused: question ${callId} (of a call of ${tool}) needs a signed answer, sent as an update (inbox, CLI or client)`,
+      );
     }
     if (required && !envelope) {
-      return {
-        ok: false,
-        reason: 'unsigned',
-        message: `Unsigned answer refused: question ${callId} (of a call of ${tool}) needs a signed answer`,
-      };
+      return refused(
+        'unsigned',
+        `Unsigned answer refused: question ${callId} (of a call of ${tool}) needs a signed answer`,
+      );
     }
     if (!verify || !envelope || via !== 'update') return null;
     // The signature names its question: an answer signed for another would otherwise be taken for this one.
     if (answer.callId !== callId)
-      return { ok: false, reason: 'invalid_payload', message: `A signed answer names its question: callId ${callId}` };
+      return refused('invalid_payload', `A signed answer names its question: callId ${callId}`);
     const problem = checkVerdict({ ...answer, callId }, envelope, answer.signatureVerdict, verify);
     return problem ? { ok: false, ...problem } : null;
   }
