@@ -42,47 +42,25 @@ const MODEL_RETRY = {
   nonRetryableErrorTypes: [...NON_RETRYABLE_MODEL_ERRORS],
 };
 
-/** The model activities (thinking and summarising) with their timeout and retry policy. */
-export const { callModel, summarize, critique } = proxyActivities<Activities>({
-  startToCloseTimeout: MODEL_ACTIVITY_TIMEOUT_MS,
-  // A model call has no side effects: a stopped run need not wait for it to wind down.
-  cancellationType: ActivityCancellationType.TRY_CANCEL,
-  heartbeatTimeout: '20s',
-  retry: MODEL_RETRY,
-});
-
 /**
- * The same model calls as local activities (config `modelCalls: 'local'`). The same timeout and retries; without
- * heartbeats, a cancelled run's request is aborted when the workflow task delivers the cancellation.
+ * The model activities (thinking, summarising, critiquing) under a run's recorded policy (the worker's `modelCalls`
+ * when the run started; these defaults when it recorded none). `callModelLocally`: the same call as a local activity
+ * (config `modelCalls: 'local'`), with the same timeout and retries; without heartbeats, a cancelled run's request is
+ * aborted when the workflow task delivers the cancellation. Making a proxy issues no command.
  */
-export const { callModel: callModelLocally } = proxyLocalActivities<Activities>({
-  startToCloseTimeout: MODEL_ACTIVITY_TIMEOUT_MS,
-  cancellationType: ActivityCancellationType.TRY_CANCEL,
-  retry: MODEL_RETRY,
-});
-
-/** The model activities under a run's recorded policy (the worker's `modelCalls` when the run started). */
 export function modelActivities(policy: ModelCallPolicy | undefined) {
-  if (policy === undefined) return { callModel, callModelLocally, summarize, critique };
-  const startToCloseTimeout = policy.timeoutMs ?? MODEL_ACTIVITY_TIMEOUT_MS;
+  const startToCloseTimeout = policy?.timeoutMs ?? MODEL_ACTIVITY_TIMEOUT_MS;
   const retry = {
     ...MODEL_RETRY,
-    ...(policy.maximumAttempts !== undefined ? { maximumAttempts: policy.maximumAttempts } : {}),
-    ...(policy.initialIntervalMs !== undefined ? { initialInterval: policy.initialIntervalMs } : {}),
-    ...(policy.maximumIntervalMs !== undefined ? { maximumInterval: policy.maximumIntervalMs } : {}),
-    ...(policy.backoffCoefficient !== undefined ? { backoffCoefficient: policy.backoffCoefficient } : {}),
+    ...(policy?.maximumAttempts !== undefined ? { maximumAttempts: policy.maximumAttempts } : {}),
+    ...(policy?.initialIntervalMs !== undefined ? { initialInterval: policy.initialIntervalMs } : {}),
+    ...(policy?.maximumIntervalMs !== undefined ? { maximumInterval: policy.maximumIntervalMs } : {}),
+    ...(policy?.backoffCoefficient !== undefined ? { backoffCoefficient: policy.backoffCoefficient } : {}),
   };
-  const remote = proxyActivities<Activities>({
-    startToCloseTimeout,
-    cancellationType: ActivityCancellationType.TRY_CANCEL,
-    heartbeatTimeout: '20s',
-    retry,
-  });
-  const local = proxyLocalActivities<Activities>({
-    startToCloseTimeout,
-    cancellationType: ActivityCancellationType.TRY_CANCEL,
-    retry,
-  });
+  // A model call has no side effects: a stopped run need not wait for it to wind down.
+  const cancellationType = ActivityCancellationType.TRY_CANCEL;
+  const remote = proxyActivities<Activities>({ startToCloseTimeout, cancellationType, heartbeatTimeout: '20s', retry });
+  const local = proxyLocalActivities<Activities>({ startToCloseTimeout, cancellationType, retry });
   return {
     callModel: remote.callModel,
     callModelLocally: local.callModel,
