@@ -10,7 +10,7 @@ export async function listen(
   host: string,
   port: number,
   onClose: () => void = () => undefined,
-): Promise<{ url: string; close(): Promise<void> }> {
+): Promise<{ url: string; close: () => Promise<void> }> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => resolve());

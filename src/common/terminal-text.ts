@@ -1,7 +1,4 @@
-import { clip } from '../shared/well-formed';
-
-/** Longest stretch of model or tool text one line of the CLI's trace shows. */
-export const MAX_LINE = 300;
+export { clipLine } from '../shared/well-formed';
 
 /** C0 controls but the newline, DEL, and C1 controls: what would drive a terminal rather than show on it. */
 // eslint-disable-next-line no-control-regex -- matching control characters is the point
@@ -14,9 +11,4 @@ const CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f]/g;
  */
 export function visible(text: string): string {
   return text.replace(CONTROL, (char) => `\\x${char.charCodeAt(0).toString(16).padStart(2, '0')}`);
-}
-
-/** Text on one line (whitespace runs made one space), cut to {@link MAX_LINE} characters. */
-export function clipLine(text: string): string {
-  return clip(text.replace(/\s+/g, ' ').trim(), MAX_LINE);
 }

@@ -18,10 +18,7 @@ export const ERROR_PREFIX = '[error]';
 /** Cuts text to about `maxTokens` tokens, keeping the head and saying how much was dropped. */
 export function truncateToTokens(text: string, maxTokens: number): { text: string; truncated: boolean } {
   const maxChars = maxTokens * CHARS_PER_TOKEN;
-  if (text.length <= maxChars) return { text, truncated: false };
-  const dropped = text.length - maxChars;
-  // Cut between characters, never inside a surrogate pair: strict endpoints refuse JSON with a lone surrogate.
-  return { text: `${headOf(text, maxChars)}\n… [truncated: ${dropped} more characters]`, truncated: true };
+  return { text: truncateToChars(text, maxChars), truncated: text.length > maxChars };
 }
 
 /** Renders a call as `tool({"a":1})` for messages and summaries, shortened so huge arguments stay readable. */
@@ -85,6 +82,7 @@ export function successObservation(output: unknown, maxTokens: number, fullTextO
  */
 export const FULL_TEXT_MAX_CHARS = 400_000;
 
+/** Cuts text to `maxChars`, keeping the head (never cut inside a surrogate pair) and saying how much was dropped. */
 function truncateToChars(text: string, maxChars: number): string {
   return text.length <= maxChars
     ? text

@@ -20,3 +20,11 @@ export function headOf(text: string, maxChars: number): string {
 export function clip(text: string, maxChars: number): string {
   return text.length > maxChars ? `${headOf(text, maxChars)}…` : text;
 }
+
+/** Longest stretch of model or tool text one line shows (the CLI's trace, the UI's details). */
+export const MAX_LINE = 300;
+
+/** Text on one line (whitespace runs made one space), cut to {@link MAX_LINE} characters. */
+export function clipLine(text: string): string {
+  return clip(text.replace(/\s+/g, ' ').trim(), MAX_LINE);
+}

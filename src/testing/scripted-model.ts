@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { listen } from '../common/http-listen';
 import { CHARS_PER_TOKEN } from '../shared/observation';
 import { isTextModeRequest, mistralCallId, refusedRequest, shapeTurn, type Personality } from './personalities';
 import type { RecordedRequest, ScriptedRawResponse, ScriptedResponder, ScriptedTurn } from './scripted-turn';
@@ -228,11 +228,10 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
   // that moment ("other side closed"): idle sockets stay open longer than any client keeps them.
   server.keepAliveTimeout = 65_000;
   server.headersTimeout = 66_000;
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  const { url, close } = await listen(server, '127.0.0.1', 0);
 
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
+    baseURL: `${url}/v1`,
     script: (model, turns, scriptOptions = {}) => {
       scripts.set(model, turns);
       plays.set(model, { personality: scriptOptions.personality ?? personality, seed: scriptOptions.seed ?? 0 });
@@ -241,10 +240,6 @@ export async function startScriptedModel(options: ScriptedModelOptions = {}): Pr
     },
     // A copy: callers compare what they got earlier with what came after.
     requests: (model) => [...(recorded.get(model) ?? [])],
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    close,
   };
 }

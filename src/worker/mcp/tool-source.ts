@@ -9,6 +9,7 @@ import type { McpServerConfig, McpServersConfig } from './config';
 import { toToolOutput, type McpCallResult } from './results';
 import { lookAtTask, startTask } from './tasks';
 import { errorMessage } from '../../shared/errors';
+import { parseDuration } from '../../shared/duration';
 import { argsHash } from '../../shared/canonical';
 import type { CallAnswer, CallNeed, ElicitationRequest, SamplingRequest } from '../../shared/tool-protocol';
 import { callExchange, CallNeedsRunError, type CallExchange } from '../tools/call-exchange';
@@ -121,10 +122,9 @@ interface ListedTool {
   execution?: { taskSupport?: string };
 }
 
+/** A duration of the config (checked there when read), in milliseconds. */
 function toMs(duration: string): number {
-  const match = /^(\d+)(ms|s|m|h)$/.exec(duration);
-  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
-  return match ? Number(match[1]) * (units[match[2] ?? 's'] ?? 1000) : 60_000;
+  return parseDuration(duration) ?? 0;
 }
 
 /**

@@ -3,19 +3,13 @@ import { describeDecider } from '../../shared/identity';
 import { describeCall } from '../../shared/observation';
 import type { ReActStep } from '../../shared/types';
 import { phaseOf } from './run-activity';
-import { clip } from '../../shared/well-formed';
+import { clipLine as line } from '../../shared/well-formed';
 import { describeCost, engineActionsTotal, formatUsd } from '../../shared/cost';
 import type { RunState } from './run-state';
 import { engineActionsOf } from './cost-ledger';
 
 /** Steps shown in the UI's current details; older ones are counted, not listed, so the text stays small. */
 export const DETAIL_STEPS = 15;
-const CLIP = 300;
-
-/** Text on one line, cut to {@link CLIP} characters. */
-function line(text: string): string {
-  return clip(text.replace(/\s+/g, ' ').trim(), CLIP);
-}
 
 /** "approve, always, by alice via inbox": what was decided and who decided it. */
 function decisionText(decision: NonNullable<ReActStep['decision']>): string {

@@ -1,7 +1,7 @@
 import { CancellationScope, isCancellation, sleep } from '@temporalio/workflow';
 import { activityFailureMessage } from '../activity-proxies';
 import { eventText } from '../../shared/events';
-import { answerCandidate, type ModelReply } from '../../shared/protocol';
+import { answerCandidate, confidenceIn, type ModelReply } from '../../shared/protocol';
 import { readAnswerJson } from '../../shared/output';
 import { forcedAnswerInstruction } from './prompt';
 import { nowIso, recordError, recordStep, type RunState } from '../record/run-state';
@@ -28,12 +28,6 @@ function finish(state: RunState, reply: ModelReply, answer: string, forced = fal
     timestamp: nowIso(),
     tokenUsage: reply.usage,
   });
-}
-
-function confidenceIn(value: unknown): number | null {
-  const confidence =
-    typeof value === 'object' && value !== null ? (value as Record<string, unknown>).confidence : undefined;
-  return typeof confidence === 'number' && confidence >= 0 && confidence <= 1 ? confidence : null;
 }
 
 /**
