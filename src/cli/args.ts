@@ -115,16 +115,34 @@ export function readConfigFile(file: string): AgentConfig {
   }
 }
 
-/** node:util's parseArgs with positionals allowed, its mistakes turned into UsageError (exit 2, one line). */
+/**
+ * node:util's parseArgs, its mistakes turned into UsageError (exit 2, one line). Positionals are allowed unless
+ * `positionals: false`; `negative`: `--no-<flag>` sets a boolean flag false.
+ */
 export function parseCommandArgs<const O extends NonNullable<ParseArgsConfig['options']>>(
   argv: string[],
   options: O,
-): ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; options: O }>> {
+  { positionals = true, negative = false }: { positionals?: boolean; negative?: boolean } = {},
+): ReturnType<typeof parseArgs<{ args: string[]; allowPositionals: true; allowNegative: boolean; options: O }>> {
   try {
-    return parseArgs({ args: argv, allowPositionals: true, options });
+    // Typed as allowing positionals either way: the values' types do not depend on it, and none are given when not.
+    return parseArgs<{ args: string[]; allowPositionals: true; allowNegative: boolean; options: O }>({
+      args: argv,
+      allowPositionals: positionals as true,
+      allowNegative: negative,
+      options,
+    });
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
+}
+
+/** A port flag's value (0: any free port); anything else is a usage error. */
+export function portFlag(flag: string, value: string): number {
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new UsageError(`--${flag} expects a port number, got "${value}"`);
+  return port;
 }
 
 /** Parses `run` arguments; flags override the --config file. Throws UsageError on mistakes. */

@@ -1,6 +1,5 @@
-import { parseArgs } from 'node:util';
 import { startCluster } from '../dev/cluster/cluster';
-import { UsageError } from './args';
+import { parseCommandArgs, UsageError } from './args';
 import { readEnv } from '../common/env';
 
 type Say = (line: string) => void;
@@ -10,20 +9,16 @@ type Say = (line: string) => void;
  * service) until Ctrl-C, then everything is stopped and its folder removed (kept with --keep).
  */
 export async function clusterCommand(argv: string[], say: Say, untilInterrupted: () => Promise<void>): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        shards: { type: 'string', default: '4' },
-        port: { type: 'string' },
-        namespace: { type: 'string', default: readEnv().temporalNamespace },
-        keep: { type: 'boolean', default: false },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { values } = parseCommandArgs(
+    argv,
+    {
+      shards: { type: 'string', default: '4' },
+      port: { type: 'string' },
+      namespace: { type: 'string', default: readEnv().temporalNamespace },
+      keep: { type: 'boolean', default: false },
+    },
+    { positionals: false },
+  );
   const shards = Number(values.shards);
   if (!Number.isInteger(shards) || shards < 1)
     throw new UsageError(`--shards expects a positive integer, got "${values.shards}"`);

@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
 import type { AuditEntry, Verification } from '../client/audit';
 import { readApprovalKeysFile } from '../common/decision-signing';
@@ -6,7 +5,7 @@ import { readEnv } from '../common/env';
 import { PENDING_QUERY_TIMEOUT_MS } from '../client/decisions';
 import { QueryUnansweredError } from '../client/query';
 import { describeCall } from '../shared/observation';
-import { cliIdentity, type DECISION_COMMANDS, UsageError } from './args';
+import { cliIdentity, type DECISION_COMMANDS, parseCommandArgs, UsageError } from './args';
 import { formatStep } from '../client/trace-printer';
 import { lineageLine } from '../client/fork';
 import { formatEvent } from '../client/event-printer';
@@ -17,31 +16,26 @@ import { formatUsd } from '../shared/cost';
 type Say = (line: string) => void;
 
 function parse(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      allowNegative: true, // --no-wait
-      options: {
-        always: { type: 'boolean', default: false },
-        reason: { type: 'string' },
-        args: { type: 'string' },
-        observation: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        address: { type: 'string' },
-        'args-hash': { type: 'string' },
-        after: { type: 'string', default: '0' },
-        wait: { type: 'boolean', default: true },
-        as: { type: 'string' },
-        roles: { type: 'string' },
-        by: { type: 'string' },
-        verify: { type: 'boolean', default: false },
-        keys: { type: 'string' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  return parseCommandArgs(
+    argv,
+    {
+      always: { type: 'boolean', default: false },
+      reason: { type: 'string' },
+      args: { type: 'string' },
+      observation: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      address: { type: 'string' },
+      'args-hash': { type: 'string' },
+      after: { type: 'string', default: '0' },
+      wait: { type: 'boolean', default: true },
+      as: { type: 'string' },
+      roles: { type: 'string' },
+      by: { type: 'string' },
+      verify: { type: 'boolean', default: false },
+      keys: { type: 'string' },
+    },
+    { negative: true }, // --no-wait
+  );
 }
 
 function required<T>(value: T | undefined, message: string): T {

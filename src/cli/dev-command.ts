@@ -4,7 +4,6 @@ import { once } from 'node:events';
 import { existsSync, watch } from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
-import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
 import { signerFromEnv } from '../common/decision-signing';
 import { hasModelEndpoint, readEnv } from '../common/env';
@@ -13,7 +12,7 @@ import { startScriptedModel } from '../testing/scripted-model';
 import type { ScriptedResponder } from '../testing/scripted-turn';
 import { importUserModule } from '../worker/tools/tools-module';
 import { readWorkerEnv } from '../worker/env';
-import { cliIdentity, UsageError } from './args';
+import { cliIdentity, parseCommandArgs, portFlag, UsageError } from './args';
 import { demoResponder } from './demo';
 import { connectServer, type Cleanup } from './run-command';
 import { errorMessage } from '../shared/errors';
@@ -141,22 +140,16 @@ class WorkerProcess {
  * prints where each is. The worker restarts when the tools module or a file beside it changes.
  */
 export async function devCommand(argv: string[], say: Say, untilInterrupted: () => Promise<void>): Promise<number> {
-  let values;
-  try {
-    ({ values } = parseArgs({
-      args: argv,
-      options: {
-        'tools-module': { type: 'string' },
-        'model-script': { type: 'string' },
-        'inbox-port': { type: 'string', default: '8788' },
-      },
-    }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const inboxPort = Number(values['inbox-port']);
-  if (!Number.isInteger(inboxPort) || inboxPort < 0 || inboxPort > 65535)
-    throw new UsageError(`--inbox-port expects a port number, got "${values['inbox-port']}"`);
+  const { values } = parseCommandArgs(
+    argv,
+    {
+      'tools-module': { type: 'string' },
+      'model-script': { type: 'string' },
+      'inbox-port': { type: 'string', default: '8788' },
+    },
+    { positionals: false },
+  );
+  const inboxPort = portFlag('inbox-port', values['inbox-port']);
   const toolsModule = values['tools-module'];
   const modelScript = values['model-script'];
   for (const file of [toolsModule, modelScript])

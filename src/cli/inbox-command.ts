@@ -1,9 +1,8 @@
-import { parseArgs } from 'node:util';
 import { AgentClient } from '../client/agent-client';
 import { readEnv, type RuntimeEnv } from '../common/env';
 import { signerFromEnv } from '../common/decision-signing';
 import { InboxConfigError, parseTokens, readTokensFile, startInbox, type IdentitySource } from '../inbox';
-import { UsageError } from './args';
+import { parseCommandArgs, portFlag, UsageError } from './args';
 import { connectServer, type Cleanup } from './run-command';
 
 type Say = (line: string) => void;
@@ -36,26 +35,20 @@ function identities(
  * PAYLOAD_ENCRYPTION_KEYS as the workers.
  */
 export async function inboxCommand(argv: string[], say: Say, untilInterrupted: () => Promise<void>): Promise<number> {
-  let values;
-  try {
-    values = parseArgs({
-      args: argv,
-      options: {
-        port: { type: 'string', default: '8788' },
-        host: { type: 'string', default: '127.0.0.1' },
-        address: { type: 'string' },
-        tokens: { type: 'string' },
-        'trusted-header': { type: 'string' },
-        'roles-header': { type: 'string' },
-        'public-url': { type: 'string' },
-      },
-    }).values;
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
-  const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535)
-    throw new UsageError(`--port expects a port number, got "${values.port}"`);
+  const { values } = parseCommandArgs(
+    argv,
+    {
+      port: { type: 'string', default: '8788' },
+      host: { type: 'string', default: '127.0.0.1' },
+      address: { type: 'string' },
+      tokens: { type: 'string' },
+      'trusted-header': { type: 'string' },
+      'roles-header': { type: 'string' },
+      'public-url': { type: 'string' },
+    },
+    { positionals: false },
+  );
+  const port = portFlag('port', values.port);
   const env = readEnv();
   const publicUrl = values['public-url'] ?? env.inbox.publicUrl;
   if (publicUrl !== undefined && !URL.canParse(publicUrl))

@@ -1,9 +1,8 @@
 import { existsSync, statSync } from 'node:fs';
 import { copyFile, mkdir, readdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { PACKAGE_ROOT, packageManifest } from '../common/package-version';
-import { UsageError } from './args';
+import { parseCommandArgs, UsageError } from './args';
 
 /** The README's hello world, which the package ships: what a new project starts from. */
 const HELLO_WORLD = path.join(PACKAGE_ROOT, 'examples', 'hello-world');
@@ -85,12 +84,7 @@ run \`worker.ts\` (\`npm run worker\`) against your Temporal server (\`TEMPORAL_
  * and the scripts that run it. It writes into an empty folder only, so it never overwrites anyone's work.
  */
 export async function initCommand(argv: string[], say: (line: string) => void): Promise<number> {
-  let positionals;
-  try {
-    ({ positionals } = parseArgs({ args: argv, allowPositionals: true, options: {} }));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const { positionals } = parseCommandArgs(argv, {});
   if (positionals.length > 1) throw new UsageError('init takes one folder, e.g. init my-agent');
   const dir = path.resolve(positionals[0] ?? '.');
   if (existsSync(dir) && !statSync(dir).isDirectory()) throw new UsageError(`${dir} is a file, not a folder`);

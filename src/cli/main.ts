@@ -6,7 +6,7 @@ import { unreachableServerMessage } from '../client/errors';
 import { LOCAL_TEMPORAL_ADDRESS, readEnv } from '../common/env';
 import { packageVersion } from '../common/package-version';
 import { ErrorType, errorMessage } from '../shared/errors';
-import { DECISION_COMMANDS, DEV_SERVER_DB, UsageError } from './args';
+import { DECISION_COMMANDS, DEV_SERVER_DB, parseCommandArgs, UsageError } from './args';
 
 const USAGE = `Usage: durable-react-agent <command> [options]   (durable-react-agent <command> --help: one command)
                                                  (durable-react-agent --version: the installed version)
@@ -290,12 +290,7 @@ export async function main(argv: string[]): Promise<number> {
         return await (await import('./cluster-command.js')).clusterCommand(rest, say, waitForInterrupt);
       case 'worker': {
         // The flag wins over WORKER_TOOLS_MODULE; every other setting is the environment's (a deployment's).
-        let values;
-        try {
-          ({ values } = parseArgs({ args: rest, options: { 'tools-module': { type: 'string' } } }));
-        } catch (error) {
-          throw new UsageError((error as Error).message);
-        }
+        const { values } = parseCommandArgs(rest, { 'tools-module': { type: 'string' } }, { positionals: false });
         const [{ readWorkerEnv }, { runWorkerProcess }] = await Promise.all([
           import('../worker/env.js'),
           import('../worker/process.js'),
