@@ -1,14 +1,20 @@
 import type { Client } from '@temporalio/client';
-import type { Payload } from '@temporalio/common';
+import type { LoadedDataConverter, Payload } from '@temporalio/common';
 
-/**
- * A payload read straight from history, decoded the way the client decodes its own: the codecs (e.g. encryption)
- * last to first, as they encoded first to last, then the payload converter.
- */
+/** Turns a history payload into its value: the codecs (e.g. encryption) last to first, then the converter. */
+export type PayloadDecoder = (payload: Payload | null | undefined) => Promise<unknown>;
+
+/** A decoder with a client's or worker's data converter (`client.options.loadedDataConverter`, or a file's). */
+export function payloadDecoder(converter: LoadedDataConverter): PayloadDecoder {
+  return async (payload) => {
+    if (!payload) return undefined;
+    let payloads = [payload];
+    for (const codec of [...converter.payloadCodecs].reverse()) payloads = await codec.decode(payloads);
+    return converter.payloadConverter.fromPayload(payloads[0] as Payload);
+  };
+}
+
+/** A payload read straight from history, decoded the way the client decodes its own. */
 export async function decodePayload<T>(client: Client, payload: Payload | null | undefined): Promise<T | undefined> {
-  if (!payload) return undefined;
-  const { payloadCodecs, payloadConverter } = client.options.loadedDataConverter;
-  let payloads = [payload];
-  for (const codec of [...payloadCodecs].reverse()) payloads = await codec.decode(payloads);
-  return payloadConverter.fromPayload<T>(payloads[0] as Payload);
+  return (await payloadDecoder(client.options.loadedDataConverter)(payload)) as T | undefined;
 }

@@ -1,23 +1,10 @@
-import type { LoadedDataConverter, Payload } from '@temporalio/common';
+export { payloadDecoder, type PayloadDecoder } from '../client/payloads';
 import type { temporal } from '@temporalio/proto';
 
 /** One run's history, with the workflow ID it ran under when the file or the server says it. */
 export interface HistoryInput {
   workflowId?: string;
   history: temporal.api.history.v1.IHistory;
-}
-
-/** Turns a history payload into its value: the codecs (e.g. encryption) last to first, then the converter. */
-export type PayloadDecoder = (payload: Payload | null | undefined) => Promise<unknown>;
-
-/** A decoder with a client's or worker's data converter (`client.options.loadedDataConverter`, or a file's). */
-export function payloadDecoder(converter: LoadedDataConverter): PayloadDecoder {
-  return async (payload) => {
-    if (!payload) return undefined;
-    let payloads = [payload];
-    for (const codec of [...converter.payloadCodecs].reverse()) payloads = await codec.decode(payloads);
-    return converter.payloadConverter.fromPayload(payloads[0] as Payload);
-  };
 }
 
 type Started = temporal.api.history.v1.IWorkflowExecutionStartedEventAttributes;
