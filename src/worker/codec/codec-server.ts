@@ -70,13 +70,13 @@ export async function startCodecServer(options: CodecServerOptions): Promise<{ u
   const hosts = new Set<string>();
   async function handle(request: IncomingMessage, response: ServerResponse): Promise<void> {
     const cors = corsHeaders(request, options.origin);
+    // With CORS headers, so the UI shows the reason rather than an opaque CORS failure.
+    const fail = (status: number, error: string, headers: Record<string, string> = {}) =>
+      response
+        .writeHead(status, { ...cors, 'content-type': 'application/json', ...headers })
+        .end(JSON.stringify({ error }));
     if (!hosts.has((request.headers.host ?? '').toLowerCase())) {
-      // With CORS headers, so the UI shows this reason rather than an opaque CORS failure.
-      response.writeHead(421, { ...cors, 'content-type': 'application/json' }).end(
-        JSON.stringify({
-          error: `this codec server answers only ${[...hosts].join(', ')}: give the URL the UI calls with --public-url`,
-        }),
-      );
+      fail(421, `this codec server answers only ${[...hosts].join(', ')}: give the URL the UI calls with --public-url`);
       return;
     }
     if (request.method === 'OPTIONS') {
@@ -89,9 +89,7 @@ export async function startCodecServer(options: CodecServerOptions): Promise<{ u
       return;
     }
     if (options.token && !hasToken(request, options.token)) {
-      response
-        .writeHead(401, { ...cors, 'content-type': 'application/json' })
-        .end('{"error":"a bearer token is required"}');
+      fail(401, 'a bearer token is required');
       return;
     }
     let payloads: Payload[];
@@ -99,15 +97,11 @@ export async function startCodecServer(options: CodecServerOptions): Promise<{ u
       payloads = Payloads.fromObject(JSON.parse(await body(request)) as Record<string, unknown>).payloads ?? [];
     } catch (error) {
       if (error instanceof BodyTooLarge) {
-        response
-          .writeHead(413, { ...cors, 'content-type': 'application/json', connection: 'close' })
-          .end(`{"error":"a request may carry at most ${MAX_CODEC_BODY_BYTES} bytes"}`);
+        fail(413, `a request may carry at most ${MAX_CODEC_BODY_BYTES} bytes`, { connection: 'close' });
         request.destroy();
         return;
       }
-      response
-        .writeHead(400, { ...cors, 'content-type': 'application/json' })
-        .end('{"error":"expected {\\"payloads\\": [...]}"}');
+      fail(400, 'expected {"payloads": [...]}');
       return;
     }
     const result = route === '/encode' ? await options.codec.encode(payloads) : await options.codec.decode(payloads);
