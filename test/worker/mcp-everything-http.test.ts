@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer, request as forward, type Server } from 'node:http';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -18,9 +19,28 @@ const EVERYTHING = path.resolve(__dirname, '../../node_modules/@modelcontextprot
 // Its URL is known once the server has a port; the harness reads the config when it starts, after this hook.
 const everything = { url: '', sampling: true, elicitation: true };
 let server: ReturnType<typeof spawn> | undefined;
+/** A proxy before the server, noting each request's session and protocol version headers. */
+let proxy: Server | undefined;
+const seen: Array<{ session?: string; version?: string }> = [];
 beforeAll(async () => {
   const port = await freePort();
-  everything.url = `http://127.0.0.1:${port}/mcp`;
+  const proxyPort = await freePort();
+  everything.url = `http://127.0.0.1:${proxyPort}/mcp`;
+  proxy = createServer((incoming, outgoing) => {
+    const header = (name: string) => incoming.headers[name] as string | undefined;
+    seen.push({ session: header('mcp-session-id'), version: header('mcp-protocol-version') });
+    const onward = forward(
+      { host: '127.0.0.1', port, path: incoming.url, method: incoming.method, headers: incoming.headers },
+      (answer) => {
+        outgoing.writeHead(answer.statusCode ?? 502, answer.headers);
+        answer.pipe(outgoing);
+      },
+    );
+    onward.on('error', () => outgoing.destroy());
+    incoming.pipe(onward);
+  });
+  proxy.listen(proxyPort, '127.0.0.1');
+  await once(proxy, 'listening');
   server = spawn(process.execPath, [EVERYTHING, 'streamableHttp'], {
     env: { ...process.env, PORT: String(port) },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -32,6 +52,8 @@ beforeAll(async () => {
   }
 });
 afterAll(async () => {
+  proxy?.closeAllConnections();
+  proxy?.close();
   if (server && server.exitCode === null) {
     const exited = once(server, 'exit');
     server.kill();
@@ -101,12 +123,17 @@ describe('against the reference MCP server over streamable HTTP', () => {
     );
     await firstEvent(run, 'tool_progress');
     // The worker that started the task is gone; the server keeps the task with its session, which the next one joins.
+    const before = seen.length;
     await harness.restartWorker();
     const { question } = await waitForPending(harness, run.workflowId, { question: true });
     await run.answer(JSON.stringify({ interpretation: 'comedy' }), question?.callId);
     const result = await run.result();
     expect(result.trace.steps[0]?.isError).toBe(false);
     expect(result.trace.steps[0]?.observation).toContain('# Research Report: python (comedy)');
+    // Every request in a session names the protocol version, the reattached client's too (it had no handshake).
+    const inSessions = seen.slice(before).filter((request) => request.session !== undefined);
+    expect(inSessions.length).toBeGreaterThan(0);
+    expect(inSessions.filter((request) => request.version === undefined)).toEqual([]);
   });
 
   it('a run cancelled while a task runs cancels the task on its server', async () => {

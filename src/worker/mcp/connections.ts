@@ -65,16 +65,22 @@ export class McpConnections {
     const client = await this.open(name, name);
     const own = sessionOf(client);
     if (session === undefined || own === undefined || own === session) return client;
-    return await this.open(name, `${name}\u0000${session}`, session);
+    // The old session's protocol version was not recorded: the one this worker's own handshake agreed is sent.
+    const version = (client.transport as { protocolVersion?: string } | undefined)?.protocolVersion;
+    return await this.open(name, `${name}\u0000${session}`, { session, version });
   }
 
-  private open(name: string, key: string, session?: string): Promise<Client> {
+  private open(
+    name: string,
+    key: string,
+    reattach?: { session: string; version?: string | undefined },
+  ): Promise<Client> {
     if (this.closed) return Promise.reject(new Error('the worker is shutting down its MCP servers'));
     const existing = this.clients.get(key);
     if (existing) return existing;
     const config = this.servers[name];
     if (!config) return Promise.reject(new Error(`no MCP server named "${name}"`));
-    const connecting = this.connect(name, config, key, session);
+    const connecting = this.connect(name, config, key, reattach);
     this.clients.set(key, connecting);
     // A failed start is not cached: the next call tries again.
     connecting.catch(() => {
@@ -83,7 +89,12 @@ export class McpConnections {
     return connecting;
   }
 
-  private async connect(name: string, config: McpServerConfig, key: string, session?: string): Promise<Client> {
+  private async connect(
+    name: string,
+    config: McpServerConfig,
+    key: string,
+    reattach?: { session: string; version?: string | undefined },
+  ): Promise<Client> {
     // MCP servers are told this package's version as their client's.
     const sample = config.sampling ? this.asks.sample : undefined;
     // A server whose forms are declined unasked gets its answer here, before any call stops for it.
@@ -142,6 +153,7 @@ export class McpConnections {
       this.log(visible(`MCP server ${name}${params.logger ? ` (${params.logger})` : ''}: ${params.level}: ${data}`));
       this.asks.logged?.(name, `${params.level}: ${data}`);
     });
+    const session = reattach?.session;
     const transport =
       config.command !== undefined
         ? new StdioClientTransport({
@@ -156,6 +168,9 @@ export class McpConnections {
             // A session given is reattached to: the client skips the handshake the session already had.
             ...(session !== undefined ? { sessionId: session } : {}),
           });
+    // A reattached client skips the handshake, so it is told the version every request must name.
+    if (reattach?.version && transport instanceof StreamableHTTPClientTransport)
+      transport.setProtocolVersion(reattach.version);
     this.transports.add(transport);
     client.onclose = () => {
       hosted?.cleanup();
