@@ -3,7 +3,6 @@ import { pathToFileURL } from 'node:url';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import {
   CreateMessageRequestSchema,
   ElicitRequestSchema,
@@ -17,7 +16,7 @@ import {
 import type { McpServerConfig, McpServersConfig } from './config';
 import { packageVersion } from '../../common/package-version';
 import { visible } from '../../common/terminal-text';
-import { hostTask, sessionOf } from './tasks';
+import { HostedTaskStore, hostTask, sessionOf } from './tasks';
 
 /**
  * The worker's connections to its MCP servers. A connection opens at first use; a stdio server is a child process
@@ -101,7 +100,7 @@ export class McpConnections {
     const decline = () => Promise.resolve<ElicitResult>({ action: 'decline' });
     const elicit = config.elicitation === 'decline' ? decline : config.elicitation ? this.asks.elicit : undefined;
     // The tasks this server asked the client to run for it (see hostTask): its own, seen by no other server.
-    const hosted = sample || elicit ? new InMemoryTaskStore() : undefined;
+    const hosted = sample || elicit ? new HostedTaskStore() : undefined;
     const client = new Client(
       { name: 'durable-react-agent', version: packageVersion() },
       {

@@ -11,6 +11,7 @@ import {
   type Task,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { RequestOptions, RequestTaskStore } from '@modelcontextprotocol/sdk/shared/protocol.js';
+import { InMemoryTaskStore } from '@modelcontextprotocol/sdk/experimental/tasks';
 import type { CallAnswer, CallNeed } from '../../shared/tool-protocol';
 import { CallNeedsRunError } from '../tools/call-exchange';
 import type { McpCallResult } from './results';
@@ -141,7 +142,7 @@ const HOSTED_TASK_MS = 30 * 60_000;
  * A request a server sends the client as a task (`params.task`: a sampling or elicitation request it then polls for,
  * rather than waiting on the reply): the server gets the task at once, `working` or (a person is asked)
  * `input_required`, or already `completed` when the run had answered it, and `answer` completes it when it comes; a
- * failed answer fails it. A request refused at once gets its error, not a task. The SDK answers the server's `tasks/get`, `tasks/result` and `tasks/cancel` from the
+ * failed answer fails it, keeping its error for `tasks/result` ({@link HostedTaskStore}). A request refused at once gets its error, not a task. The SDK answers the server's `tasks/get`, `tasks/result` and `tasks/cancel` from the
  * connection's task store.
  */
 export async function hostTask(
@@ -163,8 +164,11 @@ export async function hostTask(
   const lifetime = Math.min(Math.max(ttl ?? HOSTED_TASK_MS, 60_000), HOSTED_TASK_MS);
   const { taskId } = await store.createTask({ ttl: lifetime, pollInterval: 1000 });
   const settle = async (outcome: NonNullable<typeof given>) => {
-    if ('result' in outcome) await store.storeTaskResult(taskId, 'completed', outcome.result);
-    else await store.updateTaskStatus(taskId, 'failed', errorMessage(outcome.error));
+    if ('result' in outcome) return store.storeTaskResult(taskId, 'completed', outcome.result);
+    const failure = failureOf(outcome.error);
+    // The message first, on the status the task has (a terminal one takes no change), then the failure itself.
+    await store.updateTaskStatus(taskId, (await store.getTask(taskId)).status, failure.message);
+    await store.storeTaskResult(taskId, 'failed', { _meta: { [FAILURE_KEY]: failure } });
   };
   if (given) await settle(given);
   else {
@@ -173,4 +177,40 @@ export async function hostTask(
     void answered.then(settle).catch(() => undefined);
   }
   return { task: await store.getTask(taskId) };
+}
+
+/** Where a failed hosted task keeps its request's error, which `tasks/result` answers with. */
+const FAILURE_KEY = 'durable-react-agent/failure';
+
+interface Failure {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+/** The JSON-RPC error the request would have been answered with, made the way the SDK makes it from a thrown error. */
+function failureOf(error: unknown): Failure {
+  const { code, data } = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    data?: unknown;
+  };
+  return {
+    code: typeof code === 'number' && Number.isSafeInteger(code) ? code : ErrorCode.InternalError,
+    message: errorMessage(error),
+    ...(data !== undefined ? { data } : {}),
+  };
+}
+
+/**
+ * A connection's store of the tasks its server asked the client to run. `tasks/result` of a failed one answers with
+ * the JSON-RPC error its request would have had, as the spec asks, not with a result (the SDK's own store has none).
+ */
+export class HostedTaskStore extends InMemoryTaskStore {
+  override async getTaskResult(taskId: string, sessionId?: string): Promise<Result> {
+    const result = await super.getTaskResult(taskId, sessionId);
+    const failure = result._meta?.[FAILURE_KEY] as Failure | undefined;
+    // Thrown as it was, so the SDK's reply carries the same code, message and data (an McpError would prefix again).
+    if (failure) throw Object.assign(new Error(failure.message), { code: failure.code, data: failure.data });
+    return result;
+  }
 }
