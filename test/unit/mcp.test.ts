@@ -62,17 +62,21 @@ describe('MCP configuration and mapping', () => {
 describe('tasks a server asks the client to run', () => {
   it("answers a failed task's tasks/result with the error its request would have had", async () => {
     const server = new Server({ name: 'asker', version: '1.0.0' }, { capabilities: {} });
+    const store = new HostedTaskStore();
     const client = new Client(
       { name: 'durable-react-agent', version: '0.0.0' },
       {
         capabilities: { elicitation: { form: {} }, tasks: { cancel: {}, requests: { elicitation: { create: {} } } } },
-        taskStore: new HostedTaskStore(),
+        taskStore: store,
       },
     );
     // The run's answer fails after the task exists: the worker's hold on the request ran out.
     const noAnswer = () =>
       new Promise<never>((_, reject) =>
-        setTimeout(() => reject(new McpError(ErrorCode.RequestTimeout, 'the run gave no answer in time')), 50),
+        setTimeout(
+          () => reject(new McpError(ErrorCode.RequestTimeout, 'the run gave no answer in time', { heldMs: 600_000 })),
+          50,
+        ),
       );
     client.setRequestHandler(ElicitRequestSchema, ({ params }, { taskStore }) =>
       params.task && taskStore ? hostTask(taskStore, params.task.ttl, 'input_required', noAnswer()) : noAnswer(),
@@ -114,6 +118,9 @@ describe('tasks a server asks the client to run', () => {
     expect(result).toBeInstanceOf(McpError);
     expect((result as McpError).code).toBe(ErrorCode.RequestTimeout);
     expect((result as McpError).message).toBe((asked as McpError).message);
-    await client.close();
+    expect((result as McpError).data).toEqual({ heldMs: 600_000 });
+    expect((asked as McpError).data).toEqual({ heldMs: 600_000 });
+    await Promise.all([client.close(), server.close()]);
+    store.cleanup();
   });
 });

@@ -164,11 +164,8 @@ export async function hostTask(
   const lifetime = Math.min(Math.max(ttl ?? HOSTED_TASK_MS, 60_000), HOSTED_TASK_MS);
   const { taskId } = await store.createTask({ ttl: lifetime, pollInterval: 1000 });
   const settle = async (outcome: NonNullable<typeof given>) => {
-    if ('result' in outcome) return store.storeTaskResult(taskId, 'completed', outcome.result);
-    const failure = failureOf(outcome.error);
-    // The message first, on the status the task has (a terminal one takes no change), then the failure itself.
-    await store.updateTaskStatus(taskId, (await store.getTask(taskId)).status, failure.message);
-    await store.storeTaskResult(taskId, 'failed', { _meta: { [FAILURE_KEY]: failure } });
+    if ('result' in outcome) await store.storeTaskResult(taskId, 'completed', outcome.result);
+    else await store.storeTaskResult(taskId, 'failed', { [FAILURE]: failureOf(outcome.error) });
   };
   if (given) await settle(given);
   else {
@@ -179,8 +176,11 @@ export async function hostTask(
   return { task: await store.getTask(taskId) };
 }
 
-/** Where a failed hosted task keeps its request's error, which `tasks/result` answers with. */
-const FAILURE_KEY = 'durable-react-agent/failure';
+/**
+ * Where a failed hosted task's result keeps its request's error: a symbol, which no result a server or the run makes
+ * can carry, and which never reaches the wire.
+ */
+const FAILURE = Symbol('failure');
 
 interface Failure {
   code: number;
@@ -188,27 +188,42 @@ interface Failure {
   data?: unknown;
 }
 
-/** The JSON-RPC error the request would have been answered with, made the way the SDK makes it from a thrown error. */
+/** The JSON-RPC error the request would have been answered with, made as the SDK makes it from a thrown error. */
 function failureOf(error: unknown): Failure {
-  const { code, data } = (typeof error === 'object' && error !== null ? error : {}) as {
+  const { code, message, data } = (typeof error === 'object' && error !== null ? error : {}) as {
     code?: unknown;
+    message?: unknown;
     data?: unknown;
   };
   return {
     code: typeof code === 'number' && Number.isSafeInteger(code) ? code : ErrorCode.InternalError,
-    message: errorMessage(error),
+    message: typeof message === 'string' ? message : 'Internal error',
     ...(data !== undefined ? { data } : {}),
   };
 }
 
 /**
- * A connection's store of the tasks its server asked the client to run. `tasks/result` of a failed one answers with
- * the JSON-RPC error its request would have had, as the spec asks, not with a result (the SDK's own store has none).
+ * A connection's store of the tasks its server asked the client to run. A failed one says why in its status message,
+ * and its `tasks/result` answers with the JSON-RPC error its request would have had, as the spec asks, not with a
+ * result (the SDK's own store has none).
  */
 export class HostedTaskStore extends InMemoryTaskStore {
+  override async storeTaskResult(
+    taskId: string,
+    status: 'completed' | 'failed',
+    result: Result,
+    sessionId?: string,
+  ): Promise<void> {
+    const failure = (result as { [FAILURE]?: Failure })[FAILURE];
+    // Set here, not through the request's store, which would tell the server of a status that is about to change.
+    const task = failure ? await this.getTask(taskId, sessionId) : null;
+    if (failure && task) await this.updateTaskStatus(taskId, task.status, failure.message, sessionId);
+    await super.storeTaskResult(taskId, status, result, sessionId);
+  }
+
   override async getTaskResult(taskId: string, sessionId?: string): Promise<Result> {
     const result = await super.getTaskResult(taskId, sessionId);
-    const failure = result._meta?.[FAILURE_KEY] as Failure | undefined;
+    const failure = (result as { [FAILURE]?: Failure })[FAILURE];
     // Thrown as it was, so the SDK's reply carries the same code, message and data (an McpError would prefix again).
     if (failure) throw Object.assign(new Error(failure.message), { code: failure.code, data: failure.data });
     return result;
