@@ -4,7 +4,7 @@ import { EVENT_WAITS_FULL, type AgentEvent, type EventPage } from '../shared/eve
 import { getEventsQuery, waitForEventsUpdate } from '../shared/messages';
 import { causeMessages } from './errors';
 import { chainRunIds } from './run-chain';
-import { NO_WORKER, QUERY_ANSWER_WITHIN_MS, QueryUnansweredError, queryRun, queryRunWith } from './query';
+import { answersLater, QUERY_ANSWER_WITHIN_MS, queryRun, queryRunWith } from './query';
 import { eventsOfClosedRun, readClosedRun } from './closed-run';
 import { followByHistory, type QueryRead } from './history-follower';
 import type { EventsGap, EventsOptions } from './follow-options';
@@ -106,11 +106,8 @@ export async function readPage(
       return await queryRunWith(handle, { signal, answerWithinMs }, getEventsQuery, { after: cursor });
     } catch (error) {
       if (signal?.aborted) return undefined;
-      // A stream outlives slow moments: no worker answering, or (a busy worker, a run just handed over) a run whose
-      // first workflow task is still to come, is waited out while the run runs.
-      const text = causeMessages(error);
-      const waiting = error instanceof QueryUnansweredError || NO_WORKER.test(text) || NOT_SCHEDULED.test(text);
-      if (!waiting) throw error;
+      // A stream outlives slow moments (no worker answering, a run just handed over): waited out while the run runs.
+      if (!answersLater(error)) throw error;
       const running = (await handle.describe()).status.name === 'RUNNING';
       if (!running) {
         const rebuilt = await rebuiltPage(client, workflowId, cursor);
@@ -122,9 +119,6 @@ export async function readPage(
     }
   }
 }
-
-/** The server's refusal of a query to a run whose first workflow task is not done yet (FAILED_PRECONDITION). */
-const NOT_SCHEDULED = /Workflow task is not scheduled yet/;
 
 /**
  * A page's events after `cursor`, with a gap wherever events are gone: this run no longer holds the events right

@@ -4,8 +4,8 @@ import type { AppliedDecision } from '../shared/approvals';
 import type { AppliedBudgetDecision } from '../shared/budget';
 import type { PendingItem } from './decisions';
 import type { RunDecisions } from './run-decisions';
-import { causeMessages, DecisionRefusedError } from './errors';
-import { NO_WORKER, QueryUnansweredError } from './query';
+import { DecisionRefusedError } from './errors';
+import { answersLater } from './query';
 
 /**
  * Something a run waits for, with the decisions that settle it. `approve()` and `reject()` work for a tool call and
@@ -88,7 +88,7 @@ export async function* followPending(
       // Asked only when a listing fails or nothing waits: a closed run waits for nothing more (its chain's latest run
       // is the one described, so a continue-as-new is still running); a running one may just lack a worker now.
       if ((await workflow.describe()).status.name !== 'RUNNING') return;
-      if (!(error instanceof QueryUnansweredError) && !NO_WORKER.test(causeMessages(error))) throw error;
+      if (!answersLater(error)) throw error;
     }
     let fresh = 0;
     for (const item of items ?? []) {

@@ -21,7 +21,7 @@ export const QUERY_ANSWER_WITHIN_MS = 10_000;
  * that passes while the call is still being retried by the SDK surfaces as CANCELLED (a caller's own abort is told
  * apart by its signal before this is asked).
  */
-export const NO_WORKER = /no poller seen|DEADLINE_EXCEEDED|UNAVAILABLE|deadline exceeded|\bCANCELLED\b/i;
+const NO_WORKER = /no poller seen|DEADLINE_EXCEEDED|UNAVAILABLE|deadline exceeded|\bCANCELLED\b/i;
 
 /** Options of {@link queryRun}. */
 export interface QueryRunOptions {
@@ -99,7 +99,18 @@ async function explainUnanswered(handle: WorkflowHandle, queryName: string, erro
  * FAILED_PRECONDITION.
  */
 function notReadyYet(error: unknown): boolean {
-  return error instanceof QueryNotRegisteredError || /Workflow task is not scheduled yet/.test(causeMessages(error));
+  // The SDK also reports a handler's own refusal (a bad argument) as QueryNotRegisteredError: only its words tell.
+  if (error instanceof QueryNotRegisteredError) return /did not register a handler/.test(error.message);
+  return /Workflow task is not scheduled yet/.test(causeMessages(error));
+}
+
+/**
+ * Whether a query failed for a moment a running run outlives: no worker answered (or none polls), or the run is not
+ * ready for queries yet (it just started, or a conversation just handed over to it, on a busy worker). A follower
+ * asks again later while the run runs.
+ */
+export function answersLater(error: unknown): boolean {
+  return error instanceof QueryUnansweredError || NO_WORKER.test(causeMessages(error)) || notReadyYet(error);
 }
 
 /**
