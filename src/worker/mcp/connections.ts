@@ -18,6 +18,9 @@ import { packageVersion } from '../../common/package-version';
 import { visible } from '../../common/terminal-text';
 import { HostedTaskStore, hostTask, sessionOf } from './tasks';
 
+/** An HTTP session a task began in, joined by a later worker, and the protocol version its requests name. */
+type Reattach = { session: string; version?: string | undefined };
+
 /**
  * The worker's connections to its MCP servers. A connection opens at first use; a stdio server is a child process
  * of the worker. A connection that closes (the process died, the HTTP session ended) is forgotten, so the next use
@@ -69,11 +72,7 @@ export class McpConnections {
     return await this.open(name, `${name}\u0000${session}`, { session, version });
   }
 
-  private open(
-    name: string,
-    key: string,
-    reattach?: { session: string; version?: string | undefined },
-  ): Promise<Client> {
+  private open(name: string, key: string, reattach?: Reattach): Promise<Client> {
     if (this.closed) return Promise.reject(new Error('the worker is shutting down its MCP servers'));
     const existing = this.clients.get(key);
     if (existing) return existing;
@@ -88,12 +87,7 @@ export class McpConnections {
     return connecting;
   }
 
-  private async connect(
-    name: string,
-    config: McpServerConfig,
-    key: string,
-    reattach?: { session: string; version?: string | undefined },
-  ): Promise<Client> {
+  private async connect(name: string, config: McpServerConfig, key: string, reattach?: Reattach): Promise<Client> {
     // MCP servers are told this package's version as their client's.
     const sample = config.sampling ? this.asks.sample : undefined;
     // A server whose forms are declined unasked gets its answer here, before any call stops for it.

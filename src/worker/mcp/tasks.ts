@@ -142,7 +142,8 @@ const HOSTED_TASK_MS = 30 * 60_000;
  * A request a server sends the client as a task (`params.task`: a sampling or elicitation request it then polls for,
  * rather than waiting on the reply): the server gets the task at once, `working` or (a person is asked)
  * `input_required`, or already `completed` when the run had answered it, and `answer` completes it when it comes; a
- * failed answer fails it, keeping its error for `tasks/result` ({@link HostedTaskStore}). A request refused at once gets its error, not a task. The SDK answers the server's `tasks/get`, `tasks/result` and `tasks/cancel` from the
+ * failed answer fails it, keeping its error for `tasks/result` ({@link HostedTaskStore}). A request refused at once
+ * gets its error, not a task. The SDK answers the server's `tasks/get`, `tasks/result` and `tasks/cancel` from the
  * connection's task store.
  */
 export async function hostTask(
@@ -188,6 +189,11 @@ interface Failure {
   data?: unknown;
 }
 
+/** The failure a stored result stands for, if it stands for one. */
+function failureIn(result: Result): Failure | undefined {
+  return (result as { [FAILURE]?: Failure })[FAILURE];
+}
+
 /** The JSON-RPC error the request would have been answered with, made as the SDK makes it from a thrown error. */
 function failureOf(error: unknown): Failure {
   const { code, message, data } = (typeof error === 'object' && error !== null ? error : {}) as {
@@ -214,16 +220,18 @@ export class HostedTaskStore extends InMemoryTaskStore {
     result: Result,
     sessionId?: string,
   ): Promise<void> {
-    const failure = (result as { [FAILURE]?: Failure })[FAILURE];
+    const failure = failureIn(result);
     // Set here, not through the request's store, which would tell the server of a status that is about to change.
-    const task = failure ? await this.getTask(taskId, sessionId) : null;
-    if (failure && task) await this.updateTaskStatus(taskId, task.status, failure.message, sessionId);
+    if (failure) {
+      const task = await this.getTask(taskId, sessionId);
+      if (task) await this.updateTaskStatus(taskId, task.status, failure.message, sessionId);
+    }
     await super.storeTaskResult(taskId, status, result, sessionId);
   }
 
   override async getTaskResult(taskId: string, sessionId?: string): Promise<Result> {
     const result = await super.getTaskResult(taskId, sessionId);
-    const failure = (result as { [FAILURE]?: Failure })[FAILURE];
+    const failure = failureIn(result);
     // Thrown as it was, so the SDK's reply carries the same code, message and data (an McpError would prefix again).
     if (failure) throw Object.assign(new Error(failure.message), { code: failure.code, data: failure.data });
     return result;
